@@ -1,0 +1,5 @@
+import sys
+
+from mtplint.cli import main
+
+sys.exit(main())

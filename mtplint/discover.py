@@ -1,0 +1,168 @@
+"""Stage 1 of the pipeline: walk the given paths, classify files, skip the irrelevant ones cheaply.
+
+Directories are walked without following symlinks; ``.gitignore`` files (at every level) and the
+``exclude`` patterns are respected, and the usual tool/VCS folders are skipped, as ruff does. A file
+given by name is always linted. A byte-level prefilter drops files that mention no engine and no
+speculative setting before any parser sees them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatch
+from pathlib import Path
+
+import pathspec
+
+DEFAULT_EXCLUDES = (
+    ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".mypy_cache", ".ruff_cache", ".pytest_cache",
+    "__pycache__", "node_modules", "site-packages", ".mtplint_cache", "dist", "build", "_build", ".eggs",
+)
+
+#: words at least one of which every relevant file contains
+PREFILTER = re.compile(
+    rb"vllm|sglang|llama-server|llama\.cpp|llama_cpp|speculative|NEXTN|spec-type|spec_type|mlx_lm|mlx-lm"
+    rb"|LLAMA_ARG|mtp|draft-m|--draft|models-preset"
+)
+
+SHELLS = ("sh", "bash", "dash", "zsh", "ksh", "ash")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    path: Path
+    kind: str
+    explicit: bool = False
+
+
+def _shebang_kind(head: bytes) -> str | None:
+    if not head.startswith(b"#!"):
+        return None
+    line = head.split(b"\n", 1)[0].decode("utf-8", "replace")
+    words = line[2:].strip().split()
+    if not words:
+        return None
+    program = words[0].rsplit("/", 1)[-1]
+    if program == "env" and len(words) > 1:
+        rest = [w for w in words[1:] if not w.startswith("-")]
+        program = rest[0].rsplit("/", 1)[-1] if rest else ""
+    if program in SHELLS:
+        return "shell"
+    if program.startswith("python"):
+        return "python"
+    return None
+
+
+def classify(path: Path, head: bytes = b"") -> str | None:
+    """The source kind of a file, by name first and then by its first line."""
+    name = path.name
+    lower = name.lower()
+    if re.fullmatch(r"(docker-)?compose[\w.-]*\.ya?ml", lower):
+        return "compose"
+    suffix = path.suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        return "yaml"
+    if suffix in (".sh", ".bash", ".zsh", ".ksh"):
+        return "shell"
+    if suffix in (".py", ".pyw"):
+        return "python"
+    if lower in ("dockerfile", "containerfile") or lower.startswith(("dockerfile.", "containerfile.")) or lower.endswith(".dockerfile"):
+        return "dockerfile"
+    if suffix == ".service":
+        return "systemd"
+    if suffix == ".ini":
+        return "ini"
+    if suffix == "" or suffix not in (".md", ".txt", ".json", ".toml", ".cfg", ".lock", ".env"):
+        return _shebang_kind(head)
+    return None
+
+
+def relevant(data: bytes, kind: str) -> bool:
+    """The byte-level prefilter. Systemd units may start a script that holds the launch."""
+    return kind == "systemd" or PREFILTER.search(data) is not None
+
+
+class _Ignore:
+    """``.gitignore`` rules of one directory, with the directory they are relative to."""
+
+    def __init__(self, base: Path, spec: pathspec.PathSpec) -> None:
+        self.base = base
+        self.spec = spec
+
+    def matches(self, path: Path, is_dir: bool) -> bool:
+        try:
+            relative = path.relative_to(self.base).as_posix()
+        except ValueError:
+            return False
+        return bool(self.spec.match_file(relative + ("/" if is_dir else "")))
+
+
+def _load_gitignore(directory: Path) -> _Ignore | None:
+    path = directory / ".gitignore"
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return _Ignore(directory, pathspec.PathSpec.from_lines("gitwildmatch", lines))
+
+
+def _excluded(path: Path, root: Path, patterns: Sequence[str]) -> bool:
+    try:
+        relative = path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        relative = path.as_posix()
+    return any(fnmatch(relative, pattern) or fnmatch(path.name, pattern) or relative.startswith(pattern.rstrip("/") + "/")
+               for pattern in patterns)
+
+
+def _walk(directory: Path, root: Path, ignores: list[_Ignore], excludes: Sequence[str], respect_gitignore: bool) -> Iterator[Path]:
+    local = _load_gitignore(directory) if respect_gitignore else None
+    active = [*ignores, local] if local else ignores
+    try:
+        entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+    except OSError:
+        return
+    for entry in entries:
+        path = Path(entry.path)
+        try:
+            is_dir = entry.is_dir(follow_symlinks=False)
+            is_file = entry.is_file(follow_symlinks=True)
+        except OSError:
+            continue
+        if is_dir:
+            if entry.name in DEFAULT_EXCLUDES or any(i.matches(path, True) for i in active) or _excluded(path, root, excludes):
+                continue
+            yield from _walk(path, root, active, excludes, respect_gitignore)
+        elif is_file:
+            if any(i.matches(path, False) for i in active) or _excluded(path, root, excludes):
+                continue
+            yield path
+
+
+def _head(path: Path) -> bytes:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(256)
+    except OSError:
+        return b""
+
+
+def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), respect_gitignore: bool = True) -> list[Candidate]:
+    """Files to lint, in a stable order, each with its kind (before the prefilter)."""
+    found: dict[Path, Candidate] = {}
+    root = root.resolve()
+    for given in paths:
+        if given.is_dir():
+            for path in _walk(given, root, [], excludes, respect_gitignore):
+                kind = classify(path, _head(path))
+                if kind:
+                    found.setdefault(path, Candidate(path, kind))
+        elif given.exists() or given.is_symlink():
+            kind = classify(given, _head(given)) or "unknown"
+            found[given] = Candidate(given, kind, explicit=True)
+        else:
+            found[given] = Candidate(given, "missing", explicit=True)
+    return list(found.values())

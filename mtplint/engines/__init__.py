@@ -1,0 +1,110 @@
+"""Stage 3 of the pipeline: engine models.
+
+One module per engine. Each turns a launch's argv (or Python keyword arguments) and environment
+into the options the engine's own parser would store, keyed by the engine's destination names,
+and lists what that parser would reject. Flag sets and defaults depend on the engine version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from mtplint.extract import FileLoader
+from mtplint.extract.launch import Launch
+from mtplint.hardware import Hardware
+from mtplint.settings import Setting
+from mtplint.source import Issues, Span
+from mtplint.versions import EngineVersion
+
+
+@dataclass
+class OptionValue:
+    """One stored option: the parsed value and the token that set it."""
+
+    value: Any
+    span: Span | None
+    origin: str = "explicit"
+    flag: str = ""
+    unresolved: tuple[str, ...] = ()
+
+    def to_json(self) -> Any:
+        if self.unresolved:
+            return {"unresolved": self.value if isinstance(self.value, str) else str(self.value)}
+        return self.value
+
+
+@dataclass
+class CliError:
+    """An argument the engine's parser would reject, in the engine's own words where known."""
+
+    message: str
+    span: Span | None
+    flag: str | None = None
+    kind: str = "invalid"
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"message": self.message, "kind": self.kind}
+        if self.flag:
+            data["flag"] = self.flag
+        if self.span is not None:
+            data.update({"file": self.span.file, "line": self.span.line, "column": self.span.column})
+        return data
+
+
+@dataclass
+class Parsed:
+    """What an engine's parser makes of a launch."""
+
+    options: dict[str, OptionValue] = field(default_factory=dict)
+    errors: list[CliError] = field(default_factory=list)
+    #: the launch may receive arguments mtplint cannot see (``"$@"``, an extra-args variable)
+    open_ended: bool = False
+    #: files the launch reads (``--config``), display paths
+    config_files: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class EngineContext:
+    loader: FileLoader
+    issues: Issues
+
+    def resolve(self, launch: Launch, path: str) -> Path:
+        candidate = Path(path)
+        return candidate if candidate.is_absolute() else launch.base_dir / candidate
+
+
+class Engine(Protocol):
+    name: str
+
+    def known_versions(self) -> list[str]:
+        """Versions the model knows, oldest first; the last one is assumed when unknown."""
+        ...
+
+    def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed: ...
+
+    def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:
+        ...
+
+
+def engine_for(name: str) -> Engine:
+    """The model of one engine (imported on demand: a launch of one engine loads only its module)."""
+    if name == "vllm":
+        from mtplint.engines.vllm import ENGINE as vllm_engine
+
+        return vllm_engine
+    if name == "sglang":
+        from mtplint.engines.sglang import ENGINE as sglang_engine
+
+        return sglang_engine
+    if name == "llama.cpp":
+        from mtplint.engines.llamacpp import ENGINE as llama_engine
+
+        return llama_engine
+    if name in ("vllm-mlx", "mlx-lm"):
+        from mtplint.engines.mlx import ENGINES as mlx_engines
+
+        return mlx_engines[name]
+    raise KeyError(name)

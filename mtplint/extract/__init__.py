@@ -1,0 +1,141 @@
+"""Stage 2 of the pipeline: extract launches from classified files.
+
+One module per source kind. Each exposes ``extract(source, ctx) -> list[Launch]`` and raises
+:class:`Malformed` for input it cannot read (reported as MTP001 with the location). YAML-based kinds
+share one parse (see :mod:`mtplint.extract.yamlfiles`).
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mtplint.extract.launch import GpuHint, Launch, Recognised, VersionHint, image_engine, image_version
+from mtplint.source import EnvEntry, Issues, SourceFile, Span, Token
+
+MAX_FILE_BYTES = 8 * 1024 * 1024
+
+
+class Malformed(Exception):
+    """Input that cannot be parsed; becomes an MTP001 finding at ``offset``."""
+
+    def __init__(self, message: str, offset: int = 0) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
+def decode(data: bytes) -> str:
+    """Decode file bytes as the engines would read them (UTF-8, or UTF-16/32 with a BOM).
+
+    A UTF-8 BOM is dropped so offsets count from the first real character; raises
+    ``UnicodeDecodeError`` for undecodable input.
+    """
+    for bom, encoding in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+                          (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if data.startswith(bom):
+            return data.decode(encoding)
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    return data.decode("utf-8")
+
+
+class FileLoader:
+    """Reads and caches files as :class:`SourceFile`; paths are shown relative to ``root``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self._cache: dict[Path, SourceFile | None] = {}
+        self.cwd = Path.cwd().resolve()
+
+    def display(self, path: Path) -> str:
+        resolved = path.resolve() if path.is_absolute() else (self.cwd / path).resolve()
+        for base in (self.cwd, self.root):
+            try:
+                return resolved.relative_to(base).as_posix()
+            except ValueError:
+                continue
+        return path.as_posix()
+
+    def load(self, path: Path) -> SourceFile | None:
+        """The file's text, or ``None`` when it does not exist or is not text."""
+        key = path.resolve() if path.exists() else path
+        if key in self._cache:
+            return self._cache[key]
+        source: SourceFile | None = None
+        try:
+            if path.is_file() and path.stat().st_size <= MAX_FILE_BYTES:
+                data = path.read_bytes()
+                if b"\x00" not in data[:8192] or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+                    source = SourceFile(path, self.display(path), decode(data))
+        except (OSError, UnicodeDecodeError):
+            source = None
+        self._cache[key] = source
+        return source
+
+    def put(self, source: SourceFile) -> None:
+        self._cache[source.path.resolve() if source.path.exists() else source.path] = source
+
+
+@dataclass
+class ExtractContext:
+    """What an extractor may use besides its own file."""
+
+    loader: FileLoader
+    issues: Issues = field(default_factory=Issues)
+    #: extra files a launch depends on (``.env``, ``env_file``, a started script): shown by ``inspect``
+    related: dict[str, list[str]] = field(default_factory=dict)
+
+    def malformed(self, source: SourceFile, message: str, offset: int = 0) -> None:
+        self.issues.add("MTP001", message, source.span(offset, offset + 1 if source.text else offset))
+
+
+def env_entries(pairs: Iterable[tuple[str, Token]], origin: str = "explicit") -> dict[str, EnvEntry]:
+    return {name: EnvEntry(name, value, value.span, origin) for name, value in pairs}
+
+
+def build_launch(
+    recognised: Recognised,
+    source: SourceFile,
+    *,
+    base_dir: Path,
+    context: str,
+    env: dict[str, EnvEntry] | None = None,
+    gpu: GpuHint | None = None,
+    span: Span | None = None,
+) -> Launch:
+    """Turn a recognised argv into a :class:`Launch`, merging environment and image evidence.
+
+    ``env`` is the environment the surrounding file gives the command; assignments in the argv
+    itself (``env VAR=x``, ``docker run -e``) are added on top, as they would be at run time.
+    """
+    environment = dict(env or {})
+    environment.update(env_entries(recognised.env))
+    environment.update(env_entries(recognised.docker_env))
+    hints: list[VersionHint] = []
+    if recognised.image is not None and recognised.image.resolved:
+        engine = image_engine(recognised.image.value)
+        version = image_version(recognised.image.value)
+        if engine == recognised.engine and version:
+            hints.append(VersionHint(engine, f"=={version}", "image", recognised.image.span))
+    if gpu is None and recognised.gpu_count is not None:
+        gpu = GpuHint(count=recognised.gpu_count, origin="explicit", span=recognised.image.span if recognised.image else None)
+    first = recognised.program[0].span if recognised.program else None
+    return Launch(
+        engine=recognised.engine,
+        entry=recognised.entry,
+        source=source,
+        span=span or first,
+        program=recognised.program,
+        args=recognised.args,
+        env=environment,
+        image=recognised.image,
+        gpu=gpu,
+        base_dir=base_dir,
+        version_hints=hints,
+        context=context,
+    )
+
+
+Extractor = Callable[[SourceFile, ExtractContext], list[Launch]]

@@ -1,0 +1,331 @@
+"""What a launch is, and how an argv is recognised as one (RULES.md, "What is a launch").
+
+Extractors find candidate command lines in their files and hand each one, as positioned tokens, to
+:func:`recognise`. Only an argv whose program is an engine entry point becomes a :class:`Launch`;
+wrappers (``exec``, ``env``, ``nohup``, ``uv run``, ``docker run IMAGE``) are looked through, and
+anything else (a benchmark client, the user's own script) is not a launch.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mtplint.source import EnvEntry, SourceFile, Span, Token
+
+ENGINES = ("vllm", "sglang", "llama.cpp", "vllm-mlx", "mlx-lm")
+
+
+@dataclass
+class GpuHint:
+    """What the deployment says about its GPUs: a product name (as written) and a count."""
+
+    product: str | None = None
+    count: int | None = None
+    span: Span | None = None
+    origin: str = "explicit"
+
+
+@dataclass
+class VersionHint:
+    """Evidence of an engine version: ``spec`` is a PEP 440-style specifier (``==0.11.0``, ``>=0.10``)."""
+
+    engine: str
+    spec: str
+    source: str
+    span: Span | None = None
+
+
+@dataclass
+class KwArg:
+    """A keyword argument of a Python API launch (``LLM(model=...)``); value is plain Python data."""
+
+    name: str
+    value: Any
+    span: Span | None
+    unresolved: tuple[str, ...] = ()
+
+
+@dataclass
+class Launch:
+    """One engine invocation found in a file.
+
+    ``args`` are the words the engine's own parser receives (after the entry point); ``program``
+    are the words that name the entry point (possibly synthetic, for an image's entrypoint).
+    Python API launches (``vllm.LLM(...)``) have ``kwargs`` instead of ``args``.
+    """
+
+    engine: str
+    entry: str
+    source: SourceFile
+    span: Span | None
+    program: list[Token]
+    args: list[Token]
+    env: dict[str, EnvEntry] = field(default_factory=dict)
+    kwargs: dict[str, KwArg] | None = None
+    image: Token | None = None
+    gpu: GpuHint | None = None
+    base_dir: Path = field(default_factory=Path)
+    version_hints: list[VersionHint] = field(default_factory=list)
+    context: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def argv(self) -> list[Token]:
+        return [*self.program, *self.args]
+
+
+@dataclass
+class Recognised:
+    engine: str
+    entry: str
+    program: list[Token]
+    args: list[Token]
+    env: list[tuple[str, Token]] = field(default_factory=list)
+    image: Token | None = None
+    docker_env: list[tuple[str, Token]] = field(default_factory=list)
+    gpu_count: int | None = None
+
+
+# --- images -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ImageEntry:
+    """What an engine image runs when only arguments are given (its ENTRYPOINT)."""
+
+    engine: str
+    entrypoint: tuple[str, ...]
+    entry: str
+
+
+def _image_name(image: str) -> tuple[str, str]:
+    """Split ``registry/name:tag@digest`` into (name without registry, tag)."""
+    reference = image.split("@", 1)[0]
+    name, tag = reference, ""
+    last = reference.rsplit("/", 1)[-1]
+    if ":" in last:
+        name, tag = reference.rsplit(":", 1)
+    for registry in ("docker.io/", "index.docker.io/"):
+        if name.startswith(registry):
+            name = name[len(registry):]
+    return name.lower(), tag
+
+
+def image_entry(image: str) -> ImageEntry | None:
+    """The engine entrypoint of a known engine image, or ``None`` (unknown image, or no entrypoint)."""
+    name, tag = _image_name(image)
+    base = name.rsplit("/", 1)[-1]
+    if re.fullmatch(r"(vllm/)?vllm-openai(-rocm|-cpu)?", name) or name.endswith("/vllm-openai"):
+        return ImageEntry("vllm", ("vllm", "serve"), f"image {name} (vllm serve)")
+    if base == "llama.cpp" and (tag.startswith("server") or "server" in tag.split("-")):
+        return ImageEntry("llama.cpp", ("/app/llama-server",), f"image {name}:{tag} (llama-server)")
+    return None
+
+
+def image_engine(image: str) -> str | None:
+    """Which engine an image ships, even when it has no entrypoint (``lmsysorg/sglang``)."""
+    name, _ = _image_name(image)
+    entry = image_entry(image)
+    if entry:
+        return entry.engine
+    if name.endswith("sglang") or "/sglang" in name:
+        return "sglang"
+    if "vllm" in name:
+        return "vllm"
+    if name.rsplit("/", 1)[-1] == "llama.cpp":
+        return "llama.cpp"
+    return None
+
+
+def image_version(image: str) -> str | None:
+    """The engine version an image tag states (``v0.11.0``, ``v0.5.9-cu129``, ``server-b9180``)."""
+    _, tag = _image_name(image)
+    if not tag:
+        return None
+    build = re.search(r"(?:^|[-_])b(\d{3,6})(?:$|[-_])", tag)
+    if build:
+        return f"b{build.group(1)}"
+    match = re.match(r"^v?(\d+\.\d+(?:\.\d+)?(?:\.post\d+|rc\d+)?)(?:$|[-_+])", tag)
+    return match.group(1) if match else None
+
+
+# --- entry points -------------------------------------------------------------------------------
+
+_PYTHON = re.compile(r"^(?:.*/)?python(?:3(?:\.\d+)?)?$")
+_MODULE_ENTRIES = {
+    "vllm.entrypoints.openai.api_server": ("vllm", "python -m vllm.entrypoints.openai.api_server"),
+    "sglang.launch_server": ("sglang", "python -m sglang.launch_server"),
+    "mlx_lm.server": ("mlx-lm", "python -m mlx_lm.server"),
+}
+_PROGRAM_SUBCOMMANDS = {
+    "vllm": ("serve", "vllm", "vllm serve"),
+    "sglang": ("serve", "sglang", "sglang serve"),
+    "vllm-mlx": ("serve", "vllm-mlx", "vllm-mlx serve"),
+}
+_ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_DOCKER_VALUE_OPTIONS = {
+    "--name", "-p", "--publish", "-v", "--volume", "--mount", "--network", "--net", "--ipc", "--shm-size",
+    "--runtime", "--gpus", "-w", "--workdir", "-u", "--user", "--restart", "--entrypoint", "--platform",
+    "--label", "-l", "--hostname", "-h", "--device", "--ulimit", "--cpus", "--memory", "-m",
+    "--log-driver", "--log-opt", "--add-host", "--cap-add", "--security-opt", "--pid", "--env-file",
+    "--pull", "--cidfile", "--dns", "--expose", "--group-add", "--health-cmd", "--stop-signal",
+    "--tmpfs", "--uts", "--cgroupns", "--memory-swap", "--cpuset-cpus", "--init-path",
+}
+
+
+def _basename(word: str) -> str:
+    return word.rsplit("/", 1)[-1]
+
+
+def _gpus_count(value: str) -> int | None:
+    if value in ("all",):
+        return None
+    match = re.search(r"(?:^|count=)(\d+)$", value)
+    if match:
+        return int(match.group(1))
+    device = re.search(r"device=([\d,]+)", value)
+    return len(device.group(1).split(",")) if device else None
+
+
+def recognise(argv: Sequence[Token], _depth: int = 0) -> Recognised | None:
+    """Find the engine entry point in ``argv``, looking through launch wrappers."""
+    words = list(argv)
+    env: list[tuple[str, Token]] = []
+    index = 0
+    while index < len(words) and _depth < 8:
+        word = words[index]
+        if not word.resolved:
+            return None
+        value = word.value
+        name = _basename(value)
+        if name in ("exec", "nohup", "time", "command", "stdbuf", "setsid", "nice", "unbuffer"):
+            index += 1
+            continue
+        if name == "env":
+            index += 1
+            while index < len(words) and words[index].value.startswith("-"):
+                index += 1
+            while index < len(words) and _ENV_ASSIGNMENT.match(words[index].value):
+                key, _, rest = words[index].value.partition("=")
+                env.append((key, Token(rest, words[index].span, words[index].unresolved)))
+                index += 1
+            continue
+        if name in ("uv", "uvx", "pipx") and index + 1 < len(words) and words[index + 1].value == "run" or name == "uvx":
+            index += 1 if name == "uvx" else 2
+            while index < len(words) and words[index].value.startswith("-"):
+                option = words[index].value
+                index += 1
+                if option in ("--with", "--python", "-p", "--from", "--project", "--directory", "--env-file"):
+                    index += 1
+            continue
+        if name in ("docker", "podman", "nerdctl") and index + 1 < len(words):
+            return _recognise_docker(words, index + 1, env, _depth)
+        found = _entry_at(words, index)
+        if found is None:
+            return None
+        engine, entry, length = found
+        return Recognised(engine, entry, words[index:index + length], words[index + length:], env)
+    return None
+
+
+def _entry_at(words: list[Token], index: int) -> tuple[str, str, int] | None:
+    value = words[index].value
+    name = _basename(value)
+    following = words[index + 1].value if index + 1 < len(words) and words[index + 1].resolved else None
+    if name in _PROGRAM_SUBCOMMANDS:
+        subcommand, engine, entry = _PROGRAM_SUBCOMMANDS[name]
+        if following == subcommand:
+            return engine, entry, 2
+        return None
+    if name == "llama-server":
+        return "llama.cpp", "llama-server", 1
+    if name in ("mlx_lm.server",):
+        return "mlx-lm", "mlx_lm.server", 1
+    if _PYTHON.match(value):
+        position = index + 1
+        while position < len(words) and words[position].resolved and words[position].value in ("-u", "-O", "-B", "-E", "-s"):
+            position += 1
+        if position + 1 < len(words) and words[position].value == "-m" and words[position + 1].resolved:
+            module = words[position + 1].value
+            if module in _MODULE_ENTRIES:
+                engine, entry = _MODULE_ENTRIES[module]
+                return engine, entry, position + 2 - index
+            if module == "vllm.entrypoints.cli.main" and position + 2 < len(words) and words[position + 2].value == "serve":
+                return "vllm", "vllm serve", position + 3 - index
+    return None
+
+
+def _recognise_docker(words: list[Token], index: int, env: list[tuple[str, Token]], depth: int) -> Recognised | None:
+    if index >= len(words) or words[index].value not in ("run", "create"):
+        return None
+    index += 1
+    docker_env: list[tuple[str, Token]] = []
+    gpu_count: int | None = None
+    entrypoint: Token | None = None
+    while index < len(words):
+        word = words[index]
+        value = word.value
+        if not value.startswith("-") or value == "-":
+            break
+        option, has_inline, inline = value.partition("=")
+        takes_value = option in _DOCKER_VALUE_OPTIONS or option in ("-e", "--env")
+        argument: Token | None = None
+        if has_inline:
+            argument = Token(inline, word.span, word.unresolved)
+            index += 1
+        elif takes_value and index + 1 < len(words):
+            argument = words[index + 1]
+            index += 2
+        elif len(option) > 2 and option[0] == "-" and option[1] in "evp" and option[1] != "-":
+            argument = Token(option[2:], word.span, word.unresolved)
+            option = option[:2]
+            index += 1
+        else:
+            index += 1
+        if argument is None:
+            continue
+        if option in ("-e", "--env") and "=" in argument.value:
+            key, _, rest = argument.value.partition("=")
+            docker_env.append((key, Token(rest, argument.span, argument.unresolved)))
+        elif option == "--gpus":
+            gpu_count = _gpus_count(argument.value.strip("\"'"))
+        elif option == "--entrypoint":
+            entrypoint = argument
+    if index >= len(words) or not words[index].resolved:
+        return None
+    image = words[index]
+    rest = words[index + 1:]
+    result: Recognised | None
+    if entrypoint is not None:
+        result = recognise([entrypoint, *rest], depth + 1)
+    else:
+        known = image_entry(image.value)
+        if known is not None and not (rest and recognise(rest, depth + 1)):
+            program = [Token(word, image.span) for word in known.entrypoint]
+            result = Recognised(known.engine, known.entry, program, rest)
+        else:
+            result = recognise(rest, depth + 1)
+    if result is None:
+        return None
+    result.image = image
+    result.docker_env = docker_env
+    result.gpu_count = gpu_count
+    result.env = [*env, *result.env]
+    return result
+
+
+def entry_for_image(image: Token, command: Sequence[Token]) -> Recognised | None:
+    """A container's launch: its ``command`` as argv (when it names an entry point), else the
+    image's own entrypoint followed by ``command``."""
+    direct = recognise(command) if command else None
+    if direct is not None:
+        direct.image = image
+        return direct
+    known = image_entry(image.value) if image.resolved else None
+    if known is None:
+        return None
+    program = [Token(word, image.span) for word in known.entrypoint]
+    return Recognised(known.engine, known.entry, program, list(command), image=image)

@@ -1,0 +1,251 @@
+"""YAML read with positions: PyYAML's C composer, turned into a small node tree.
+
+The composer (not the constructor) is used so every scalar keeps its marks; nothing is ever
+constructed from a tag, so ``!!python/object`` and friends are inert. Aliases share the node they
+point at (no expansion, so an alias bomb stays small) and ``<<`` merge keys are applied here, with
+explicit keys winning as in YAML's merge-key spec. Each scalar's value is a :class:`MappedText`
+aligned character by character with its raw text, so positions survive folded (``>``) and
+literal (``|``) blocks, quoting and escapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from mtplint.source import MappedText, SourceFile, Span
+
+try:  # the C composer is ~10x faster; fall back where libyaml is missing
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on the PyYAML build
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+_TAG_PREFIX = "tag:yaml.org,2002:"
+_SKIPPABLE = set(" \t\r\n\\\"'")
+_ESCAPE_LENGTHS = {"x": 4, "u": 6, "U": 10}
+
+
+class YamlError(Exception):
+    """A YAML document that cannot be read; carries the offset of the problem."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
+@dataclass(eq=False)
+class YNode:
+    """A YAML node: ``kind`` is ``map``, ``seq`` or ``scalar``."""
+
+    kind: str
+    tag: str
+    start: int
+    end: int
+    source: SourceFile
+    text: MappedText | None = None
+    style: str | None = None
+    items: list[YNode] = field(default_factory=list)
+    pairs: list[tuple[YNode, YNode]] = field(default_factory=list)
+
+    # -- reading ------------------------------------------------------------------------------
+    @property
+    def is_map(self) -> bool:
+        return self.kind == "map"
+
+    @property
+    def is_seq(self) -> bool:
+        return self.kind == "seq"
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.kind == "scalar"
+
+    @property
+    def str(self) -> str:
+        return self.text.text if self.text is not None else ""
+
+    def get(self, key: str) -> YNode | None:
+        for key_node, value in self.pairs:
+            if key_node.is_scalar and key_node.str == key:
+                return value
+        return None
+
+    def key_node(self, key: str) -> YNode | None:
+        for key_node, _ in self.pairs:
+            if key_node.is_scalar and key_node.str == key:
+                return key_node
+        return None
+
+    def entries(self) -> Iterator[tuple[str, YNode, YNode]]:
+        for key_node, value in self.pairs:
+            if key_node.is_scalar:
+                yield key_node.str, key_node, value
+
+    def span(self) -> Span:
+        return self.source.span(self.start, self.end)
+
+    @property
+    def is_null(self) -> bool:
+        return self.is_scalar and self.tag == _TAG_PREFIX + "null"
+
+    def python(self, _depth: int = 0) -> Any:
+        """The plain Python value (YAML 1.1 core types); maps keep their order."""
+        if _depth > 200:
+            raise YamlError("YAML nesting too deep", self.start)
+        if self.kind == "map":
+            return {k: v.python(_depth + 1) for k, _, v in self.entries()}
+        if self.kind == "seq":
+            return [item.python(_depth + 1) for item in self.items]
+        return scalar_value(self.str, self.tag)
+
+
+def scalar_value(text: str, tag: str) -> Any:
+    """Construct a scalar the way PyYAML's SafeLoader would, without its constructor."""
+    kind = tag[len(_TAG_PREFIX):] if tag.startswith(_TAG_PREFIX) else "str"
+    if kind == "null":
+        return None
+    if kind == "bool":
+        return text.lower() in ("yes", "true", "on", "y")
+    if kind == "int":
+        cleaned = text.replace("_", "")
+        try:
+            if cleaned.lower().startswith(("0x", "-0x", "+0x")):
+                return int(cleaned, 16)
+            if cleaned.lower().startswith(("0o",)):
+                return int(cleaned[2:], 8)
+            if len(cleaned) > 1 and cleaned.startswith("0") and cleaned.isdigit():
+                return int(cleaned, 8)
+            return int(cleaned)
+        except ValueError:
+            return text
+    if kind == "float":
+        cleaned = text.replace("_", "").lower()
+        if cleaned in (".inf", "+.inf"):
+            return float("inf")
+        if cleaned == "-.inf":
+            return float("-inf")
+        if cleaned == ".nan":
+            return float("nan")
+        try:
+            return float(cleaned)
+        except ValueError:
+            return text
+    return text
+
+
+def align(source: SourceFile, value: str, raw_start: int, raw_end: int) -> MappedText:
+    """Map each character of ``value`` to the raw characters it was read from.
+
+    Walks the raw text in order; a value character is matched to the next raw character equal to
+    it as long as only quoting, escapes and whitespace lie in between. Anything else (an escape
+    that produced a different character, a folded line break) maps to the current raw position.
+    """
+    raw = source.text
+    offsets: list[int] = []
+    pointer = raw_start
+    for char in value:
+        if char in " \t\n":
+            if pointer < raw_end and raw[pointer] in " \t\r\n":
+                offsets.append(pointer)
+                pointer += 1
+            else:
+                offsets.append(min(pointer, raw_end))
+            continue
+        probe = pointer
+        while probe < raw_end and raw[probe] != char and raw[probe] in _SKIPPABLE:
+            probe += 1
+        if probe < raw_end and raw[probe] == char:
+            offsets.append(probe)
+            pointer = probe + 1
+        elif pointer < raw_end and raw[pointer] == "\\":
+            # an escape such as \u00e9 produced this character: consume the whole sequence
+            offsets.append(pointer)
+            pointer += _ESCAPE_LENGTHS.get(raw[pointer + 1 : pointer + 2], 2)
+        else:
+            offsets.append(min(pointer, raw_end))
+    offsets.append(min(pointer, raw_end))
+    return MappedText(value, offsets, source)
+
+
+def _content_start(source: SourceFile, node: yaml.Node) -> int:
+    start: int = node.start_mark.index
+    style = getattr(node, "style", None)
+    if style in ("|", ">"):
+        newline = source.text.find("\n", start)
+        return len(source.text) if newline < 0 else newline + 1
+    if style in ("'", '"'):
+        return start + 1
+    return start
+
+
+class _Converter:
+    def __init__(self, source: SourceFile, max_nodes: int) -> None:
+        self.source = source
+        self.seen: dict[int, YNode] = {}
+        self.budget = max_nodes
+
+    def convert(self, node: yaml.Node, depth: int = 0) -> YNode:
+        cached = self.seen.get(id(node))
+        if cached is not None:
+            return cached
+        if depth > 500:
+            raise YamlError("YAML nesting too deep", node.start_mark.index)
+        self.budget -= 1
+        if self.budget < 0:
+            raise YamlError("YAML document too large (too many nodes)", node.start_mark.index)
+        start, end = node.start_mark.index, node.end_mark.index
+        if isinstance(node, yaml.ScalarNode):
+            text = align(self.source, node.value, _content_start(self.source, node), end)
+            result = YNode("scalar", node.tag, start, end, self.source, text=text, style=node.style)
+            self.seen[id(node)] = result
+            return result
+        if isinstance(node, yaml.SequenceNode):
+            result = YNode("seq", node.tag, start, end, self.source)
+            self.seen[id(node)] = result
+            result.items = [self.convert(item, depth + 1) for item in node.value]
+            return result
+        result = YNode("map", node.tag, start, end, self.source)
+        self.seen[id(node)] = result
+        explicit: list[tuple[YNode, YNode]] = []
+        merged: list[tuple[YNode, YNode]] = []
+        for key, value in node.value:
+            if key.tag == _TAG_PREFIX + "merge":
+                sources = value.value if isinstance(value, yaml.SequenceNode) else [value]
+                for merge_source in sources:
+                    converted = self.convert(merge_source, depth + 1)
+                    if converted.is_map:
+                        merged.extend(converted.pairs)
+                continue
+            explicit.append((self.convert(key, depth + 1), self.convert(value, depth + 1)))
+        names = {k.str for k, _ in explicit if k.is_scalar}
+        pairs = list(explicit)
+        for key_node, value_node in merged:
+            if key_node.is_scalar and key_node.str not in names:
+                names.add(key_node.str)
+                pairs.append((key_node, value_node))
+        result.pairs = pairs
+        return result
+
+
+def load_all(source: SourceFile, max_nodes: int = 200_000) -> list[YNode]:
+    """Every document of a YAML stream, as positioned node trees (empty documents skipped)."""
+    try:
+        nodes = list(yaml.compose_all(source.text, Loader=_Loader))
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        offset = mark.index if mark is not None else 0
+        problem = error.problem or str(error)
+        raise YamlError(f"invalid YAML: {problem}", offset) from error
+    except (yaml.YAMLError, ValueError, RecursionError) as error:
+        raise YamlError(f"invalid YAML: {error}", 0) from error
+    converter = _Converter(source, max_nodes)
+    return [converter.convert(node) for node in nodes if node is not None]
+
+
+def load(source: SourceFile) -> YNode | None:
+    """The first document, or ``None`` for an empty file."""
+    documents = load_all(source)
+    return documents[0] if documents else None

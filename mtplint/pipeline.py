@@ -1,0 +1,196 @@
+"""The pipeline from paths to effective settings: discover -> extract -> engine -> settings.
+
+Extractors are imported on demand, by the kinds of files actually present, so linting one compose
+file never loads the Python or shell machinery.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mtplint.discover import Candidate, discover, relevant
+from mtplint.engines import EngineContext, Parsed, engine_for
+from mtplint.extract import MAX_FILE_BYTES, ExtractContext, Extractor, FileLoader, Malformed
+from mtplint.extract.launch import Launch
+from mtplint.hardware import Hardware, find_gpu, parse_gpu_spec
+from mtplint.settings import Setting
+from mtplint.source import Diagnostic, Issues, SourceFile
+from mtplint.versions import EngineVersion, pins_near, resolve
+
+EXTRACTORS = {
+    "compose": "mtplint.extract.compose",
+    "yaml": "mtplint.extract.yamlfiles",
+    "shell": "mtplint.extract.shell",
+    "python": "mtplint.extract.python",
+    "dockerfile": "mtplint.extract.dockerfile",
+    "systemd": "mtplint.extract.systemd",
+    "ini": "mtplint.extract.llama_preset",
+}
+
+_GPU_DIRECTIVE = re.compile(r"(?:#|//|;)\s*mtplint:\s*gpu\s*=\s*([\w.\-]+(?:\s*[x\*]\s*\d+)?)")
+
+
+@dataclass
+class Options:
+    """What the command line / configuration asks of the pipeline."""
+
+    root: Path = field(default_factory=Path.cwd)
+    excludes: tuple[str, ...] = ()
+    respect_gitignore: bool = True
+    engine_versions: dict[str, str] = field(default_factory=dict)
+    gpu: str | None = None
+
+
+@dataclass
+class LaunchReport:
+    launch: Launch
+    version: EngineVersion
+    parsed: Parsed
+    effective: dict[str, Setting]
+    hardware: Hardware
+
+    def to_json(self) -> dict[str, Any]:
+        launch = self.launch
+        span = launch.span
+        data: dict[str, Any] = {
+            "file": launch.source.display,
+            "line": span.line if span else 1,
+            "column": span.column if span else 1,
+            "context": launch.context,
+            "engine": launch.engine,
+            "entry": launch.entry,
+            **self.version.to_json(),
+        }
+        if launch.kwargs is not None:
+            data["argv"] = []
+            data["kwargs"] = {name: arg.value if not arg.unresolved else {"unresolved": str(arg.value)}
+                              for name, arg in launch.kwargs.items()}
+        else:
+            data["argv"] = [token.to_json() for token in launch.argv]
+        data["env"] = {name: entry.to_json() for name, entry in launch.env.items()}
+        if launch.image is not None:
+            data["image"] = launch.image.to_json()
+        data["options"] = {name: option.to_json() for name, option in self.parsed.options.items()}
+        data["cli_errors"] = [error.to_json() for error in self.parsed.errors]
+        if self.parsed.open_ended:
+            data["open_ended"] = True
+        if self.parsed.config_files:
+            data["config_files"] = self.parsed.config_files
+        data["effective"] = {name: setting.to_json(launch.source.display) for name, setting in self.effective.items()}
+        if launch.notes or self.parsed.notes:
+            data["notes"] = [*launch.notes, *self.parsed.notes]
+        return data
+
+
+@dataclass
+class Result:
+    launches: list[LaunchReport] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    internal_errors: list[str] = field(default_factory=list)
+    files_seen: int = 0
+    files_skipped: int = 0
+
+
+def _extractor(kind: str) -> Extractor | None:
+    module_name = EXTRACTORS.get(kind)
+    if module_name is None:
+        return None
+    module = importlib.import_module(module_name)
+    extract: Extractor = module.extract
+    return extract
+
+
+def hardware_for(launch: Launch, options: Options) -> Hardware:
+    """GPU identity: ``--gpu``/configuration, then the launch's own hints, then a file directive."""
+    if options.gpu:
+        gpu, count, name = parse_gpu_spec(options.gpu)
+        hint_count = launch.gpu.count if launch.gpu else None
+        return Hardware(gpu, count or hint_count, "config-file", None, name)
+    directive = _GPU_DIRECTIVE.search(launch.source.text)
+    hint = launch.gpu
+    if hint is not None and hint.product:
+        return Hardware(find_gpu(hint.product), hint.count, hint.origin, hint.span, hint.product)
+    if directive:
+        gpu, count, name = parse_gpu_spec(directive.group(1))
+        span = launch.source.span(directive.start(1), directive.end(1))
+        return Hardware(gpu, count or (hint.count if hint else None), "explicit", span, name)
+    if hint is not None:
+        return Hardware(None, hint.count, hint.origin, hint.span, None)
+    return Hardware()
+
+
+def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Options) -> LaunchReport:
+    engine = engine_for(launch.engine)
+    hints = [*launch.version_hints]
+    if launch.source.path.exists():
+        hints.extend(pins_near(launch.source.path, options.root, loader.load))
+    version = resolve(launch.engine, engine.known_versions(), hints, options.engine_versions.get(launch.engine))
+    hardware = hardware_for(launch, options)
+    context = EngineContext(loader, issues)
+    parsed = engine.parse(launch, version, context)
+    effective = engine.effective(launch, parsed, version, hardware)
+    return LaunchReport(launch, version, parsed, effective, hardware)
+
+
+def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, result: Result) -> list[Launch]:
+    path = candidate.path
+    try:
+        if not path.is_file():
+            reason = "does not exist" if candidate.kind == "missing" else "is not a regular file"
+            result.internal_errors.append(f"{loader.display(path)}: {reason}")
+            return []
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            result.files_skipped += 1
+            return []
+        data = path.read_bytes()
+    except OSError as error:
+        source = SourceFile(path, loader.display(path), "")
+        issues.add("MTP001", f"cannot read file: {error.strerror or error}", source.span(0))
+        return []
+    if not relevant(data, candidate.kind):
+        result.files_skipped += 1
+        return []
+    source = loader.load(path)
+    if source is None:
+        shown = SourceFile(path, loader.display(path), "")
+        issues.add("MTP001", "file is not valid text (binary, or not UTF-8/UTF-16)", shown.span(0))
+        return []
+    extract = _extractor(candidate.kind)
+    if extract is None:
+        return []
+    context = ExtractContext(loader, issues)
+    try:
+        return extract(source, context)
+    except Malformed as error:
+        issues.add("MTP001", str(error), source.span(error.offset, error.offset + 1))
+    except RecursionError:
+        issues.add("MTP001", "input nested too deeply to read", source.span(0))
+    except Exception as error:  # noqa: BLE001 - one bad file must not stop the run
+        result.internal_errors.append(
+            f"{source.display}: internal error while reading ({type(error).__name__}: {error})\n{traceback.format_exc()}"
+        )
+    return []
+
+
+def run(paths: list[Path], options: Options) -> Result:
+    loader = FileLoader(options.root)
+    result = Result()
+    issues = Issues()
+    for candidate in discover(paths, options.root, options.excludes, options.respect_gitignore):
+        result.files_seen += 1
+        for launch in extract_file(candidate, loader, issues, result):
+            try:
+                result.launches.append(model_launch(launch, loader, issues, options))
+            except Exception as error:  # noqa: BLE001
+                result.internal_errors.append(
+                    f"{launch.source.display}: internal error while modelling a launch ({type(error).__name__}: {error})\n"
+                    f"{traceback.format_exc()}"
+                )
+    result.diagnostics = issues.items
+    return result

@@ -1,0 +1,1 @@
+"""Stage 6 of the pipeline: reports (and later fixes)."""

@@ -1,0 +1,63 @@
+"""Stage 4 of the pipeline: effective settings, the cross-engine view rules read.
+
+A :class:`Setting` is what a server will run with for one concern (``spec_method``,
+``prefix_caching``, ...), where that value came from and which token set it. Engines fill these in
+(:meth:`mtplint.engines.Engine.effective`); the names are the same for every engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mtplint.source import Span
+
+#: how a setting got its value
+ORIGINS = ("explicit", "config-file", "env", "default", "inferred")
+
+#: the normalised keys, with what they mean (documented in ``mtplint inspect --help`` and the README)
+KEYS: dict[str, str] = {
+    "model": "model weights served (repo id or path)",
+    "spec_method": "speculative method, normalised: mtp, eagle, eagle3, draft_model, ngram, dflash, ... (None: off)",
+    "spec_tokens": "draft tokens per step k (vLLM num_speculative_tokens, SGLang num_steps, llama.cpp n_max)",
+    "spec_model": "draft model, when one is given",
+    "spec_topk": "SGLang --speculative-eagle-topk",
+    "spec_draft_tokens": "SGLang --speculative-num-draft-tokens",
+    "prefix_caching": "prefix (radix) cache on",
+    "chunked_prefill": "vLLM chunked prefill on",
+    "kv_cache_dtype": "KV cache dtype",
+    "memory_fraction": "fraction of GPU memory the engine may use",
+    "max_concurrency": "maximum concurrent sequences (vLLM max_num_seqs, SGLang max_running_requests, llama.cpp -np)",
+    "tensor_parallel": "tensor-parallel size",
+    "cuda_graphs": "CUDA graphs for decode on",
+    "quantization": "weight quantization",
+    "max_model_len": "context length",
+    "spec_v2": "SGLang spec V2 worker / overlap scheduling with speculation",
+    "mamba_strategy": "SGLang mamba radix-cache strategy",
+    "gpu": "GPU model and count",
+}
+
+
+@dataclass
+class Setting:
+    value: Any
+    origin: str
+    span: Span | None = None
+    unresolved: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self, launch_file: str | None = None) -> dict[str, Any]:
+        data: dict[str, Any] = {"value": self.value, "origin": self.origin}
+        data.update(self.extra)
+        if self.unresolved:
+            data["unresolved"] = list(self.unresolved)
+        if self.span is not None:
+            if launch_file is not None and self.span.file != launch_file:
+                data["file"] = self.span.file
+            data["line"] = self.span.line
+            data["column"] = self.span.column
+        return data
+
+
+def explicit_origin(origin: str) -> bool:
+    return origin in ("explicit", "config-file", "env")

@@ -1,0 +1,210 @@
+"""Source text, positions and the values extracted from it.
+
+Every stage after discovery speaks in these types. Extractors never hand out bare strings: a
+value read from a file is a :class:`MappedText` (text plus, for each character, the offset it came
+from), so that a token cut out of a folded YAML block, a shell continuation or a JSON string inside
+a shell quote still knows its line and column in the original file.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Span:
+    """A range in one file. Lines and columns are 1-based; ``end_column`` is one past the end."""
+
+    file: str
+    start: int
+    end: int
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+        }
+
+
+class SourceFile:
+    """A file's decoded text with a line index; converts character offsets to positions."""
+
+    def __init__(self, path: Path, display: str, text: str) -> None:
+        self.path = path
+        self.display = display
+        self.text = text
+        starts = [0]
+        for index, char in enumerate(text):
+            if char == "\n":
+                starts.append(index + 1)
+        self._line_starts = starts
+
+    @classmethod
+    def from_text(cls, text: str, display: str = "<string>", path: Path | None = None) -> SourceFile:
+        return cls(path or Path(display), display, text)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a character offset (column counts characters)."""
+        offset = max(0, min(offset, len(self.text)))
+        line_index = bisect.bisect_right(self._line_starts, offset) - 1
+        return line_index + 1, offset - self._line_starts[line_index] + 1
+
+    def offset(self, line: int, column: int) -> int:
+        """Character offset of a 1-based (line, column)."""
+        line_index = max(0, min(line - 1, len(self._line_starts) - 1))
+        return min(self._line_starts[line_index] + column - 1, len(self.text))
+
+    def line_start(self, line: int) -> int:
+        return self._line_starts[max(0, min(line - 1, len(self._line_starts) - 1))]
+
+    @property
+    def line_count(self) -> int:
+        return len(self._line_starts)
+
+    def span(self, start: int, end: int | None = None) -> Span:
+        end = start if end is None else max(end, start)
+        line, column = self.position(start)
+        end_line, end_column = self.position(end)
+        return Span(self.display, start, end, line, column, end_line, end_column)
+
+    def whole(self) -> MappedText:
+        return MappedText(self.text, list(range(len(self.text) + 1)), self)
+
+
+@dataclass
+class MappedText:
+    """Text whose every character remembers the file offset it came from.
+
+    ``offsets`` has ``len(text) + 1`` entries; the last one is the offset just past the text, so an
+    empty slice still has a position. Characters produced by an expansion (``${VAR}``) all map to
+    the start of the expression that produced them.
+    """
+
+    text: str
+    offsets: list[int]
+    source: SourceFile | None
+
+    @classmethod
+    def synthetic(cls, text: str, source: SourceFile | None = None, at: int = 0) -> MappedText:
+        """Text that has no place in a file (a default, an image entrypoint): maps to ``at``."""
+        return cls(text, [at] * (len(text) + 1), source)
+
+    @classmethod
+    def of_range(cls, source: SourceFile, start: int, end: int) -> MappedText:
+        return cls(source.text[start:end], list(range(start, end + 1)), source)
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def slice(self, start: int, end: int | None = None) -> MappedText:
+        end = len(self.text) if end is None else end
+        start = max(0, min(start, len(self.text)))
+        end = max(start, min(end, len(self.text)))
+        tail = self.offsets[end] if end < len(self.text) else self.offsets[-1]
+        return MappedText(self.text[start:end], [*self.offsets[start:end], tail], self.source)
+
+    def __add__(self, other: MappedText) -> MappedText:
+        if not self.text:
+            return other
+        if not other.text:
+            return MappedText(self.text, self.offsets, self.source)
+        return MappedText(self.text + other.text, self.offsets[:-1] + other.offsets, self.source or other.source)
+
+    @staticmethod
+    def join(parts: Sequence[MappedText]) -> MappedText:
+        if not parts:
+            return MappedText("", [0], None)
+        result = parts[0]
+        for part in parts[1:]:
+            result = result + part
+        return result
+
+    def span(self, start: int = 0, end: int | None = None) -> Span | None:
+        """The file range covering characters ``start:end`` of this text."""
+        if self.source is None:
+            return None
+        end = len(self.text) if end is None else end
+        if end <= start:
+            offset = self.offsets[min(start, len(self.offsets) - 1)]
+            return self.source.span(offset, offset)
+        first = self.offsets[start]
+        last = max(self.offsets[start:end]) + 1
+        return self.source.span(first, max(last, first + 1))
+
+
+@dataclass
+class Token:
+    """One argv word (or env value) with where it came from.
+
+    ``unresolved`` names what could not be resolved (``$MODEL``, a runtime call, ...); a token with
+    anything in it must not be taken at face value. ``splat`` marks a word that may expand to any
+    number of words (``"$@"``, ``${EXTRA_ARGS}`` unquoted, ``*args``).
+    """
+
+    value: str
+    span: Span | None = None
+    unresolved: tuple[str, ...] = ()
+    splat: bool = False
+
+    @property
+    def resolved(self) -> bool:
+        return not self.unresolved and not self.splat
+
+    @classmethod
+    def from_mapped(cls, text: MappedText, unresolved: Iterable[str] = (), splat: bool = False) -> Token:
+        return cls(text.text, text.span(), tuple(unresolved), splat)
+
+    def to_json(self) -> object:
+        if self.splat:
+            return {"unresolved": self.value, "splat": True}
+        if self.unresolved:
+            return {"unresolved": self.value}
+        return self.value
+
+
+@dataclass
+class EnvEntry:
+    """One variable of a launch's environment."""
+
+    name: str
+    value: Token
+    span: Span | None = None
+    origin: str = "explicit"
+
+    def to_json(self) -> object:
+        return self.value.to_json()
+
+
+@dataclass
+class Diagnostic:
+    """A problem found while reading input (MTP001 and friends), before any rule runs."""
+
+    code: str
+    message: str
+    span: Span
+
+    def to_json(self) -> dict[str, object]:
+        return {"code": self.code, "message": self.message, **self.span.to_json()}
+
+
+@dataclass
+class Issues:
+    """Diagnostics collected while reading; passed down so every stage can add to it."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def add(self, code: str, message: str, span: Span) -> None:
+        self.items.append(Diagnostic(code, message, span))

@@ -1,0 +1,166 @@
+"""Which engine version a launch runs (RULES.md, "Versions").
+
+Evidence, strongest first: ``--engine-version`` / ``engine-versions`` configuration, an image tag,
+a pin in the same repository (``requirements*.txt``, ``pyproject.toml``, ``pip install`` in a
+Dockerfile). ``==`` fixes the version, ``>=``/``<`` narrow the range. Comments, digests and custom
+tags are no evidence. Without a fixed version the newest known one is assumed, and the version is
+marked ``assumed`` so rules can reason over every version still possible.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from mtplint.extract.launch import VersionHint
+from mtplint.source import SourceFile, Span
+
+PIP_NAMES = {"vllm": "vllm", "sglang": "sglang", "vllm-mlx": "vllm-mlx", "vllm_mlx": "vllm-mlx", "mlx-lm": "mlx-lm", "mlx_lm": "mlx-lm"}
+
+
+def version_key(text: str) -> tuple[int, ...] | Version:
+    """Sort key: llama.cpp builds (``b9180``) as ints, everything else as PEP 440 versions."""
+    build = re.fullmatch(r"b(\d+)", text.strip())
+    if build:
+        return (int(build.group(1)),)
+    try:
+        return Version(text.strip().lstrip("v"))
+    except InvalidVersion:
+        return Version("0")
+
+
+def compare(left: str, right: str) -> int:
+    a, b = version_key(left), version_key(right)
+    if type(a) is not type(b):
+        return 0
+    return (a > b) - (a < b)  # type: ignore[operator]
+
+
+@dataclass
+class EngineVersion:
+    """The version used to model a launch, and how sure that is.
+
+    ``version`` is the one parsing uses; when ``known`` is false it is the newest version still
+    possible, and ``low``/``high`` bound what else it could be (``high`` exclusive).
+    """
+
+    engine: str
+    version: str
+    known: bool
+    source: str
+    low: str | None = None
+    high: str | None = None
+    span: Span | None = None
+
+    @property
+    def assumed(self) -> bool:
+        return not self.known
+
+    def at_least(self, threshold: str) -> bool | None:
+        """Whether the version is ``>= threshold``; ``None`` when it could be either."""
+        if self.known:
+            return compare(self.version, threshold) >= 0
+        if self.low is not None and compare(self.low, threshold) >= 0:
+            return True
+        if self.high is not None and compare(self.high, threshold) <= 0:
+            return False
+        return None
+
+    def in_range(self, low: str | None, high: str | None) -> bool | None:
+        """Whether the version lies in ``[low, high)``; ``None`` when unknown and partly inside."""
+        above = True if low is None else self.at_least(low)
+        below = True if high is None else self.at_least(high)
+        if below is not None:
+            below = not below
+        if above is False or below is False:
+            return False
+        if above and below:
+            return True
+        return None
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"engine_version": self.version, "version_source": self.source}
+        if not self.known:
+            data["assumed_version"] = True
+            if self.low or self.high:
+                data["possible_versions"] = {"min": self.low, "below": self.high}
+        return data
+
+
+_REQUIREMENT = re.compile(
+    r"""(?ix)(?<![\w.-])(vllm[-_]mlx|mlx[-_]lm|vllm|sglang)(?:\[[^\]]*\])?\s*
+        ((?:(?:==|>=|<=|~=|<|>)\s*v?[\w.+-]+\s*,?\s*)+)"""
+)
+
+
+def pins_in_text(text: str, source: SourceFile | None = None) -> list[VersionHint]:
+    """Version pins in requirements, pyproject or Dockerfile text."""
+    hints = []
+    for match in _REQUIREMENT.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if text[line_start:match.start()].lstrip().startswith("#"):
+            continue
+        engine = PIP_NAMES[match.group(1).lower().replace("_", "-")]
+        span = source.span(match.start(), match.end()) if source else None
+        for part in re.split(r"\s*,\s*", match.group(2).strip().rstrip(",")):
+            part = part.replace(" ", "")
+            if part:
+                hints.append(VersionHint(engine, part, "pin", span))
+    return hints
+
+
+PIN_FILES = ("requirements*.txt", "requirements/*.txt", "pyproject.toml", "Dockerfile*", "*.Dockerfile", "constraints*.txt")
+
+
+def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None]) -> list[VersionHint]:
+    """Pins in the launch file's directory and its parents up to ``root``."""
+    hints: list[VersionHint] = []
+    directory = path.resolve().parent
+    root = root.resolve()
+    seen: set[Path] = set()
+    while True:
+        for pattern in PIN_FILES:
+            for candidate in sorted(directory.glob(pattern)):
+                if candidate in seen or not candidate.is_file():
+                    continue
+                seen.add(candidate)
+                source = read(candidate)
+                if source is not None:
+                    hints.extend(pins_in_text(source.text, source))
+        if directory == root or directory.parent == directory or root not in directory.parents:
+            break
+        directory = directory.parent
+    return hints
+
+
+def resolve(engine: str, known_versions: Sequence[str], hints: Iterable[VersionHint], forced: str | None = None) -> EngineVersion:
+    """Combine the evidence into one :class:`EngineVersion`."""
+    newest = known_versions[-1] if known_versions else "0"
+    if forced:
+        return EngineVersion(engine, forced.lstrip("v"), True, "config")
+    low: str | None = None
+    high: str | None = None
+    low_span: Span | None = None
+    for hint in hints:
+        if hint.engine != engine:
+            continue
+        match = re.match(r"(==|>=|<=|~=|<|>)?\s*v?(.+)", hint.spec)
+        if not match:
+            continue
+        operator, value = match.group(1) or "==", match.group(2)
+        if operator == "==" and not value.endswith("*"):
+            return EngineVersion(engine, value, True, hint.source, span=hint.span)
+        if operator in (">=", "~=", ">") and (low is None or compare(value, low) > 0):
+            low, low_span = value, hint.span
+        if operator in ("<", "<=") and (high is None or compare(value, high) < 0):
+            high = value
+    candidates = [v for v in known_versions
+                  if (low is None or compare(v, low) >= 0) and (high is None or compare(v, high) < 0)]
+    assumed = candidates[-1] if candidates else (low or newest)
+    source = "pin-range" if low or high else "assumed"
+    return EngineVersion(engine, assumed, False, source, low, high, low_span)
+
