@@ -1,0 +1,42 @@
+"""YAML files whose kind is known only from their content.
+
+The file is parsed once; each YAML-based source kind says whether it claims the documents
+(``claims``) and extracts from them (``extract_documents``). Order matters: the most specific
+shape first. A YAML file nobody claims (a vLLM ``--config`` file, CI config, ...) holds no launch
+of its own; config files are read when a launch references them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Protocol
+
+from mtplint.extract import ExtractContext, Malformed
+from mtplint.extract.launch import Launch
+from mtplint.extract.yamlpos import YamlError, YNode, load_all
+from mtplint.source import SourceFile
+
+#: modules implementing :class:`YamlKind`, most specific first
+KINDS = ("mtplint.extract.compose", "mtplint.extract.k8s", "mtplint.extract.llama_swap")
+
+
+class YamlKind(Protocol):
+    def claims(self, documents: list[YNode]) -> bool: ...
+
+    def extract_documents(self, source: SourceFile, documents: list[YNode], ctx: ExtractContext) -> list[Launch]: ...
+
+
+def parse(source: SourceFile) -> list[YNode]:
+    try:
+        return load_all(source)
+    except YamlError as error:
+        raise Malformed(str(error), error.offset) from error
+
+
+def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
+    documents = parse(source)
+    for module_name in KINDS:
+        kind: YamlKind = importlib.import_module(module_name)  # type: ignore[assignment]
+        if kind.claims(documents):
+            return kind.extract_documents(source, documents, ctx)
+    return []
