@@ -88,7 +88,7 @@ def relevant(data: bytes, kind: str) -> bool:
 class _Ignore:
     """``.gitignore`` rules of one directory, with the directory they are relative to."""
 
-    def __init__(self, base: Path, spec: pathspec.PathSpec) -> None:
+    def __init__(self, base: Path, spec: pathspec.GitIgnoreSpec) -> None:
         self.base = base
         self.spec = spec
 
@@ -106,7 +106,7 @@ def _load_gitignore(directory: Path) -> _Ignore | None:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
-    return _Ignore(directory, pathspec.PathSpec.from_lines("gitwildmatch", lines))
+    return _Ignore(directory, pathspec.GitIgnoreSpec.from_lines(lines))
 
 
 def _excluded(path: Path, root: Path, patterns: Sequence[str]) -> bool:

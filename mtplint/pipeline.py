@@ -124,6 +124,14 @@ def hardware_for(launch: Launch, options: Options) -> Hardware:
     return Hardware()
 
 
+def gpu_setting(hardware: Hardware) -> Setting:
+    value = hardware.gpu.id if hardware.gpu else hardware.product
+    extra: dict[str, Any] = {"count": hardware.count}
+    if hardware.product and hardware.gpu is None:
+        extra["unknown_gpu"] = hardware.product
+    return Setting(value, hardware.origin if (value or hardware.count) else "default", hardware.span, extra=extra)
+
+
 def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Options) -> LaunchReport:
     engine = engine_for(launch.engine)
     hints = [*launch.version_hints]
@@ -134,6 +142,7 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
     context = EngineContext(loader, issues)
     parsed = engine.parse(launch, version, context)
     effective = engine.effective(launch, parsed, version, hardware)
+    effective["gpu"] = gpu_setting(hardware)
     return LaunchReport(launch, version, parsed, effective, hardware)
 
 
@@ -150,8 +159,8 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
             return []
         data = path.read_bytes()
     except OSError as error:
-        source = SourceFile(path, loader.display(path), "")
-        issues.add("MTP001", f"cannot read file: {error.strerror or error}", source.span(0))
+        unreadable = SourceFile(path, loader.display(path), "")
+        issues.add("MTP001", f"cannot read file: {error.strerror or error}", unreadable.span(0))
         return []
     if not relevant(data, candidate.kind):
         result.files_skipped += 1
@@ -171,7 +180,7 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
         issues.add("MTP001", str(error), source.span(error.offset, error.offset + 1))
     except RecursionError:
         issues.add("MTP001", "input nested too deeply to read", source.span(0))
-    except Exception as error:  # noqa: BLE001 - one bad file must not stop the run
+    except Exception as error:  # one bad file must not stop the run
         result.internal_errors.append(
             f"{source.display}: internal error while reading ({type(error).__name__}: {error})\n{traceback.format_exc()}"
         )
@@ -187,7 +196,7 @@ def run(paths: list[Path], options: Options) -> Result:
         for launch in extract_file(candidate, loader, issues, result):
             try:
                 result.launches.append(model_launch(launch, loader, issues, options))
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:  # one bad launch must not stop the run
                 result.internal_errors.append(
                     f"{launch.source.display}: internal error while modelling a launch ({type(error).__name__}: {error})\n"
                     f"{traceback.format_exc()}"

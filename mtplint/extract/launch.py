@@ -213,7 +213,7 @@ def recognise(argv: Sequence[Token], _depth: int = 0) -> Recognised | None:
                 env.append((key, Token(rest, words[index].span, words[index].unresolved)))
                 index += 1
             continue
-        if name in ("uv", "uvx", "pipx") and index + 1 < len(words) and words[index + 1].value == "run" or name == "uvx":
+        if (name in ("uv", "uvx", "pipx") and index + 1 < len(words) and words[index + 1].value == "run") or name == "uvx":
             index += 1 if name == "uvx" else 2
             while index < len(words) and words[index].value.startswith("-"):
                 option = words[index].value
@@ -288,8 +288,8 @@ def _recognise_docker(words: list[Token], index: int, env: list[tuple[str, Token
         if argument is None:
             continue
         if option in ("-e", "--env") and "=" in argument.value:
-            key, _, rest = argument.value.partition("=")
-            docker_env.append((key, Token(rest, argument.span, argument.unresolved)))
+            key, _, env_value = argument.value.partition("=")
+            docker_env.append((key, Token(env_value, argument.span, argument.unresolved)))
         elif option == "--gpus":
             gpu_count = _gpus_count(argument.value.strip("\"'"))
         elif option == "--entrypoint":
@@ -304,7 +304,7 @@ def _recognise_docker(words: list[Token], index: int, env: list[tuple[str, Token
     else:
         known = image_entry(image.value)
         if known is not None and not (rest and recognise(rest, depth + 1)):
-            program = [Token(word, image.span) for word in known.entrypoint]
+            program = [Token(part, image.span) for part in known.entrypoint]
             result = Recognised(known.engine, known.entry, program, rest)
         else:
             result = recognise(rest, depth + 1)
@@ -327,5 +327,5 @@ def entry_for_image(image: Token, command: Sequence[Token]) -> Recognised | None
     known = image_entry(image.value) if image.resolved else None
     if known is None:
         return None
-    program = [Token(word, image.span) for word in known.entrypoint]
+    program = [Token(part, image.span) for part in known.entrypoint]
     return Recognised(known.engine, known.entry, program, list(command), image=image)

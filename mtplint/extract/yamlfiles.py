@@ -36,7 +36,7 @@ def parse(source: SourceFile) -> list[YNode]:
 def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
     documents = parse(source)
     for module_name in KINDS:
-        kind: YamlKind = importlib.import_module(module_name)  # type: ignore[assignment]
+        kind: YamlKind = importlib.import_module(module_name)
         if kind.claims(documents):
             return kind.extract_documents(source, documents, ctx)
     return []

@@ -10,6 +10,8 @@ literal (``|``) blocks, quoting and escapes.
 
 from __future__ import annotations
 
+import builtins
+
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,22 +66,22 @@ class YNode:
         return self.kind == "scalar"
 
     @property
-    def str(self) -> str:
+    def str(self) -> builtins.str:
         return self.text.text if self.text is not None else ""
 
-    def get(self, key: str) -> YNode | None:
+    def get(self, key: builtins.str) -> YNode | None:
         for key_node, value in self.pairs:
             if key_node.is_scalar and key_node.str == key:
                 return value
         return None
 
-    def key_node(self, key: str) -> YNode | None:
+    def key_node(self, key: builtins.str) -> YNode | None:
         for key_node, _ in self.pairs:
             if key_node.is_scalar and key_node.str == key:
                 return key_node
         return None
 
-    def entries(self) -> Iterator[tuple[str, YNode, YNode]]:
+    def entries(self) -> Iterator[tuple[builtins.str, YNode, YNode]]:
         for key_node, value in self.pairs:
             if key_node.is_scalar:
                 yield key_node.str, key_node, value

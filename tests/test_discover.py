@@ -1,0 +1,55 @@
+"""Discovery: classification, .gitignore and exclude, the byte-level prefilter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mtplint.discover import classify, discover, relevant
+
+
+def test_classification_by_name_and_shebang() -> None:
+    assert classify(Path("docker-compose.prod.yml")) == "compose"
+    assert classify(Path("compose.yaml")) == "compose"
+    assert classify(Path("k8s/deploy.yaml")) == "yaml"
+    assert classify(Path("run.sh")) == "shell"
+    assert classify(Path("bin/serve"), b"#!/usr/bin/env bash\nvllm serve m\n") == "shell"
+    assert classify(Path("bin/launch"), b"#!/usr/bin/env -S python3 -u\n") == "python"
+    assert classify(Path("Dockerfile.vllm")) == "dockerfile"
+    assert classify(Path("vllm.Dockerfile")) == "dockerfile"
+    assert classify(Path("vllm.service")) == "systemd"
+    assert classify(Path("presets.ini")) == "ini"
+    assert classify(Path("README.md")) is None
+    assert classify(Path("notes"), b"plain text") is None
+
+
+def test_prefilter_skips_unrelated_files() -> None:
+    assert relevant(b"services:\n  web:\n    image: nginx\n", "compose") is False
+    assert relevant(b"vllm serve m", "shell") is True
+    assert relevant(b"--spec-type draft-mtp", "shell") is True
+    assert relevant(b"[Service]\nExecStart=/opt/start.sh\n", "systemd") is True
+
+
+def test_gitignore_exclude_and_default_folders(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_text("generated/\n*.tmp.yaml\n")
+    for name in ["compose.yaml", "generated/compose.yaml", "x.tmp.yaml", "node_modules/a/run.sh",
+                 "deploy/run.sh", "deploy/legacy/run.sh", "sub/.gitignore", "sub/skip.sh", "sub/keep.sh"]:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("skip.sh\n" if name == "sub/.gitignore" else "vllm serve m\n")
+    found = {c.path.relative_to(tmp_path).as_posix() for c in discover([tmp_path], tmp_path, excludes=("deploy/legacy",))}
+    assert found == {"compose.yaml", "deploy/run.sh", "sub/keep.sh"}
+
+
+def test_explicit_files_are_always_linted(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_text("*.sh\n")
+    script = tmp_path / "serve.sh"
+    script.write_text("vllm serve m\n")
+    assert [c.kind for c in discover([script], tmp_path)] == ["shell"]
+    assert discover([tmp_path], tmp_path) == []
+
+
+def test_symlink_loops_do_not_hang(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "loop").symlink_to(tmp_path, target_is_directory=True)
+    (tmp_path / "a" / "run.sh").write_text("vllm serve m\n")
+    assert [c.path.name for c in discover([tmp_path], tmp_path)] == ["run.sh"]

@@ -1,0 +1,77 @@
+"""Engine version evidence and GPU identity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mtplint.extract import FileLoader
+from mtplint.extract.launch import VersionHint
+from mtplint.hardware import find_gpu, parse_gpu_spec
+from mtplint.versions import compare, pins_in_text, pins_near, resolve
+
+KNOWN = ["0.5.5", "0.5.9", "0.5.10", "0.5.23"]
+
+
+def test_compare_versions_and_builds() -> None:
+    assert compare("0.5.10", "0.5.9") > 0
+    assert compare("0.5.10.post1", "0.5.10") > 0
+    assert compare("0.5.10rc0", "0.5.10") < 0
+    assert compare("b10413", "b9464") > 0
+
+
+def test_exact_pin_fixes_the_version() -> None:
+    version = resolve("sglang", KNOWN, [VersionHint("sglang", "==0.5.9", "image")])
+    assert version.known and version.version == "0.5.9"
+    assert version.at_least("0.5.7") is True and version.at_least("0.5.10") is False
+
+
+def test_lower_bound_narrows_but_does_not_fix() -> None:
+    version = resolve("sglang", KNOWN, [VersionHint("sglang", ">=0.5.9", "pin"), VersionHint("sglang", "<0.5.11", "pin")])
+    assert not version.known and version.version == "0.5.10"
+    assert version.at_least("0.5.9") is True
+    assert version.at_least("0.5.10") is None
+    assert version.in_range("0.5.5", "0.5.11") is True
+
+
+def test_unknown_version_assumes_newest() -> None:
+    version = resolve("vllm", ["0.11.0", "0.33.0"], [])
+    assert version.assumed and version.version == "0.33.0" and version.at_least("0.28.0") is None
+    assert version.to_json()["assumed_version"] is True
+
+
+def test_configured_version_wins() -> None:
+    version = resolve("vllm", ["0.33.0"], [VersionHint("vllm", "==0.20.0", "image")], forced="0.11.0")
+    assert version.known and version.version == "0.11.0" and version.source == "config"
+
+
+def test_pins_in_requirements_pyproject_and_dockerfile(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("# vllm==0.1.0 is old\ntorch\nvllm[flashinfer]==0.11.0\n")
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "Dockerfile").write_text('FROM python:3.11\nRUN pip install "sglang[all]>=0.5.9,<0.5.11"\n')
+    launch_file = tmp_path / "deploy" / "serve.sh"
+    launch_file.write_text("vllm serve m\n")
+    hints = pins_near(launch_file, tmp_path, FileLoader(tmp_path).load)
+    assert {(h.engine, h.spec) for h in hints} == {("vllm", "==0.11.0"), ("sglang", ">=0.5.9"), ("sglang", "<0.5.11")}
+    assert pins_in_text('dependencies = ["vllm>=0.28"]')[0].spec == ">=0.28"
+
+
+def test_gpu_names_map_to_catalog_ids() -> None:
+    cases = {
+        "NVIDIA-GeForce-RTX-4090": "rtx-4090",
+        "NVIDIA GeForce RTX 3090": "rtx-3090",
+        "NVIDIA-H100-80GB-HBM3": "h100-sxm",
+        "nvidia-h100-80gb": "h100-sxm",
+        "NVIDIA H100 PCIe": "h100-pcie",
+        "NVIDIA GH200 480GB": "gh200",
+        "NVIDIA-H200": "h200",
+        "NVIDIA-L40S": "l40s",
+        "NVIDIA-A100-SXM4-40GB": "a100-40g",
+        "NVIDIA-A100-80GB-PCIe": "a100-80g",
+        "NVIDIA-L4-SHARED": "l4",
+    }
+    for name, expected in cases.items():
+        gpu = find_gpu(name)
+        assert gpu is not None and gpu.id == expected, name
+    assert find_gpu("some laptop") is None
+    gpu, count, _ = parse_gpu_spec("rtx-4090x2")
+    assert gpu is not None and gpu.memory_mib == 24564 and count == 2

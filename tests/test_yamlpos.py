@@ -1,0 +1,97 @@
+"""YAML read with positions: values and the file position of every character."""
+
+from __future__ import annotations
+
+import pytest
+
+from mtplint.extract.yamlpos import YamlError, load, load_all
+from mtplint.source import SourceFile
+
+COMPOSE = """\
+x-common: &common
+  environment:
+    HF_HOME: /models
+services:
+  vllm:
+    <<: *common
+    image: vllm/vllm-openai:v0.11.0
+    command: >
+      Qwen/Qwen3.6-27B
+      --speculative-config '{"method": "mtp", "num_speculative_tokens": 2}'
+      --max-num-seqs 8
+    entrypoint: |
+      vllm serve
+        --port 8000
+    labels:
+      note: "quoted \\"value\\" \\u00e9 end"
+"""
+
+
+
+
+def test_folded_block_positions_point_at_tokens() -> None:
+    source = SourceFile.from_text(COMPOSE)
+    document = load(source)
+    assert document is not None
+    command = document.get("services").get("vllm").get("command")  # type: ignore[union-attr]
+    assert command is not None and command.text is not None
+    text = command.text
+    assert text.text.startswith("Qwen/Qwen3.6-27B --speculative-config '{")
+    start = text.text.index("--max-num-seqs")
+    span = text.span(start, start + len("--max-num-seqs"))
+    assert span is not None and (span.line, span.column) == (11, 7)
+    json_start = text.text.index("num_speculative_tokens")
+    span = text.span(json_start, json_start + 3)
+    assert span is not None and (span.line, span.column) == (10, 48)
+
+
+def test_literal_block_and_escapes() -> None:
+    source = SourceFile.from_text(COMPOSE)
+    document = load(source)
+    assert document is not None
+    service = document.get("services").get("vllm")  # type: ignore[union-attr]
+    entry = service.get("entrypoint").text  # type: ignore[union-attr]
+    port = entry.text.index("--port")
+    assert (entry.span(port, port + 6).line, entry.span(port, port + 6).column) == (14, 9)  # type: ignore[union-attr]
+    note = service.get("labels").get("note").text  # type: ignore[union-attr]
+    assert note.text == 'quoted "value" é end'
+    end = note.text.index("end")
+    assert note.span(end, end + 3).column == source.text.splitlines()[15].index("end") + 1  # type: ignore[union-attr]
+
+
+def test_merge_keys_are_applied_and_explicit_keys_win() -> None:
+    source = SourceFile.from_text("base: &b {a: 1, b: 2}\nuse:\n  <<: *b\n  b: 3\n")
+    document = load(source)
+    assert document is not None
+    assert document.get("use").python() == {"b": 3, "a": 1}  # type: ignore[union-attr]
+
+
+def test_alias_bomb_stays_small() -> None:
+    lines = ['a0: &a0 ["x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    for level in range(1, 12):
+        refs = ", ".join([f"*a{level - 1}"] * 9)
+        lines.append(f"a{level}: &a{level} [{refs}]")
+    document = load(SourceFile.from_text("\n".join(lines) + "\n"))
+    assert document is not None
+    assert document.get("a11").is_seq  # type: ignore[union-attr]
+
+
+def test_crlf_and_multiple_documents() -> None:
+    source = SourceFile.from_text("a: 1\r\n---\r\nb: \"two\"\r\n")
+    documents = load_all(source)
+    assert [d.python() for d in documents] == [{"a": 1}, {"b": "two"}]
+    two = documents[1].get("b").text  # type: ignore[union-attr]
+    assert (two.span().line, two.span().column) == (3, 5)  # type: ignore[union-attr]
+
+
+def test_python_tags_are_never_constructed() -> None:
+    document = load(SourceFile.from_text("x: !!python/object/apply:os.system ['echo hi']\n"))
+    assert document is not None
+    assert document.get("x").is_seq  # type: ignore[union-attr]
+
+
+def test_invalid_yaml_reports_offset() -> None:
+    source = SourceFile.from_text("services:\n  a:\n    command: [unclosed\n")
+    with pytest.raises(YamlError) as error:
+        load(source)
+    assert source.position(error.value.offset)[0] >= 3
