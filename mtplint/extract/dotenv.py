@@ -1,0 +1,278 @@
+"""``.env`` files and systemd ``EnvironmentFile=``: ``KEY=value`` lines with their positions.
+
+Two readers share this module because the formats are nearly the same:
+
+* ``dialect="compose"`` follows compose-go's dotenv parser (the one ``docker compose`` uses for the
+  project ``.env`` and ``env_file:``): optional ``export`` prefix, ``KEY=value`` or ``KEY: value``,
+  single quotes literal, double quotes with backslash escapes, unquoted values end at a `` #``
+  comment and are trimmed, quoted values may span lines, and ``${VAR}`` / ``${VAR:-default}`` /
+  ``$VAR`` in unquoted and double-quoted values are interpolated from the keys defined above them.
+  A bare ``KEY`` line takes its value from the environment of whoever runs compose: unresolved.
+* ``dialect="systemd"`` follows systemd's ``EnvironmentFile=`` reader (systemd.exec(5)): ``#`` and
+  ``;`` comment lines, lines without ``=`` ignored, quotes and a trailing ``\\`` joining lines, and
+  no variable expansion.
+
+Every value is a :class:`~mtplint.source.Token` whose span covers the value as written (inside the
+quotes); a value that refers to something unknown is marked unresolved, never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from mtplint.source import MappedText, SourceFile, Token
+
+Dialect = Literal["compose", "systemd"]
+
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_EXPORT = re.compile(r"export[ \t]+")
+_DOUBLE_QUOTE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$", "`": "`"}
+
+
+class _Builder:
+    """Accumulates characters with the file offset each one came from, plus unresolved names."""
+
+    def __init__(self) -> None:
+        self.chars: list[str] = []
+        self.offsets: list[int] = []
+        self.unresolved: list[str] = []
+
+    def add(self, text: str, offset: int) -> None:
+        for char in text:
+            self.chars.append(char)
+            self.offsets.append(offset)
+
+    def add_mapped(self, text: MappedText) -> None:
+        self.chars.extend(text.text)
+        self.offsets.extend(text.offsets[: len(text.text)])
+
+    def token(self, source: SourceFile, start: int, end: int) -> Token:
+        offsets = [*self.offsets, end]
+        if not self.chars:
+            offsets = [start]
+        mapped = MappedText("".join(self.chars), offsets, source)
+        span = source.span(start, end) if end > start or not self.chars else mapped.span()
+        return Token(mapped.text, span, tuple(dict.fromkeys(self.unresolved)))
+
+
+def parse_env_file(source: SourceFile, *, dialect: Dialect = "compose") -> list[tuple[str, Token]]:
+    """The assignments of an env file, in file order (a later duplicate overrides an earlier one
+    when the caller builds a dict from the pairs)."""
+    return _Parser(source, dialect).parse()
+
+
+class _Parser:
+    def __init__(self, source: SourceFile, dialect: Dialect) -> None:
+        self.source = source
+        self.text = source.text
+        self.dialect = dialect
+        self.position = 0
+        self.known: dict[str, Token] = {}
+
+    def parse(self) -> list[tuple[str, Token]]:
+        pairs: list[tuple[str, Token]] = []
+        text = self.text
+        while self.position < len(text):
+            line_end = text.find("\n", self.position)
+            line_end = len(text) if line_end < 0 else line_end
+            start = self.position
+            while start < line_end and text[start] in " \t\r\ufeff":
+                start += 1
+            self.position = start
+            if start >= line_end or text[start] == "#" or (self.dialect == "systemd" and text[start] == ";"):
+                self.position = line_end + 1
+                continue
+            pair = self._assignment(line_end)
+            if pair is not None:
+                pairs.append(pair)
+                self.known[pair[0]] = pair[1]
+        return pairs
+
+    def _assignment(self, line_end: int) -> tuple[str, Token] | None:
+        text = self.text
+        export = _EXPORT.match(text, self.position, line_end) if self.dialect == "compose" else None
+        if export is not None:
+            self.position = export.end()
+        key_pattern = _KEY if self.dialect == "compose" else re.compile(r"[^=\s]+")
+        match = key_pattern.match(text, self.position, line_end)
+        if match is None:
+            self.position = line_end + 1
+            return None
+        key = match.group(0)
+        cursor = match.end()
+        while cursor < line_end and text[cursor] in " \t":
+            cursor += 1
+        separators = "=:" if self.dialect == "compose" else "="
+        if cursor >= line_end or text[cursor] not in separators or text[cursor:line_end].strip() in ("\r",):
+            self.position = line_end + 1
+            if self.dialect == "compose" and text[cursor:line_end].strip() == "":
+                # ``KEY`` alone: compose takes it from the invoking shell's environment.
+                offset = match.start()
+                return key, Token(f"${{{key}}}", self.source.span(offset, match.end()), (key,))
+            return None
+        cursor += 1
+        while cursor < line_end and text[cursor] in " \t":
+            cursor += 1
+        self.position = cursor
+        return key, self._value(line_end)
+
+    def _value(self, line_end: int) -> Token:
+        text = self.text
+        start = self.position
+        quote = text[start] if start < line_end and text[start] in ("'", '"', "`") else ""
+        if quote and self.dialect == "systemd" and quote == "`":
+            quote = ""
+        if quote:
+            closing = self._closing_quote(start + 1, quote)
+            if closing >= 0:
+                builder = self._quoted(start + 1, closing, quote)
+                token = builder.token(self.source, start + 1, closing)
+                after = text.find("\n", closing)
+                self.position = len(text) if after < 0 else after + 1
+                return token
+        return self._unquoted(line_end)
+
+    def _closing_quote(self, start: int, quote: str) -> int:
+        text = self.text
+        index = start
+        while index < len(text):
+            char = text[index]
+            if char == "\\" and quote != "'" and index + 1 < len(text):
+                index += 2
+                continue
+            if char == quote:
+                return index
+            index += 1
+        return -1
+
+    def _quoted(self, start: int, end: int, quote: str) -> _Builder:
+        builder = _Builder()
+        text = self.text
+        index = start
+        while index < end:
+            char = text[index]
+            if quote == '"' and char == "\\" and index + 1 < end:
+                following = text[index + 1]
+                if following in _DOUBLE_QUOTE_ESCAPES:
+                    builder.add(_DOUBLE_QUOTE_ESCAPES[following], index)
+                    index += 2
+                    continue
+                if following == "\n" and self.dialect == "systemd":
+                    index += 2
+                    continue
+            if quote == '"' and char == "$" and self.dialect == "compose":
+                consumed = self._expansion(index, end, builder)
+                if consumed:
+                    index += consumed
+                    continue
+            builder.add(char, index)
+            index += 1
+        return builder
+
+    def _unquoted(self, line_end: int) -> Token:
+        text = self.text
+        start = self.position
+        end = line_end
+        if self.dialect == "systemd":
+            # A trailing backslash joins the next line (systemd.exec(5), EnvironmentFile=).
+            pieces: list[tuple[int, int]] = []
+            while True:
+                raw_end = end
+                while raw_end > start and text[raw_end - 1] == "\r":
+                    raw_end -= 1
+                if raw_end > start and text[raw_end - 1] == "\\" and end < len(text):
+                    pieces.append((start, raw_end - 1))
+                    start = end + 1
+                    next_end = text.find("\n", start)
+                    end = len(text) if next_end < 0 else next_end
+                    continue
+                pieces.append((start, raw_end))
+                break
+            builder = _Builder()
+            for piece_start, piece_end in pieces:
+                for index in range(piece_start, piece_end):
+                    builder.add(text[index], index)
+            self._trim(builder)
+            self.position = end + 1
+            first = pieces[0][0]
+            return builder.token(self.source, first, builder.offsets[-1] + 1 if builder.offsets else first)
+        # compose: an inline comment starts at `#` preceded by whitespace.
+        comment = re.search(r"[ \t]#", text[start:line_end])
+        if comment is not None:
+            end = start + comment.start()
+        elif text.startswith("#", start):
+            end = start
+        while end > start and text[end - 1] in " \t\r":
+            end -= 1
+        builder = _Builder()
+        index = start
+        while index < end:
+            if text[index] == "$":
+                consumed = self._expansion(index, end, builder)
+                if consumed:
+                    index += consumed
+                    continue
+            builder.add(text[index], index)
+            index += 1
+        self.position = line_end + 1
+        return builder.token(self.source, start, end)
+
+    @staticmethod
+    def _trim(builder: _Builder) -> None:
+        while builder.chars and builder.chars[-1] in " \t":
+            builder.chars.pop()
+            builder.offsets.pop()
+
+    def _expansion(self, index: int, end: int, builder: _Builder) -> int:
+        """Interpolate ``$NAME`` / ``${NAME}`` / ``${NAME:-default}`` / ``${NAME-default}`` at
+        ``index`` (compose semantics, from keys defined above); returns characters consumed, 0 if none."""
+        text = self.text
+        if text.startswith("$$", index):
+            builder.add("$", index)
+            return 2
+        if text.startswith("${", index):
+            close = text.find("}", index + 2, end)
+            if close < 0:
+                return 0
+            body = text[index + 2:close]
+            name_match = _NAME.match(body)
+            if name_match is None:
+                return 0
+            name = name_match.group(0)
+            operator_match = re.match(r"(:?[-?+])(.*)", body[len(name):], re.S)
+            if body[len(name):] and operator_match is None:
+                return 0
+            operator = operator_match.group(1) if operator_match else ""
+            argument = operator_match.group(2) if operator_match else ""
+            argument_start = index + 2 + len(name) + len(operator)
+            self._substitute(name, operator, argument, argument_start, index, close + 1, builder)
+            return close + 1 - index
+        name_match = _NAME.match(text, index + 1, end)
+        if name_match is None:
+            return 0
+        self._substitute(name_match.group(0), "", "", index, index, name_match.end(), builder)
+        return name_match.end() - index
+
+    def _substitute(self, name: str, operator: str, argument: str, argument_start: int,
+                    start: int, end: int, builder: _Builder) -> None:
+        value = self.known.get(name)
+        empty = value is not None and value.resolved and value.value == ""
+        use_default = (operator in ("-", ":-") and value is None) or (operator == ":-" and empty)
+        if operator in ("+", ":+"):
+            if value is None:
+                return
+            if operator == ":+" and empty:
+                return
+            use_default = True
+        if use_default:
+            builder.add_mapped(MappedText(argument, list(range(argument_start, argument_start + len(argument) + 1)),
+                                          self.source))
+            return
+        if value is None:
+            builder.add(self.text[start:end], start)
+            builder.unresolved.append(name)
+            return
+        builder.add(value.value, start)
+        builder.unresolved.extend(value.unresolved)
