@@ -25,7 +25,7 @@ DEFAULT_EXCLUDES = (
 #: words at least one of which every relevant file contains
 PREFILTER = re.compile(
     rb"vllm|sglang|llama-server|llama\.cpp|llama_cpp|speculative|NEXTN|spec-type|spec_type|mlx_lm|mlx-lm"
-    rb"|LLAMA_ARG|mtp|draft-m|--draft|models-preset"
+    rb"|LLAMA_ARG|mtp|draft-m|--draft|models-preset|\.gguf|hf-repo"
 )
 
 SHELLS = ("sh", "bash", "dash", "zsh", "ksh", "ash")

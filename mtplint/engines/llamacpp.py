@@ -1,0 +1,594 @@
+"""Engine model of llama.cpp's ``llama-server`` (builds ``bNNNN``).
+
+The option table (names, negations, env names, value count, removed stubs) is generated from
+``common/arg.cpp`` at b10454 (``data/llamacpp/options.json``, see ``tools/gen_llamacpp_options.py``);
+older builds are derived from it with the speculative-decoding changes of research/llamacpp-mlx.md
+§1.1. Options outside speculative decoding are not versioned: an option added or removed between
+builds outside that list is modelled as present in every known build.
+
+Parsing follows ``common_params_parse_ex`` (research §1.4; arg.cpp at b10454):
+
+* precedence: ``config.ini`` (b10398+; only when the launch comes from one) < every ``LLAMA_ARG_*``
+  variable (in option-definition order) < command-line arguments, in order;
+* long options may be written with underscores (``--spec_type``), no ``--opt=value`` form, no
+  positional arguments, no abbreviations: anything else is ``error: invalid argument: X``;
+* a negatable boolean has ``--no-x`` forms and also reads ``LLAMA_ARG_NO_X``;
+* ``--spec-type`` takes a comma list and *appends* (b9109+), so env and CLI types combine and
+  ``none`` cannot cancel a type given earlier; every other repeated option keeps the last value;
+* removed options are stubs that throw ``the argument has been removed. use ...`` (b8955+), also
+  when set through their old environment variable.
+
+Options are keyed by llama.cpp's own names: the ``LLAMA_ARG_*`` name without its prefix, lower
+case (``n_parallel``, ``ctx_size``, ``spec_draft_n_max``), or the first long option name for
+options without one (``spec_draft_ngl``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from mtplint.engines import CliError, EngineContext, OptionValue, Parsed
+from mtplint.extract.launch import Launch
+from mtplint.hardware import Hardware
+from mtplint.settings import Setting
+from mtplint.source import Span, Token
+from mtplint.versions import EngineVersion
+
+#: builds where research §1.1 records a change of the speculative CLI, oldest first (the last is assumed)
+KNOWN_BUILDS = ("b8932", "b8955", "b9109", "b9131", "b9180", "b9235", "b9464", "b10398", "b10413", "b10470")
+
+#: b8955 (PR #22397): ``--draft*`` renamed ``--spec-draft-*``; old names become stubs that throw
+SPEC_RENAME_BUILD = 8955
+#: b9109 (PR #22838): ``-cd``/``--spec-replace`` deleted (invalid argument); ``--spec-type`` takes a list
+PARALLEL_DRAFTING_BUILD = 9109
+#: b9131 (PR #22964): ``draft`` -> ``draft-simple``, ``eagle3`` -> ``draft-eagle3``
+DRAFT_TYPE_RENAME_BUILD = 9131
+#: b9180 (PR #22673): ``draft-mtp``
+MTP_BUILD = 9180
+#: b9235 (PR #23269): default ``n_max`` 16 -> 3
+N_MAX_DEFAULT_BUILD = 9235
+#: b9261 (PR #23287): ``--spec-draft-backend-sampling``
+BACKEND_SAMPLING_BUILD = 9261
+#: b9464 (PR #23988): ``-md`` no longer enables ``draft-simple`` by itself
+NO_AUTO_DRAFT_BUILD = 9464
+#: b10398 (#26118): system/user ``config.ini`` applied before env and CLI
+CONFIG_INI_BUILD = 10398
+#: b10413: without ``--spec-type`` the type is read from the draft GGUF (never ``draft-simple``)
+GGUF_TYPE_BUILD = 10413
+
+NGRAM_TYPES = ("ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache")
+#: research §1.3: draftless types take precedence, then the model-based ones in this order
+DRAFT_TYPES = ("draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark")
+#: normalised ``spec_method`` of each type (settings.KEYS)
+METHOD_OF_TYPE = {
+    "draft-simple": "draft_model", "draft": "draft_model",
+    "draft-eagle3": "eagle3", "eagle3": "eagle3",
+    "draft-mtp": "mtp",
+    "draft-dflash": "dflash",
+    "draft-dspark": "dspark",
+    **{name: "ngram" for name in NGRAM_TYPES},
+}
+#: value of ``--cache-type-k`` accepted by ``kv_cache_type_from_str`` (arg.cpp ``kv_cache_types``)
+KV_CACHE_TYPES = ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1")
+#: ``common_arg_utils::is_truthy`` / ``is_falsey`` / ``is_autoy``
+TRUTHY = ("on", "enabled", "true", "1")
+FALSEY = ("off", "disabled", "false", "0")
+AUTOY = ("auto", "-1")
+
+
+def build_number(version: str) -> int:
+    """``b9180`` (or ``9180``) -> 9180; anything else is treated as the newest known build."""
+    match = re.fullmatch(r"b?(\d+)", version.strip())
+    return int(match.group(1)) if match else int(KNOWN_BUILDS[-1][1:])
+
+
+def spec_types_at(build: int) -> tuple[str, ...]:
+    """Names ``--spec-type`` accepts at ``build`` (research §1.1 and §1.3).
+
+    ``draft-dflash``/``draft-dspark`` are first documented at b10413; the build that added them is
+    not known, so they are accepted from b9180 on rather than risk rejecting a valid launch.
+    """
+    names = ["none", *NGRAM_TYPES]
+    if SPEC_RENAME_BUILD <= build < DRAFT_TYPE_RENAME_BUILD:
+        names += ["draft", "eagle3"]
+    if build >= DRAFT_TYPE_RENAME_BUILD:
+        names += ["draft-simple", "draft-eagle3"]
+    if build >= MTP_BUILD:
+        names += ["draft-mtp", "draft-dflash", "draft-dspark"]
+    return tuple(names)
+
+
+@dataclass(frozen=True)
+class LlamaOption:
+    """One llama-server option: every spelling, its environment variable and its value count."""
+
+    names: tuple[str, ...]
+    negated: tuple[str, ...]
+    kind: str  # void | bool | int | string | str_str (the arg.cpp handler slot)
+    env: str | None
+    dest: str
+    removed: str | None = None
+
+    @property
+    def values(self) -> int:
+        return {"void": 0, "bool": 0, "int": 1, "string": 1, "str_str": 2}[self.kind]
+
+    @property
+    def env_names(self) -> tuple[str, ...]:
+        """The variables the option reads: its own, and ``LLAMA_ARG_NO_*`` for negatable ones."""
+        if self.env is None:
+            return ()
+        if self.negated and self.env.startswith("LLAMA_ARG_"):
+            return (self.env, "LLAMA_ARG_NO_" + self.env[len("LLAMA_ARG_"):])
+        return (self.env,)
+
+
+def _dest(names: Iterable[str], env: str | None) -> str:
+    longs = [name for name in names if name.startswith("--")]
+    if env and env.startswith("LLAMA_ARG_") and not (longs and longs[0].startswith("--spec-")):
+        return env[len("LLAMA_ARG_"):].lower()
+    chosen = longs[0] if longs else next(iter(names))
+    return chosen.lstrip("-").replace("-", "_")
+
+
+@cache
+def _base_table() -> tuple[LlamaOption, ...]:
+    text = resources.files("mtplint.engines").joinpath("data/llamacpp/options.json").read_text(encoding="utf-8")
+    document: dict[str, Any] = json.loads(text)
+    options = []
+    for entry in document["options"]:
+        names = tuple(entry["args"])
+        env = entry.get("env")
+        options.append(LlamaOption(names, tuple(entry.get("neg", ())), entry["kind"], env, _dest(names, env), entry.get("removed")))
+    return tuple(options)
+
+
+#: options deleted at b9109 without a stub (research §1.1, b8955 and b9109 rows)
+_DELETED_AT_PARALLEL_DRAFTING = (
+    LlamaOption(("--spec-draft-ctx-size", "-cd", "--ctx-size-draft"), (), "int", "LLAMA_ARG_SPEC_DRAFT_CTX_SIZE", "spec_draft_ctx_size"),
+    LlamaOption(("--spec-draft-replace", "--spec-replace"), (), "str_str", None, "spec_draft_replace"),
+)
+#: the pre-b8955 spelling of renamed options whose old names are not aliases today (research §1.1 row ≤ b8932)
+_OLD_SPELLINGS = {
+    "--draft": LlamaOption(("--draft", "--draft-n", "--draft-max"), (), "int", "LLAMA_ARG_DRAFT_MAX", "spec_draft_n_max"),
+    "--draft-min": LlamaOption(("--draft-min", "--draft-n-min"), (), "int", "LLAMA_ARG_DRAFT_MIN", "spec_draft_n_min"),
+}
+_OLD_ENV = {
+    "spec_draft_model": "LLAMA_ARG_MODEL_DRAFT",
+    "spec_draft_p_min": "LLAMA_ARG_DRAFT_P_MIN",
+    "spec_draft_ctx_size": "LLAMA_ARG_CTX_SIZE_DRAFT",
+}
+
+
+@cache
+def option_table(build: int) -> tuple[LlamaOption, ...]:
+    """The options llama-server has at ``build``."""
+    options: list[LlamaOption] = []
+    for option in _base_table():
+        if option.dest == "spec_draft_backend_sampling" and build < BACKEND_SAMPLING_BUILD:
+            continue
+        if build < SPEC_RENAME_BUILD:
+            option = _before_spec_rename(option)
+            if not option.names:
+                continue
+        options.append(option)
+    if build < PARALLEL_DRAFTING_BUILD:
+        for deleted in _DELETED_AT_PARALLEL_DRAFTING:
+            options.append(_before_spec_rename(deleted) if build < SPEC_RENAME_BUILD else deleted)
+    return tuple(options)
+
+
+def _before_spec_rename(option: LlamaOption) -> LlamaOption:
+    """The same option before b8955: no ``--spec-draft-*`` names, no ``LLAMA_ARG_SPEC_DRAFT_*`` env,
+    and the stubs of today were working options."""
+    if option.removed:
+        if option.names[0] in _OLD_SPELLINGS:
+            return _OLD_SPELLINGS[option.names[0]]
+        return replace(option, removed=None)  # --spec-ngram-size-n/-m/-min-hits took values then
+    names = tuple(name for name in option.names if not name.startswith("--spec-draft-"))
+    env = option.env
+    if env and env.startswith("LLAMA_ARG_SPEC_DRAFT_"):
+        env = _OLD_ENV.get(option.dest)
+    return replace(option, names=names, env=env)
+
+
+@dataclass
+class _Lookup:
+    by_name: dict[str, tuple[LlamaOption, bool]]
+    options: tuple[LlamaOption, ...]
+
+
+@cache
+def _lookup(build: int) -> _Lookup:
+    by_name: dict[str, tuple[LlamaOption, bool]] = {}
+    table = option_table(build)
+    for option in table:
+        for name in option.names:
+            by_name[name] = (option, True)
+        for name in option.negated:
+            by_name[name] = (option, False)
+    return _Lookup(by_name, table)
+
+
+def find_option(key: str, build: int) -> tuple[LlamaOption, bool] | None:
+    """The option a preset/config key names: any spelling without its dashes, or its env name
+    (``common/preset.cpp`` ``get_map_key_opt``). The bool says whether the key is a positive form."""
+    lookup = _lookup(build)
+    for option in lookup.options:
+        if key in option.env_names:
+            return option, key == option.env or not key.startswith("LLAMA_ARG_NO_")
+        for name in option.names:
+            if name.lstrip("-") == key:
+                return option, True
+        for name in option.negated:
+            if name.lstrip("-") == key:
+                return option, False
+    return None
+
+
+def canonical_flag(option: LlamaOption) -> str:
+    """The spelling a preset is turned back into (``common_preset::to_args`` uses the last name)."""
+    return option.names[-1]
+
+
+# --- values ---------------------------------------------------------------------------------------
+
+class _HandlerError(Exception):
+    """What an arg.cpp handler throws; ``str()`` is its ``what()``."""
+
+
+def _stoi(text: str) -> int:
+    """``std::stoi``: leading blanks and a sign, then digits; trailing junk is ignored."""
+    match = re.match(r"\s*([+-]?\d+)", text)
+    if not match:
+        raise _HandlerError("stoi")
+    value = int(match.group(1))
+    if not -(2**31) <= value < 2**31:
+        raise _HandlerError("stoi")
+    return value
+
+
+def _stof(text: str) -> float:
+    match = re.match(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)", text)
+    if not match:
+        raise _HandlerError("stof")
+    return float(match.group(1))
+
+
+_FLOAT_DESTS = {"spec_draft_p_min", "spec_draft_p_split"}
+
+
+def _convert(option: LlamaOption, raw: str, build: int) -> Any:
+    """The value the option's handler stores, raising what the handler throws."""
+    if option.removed:
+        if option.kind == "int":
+            _stoi(raw)
+        raise _HandlerError(option.removed)
+    dest = option.dest
+    if option.kind == "int":
+        value = _stoi(raw)
+        if dest == "n_parallel" and value == 0:
+            raise _HandlerError("error: invalid value for n_parallel")
+        if dest == "spec_draft_n_max" and value < 0 and build >= SPEC_RENAME_BUILD:
+            raise _HandlerError("invalid value")
+        return value
+    if dest == "spec_type":
+        names = raw.split(",") if build >= PARALLEL_DRAFTING_BUILD else [raw]
+        allowed = spec_types_at(build)
+        for name in names:
+            if name not in allowed:
+                raise _HandlerError(f"unknown speculative type: {name}")
+        return _spec_type_names(raw, build)
+    if dest == "flash_attn":
+        if raw in TRUTHY:
+            return "on"
+        if raw in FALSEY:
+            return "off"
+        if raw in AUTOY:
+            return "auto"
+        raise _HandlerError(f"error: unknown value for --flash-attn: '{raw}'")
+    if dest in ("cache_type_k", "cache_type_v", "spec_draft_cache_type_k", "spec_draft_cache_type_v"):
+        if raw not in KV_CACHE_TYPES:
+            raise _HandlerError(f"Unsupported cache type: {raw}")
+        return raw
+    if dest in _FLOAT_DESTS:
+        return _stof(raw)
+    return raw
+
+
+def _spec_type_names(raw: str, build: int) -> list[str]:
+    """``common_speculative_types_from_names``: a ``none`` in the list yields just ``[none]``."""
+    names = raw.split(",") if build >= PARALLEL_DRAFTING_BUILD else [raw]
+    return ["none"] if "none" in names else names
+
+
+# --- parsing --------------------------------------------------------------------------------------
+
+@dataclass
+class LlamaParsed(Parsed):
+    """:class:`Parsed` plus where each ``--spec-type`` name came from."""
+
+    #: type name -> (span, origin) of the first token that added it
+    type_sources: dict[str, tuple[Span | None, str]] = field(default_factory=dict)
+    build: int = 0
+
+
+def _origin_of(token: Token, default: str = "explicit") -> str:
+    """Preset/config INI lines are config files, everything else is the command line."""
+    if token.span is not None and token.span.file.lower().endswith(".ini"):
+        return "config-file"
+    return default
+
+
+class LlamaCppEngine:
+    name = "llama.cpp"
+
+    def known_versions(self) -> list[str]:
+        return list(KNOWN_BUILDS)
+
+    # -- parse --
+
+    def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> LlamaParsed:
+        build = build_number(version.version)
+        parsed = LlamaParsed(build=build)
+        lookup = _lookup(build)
+        self._parse_env(launch, build, lookup, parsed)
+        self._parse_cli(launch.args, build, lookup, parsed)
+        preset = parsed.options.get("models_preset")
+        if preset is not None and isinstance(preset.value, str) and not preset.unresolved:
+            parsed.config_files.append(preset.value)
+        return parsed
+
+    def _store(self, parsed: LlamaParsed, option: LlamaOption, value: Any, span: Span | None, origin: str,
+               flag: str, unresolved: tuple[str, ...] = ()) -> None:
+        if option.dest == "spec_type" and isinstance(value, list):
+            previous = parsed.options.get("spec_type")
+            # the parser's list starts as [none]; only the names given are shown
+            current: list[str] = list(previous.value) if previous is not None and isinstance(previous.value, list) else []
+            if parsed.build >= PARALLEL_DRAFTING_BUILD:
+                current.extend(value)
+            else:
+                current = list(value)
+            for name in value:
+                parsed.type_sources.setdefault(name, (span, origin))
+            unresolved = (*previous.unresolved, *unresolved) if previous is not None else unresolved
+            parsed.options["spec_type"] = OptionValue(current, span, origin, flag, unresolved)
+            return
+        parsed.options[option.dest] = OptionValue(value, span, origin, flag, unresolved)
+
+    def _parse_env(self, launch: Launch, build: int, lookup: _Lookup, parsed: LlamaParsed) -> None:
+        """The ``LLAMA_ARG_*`` loop of ``common_params_parse_ex`` (option-definition order)."""
+        for option in lookup.options:
+            entry = None
+            negative = False
+            for index, env_name in enumerate(option.env_names):
+                # the LLAMA_ARG_NO_ variant is checked first and reads as "0"
+                if env_name in launch.env and (index == 1 or entry is None):
+                    entry = launch.env[env_name]
+                    negative = index == 1
+            if entry is None:
+                continue
+            token = entry.value
+            span = entry.span or token.span
+            origin = "config-file" if token.span is not None and token.span.file.lower().endswith(".ini") else "env"
+            raw = "0" if negative else token.value
+            if token.unresolved and not negative:
+                parsed.options[option.dest] = OptionValue(token.value, span, origin, entry.name, token.unresolved)
+                continue
+            try:
+                if option.kind == "void":
+                    if option.removed and raw in TRUTHY:
+                        raise _HandlerError(option.removed)
+                    if raw in TRUTHY:
+                        self._store(parsed, option, True, span, origin, entry.name)
+                elif option.kind == "bool":
+                    if raw in TRUTHY:
+                        self._store(parsed, option, True, span, origin, entry.name)
+                    elif raw in FALSEY:
+                        self._store(parsed, option, False, span, origin, entry.name)
+                    else:
+                        raise _HandlerError("invalid boolean value")
+                else:
+                    value = _convert(option, raw, build)
+                    self._store(parsed, option, value, span, origin, entry.name)
+            except _HandlerError as error:
+                parsed.errors.append(CliError(
+                    f'error while handling environment variable "{option.env}": {error}', span, option.env,
+                    "removed" if option.removed else "invalid"))
+
+    def _parse_cli(self, args: list[Token], build: int, lookup: _Lookup, parsed: LlamaParsed) -> None:
+        index = 0
+        while index < len(args):
+            token = args[index]
+            index += 1
+            if token.splat:
+                parsed.open_ended = True
+                continue
+            if token.unresolved:
+                # a word mtplint cannot read may be any option; what follows cannot be placed either
+                parsed.open_ended = True
+                continue
+            arg = token.value
+            if arg.startswith("--"):
+                arg = arg.replace("_", "-")
+            found = lookup.by_name.get(arg)
+            if found is None:
+                parsed.errors.append(CliError(f"error: invalid argument: {arg}", token.span, arg, "unknown"))
+                # llama-server stops at the first bad argument; the words after an unknown option are
+                # most likely its values, not more mistakes
+                if arg.startswith("-"):
+                    while index < len(args) and args[index].resolved and not args[index].value.startswith("-"):
+                        index += 1
+                continue
+            option, positive = found
+            origin = _origin_of(token)
+            if option.kind == "void":
+                if option.removed:
+                    parsed.errors.append(CliError(f'error while handling argument "{arg}": {option.removed}', token.span, arg, "removed"))
+                else:
+                    self._store(parsed, option, True, token.span, origin, arg)
+                continue
+            if option.kind == "bool":
+                self._store(parsed, option, positive, token.span, origin, arg)
+                continue
+            values = args[index:index + option.values]
+            if len(values) < option.values:
+                parsed.errors.append(CliError(f'error while handling argument "{arg}": expected value for argument',
+                                              token.span, arg, "missing-value"))
+                index = len(args)
+                continue
+            index += option.values
+            if any(value.splat for value in values):
+                parsed.open_ended = True
+            unresolved = tuple(name for value in values for name in value.unresolved)
+            if any(value.splat for value in values):
+                unresolved = (*unresolved, *(value.value for value in values if value.splat))
+            value_span = values[-1].span
+            if unresolved:
+                if option.removed:
+                    parsed.errors.append(CliError(f'error while handling argument "{arg}": {option.removed}', token.span, arg, "removed"))
+                    continue
+                raw_value: Any = values[0].value if option.values == 1 else [value.value for value in values]
+                if option.dest == "spec_type":
+                    raw_value = [values[0].value]
+                self._store(parsed, option, raw_value, value_span, origin, arg, unresolved)
+                continue
+            try:
+                if option.kind == "str_str":
+                    if option.removed:
+                        raise _HandlerError(option.removed)
+                    value: Any = [values[0].value, values[1].value]
+                else:
+                    value = _convert(option, values[0].value, build)
+            except _HandlerError as error:
+                kind = "removed" if option.removed else "invalid-value"
+                parsed.errors.append(CliError(f'error while handling argument "{arg}": {error}', token.span, arg, kind))
+                continue
+            self._store(parsed, option, value, value_span, origin, arg)
+
+    # -- effective --
+
+    def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:
+        build = build_number(version.version)
+        options = parsed.options
+        type_sources = parsed.type_sources if isinstance(parsed, LlamaParsed) else {}
+        settings: dict[str, Setting] = {}
+
+        settings["model"] = self._model(options)
+        draft = options.get("spec_draft_model") or options.get("spec_draft_hf_repo")
+        settings["spec_model"] = _from_option(draft) if draft is not None else Setting(None, "default")
+        method = self._spec_method(options, type_sources, draft, build, version)
+        settings["spec_method"] = method
+        settings["spec_tokens"] = self._spec_tokens(options, method, build, version)
+
+        parallel = options.get("n_parallel")
+        if parallel is not None and (parallel.unresolved or (isinstance(parallel.value, int) and parallel.value > 0)):
+            settings["max_concurrency"] = _from_option(parallel)
+        else:
+            # tools/server/server.cpp: -1 (the server default) means auto = 4 slots with a unified KV cache
+            span = parallel.span if parallel is not None else None
+            origin = parallel.origin if parallel is not None else "default"
+            settings["max_concurrency"] = Setting(4, origin, span, extra={"auto": True})
+
+        cache_k = options.get("cache_type_k")
+        settings["kv_cache_dtype"] = _from_option(cache_k) if cache_k is not None else Setting("f16", "default")
+
+        # Prefix caching: llama-server keeps each slot's KV and reuses the longest common prefix of the
+        # next prompt (``--cache-prompt``, on by default); ``--cache-reuse N`` adds chunk reuse by KV shifting.
+        cache_prompt = options.get("cache_prompt")
+        prefix = _from_option(cache_prompt) if cache_prompt is not None else Setting(True, "default")
+        reuse = options.get("cache_reuse")
+        prefix.extra["cache_reuse"] = reuse.to_json() if reuse is not None else 0
+        settings["prefix_caching"] = prefix
+
+        ctx_size = options.get("ctx_size")
+        if ctx_size is not None and (ctx_size.unresolved or ctx_size.value):
+            settings["max_model_len"] = _from_option(ctx_size)
+        else:
+            # 0 (default) = the model's training context, known only from the GGUF
+            settings["max_model_len"] = Setting(None, ctx_size.origin if ctx_size else "default",
+                                                ctx_size.span if ctx_size else None, extra={"from_model": True})
+        return settings
+
+    @staticmethod
+    def _model(options: dict[str, OptionValue]) -> Setting:
+        for dest in ("model", "hf_repo", "model_url", "docker_repo"):
+            option = options.get(dest)
+            if option is not None:
+                setting = _from_option(option)
+                if dest != "model":
+                    setting.extra["source"] = dest
+                return setting
+        if "models_preset" in options or "models_dir" in options:
+            return Setting(None, "default", extra={"router": True})
+        return Setting(None, "default")
+
+    @staticmethod
+    def _spec_method(options: dict[str, OptionValue], type_sources: dict[str, tuple[Span | None, str]],
+                     draft: OptionValue | None, build: int, version: EngineVersion) -> Setting:
+        spec_type = options.get("spec_type")
+        types = [name for name in (spec_type.value if spec_type is not None and isinstance(spec_type.value, list) else [])
+                 if name != "none"]
+        if spec_type is not None and spec_type.unresolved:
+            return Setting(spec_type.value, spec_type.origin, spec_type.span, spec_type.unresolved)
+        if types:
+            # a model-based type is the method rules care about; draftless types tried first are listed
+            chosen = next((name for name in (*DRAFT_TYPES, "draft", "eagle3") if name in types), types[0])
+            span, origin = type_sources.get(chosen, (spec_type.span if spec_type else None, spec_type.origin if spec_type else "explicit"))
+            extra: dict[str, Any] = {"types": types}
+            return Setting(METHOD_OF_TYPE.get(chosen, chosen), origin, span, extra=extra)
+        if draft is None:
+            return Setting(None, "default")
+        # a draft model without a type (research §1.1 b9464, b10413; §1.6)
+        if draft.unresolved:
+            return Setting(None, "inferred", draft.span, draft.unresolved)
+        if build < NO_AUTO_DRAFT_BUILD:
+            setting = Setting("draft_model", "inferred", draft.span, extra={"types": ["draft-simple"]})
+        elif build < GGUF_TYPE_BUILD:
+            setting = Setting(None, "inferred", draft.span, extra={"draft_unused": True})
+        else:
+            setting = Setting(None, "inferred", draft.span, ("draft GGUF metadata",),
+                              extra={"inferred_from_gguf": ["mtp", "dflash", "dspark", None]})
+        if not version.known:
+            setting.extra["version_dependent"] = {
+                f"before b{NO_AUTO_DRAFT_BUILD}": "draft_model",
+                f"b{NO_AUTO_DRAFT_BUILD} ... b{GGUF_TYPE_BUILD - 1}": None,
+                f"from b{GGUF_TYPE_BUILD}": "from the draft GGUF (mtp, dflash, dspark or none)",
+            }
+        return setting
+
+    @staticmethod
+    def _spec_tokens(options: dict[str, OptionValue], method: Setting, build: int, version: EngineVersion) -> Setting:
+        if method.value is None and not method.unresolved:
+            return Setting(None, "default")
+        if method.value == "ngram" and not method.unresolved:
+            types = method.extra.get("types", [])
+            if "ngram-mod" in types:
+                n_max = options.get("spec_ngram_mod_n_max")
+                return _from_option(n_max) if n_max is not None else Setting(64, "default")
+            size_m = options.get(f"spec_{types[0].replace('-', '_')}_size_m") if types else None
+            return _from_option(size_m) if size_m is not None else Setting(48, "default")
+        n_max = options.get("spec_draft_n_max")
+        if n_max is not None:
+            return _from_option(n_max)
+        default = 3 if build >= N_MAX_DEFAULT_BUILD else 16
+        setting = Setting(default, "default")
+        if not version.known and version.at_least(f"b{N_MAX_DEFAULT_BUILD}") is None:
+            setting.extra["version_dependent"] = {f"before b{N_MAX_DEFAULT_BUILD}": 16, f"from b{N_MAX_DEFAULT_BUILD}": 3}
+        return setting
+
+
+def _from_option(option: OptionValue) -> Setting:
+    value = option.value
+    if option.unresolved and not isinstance(value, str):
+        value = str(value)
+    return Setting(value, option.origin, option.span, option.unresolved)
+
+
+ENGINE = LlamaCppEngine()

@@ -1,0 +1,1462 @@
+"""Shell scripts: find engine launches and compute the argv/environment each one runs with.
+
+Two layers:
+
+* :func:`split_words` — POSIX word splitting with quote removal and no expansion, for command
+  strings other formats hand to a shell-less exec (compose ``command:`` strings, systemd
+  ``ExecStart=`` after its own unquoting).
+* :func:`script_commands` — a small, static interpreter for a whole script (or an ``sh -c`` string):
+  tree-sitter-bash gives the statement structure (lists, pipelines, ``if``/``case``/loops,
+  functions); the words themselves are re-read here with bash's quoting and expansion rules, so that
+  every character keeps its file offset (through ``\\`` continuations, quote splicing such as
+  ``'{"k":'"$N"'}'``, ``$'..'`` strings) and so that tree-sitter quirks in word boundaries do not
+  leak into argv.
+
+What the interpreter resolves: assignments (also ``+=``, arrays, ``export``/``declare``/``readonly``,
+``set -a`` around ``source .env``), ``VAR=x cmd`` prefixes, ``$VAR``/``${VAR}``, ``${VAR:-d}``,
+``${VAR-d}``, ``${VAR:=d}``, ``${VAR:+alt}``, ``${#VAR}``, prefix/suffix removal, ``"${ARR[@]}"``,
+word splitting of unquoted expansions, ``set --`` / ``"$@"``. What it never guesses: command
+substitution, arithmetic, ``read``, values that differ between ``if``/``case`` branches (RULES.md,
+"What is a launch"), positional parameters of the script — those become unresolved tokens, and an
+unquoted unknown expansion or ``"$@"`` becomes a *splat* token (may add any number of words).
+
+A variable that is never assigned and has a default (``${MODEL:-Qwen/Qwen3-8B}``) takes the default:
+that is what the file says the launch runs with unless the caller's environment overrides it.
+
+Commands inside function bodies are not launches (RULES.md: functions that build a command at run
+time are not launches); commands in ``if``/``while`` bodies, pipelines, ``&&`` lists, subshells and
+``cmd &`` are.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mtplint.extract import ExtractContext, Malformed, build_launch
+from mtplint.extract.launch import Launch, recognise
+from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
+
+if TYPE_CHECKING:  # tree-sitter is imported lazily: `import mtplint.cli` must stay light
+    from tree_sitter import Node
+
+Loader = Callable[[Path], "SourceFile | None"]
+
+SHELL_PROGRAMS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"})
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IFS_WHITESPACE = " \t\n"
+_MAX_DEPTH = 6  # nested `sh -c` strings and `source`d files
+
+
+# ================================================================================================
+# Public API
+# ================================================================================================
+
+
+@dataclass
+class ShellCommand:
+    """One simple command of a script, after expansion."""
+
+    argv: list[Token]
+    env: dict[str, EnvEntry]
+    span: Span | None
+
+    @property
+    def line(self) -> int:
+        return self.span.line if self.span else 1
+
+
+def split_words(text: MappedText) -> list[MappedText]:
+    """Split one command line into words with POSIX quoting rules, without expansion.
+
+    Single quotes are literal; in double quotes a backslash escapes only ``$ ` " \\`` and newline;
+    outside quotes a backslash escapes any character; backslash-newline disappears. ``$`` and
+    everything after it stay literal. Each word keeps per-character file offsets.
+    """
+    words: list[MappedText] = []
+    lexer = _Lexer(text, None)
+    for start, end in _unquoted_word_ranges(text.text, 0, len(text.text)):
+        pieces = lexer.expand(start, end, quoted=False)
+        if not pieces:
+            continue
+        words.append(MappedText.join([piece.text for piece in pieces]))
+    return words
+
+
+def script_commands(
+    text: MappedText,
+    env: dict[str, EnvEntry] | None = None,
+    base_dir: Path | None = None,
+    *,
+    load: Loader | None = None,
+    positional: list[Token] | None = None,
+) -> list[ShellCommand]:
+    """Interpret a shell script and return every simple command it runs, with expanded argv.
+
+    ``env`` is the environment the script starts with (exported). ``base_dir`` is where relative
+    ``source`` paths are looked up (with ``load`` to read them, default: read the file directly).
+    ``positional`` gives the script's arguments when they are known (``"$@"``); by default they are
+    unknown. Raises :class:`Malformed` (with a file offset) when the script cannot be read.
+    """
+    interpreter = _Interpreter(base_dir, load, depth=0)
+    state = _State.initial(env or {}, positional)
+    return interpreter.run_text(text, state, record=True)
+
+
+def substitute_words(text: MappedText, variables: dict[str, Token | None],
+                     *, split: bool = True) -> list[tuple[Token, MappedText]]:
+    """Words of ``text`` with quotes removed and ``$VAR``/``${VAR:-d}``/... substituted, without
+    field splitting of the results (Dockerfile ``ENV``/``ARG``/``FROM`` semantics). A variable
+    mapped to ``None`` is declared with an unknown value; one not in ``variables`` is unknown too
+    (``$(...)`` is never run). With ``split=False`` the whole text is one word (blanks kept).
+    """
+    state = _State()
+    for name, token in variables.items():
+        if token is None:
+            state.forget(name)
+        else:
+            state.variables[name] = _Var(_Value(token.value, token.unresolved, token.splat))
+    lexer = _Lexer(text, _Expander(state))
+    ranges = list(_unquoted_word_ranges(text.text, 0, len(text.text))) if split else [(0, len(text.text))]
+    words: list[tuple[Token, MappedText]] = []
+    for start, end in ranges:
+        pieces = lexer.expand(start, end, quoted=False)
+        value = _join_pieces(pieces)
+        mapped = MappedText.join([piece.text for piece in pieces]) if pieces else text.slice(start, start)
+        unresolved = tuple(dict.fromkeys(name for piece in pieces for name in piece.unresolved))
+        words.append((Token(value.text, text.slice(start, end).span(), unresolved), mapped))
+    return words
+
+
+def launches_in_script(
+    source: SourceFile,
+    ctx: ExtractContext,
+    env: dict[str, EnvEntry] | None = None,
+    positional: list[Token] | None = None,
+) -> list[Launch]:
+    """The engine launches of a shell script file, run with ``env`` (e.g. from a systemd unit)."""
+    commands = script_commands(source.whole(), env, source.path.parent, load=ctx.loader.load,
+                               positional=positional)
+    return launches_from_commands(commands, source, source.path.parent)
+
+
+def launches_from_commands(commands: Iterable[ShellCommand], source: SourceFile, base_dir: Path) -> list[Launch]:
+    launches: list[Launch] = []
+    for command in commands:
+        recognised = recognise(command.argv)
+        if recognised is None:
+            continue
+        launches.append(build_launch(recognised, source, base_dir=base_dir, context=f"line {command.line}",
+                                     env=command.env))
+    return launches
+
+
+def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
+    """Launches in a shell script (classified by extension or shebang)."""
+    return launches_in_script(source, ctx)
+
+
+# ================================================================================================
+# Values and expansion pieces
+# ================================================================================================
+
+
+@dataclass(frozen=True)
+class _Value:
+    """A scalar shell value; ``text`` of an unresolved value is how it was written (``$(nproc)``)."""
+
+    text: str
+    unresolved: tuple[str, ...] = ()
+    splat: bool = False
+
+    @property
+    def resolved(self) -> bool:
+        return not self.unresolved and not self.splat
+
+
+@dataclass(frozen=True)
+class _Var:
+    scalar: _Value
+    items: tuple[_Value, ...] | None = None  # an indexed array
+    exported: bool = False
+    entry: EnvEntry | None = None
+
+    def same_value(self, other: _Var | None) -> bool:
+        return other is not None and self.scalar == other.scalar and self.items == other.items
+
+    @property
+    def known(self) -> bool:
+        if self.items is not None:
+            return all(item.resolved for item in self.items)
+        return self.scalar.resolved
+
+
+@dataclass
+class _Piece:
+    """Part of a word after expansion, before field splitting."""
+
+    text: MappedText
+    unresolved: tuple[str, ...] = ()
+    splittable: bool = False  # an unquoted expansion result: IFS splitting applies
+    splat: bool = False  # may be any number of words ("$@", unknown unquoted expansion)
+    boundary: bool = False  # starts a new field ("${ARR[@]}" elements after the first)
+    exists: bool = False  # makes a field exist even when empty ("" or a quoted expansion)
+    expression_end: int | None = None  # file offset just past the expansion that produced it
+
+
+@dataclass
+class _State:
+    variables: dict[str, _Var] = field(default_factory=dict)
+    positional: tuple[_Value, ...] | None = None  # None: unknown (the script's own arguments)
+    allexport: bool = False
+    functions: dict[str, Node] = field(default_factory=dict)
+
+    @classmethod
+    def initial(cls, env: dict[str, EnvEntry], positional: list[Token] | None) -> _State:
+        state = cls()
+        for name, entry in env.items():
+            value = _Value(entry.value.value, entry.value.unresolved, entry.value.splat)
+            state.variables[name] = _Var(value, exported=True, entry=entry)
+        if positional is not None:
+            state.positional = tuple(_Value(token.value, token.unresolved, token.splat) for token in positional)
+        return state
+
+    def copy(self) -> _State:
+        return _State(dict(self.variables), self.positional, self.allexport, dict(self.functions))
+
+    def environment(self) -> dict[str, EnvEntry]:
+        return {name: var.entry for name, var in self.variables.items()
+                if var.exported and var.entry is not None and var.items is None}
+
+    def forget(self, name: str, span: Span | None = None) -> None:
+        """``name`` now has a value this reader cannot know (``read X``, a branch, a function)."""
+        previous = self.variables.get(name)
+        value = _Value(f"${{{name}}}", (name,))
+        entry_span = span or (previous.entry.span if previous and previous.entry else None)
+        entry = EnvEntry(name, Token(value.text, entry_span, value.unresolved), entry_span)
+        self.variables[name] = _Var(value, None, bool(previous and previous.exported) or self.allexport, entry)
+
+
+def _merge(states: list[_State]) -> _State:
+    """The state after one of ``states`` ran; values that differ between them become unknown."""
+    result = states[0].copy()
+    names = {name for state in states for name in state.variables}
+    for name in names:
+        variables = [state.variables.get(name) for state in states]
+        first = variables[0]
+        exported = any(var is not None and var.exported for var in variables)
+        if first is not None and all(first.same_value(var) for var in variables[1:]):
+            result.variables[name] = replace(first, exported=exported)
+            continue
+        entry = next((var.entry for var in variables if var is not None and var.entry is not None), None)
+        value = _Value(f"${{{name}}}", (name,))
+        span = entry.span if entry else None
+        result.variables[name] = _Var(value, None, exported,
+                                      EnvEntry(name, Token(value.text, span, value.unresolved), span,
+                                               entry.origin if entry else "explicit"))
+    if any(state.positional != result.positional for state in states):
+        result.positional = None
+    result.allexport = any(state.allexport for state in states)
+    for state in states[1:]:
+        result.functions.update(state.functions)
+    return result
+
+
+# ================================================================================================
+# Word lexer: quoting and expansion on MappedText
+# ================================================================================================
+
+
+def _skip_single_quotes(text: str, index: int) -> int:
+    """``index`` is just after an opening ``'``; returns the index of the closing one (or len)."""
+    close = text.find("'", index)
+    return len(text) if close < 0 else close
+
+
+def _skip_double_quotes(text: str, index: int, end: int | None = None) -> int:
+    """``index`` is just after an opening ``"``; returns the index of the closing ``"``."""
+    end = len(text) if end is None else end
+    while index < end:
+        char = text[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == '"':
+            return index
+        if char == "$" and text.startswith("$(", index):
+            index = _skip_parens(text, index + 2, end) + 1
+            continue
+        if char == "$" and text.startswith("${", index):
+            index = _skip_braces(text, index + 2, end) + 1
+            continue
+        if char == "`":
+            index = _skip_backticks(text, index + 1, end) + 1
+            continue
+        index += 1
+    return end
+
+
+def _skip_parens(text: str, index: int, end: int | None = None) -> int:
+    """``index`` is just after ``$(`` (or ``(``); returns the index of the matching ``)``."""
+    end = len(text) if end is None else end
+    depth = 1
+    while index < end:
+        char = text[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "'":
+            index = _skip_single_quotes(text, index + 1) + 1
+            continue
+        if char == '"':
+            index = _skip_double_quotes(text, index + 1, end) + 1
+            continue
+        if char == "`":
+            index = _skip_backticks(text, index + 1, end) + 1
+            continue
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return index
+        index += 1
+    return end
+
+
+def _skip_braces(text: str, index: int, end: int | None = None) -> int:
+    """``index`` is just after ``${``; returns the index of the matching ``}``."""
+    end = len(text) if end is None else end
+    depth = 1
+    while index < end:
+        char = text[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "'":
+            index = _skip_single_quotes(text, index + 1) + 1
+            continue
+        if char == '"':
+            index = _skip_double_quotes(text, index + 1, end) + 1
+            continue
+        if text.startswith("$(", index):
+            index = _skip_parens(text, index + 2, end) + 1
+            continue
+        if text.startswith("${", index):
+            depth += 1
+            index += 2
+            continue
+        if char == "}":
+            depth -= 1
+            if depth == 0:
+                return index
+        index += 1
+    return end
+
+
+def _skip_backticks(text: str, index: int, end: int | None = None) -> int:
+    end = len(text) if end is None else end
+    while index < end:
+        if text[index] == "\\":
+            index += 2
+            continue
+        if text[index] == "`":
+            return index
+        index += 1
+    return end
+
+
+def _unquoted_word_ranges(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Ranges of the words of ``text[start:end]``: separated by unquoted blanks/newlines."""
+    index = start
+    while index < end:
+        while index < end and (text[index] in " \t\r\n" or text.startswith("\\\n", index)):
+            index += 2 if text[index] == "\\" else 1
+        if index >= end:
+            return
+        word_start = index
+        while index < end and text[index] not in " \t\r\n":
+            char = text[index]
+            if char == "\\":
+                if text.startswith("\\\n", index) and (index + 2 >= end or text[index + 2] in " \t\r\n"):
+                    # `word\<newline><blank>`: the continuation ends the word
+                    break
+                index += 2
+            elif char == "'":
+                index = _skip_single_quotes(text, index + 1) + 1
+            elif char == '"':
+                index = _skip_double_quotes(text, index + 1, end) + 1
+            elif text.startswith("$(", index):
+                index = _skip_parens(text, index + 2, end) + 1
+            elif text.startswith("${", index):
+                index = _skip_braces(text, index + 2, end) + 1
+            elif char == "`":
+                index = _skip_backticks(text, index + 1, end) + 1
+            else:
+                index += 1
+        yield word_start, min(index, end)
+
+
+_ANSI_C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
+                   "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+class _Lexer:
+    """Expands the characters of one word of ``text`` (quote removal, ``$`` expansions).
+
+    With ``expander=None`` nothing is expanded: ``$...`` stays literal (for :func:`split_words`).
+    """
+
+    def __init__(self, text: MappedText, expander: _Expander | None) -> None:
+        self.mapped = text
+        self.text = text.text
+        self.expander = expander
+
+    def literal(self, start: int, end: int) -> MappedText:
+        return self.mapped.slice(start, end)
+
+    def char(self, value: str, at: int) -> MappedText:
+        offset = self.mapped.offsets[min(at, len(self.mapped.offsets) - 1)]
+        return MappedText(value, [offset] * len(value) + [offset + 1], self.mapped.source)
+
+    def expand(self, start: int, end: int, quoted: bool) -> list[_Piece]:
+        """Pieces of ``text[start:end]`` read as unquoted word text (``quoted=False``) or as the
+        inside of double quotes (``quoted=True``)."""
+        pieces: list[_Piece] = []
+        text = self.text
+        literal_start = start
+        index = start
+
+        def flush(upto: int) -> None:
+            if upto > literal_start:
+                pieces.append(_Piece(self.literal(literal_start, upto), exists=True))
+
+        while index < end:
+            char = text[index]
+            if char == "\\":
+                flush(index)
+                following = text[index + 1] if index + 1 < end else ""
+                if following == "\n":
+                    index += 2
+                elif text.startswith("\r\n", index + 1):
+                    index += 3
+                elif quoted and following not in ('$', '`', '"', "\\"):
+                    pieces.append(_Piece(self.literal(index, min(index + 2, end)), exists=True))
+                    index += 2
+                elif following:
+                    pieces.append(_Piece(self.literal(index + 1, index + 2), exists=True))
+                    index += 2
+                else:
+                    pieces.append(_Piece(self.literal(index, index + 1), exists=True))
+                    index += 1
+                literal_start = index
+                continue
+            if char == "'" and not quoted:
+                flush(index)
+                close = min(_skip_single_quotes(text, index + 1), end)
+                pieces.append(_Piece(self.literal(index + 1, close), exists=True))
+                index = close + 1
+                literal_start = index
+                continue
+            if char == '"' and not quoted:
+                flush(index)
+                close = min(_skip_double_quotes(text, index + 1, end), end)
+                inner = self.expand(index + 1, close, quoted=True)
+                pieces.append(_Piece(self.literal(index + 1, index + 1), exists=True))
+                pieces.extend(inner)
+                index = close + 1
+                literal_start = index
+                continue
+            if char == "$" and not quoted and text.startswith("$'", index):
+                flush(index)
+                close = index + 2
+                while close < end and text[close] != "'":
+                    close += 2 if text[close] == "\\" else 1
+                close = min(close, end)
+                pieces.append(_Piece(self._ansi_c(index + 2, close), exists=True))
+                index = close + 1
+                literal_start = index
+                continue
+            if char == "$" and not quoted and text.startswith('$"', index):
+                flush(index)
+                index += 1  # locale-translated string: read as a plain double-quoted string
+                literal_start = index
+                continue
+            if (char == "$" or char == "`") and self.expander is None:
+                # no expansion: keep `$(...)`, `${...}` and backticks whole so quotes inside them
+                # are not taken as word quotes
+                if text.startswith("$(", index):
+                    index = min(_skip_parens(text, index + 2, end) + 1, end)
+                elif text.startswith("${", index):
+                    index = min(_skip_braces(text, index + 2, end) + 1, end)
+                elif char == "`":
+                    index = min(_skip_backticks(text, index + 1, end) + 1, end)
+                else:
+                    index += 1
+                continue
+            if char == "$" or char == "`":
+                assert self.expander is not None
+                consumed = self.expander.expansion(self, index, end, quoted, pieces, flush)
+                if consumed:
+                    index += consumed
+                    literal_start = index
+                    continue
+            index += 1
+        flush(end)
+        return pieces
+
+    def _ansi_c(self, start: int, end: int) -> MappedText:
+        text = self.text
+        parts: list[MappedText] = []
+        index = start
+        while index < end:
+            if text[index] == "\\" and index + 1 < end:
+                following = text[index + 1]
+                if following in _ANSI_C_ESCAPES:
+                    parts.append(self.char(_ANSI_C_ESCAPES[following], index))
+                    index += 2
+                    continue
+                match = re.match(r"x([0-9A-Fa-f]{1,2})|([0-7]{1,3})", text[index + 1:end])
+                if match:
+                    code = int(match.group(1), 16) if match.group(1) else int(match.group(2), 8)
+                    parts.append(self.char(chr(code), index))
+                    index += 1 + match.end()
+                    continue
+            parts.append(self.literal(index, index + 1))
+            index += 1
+        return MappedText.join(parts) if parts else self.literal(start, start)
+
+
+class _Expander:
+    """Parameter expansion against an interpreter state."""
+
+    def __init__(self, state: _State) -> None:
+        self.state = state
+
+    def expansion(self, lexer: _Lexer, index: int, end: int, quoted: bool, pieces: list[_Piece],
+                  flush: Callable[[int], None]) -> int:
+        text = lexer.text
+        if text[index] == "`":
+            close = min(_skip_backticks(text, index + 1, end), end)
+            flush(index)
+            pieces.append(self._opaque(lexer, index, close + 1, quoted))
+            return close + 1 - index
+        if text.startswith("$((", index):
+            close = min(_skip_parens(text, index + 2, end), end)
+            close = close + 1 if close + 1 < end and text[close + 1] == ")" else close
+            flush(index)
+            pieces.append(self._opaque(lexer, index, close + 1, quoted))
+            return close + 1 - index
+        if text.startswith("$(", index):
+            close = min(_skip_parens(text, index + 2, end), end)
+            flush(index)
+            pieces.append(self._opaque(lexer, index, close + 1, quoted))
+            return close + 1 - index
+        if text.startswith("${", index):
+            close = _skip_braces(text, index + 2, end)
+            if close >= end:
+                return 0
+            flush(index)
+            pieces.extend(self._braced(lexer, index, close, quoted))
+            return close + 1 - index
+        match = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!\-]").match(text, index + 1, end)
+        if match is None:
+            return 0
+        flush(index)
+        pieces.extend(self._parameter(lexer, match.group(0), None, index, match.end(), quoted))
+        return match.end() - index
+
+    # --- pieces ---------------------------------------------------------------------------------
+
+    def _opaque(self, lexer: _Lexer, start: int, end: int, quoted: bool) -> _Piece:
+        """Command substitution, arithmetic: never resolved."""
+        written = lexer.text[start:end]
+        return _Piece(lexer.literal(start, end), (written,), splittable=not quoted, exists=quoted,
+                      splat=not quoted)
+
+    def _value_piece(self, lexer: _Lexer, value: _Value, start: int, end: int, quoted: bool,
+                     written: str) -> _Piece:
+        offset = lexer.mapped.offsets[min(start, len(lexer.mapped.offsets) - 1)]
+        expression_end = lexer.mapped.offsets[min(end - 1, len(lexer.mapped.offsets) - 1)] + 1
+        if not value.resolved:
+            return _Piece(lexer.literal(start, end) if value.text == written else
+                          MappedText(value.text, [offset] * (len(value.text) + 1), lexer.mapped.source),
+                          value.unresolved or (written,), splittable=not quoted, exists=quoted,
+                          splat=value.splat or not quoted, expression_end=expression_end)
+        # Expanded characters map to the start of the expression; the last one to its end, so a
+        # word made of the expansion alone still spans the whole `$NAME` in the file.
+        offsets = [offset] * len(value.text) + [expression_end]
+        if len(value.text) >= 2:
+            offsets[-2] = max(offset, expression_end - 1)
+        mapped = MappedText(value.text, offsets, lexer.mapped.source)
+        return _Piece(mapped, splittable=not quoted, exists=quoted, expression_end=expression_end)
+
+    def _unresolved_piece(self, lexer: _Lexer, start: int, end: int, quoted: bool, names: tuple[str, ...],
+                          splat: bool = False) -> _Piece:
+        return _Piece(lexer.literal(start, end), names, splittable=not quoted, exists=quoted,
+                      splat=splat or not quoted)
+
+    def _parameter(self, lexer: _Lexer, name: str, index_text: str | None, start: int, end: int,
+                   quoted: bool) -> list[_Piece]:
+        """``$name`` / ``${name}`` / ``${name[index]}``."""
+        written = lexer.text[start:end]
+        if name in ("@", "*") or (index_text in ("@", "*")):
+            items = self._list_items(name, index_text)
+            if items is None:
+                label = written if name not in ("@", "*") else f"${name}"
+                return [self._unresolved_piece(lexer, start, end, quoted, (label,), splat=True)]
+            joined = index_text == "*" or name == "*"
+            if quoted and joined:
+                return [self._value_piece(lexer, _join_values(items), start, end, True, written)]
+            result: list[_Piece] = []
+            for position, item in enumerate(items):
+                piece = self._value_piece(lexer, item, start, end, quoted, written)
+                piece.boundary = position > 0 and quoted
+                result.append(piece)
+            if not result and not quoted:
+                return []
+            return result
+        value = self._lookup(name, index_text)
+        if value is None:
+            return [self._unresolved_piece(lexer, start, end, quoted, (written if not _NAME.fullmatch(name) else name,))]
+        return [self._value_piece(lexer, value, start, end, quoted, written)]
+
+    def _list_items(self, name: str, index_text: str | None) -> tuple[_Value, ...] | None:
+        if name in ("@", "*"):
+            return self.state.positional
+        var = self.state.variables.get(name)
+        if var is None:
+            return None if name not in self.state.variables else ()
+        if var.items is not None:
+            return var.items
+        if not var.scalar.resolved:
+            return None
+        return (var.scalar,)
+
+    def _lookup(self, name: str, index_text: str | None) -> _Value | None:
+        """The value of a parameter; ``None`` when it is unset or unknown."""
+        if name.isdigit():
+            position = int(name)
+            if position == 0 or self.state.positional is None or position > len(self.state.positional):
+                return None
+            return self.state.positional[position - 1]
+        if name == "#":
+            return None if self.state.positional is None else _Value(str(len(self.state.positional)))
+        if not _NAME.fullmatch(name):
+            return None  # $? $$ $! $-: runtime values
+        var = self.state.variables.get(name)
+        if var is None:
+            return None
+        if var.items is not None:
+            if index_text is None or index_text == "0":
+                return var.items[0] if var.items else _Value("")
+            if index_text.isdigit():
+                position = int(index_text)
+                return var.items[position] if position < len(var.items) else _Value("")
+            return _Value(f"${{{name}[{index_text}]}}", (name,))
+        if index_text not in (None, "0"):
+            return _Value(f"${{{name}[{index_text}]}}", (name,))
+        return var.scalar
+
+    def _is_set(self, name: str) -> bool | None:
+        """Whether a parameter is set: ``None`` when that cannot be known."""
+        if name.isdigit() or name == "@" or name == "*":
+            if self.state.positional is None:
+                return None
+            return int(name) <= len(self.state.positional) if name.isdigit() else bool(self.state.positional)
+        var = self.state.variables.get(name)
+        if var is None:
+            return False
+        if var.scalar.unresolved and var.scalar.text == f"${{{name}}}":
+            return None  # assigned on some branches only, or by `read`
+        return True
+
+    def _braced(self, lexer: _Lexer, start: int, close: int, quoted: bool) -> list[_Piece]:
+        """``${...}``: ``start`` is the ``$``, ``close`` the matching ``}``."""
+        text = lexer.text
+        body_start = start + 2
+        written = text[start:close + 1]
+        end = close + 1
+        if text.startswith("#", body_start) and close > body_start + 1:
+            name_match = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*]").match(text, body_start + 1, close)
+            if name_match and name_match.end() == close:
+                value = self._lookup(name_match.group(0), None)
+                if value is not None and value.resolved:
+                    return [self._value_piece(lexer, _Value(str(len(value.text))), start, end, quoted, written)]
+                return [self._unresolved_piece(lexer, start, end, quoted, (written,))]
+        if text.startswith("!", body_start):
+            return [self._unresolved_piece(lexer, start, end, quoted, (written,))]
+        name_match = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!\-]").match(text, body_start, close)
+        if name_match is None:
+            return [self._unresolved_piece(lexer, start, end, quoted, (written,))]
+        name = name_match.group(0)
+        cursor = name_match.end()
+        index_text: str | None = None
+        if cursor < close and text[cursor] == "[":
+            bracket = text.find("]", cursor)
+            if bracket < 0 or bracket > close:
+                return [self._unresolved_piece(lexer, start, end, quoted, (written,))]
+            index_text = text[cursor + 1:bracket]
+            cursor = bracket + 1
+        if cursor == close:
+            return self._parameter(lexer, name, index_text, start, end, quoted)
+        operator_match = re.compile(r":[-=?+]|[-=?+]|##|#|%%|%|//|/#|/%|/|\^\^|\^|,,|,|:|@").match(text, cursor, close)
+        if operator_match is None:
+            return [self._unresolved_piece(lexer, start, end, quoted, (written,))]
+        operator = operator_match.group(0)
+        word_start = operator_match.end()
+        if operator in (":-", "-", ":=", "=", ":+", "+", ":?", "?"):
+            return self._default(lexer, name, index_text, operator, word_start, close, start, quoted, written)
+        value = self._lookup(name, index_text)
+        if value is None or not value.resolved:
+            return [self._unresolved_piece(lexer, start, end, quoted, (name if value is None else written,))]
+        argument = self._word_value(lexer, word_start, close)
+        result = _apply_operator(value.text, operator, argument)
+        if result is None:
+            return [self._unresolved_piece(lexer, start, end, quoted, (written,))]
+        return [self._value_piece(lexer, _Value(result), start, end, quoted, written)]
+
+    def _word_value(self, lexer: _Lexer, start: int, end: int) -> _Value | None:
+        """The operand of a pattern operator, read like the inside of double quotes."""
+        pieces = lexer.expand(start, end, quoted=True)
+        value = _join_pieces(pieces)
+        return value if value.resolved else None
+
+    def _default(self, lexer: _Lexer, name: str, index_text: str | None, operator: str, word_start: int,
+                 close: int, start: int, quoted: bool, written: str) -> list[_Piece]:
+        end = close + 1
+        is_set = self._is_set(name)
+        value = self._lookup(name, index_text) if is_set else None
+        if is_set is None or (is_set and value is None) or (value is not None and not value.resolved and
+                                                          operator.startswith(":")):
+            return [self._unresolved_piece(lexer, start, end, quoted, (written,))]
+        null = value is None or value.text == ""
+        use_word: bool
+        if operator in (":-", ":=", ":?"):
+            use_word = null
+        elif operator in ("-", "=", "?"):
+            use_word = not is_set
+        elif operator == ":+":
+            use_word = not null
+        else:  # "+"
+            use_word = bool(is_set)
+        if operator in (":+", "+") and not use_word:
+            return [] if not quoted else [_Piece(lexer.literal(start, start), exists=True)]
+        if not use_word:
+            assert value is not None
+            return [self._value_piece(lexer, value, start, end, quoted, written)]
+        if operator in (":?", "?"):
+            return [self._unresolved_piece(lexer, start, end, quoted, (written,))]
+        word_pieces = lexer.expand(word_start, close, quoted)
+        for piece in word_pieces:
+            if piece.expression_end is None:
+                piece.expression_end = lexer.mapped.offsets[min(close, len(lexer.mapped.offsets) - 1)] + 1
+        if operator in (":=", "=") and _NAME.fullmatch(name):
+            assigned = _join_pieces(word_pieces)
+            previous = self.state.variables.get(name)
+            span = lexer.literal(start, end).span()
+            self.state.variables[name] = _Var(
+                assigned, None, bool(previous and previous.exported) or self.state.allexport,
+                EnvEntry(name, Token(assigned.text, span, assigned.unresolved, assigned.splat), span))
+        if not word_pieces and quoted:
+            return [_Piece(lexer.literal(word_start, word_start), exists=True)]
+        return word_pieces
+
+
+def _apply_operator(value: str, operator: str, argument: _Value | None) -> str | None:
+    """Pattern removal / substitution / case operators on a known value (None: cannot say)."""
+    if operator in ("^^", "^", ",,", ","):
+        if argument is not None and argument.text not in ("", "?"):
+            return None
+        if operator == "^^":
+            return value.upper()
+        if operator == ",,":
+            return value.lower()
+        if operator == "^":
+            return value[:1].upper() + value[1:]
+        return value[:1].lower() + value[1:]
+    if argument is None:
+        return None
+    pattern = argument.text
+    if operator in ("#", "##"):
+        lengths = range(len(value) + 1) if operator == "#" else range(len(value), -1, -1)
+        for length in lengths:
+            if fnmatch.fnmatchcase(value[:length], pattern):
+                return value[length:]
+        return value
+    if operator in ("%", "%%"):
+        lengths = range(len(value), -1, -1) if operator == "%" else range(len(value) + 1)
+        for begin in lengths:
+            if fnmatch.fnmatchcase(value[begin:], pattern):
+                return value[:begin]
+        return value
+    if operator in ("/", "//", "/#", "/%"):
+        search, _, replacement = pattern.partition("/")
+        if any(char in search for char in "*?["):
+            return None
+        if not search:
+            return value
+        if operator == "/":
+            return value.replace(search, replacement, 1)
+        if operator == "//":
+            return value.replace(search, replacement)
+        if operator == "/#":
+            return replacement + value[len(search):] if value.startswith(search) else value
+        return value[: -len(search)] + replacement if value.endswith(search) else value
+    if operator == ":":
+        match = re.fullmatch(r"\s*(-?\d+)\s*(?::\s*(-?\d+)\s*)?", pattern)
+        if match is None:
+            return None
+        offset = int(match.group(1))
+        offset = max(0, len(value) + offset) if offset < 0 else offset
+        if match.group(2) is None:
+            return value[offset:]
+        length = int(match.group(2))
+        return value[offset:offset + length] if length >= 0 else value[offset:len(value) + length]
+    return None
+
+
+def _join_values(items: Iterable[_Value]) -> _Value:
+    values = list(items)
+    return _Value(" ".join(value.text for value in values),
+                  tuple(dict.fromkeys(name for value in values for name in value.unresolved)),
+                  any(value.splat for value in values))
+
+
+def _join_pieces(pieces: Iterable[_Piece]) -> _Value:
+    """A word in assignment context: no field splitting, one value."""
+    parts = list(pieces)
+    return _Value("".join(piece.text.text for piece in parts),
+                  tuple(dict.fromkeys(name for piece in parts for name in piece.unresolved)),
+                  any(piece.splat and not piece.splittable for piece in parts))
+
+
+def _fields(pieces: list[_Piece]) -> list[list[_Piece]]:
+    """Field splitting (IFS = blank, tab, newline) of unquoted expansion results."""
+    fields: list[list[_Piece]] = []
+    current: list[_Piece] = []
+    exists = False
+
+    def finish() -> None:
+        nonlocal current, exists
+        if exists or current:
+            fields.append(current)
+        current, exists = [], False
+
+    only_piece = len(pieces) == 1
+    for piece in pieces:
+        if piece.boundary:
+            finish()
+        if piece.splittable and (piece.unresolved or piece.splat):
+            if only_piece or not piece.text.text:
+                current.append(piece)
+                exists = True
+            else:
+                current.append(replace(piece, splat=False))
+                exists = True
+            continue
+        if piece.splittable:
+            text = piece.text.text
+            run_start = 0
+            for position, char in enumerate(text + " "):
+                if char in _IFS_WHITESPACE:
+                    if position > run_start:
+                        current.append(replace(piece, text=piece.text.slice(run_start, position)))
+                        exists = True
+                    if position < len(text):
+                        finish()
+                    run_start = position + 1
+            continue
+        current.append(piece)
+        exists = exists or piece.exists
+    finish()
+    return fields
+
+
+def _field_token(pieces: list[_Piece], whole_word: MappedText | None) -> tuple[Token, MappedText]:
+    mapped = MappedText.join([piece.text for piece in pieces]) if pieces else (
+        whole_word.slice(0, 0) if whole_word is not None else MappedText("", [0], None))
+    unresolved = tuple(dict.fromkeys(name for piece in pieces for name in piece.unresolved))
+    splat = any(piece.splat for piece in pieces)
+    span: Span | None
+    if whole_word is not None:
+        span = whole_word.span()
+    else:
+        span = mapped.span()
+        ends = [piece.expression_end for piece in pieces if piece.expression_end is not None]
+        if span is not None and ends and mapped.source is not None and max(ends) > span.end:
+            span = mapped.source.span(span.start, max(ends))
+    return Token(mapped.text, span, unresolved, splat), mapped
+
+
+# ================================================================================================
+# Interpreter
+# ================================================================================================
+
+
+_PARSER: Any = None
+
+
+def _parse(source_bytes: bytes) -> Any:
+    global _PARSER
+    if _PARSER is None:
+        import tree_sitter_bash
+        from tree_sitter import Language, Parser
+
+        _PARSER = Parser(Language(tree_sitter_bash.language()))
+    return _PARSER.parse(source_bytes)
+
+
+_FATAL_ERROR_STARTS = {'"': "unterminated double quote", "'": "unterminated single quote",
+                       "`": "unterminated backquote", ")": "unexpected `)`", "}": "unexpected `}`",
+                       "fi": "unexpected `fi`", "done": "unexpected `done`", "esac": "unexpected `esac`",
+                       "then": "unexpected `then`", "do": "unexpected `do`", "else": "unexpected `else`",
+                       "elif": "unexpected `elif`", ";;": "unexpected `;;`", "$(": "unterminated `$(`",
+                       "${": "unterminated `${`"}
+_STATEMENT_SKIP = {"comment", "test_command", "heredoc_body", "heredoc_start", "heredoc_end", "ERROR",
+                   "file_redirect", "heredoc_redirect", "herestring_redirect"}
+
+
+class _Interpreter:
+    def __init__(self, base_dir: Path | None, load: Loader | None, depth: int,
+                 sourced: frozenset[Path] = frozenset()) -> None:
+        self.base_dir = base_dir
+        self.load = load
+        self.depth = depth
+        self.sourced = sourced
+
+    # --- entry ----------------------------------------------------------------------------------
+
+    def run_text(self, text: MappedText, state: _State, record: bool) -> list[ShellCommand]:
+        script = _Script(text)
+        script.check()
+        runner = _Runner(self, script, record)
+        runner.statements(script.root.children, state)
+        return runner.commands
+
+
+class _Script:
+    """A parsed script: the tree plus the mapping from UTF-8 bytes back to characters."""
+
+    def __init__(self, text: MappedText) -> None:
+        self.mapped = text
+        # Carriage returns before newlines (CRLF files) are blanks to bash's reader in practice
+        # (`\r` would end up in the last word); tree-sitter trips over them, so parse a copy where
+        # they are spaces. Same length, so character positions are unchanged.
+        # A `\` before CRLF is read as a continuation too (lenient: bash itself would escape the CR).
+        parse_text = text.text.replace("\\\r\n", "\\\n ").replace("\r\n", " \n")
+        data = parse_text.encode("utf-8")
+        if len(data) == len(parse_text):
+            self.char_of_byte: list[int] | None = None
+        else:
+            mapping: list[int] = []
+            for index, char in enumerate(parse_text):
+                mapping.extend([index] * len(char.encode("utf-8")))
+            mapping.append(len(parse_text))
+            self.char_of_byte = mapping
+        self.tree = _parse(data)
+        self.root = self.tree.root_node
+
+    def chars(self, node: Node) -> tuple[int, int]:
+        if self.char_of_byte is None:
+            return node.start_byte, node.end_byte
+        return self.char_of_byte[node.start_byte], self.char_of_byte[node.end_byte]
+
+    def raw(self, node: Node) -> str:
+        start, end = self.chars(node)
+        return self.mapped.text[start:end]
+
+    def file_offset(self, index: int) -> int:
+        return self.mapped.offsets[max(0, min(index, len(self.mapped.offsets) - 1))]
+
+    def check(self) -> None:
+        """Raise :class:`Malformed` for what ``bash -n`` would reject and we cannot read around:
+        unterminated quotes and compound commands, stray closing keywords. Other tree-sitter ERROR
+        nodes (grammar gaps) are skipped where they are."""
+        if not self.root.has_error:
+            return
+        for node in _walk(self.root):
+            if node.is_missing:
+                start, _ = self.chars(node)
+                raise Malformed(f"shell syntax error: missing `{node.type}`", self.file_offset(start))
+            if node.type != "ERROR":
+                continue
+            first = node.children[0] if node.children else None
+            start, end = self.chars(node)
+            head = self.mapped.text[start:end].lstrip()
+            leading = first.type if first is not None else head[:2]
+            for token, message in _FATAL_ERROR_STARTS.items():
+                if leading == token or (first is None and head.startswith(token)):
+                    raise Malformed(f"shell syntax error: {message}", self.file_offset(start))
+            if head[:1] in ('"', "'") and not _balanced_quotes(head):
+                raise Malformed(f"shell syntax error: {_FATAL_ERROR_STARTS[head[:1]]}", self.file_offset(start))
+
+
+def _balanced_quotes(text: str) -> bool:
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "'":
+            close = text.find("'", index + 1)
+            if close < 0:
+                return False
+            index = close + 1
+            continue
+        if char == '"':
+            close = _skip_double_quotes(text, index + 1)
+            if close >= len(text):
+                return False
+            index = close + 1
+            continue
+        index += 1
+    return True
+
+
+def _walk(node: Node) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
+
+
+class _Runner:
+    """Walks the statements of one script with a state, collecting commands."""
+
+    def __init__(self, interpreter: _Interpreter, script: _Script, record: bool) -> None:
+        self.interpreter = interpreter
+        self.script = script
+        self.record = record
+        self.commands: list[ShellCommand] = []
+
+    # --- statements -----------------------------------------------------------------------------
+
+    def statements(self, nodes: Iterable[Node], state: _State) -> None:
+        for node in nodes:
+            self.statement(node, state)
+
+    def statement(self, node: Node, state: _State) -> None:
+        kind = node.type
+        if not node.is_named or kind in _STATEMENT_SKIP:
+            return
+        if kind in ("program", "compound_statement", "do_group"):
+            self.statements(node.children, state)
+        elif kind == "command":
+            self.command(node, state)
+        elif kind == "variable_assignment":
+            self.assign(node, state, export=False)
+        elif kind == "variable_assignments":
+            for child in node.named_children:
+                if child.type == "variable_assignment":
+                    self.assign(child, state, export=False)
+        elif kind == "declaration_command":
+            self.declaration(node, state)
+        elif kind == "unset_command":
+            self.unset(node, state)
+        elif kind == "redirected_statement":
+            for child in node.children_by_field_name("body"):
+                self.statement(child, state)
+        elif kind == "negated_command":
+            self.statements(node.named_children, state)
+        elif kind == "pipeline":
+            for child in node.named_children:
+                self.statement(child, state.copy())
+        elif kind == "subshell":
+            self.statements(node.named_children, state.copy())
+        elif kind == "list":
+            self.and_or_list(node, state)
+        elif kind == "if_statement":
+            self.if_statement(node, state)
+        elif kind == "case_statement":
+            self.case_statement(node, state)
+        elif kind in ("while_statement", "until_statement"):
+            for condition in node.children_by_field_name("condition"):
+                self.statement(condition, state)
+            branch = state.copy()
+            self.statements(node.children_by_field_name("body"), branch)
+            self._adopt(state, _merge([state, branch]))
+        elif kind in ("for_statement", "c_style_for_statement", "select_statement"):
+            branch = state.copy()
+            for variable in node.children_by_field_name("variable"):
+                branch.forget(self.script.raw(variable))
+            self.statements(node.children_by_field_name("body"), branch)
+            self._adopt(state, _merge([state, branch]))
+        elif kind == "function_definition":
+            names = node.children_by_field_name("name")
+            bodies = node.children_by_field_name("body")
+            if names and bodies:
+                state.functions[self.script.raw(names[0])] = bodies[0]
+
+    @staticmethod
+    def _adopt(state: _State, merged: _State) -> None:
+        state.variables = merged.variables
+        state.positional = merged.positional
+        state.allexport = merged.allexport
+        state.functions = merged.functions
+
+    def and_or_list(self, node: Node, state: _State) -> None:
+        """``a && b``, ``a || b``: the left side runs; the right side may not."""
+        children = node.children
+        operator_index = next((i for i, child in enumerate(children) if child.type in ("&&", "||")), None)
+        if operator_index is None:
+            self.statements(children, state)
+            return
+        self.statements(children[:operator_index], state)
+        branch = state.copy()
+        self.statements(children[operator_index + 1:], branch)
+        self._adopt(state, _merge([state, branch]))
+
+    def if_statement(self, node: Node, state: _State) -> None:
+        conditions = {child.id for child in node.children_by_field_name("condition")}
+        for child in node.children:
+            if child.id in conditions:
+                self.statement(child, state)
+        branches: list[_State] = []
+        then_branch = state.copy()
+        has_else = False
+        for child in node.children:
+            if child.id in conditions or child.type in ("elif_clause", "else_clause"):
+                continue
+            self.statement(child, then_branch)
+        branches.append(then_branch)
+        remaining = state.copy()
+        for child in node.children:
+            if child.type == "elif_clause":
+                elif_conditions = {c.id for c in child.children_by_field_name("condition")}
+                # the first named statement before `then` is the condition in this grammar
+                in_condition = True
+                branch = remaining
+                for part in child.children:
+                    if part.type == "then":
+                        in_condition = False
+                        branch = remaining.copy()
+                        continue
+                    if in_condition or part.id in elif_conditions:
+                        self.statement(part, remaining)
+                    else:
+                        self.statement(part, branch)
+                branches.append(branch)
+            elif child.type == "else_clause":
+                has_else = True
+                branch = remaining.copy()
+                self.statements(child.children, branch)
+                branches.append(branch)
+        if not has_else:
+            branches.append(remaining)
+        self._adopt(state, _merge(branches))
+
+    def case_statement(self, node: Node, state: _State) -> None:
+        branches: list[_State] = []
+        exhaustive = False
+        for item in node.children:
+            if item.type != "case_item":
+                continue
+            values = {child.id for child in item.children_by_field_name("value")}
+            if any(self.script.raw(child).strip() == "*" for child in item.children_by_field_name("value")):
+                exhaustive = True
+            branch = state.copy()
+            for child in item.children:
+                if child.id not in values:
+                    self.statement(child, branch)
+            branches.append(branch)
+        if not exhaustive:
+            branches.append(state.copy())
+        if branches:
+            self._adopt(state, _merge(branches))
+
+    # --- words ----------------------------------------------------------------------------------
+
+    def word_ranges(self, nodes: list[Node]) -> list[tuple[int, int]]:
+        """Character ranges of the words of ``nodes`` (argument nodes of one command). Adjacent
+        nodes separated only by ``\\``-newline are one word: tree-sitter-bash splits them."""
+        ranges: list[tuple[int, int]] = []
+        text = self.script.mapped.text
+        for node in nodes:
+            start, end = self.script.chars(node)
+            if ranges:
+                previous_start, previous_end = ranges[-1]
+                gap = text[previous_end:start]
+                if gap in ("", "\\\n", "\\\r\n"):
+                    ranges[-1] = (previous_start, end)
+                    continue
+            ranges.append((start, end))
+        return ranges
+
+    def expand_words(self, ranges: list[tuple[int, int]], state: _State) -> list[tuple[Token, MappedText]]:
+        lexer = _Lexer(self.script.mapped, _Expander(state))
+        result: list[tuple[Token, MappedText]] = []
+        for start, end in ranges:
+            pieces = lexer.expand(start, end, quoted=False)
+            fields = _fields(pieces)
+            whole = self.script.mapped.slice(start, end) if len(fields) == 1 else None
+            for field_pieces in fields:
+                result.append(_field_token(field_pieces, whole))
+        return result
+
+    def expand_value(self, start: int, end: int, state: _State) -> _Value:
+        lexer = _Lexer(self.script.mapped, _Expander(state))
+        return _join_pieces(lexer.expand(start, end, quoted=False))
+
+    # --- assignments ----------------------------------------------------------------------------
+
+    def assignment_parts(self, node: Node) -> tuple[str, str | None, bool, int, int, Node | None]:
+        """(name, index, append, value start, value end, array node) of ``name[i]+=value``."""
+        raw_start, raw_end = self.script.chars(node)
+        text = self.script.mapped.text
+        match = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[([^\]]*)\])?(\+?)=").match(text, raw_start, raw_end)
+        values = node.children_by_field_name("value")
+        array = values[0] if values and values[0].type == "array" else None
+        if match is None:
+            name = self.script.raw(node).split("=", 1)[0]
+            return name, None, False, raw_end, raw_end, array
+        return match.group(1), match.group(2), bool(match.group(3)), match.end(), raw_end, array
+
+    def assignment(self, node: Node, state: _State) -> tuple[str, _Var, EnvEntry] | None:
+        name, index_text, append, value_start, value_end, array = self.assignment_parts(node)
+        if not _NAME.fullmatch(name):
+            return None
+        span = self.script.mapped.slice(*self.script.chars(node)).span()
+        previous = state.variables.get(name)
+        exported = bool(previous and previous.exported) or state.allexport
+        if array is not None:
+            elements = [token for token, _ in self.expand_words(self.word_ranges(array.named_children), state)]
+            items = tuple(_Value(token.value, token.unresolved, token.splat) for token in elements)
+            if append and previous is not None:
+                base = previous.items if previous.items is not None else (previous.scalar,)
+                items = base + items
+            joined = _join_values(items)
+            token = Token(joined.text, self.script.mapped.slice(value_start, value_end).span(), joined.unresolved,
+                          joined.splat)
+            var = _Var(items[0] if items else _Value(""), items, exported, EnvEntry(name, token, span))
+            return name, var, EnvEntry(name, token, span)
+        value = self.expand_value(value_start, value_end, state)
+        if index_text is not None:
+            base_items = previous.items if previous is not None and previous.items is not None else (
+                (previous.scalar,) if previous is not None else ())
+            if index_text.isdigit():
+                position = int(index_text)
+                padded = list(base_items) + [_Value("")] * max(0, position + 1 - len(base_items))
+                padded[position] = _Value(padded[position].text + value.text, value.unresolved) if append else value
+                items = tuple(padded)
+                var = _Var(items[0], items, exported, previous.entry if previous else None)
+                return name, var, EnvEntry(name, Token(value.text, span, value.unresolved), span)
+            state.forget(name)
+            return None
+        if append and previous is not None:
+            if previous.items is not None:
+                items = (*previous.items, value)
+                var = _Var(items[0], items, exported, previous.entry)
+                return name, var, EnvEntry(name, Token(value.text, span, value.unresolved), span)
+            value = _Value(previous.scalar.text + value.text,
+                           tuple(dict.fromkeys((*previous.scalar.unresolved, *value.unresolved))),
+                           previous.scalar.splat or value.splat)
+        token = Token(value.text, self.script.mapped.slice(value_start, value_end).span() if value_end > value_start
+                      else span, value.unresolved, value.splat)
+        entry = EnvEntry(name, token, span)
+        return name, _Var(value, None, exported, entry), entry
+
+    def assign(self, node: Node, state: _State, export: bool) -> None:
+        result = self.assignment(node, state)
+        if result is None:
+            return
+        name, var, _ = result
+        if export:
+            var = replace(var, exported=True)
+        state.variables[name] = var
+
+    def declaration(self, node: Node, state: _State) -> None:
+        keyword = node.children[0].type if node.children else ""
+        options = [self.script.raw(child) for child in node.named_children if child.type == "word"
+                   and self.script.raw(child).startswith(("-", "+"))]
+        export = keyword == "export" or any(option.startswith("-") and "x" in option for option in options)
+        unexport = keyword == "export" and "-n" in options
+        if keyword == "export" and "-f" in options:
+            return
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                self.assign(child, state, export=export and not unexport)
+            elif child.type == "variable_name":
+                name = self.script.raw(child)
+                previous = state.variables.get(name)
+                if previous is not None:
+                    state.variables[name] = replace(previous, exported=export and not unexport)
+                elif export and keyword == "export":
+                    # `export NAME` of a variable the script never set: it comes from outside.
+                    pass
+                elif keyword in ("local", "declare", "typeset"):
+                    span = self.script.mapped.slice(*self.script.chars(child)).span()
+                    state.variables[name] = _Var(_Value(""), None, export, EnvEntry(name, Token("", span), span))
+
+    def unset(self, node: Node, state: _State) -> None:
+        for child in node.named_children:
+            name = self.script.raw(child)
+            if name.startswith("-"):
+                continue
+            state.variables.pop(name, None)
+            state.functions.pop(name, None)
+
+    # --- commands -------------------------------------------------------------------------------
+
+    def command(self, node: Node, state: _State) -> None:
+        prefix_nodes: list[Node] = []
+        word_nodes: list[Node] = []
+        for index, child in enumerate(node.children):
+            field_name = node.field_name_for_child(index)
+            if child.type == "variable_assignment" and not word_nodes:
+                prefix_nodes.append(child)
+            elif field_name in ("name", "argument"):
+                word_nodes.append(child)
+        words = self.expand_words(self.word_ranges(word_nodes), state)
+        if not words:
+            # `A=1 B=2` alone: plain assignments (tree-sitter reads some of these as a command)
+            for prefix in prefix_nodes:
+                self.assign(prefix, state, export=False)
+            return
+        environment = state.environment()
+        for prefix in prefix_nodes:
+            result = self.assignment(prefix, state)
+            if result is not None:
+                name, _var, entry = result
+                environment[name] = entry
+        argv = [token for token, _ in words]
+        span = argv[0].span
+        self.builtin(argv, words, state, environment)
+        if self.record:
+            self.commands.append(ShellCommand(argv, environment, span))
+
+    def builtin(self, argv: list[Token], words: list[tuple[Token, MappedText]], state: _State,
+                environment: dict[str, EnvEntry]) -> None:
+        """Effects of builtins on the state, and scripts run through ``sh -c``."""
+        program = argv[0].value if argv[0].resolved else ""
+        arguments = argv[1:]
+        if program == "set":
+            self.set_builtin(arguments, state)
+        elif program in ("source", ".") and arguments:
+            self.source(arguments[0], state)
+        elif program in ("read", "mapfile", "readarray", "getopts"):
+            for token in arguments:
+                if token.resolved and _NAME.fullmatch(token.value) and not token.value.startswith("-"):
+                    state.forget(token.value, token.span)
+        elif program == "printf" and len(arguments) >= 2 and arguments[0].value == "-v":
+            state.forget(arguments[1].value, arguments[1].span)
+        elif program == "shift":
+            count = int(arguments[0].value) if arguments and arguments[0].value.isdigit() else 1
+            if state.positional is not None:
+                state.positional = state.positional[count:]
+        elif program == "eval" or program in state.functions:
+            body = state.functions.get(program)
+            if body is not None:
+                for name in self.assigned_names(body):
+                    state.forget(name)
+        elif program == "cd":
+            return
+        self.nested_shell(words, state, environment)
+
+    def set_builtin(self, arguments: list[Token], state: _State) -> None:
+        """``set -a``/``set +a``/``set -o allexport`` and ``set -- args`` (new positional parameters)."""
+        position = 0
+        while position < len(arguments):
+            value = arguments[position].value
+            if value == "--" or not value.startswith(("-", "+")) or value in ("-", "+"):
+                start = position + 1 if value in ("--", "-") else position
+                if value == "-" or start < len(arguments) or value == "--":
+                    state.positional = tuple(_Value(t.value, t.unresolved, t.splat) for t in arguments[start:])
+                return
+            flags = value[1:]
+            turn_on = value.startswith("-")
+            if "a" in flags:
+                state.allexport = turn_on
+            if "o" in flags:
+                position += 1
+                if position < len(arguments) and arguments[position].value == "allexport":
+                    state.allexport = turn_on
+            position += 1
+
+    def assigned_names(self, body: Node) -> set[str]:
+        names: set[str] = set()
+        for node in _walk(body):
+            if node.type == "variable_assignment":
+                parent = node.parent
+                if parent is not None and parent.type == "declaration_command" and parent.children and \
+                        parent.children[0].type == "local":
+                    continue
+                if parent is not None and parent.type == "command":
+                    continue  # `VAR=x cmd` prefix
+                names.add(self.assignment_parts(node)[0])
+        return names
+
+    def source(self, path_token: Token, state: _State) -> None:
+        """``source FILE`` / ``. FILE``: its assignments (and ``export``\\s) apply here; its
+        commands are not reported (they belong to another file's launches)."""
+        interpreter = self.interpreter
+        if not path_token.resolved or interpreter.depth >= _MAX_DEPTH:
+            return
+        path = Path(path_token.value)
+        if not path.is_absolute():
+            if interpreter.base_dir is None:
+                return
+            path = interpreter.base_dir / path
+        try:
+            resolved = path.resolve()
+        except OSError:
+            return
+        if resolved in interpreter.sourced:
+            return
+        loaded = _load(path, interpreter.load)
+        if loaded is None:
+            return
+        nested = _Interpreter(interpreter.base_dir, interpreter.load, interpreter.depth + 1,
+                              interpreter.sourced | {resolved})
+        try:
+            nested.run_text(loaded.whole(), state, record=False)
+        except Malformed:
+            return
+
+    def nested_shell(self, words: list[tuple[Token, MappedText]], state: _State,
+                     environment: dict[str, EnvEntry]) -> None:
+        """``bash -c 'script'`` (also after ``exec``/``nohup``): interpret the string as a script."""
+        tokens = [token for token, _ in words]
+        index = 0
+        while index < len(tokens) and tokens[index].resolved and tokens[index].value in ("exec", "nohup", "setsid", "time"):
+            index += 1
+        if index >= len(tokens) or not tokens[index].resolved:
+            return
+        if tokens[index].value.rsplit("/", 1)[-1] not in SHELL_PROGRAMS:
+            return
+        position = index + 1
+        has_c = False
+        while position < len(tokens) and tokens[position].resolved and tokens[position].value.startswith(("-", "+")):
+            option = tokens[position].value
+            position += 1
+            if option in ("-o", "+o", "-O", "+O"):
+                position += 1
+            elif not option.startswith("--") and "c" in option[1:]:
+                has_c = True
+        if not has_c or position >= len(tokens) or self.interpreter.depth >= _MAX_DEPTH:
+            return
+        script_text = words[position][1]
+        positional = [replace(token) for token in tokens[position + 2:]]
+        nested = _Interpreter(self.interpreter.base_dir, self.interpreter.load, self.interpreter.depth + 1,
+                              self.interpreter.sourced)
+        inner_state = _State.initial(environment, positional)
+        inner_state.functions = {}
+        try:
+            self.commands.extend(nested.run_text(script_text, inner_state, record=self.record))
+        except Malformed:
+            return
+
+
+def _load(path: Path, load: Loader | None) -> SourceFile | None:
+    if load is not None:
+        return load(path)
+    try:
+        return SourceFile(path, path.as_posix(), path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -1,0 +1,115 @@
+"""The command line: `inspect` contract, MTP001 for malformed files, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import run_cli
+
+COMPOSE = """\
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.11.0
+    environment:
+      VLLM_USE_V1: "1"
+    command:
+      - Qwen/Qwen3.6-27B
+      - --speculative-config
+      - '{"method":"mtp","num_speculative_tokens":2}'
+"""
+
+
+def test_inspect_json_follows_the_contract(inspect: Callable[..., Any]) -> None:
+    data = inspect({"compose.yaml": COMPOSE}, "compose.yaml")
+    [launch] = data["launches"]
+    assert (launch["file"], launch["line"], launch["column"]) == ("compose.yaml", 7, 9)
+    assert launch["engine"] == "vllm" and launch["engine_version"] == "0.11.0"
+    assert launch["argv"] == ["vllm", "serve", "Qwen/Qwen3.6-27B", "--speculative-config",
+                              '{"method":"mtp","num_speculative_tokens":2}']
+    assert launch["env"] == {"VLLM_USE_V1": "1"}
+    assert launch["options"]["model"] == "Qwen/Qwen3.6-27B"
+    assert launch["options"]["speculative_config"] == {"method": "mtp", "num_speculative_tokens": 2}
+    assert launch["cli_errors"] == []
+    effective = launch["effective"]
+    assert effective["model"] == {"value": "Qwen/Qwen3.6-27B", "origin": "explicit", "line": 7, "column": 9}
+    assert effective["spec_method"]["value"] == "mtp" and effective["spec_method"]["line"] == 9
+    assert effective["spec_tokens"]["value"] == 2
+    for name in ("prefix_caching", "kv_cache_dtype", "memory_fraction", "max_concurrency", "tensor_parallel", "gpu"):
+        assert name in effective, name
+        assert effective[name]["origin"] in ("explicit", "config-file", "env", "default", "inferred")
+
+
+def test_malformed_file_is_mtp001_and_others_are_still_read(tmp_path: Path) -> None:
+    (tmp_path / "compose.yaml").write_text(COMPOSE)
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "compose.yaml").write_text("services:\n  vllm:\n    command: [vllm, serve\n")
+    (tmp_path / "broken" / "launch.py").write_text("from vllm import LLM\nLLM(model='m', speculative_config={\n")
+    code, out, err = run_cli(["inspect", "--format", "json", "."], cwd=tmp_path)
+    assert code == 0, err
+    data = json.loads(out)
+    assert [launch["file"] for launch in data["launches"]] == ["compose.yaml"]
+    problems = {(d["file"], d["code"]) for d in data["diagnostics"]}
+    assert problems == {("broken/compose.yaml", "MTP001"), ("broken/launch.py", "MTP001")}
+    for diagnostic in data["diagnostics"]:
+        assert diagnostic["line"] >= 2
+
+    code, out, _ = run_cli(["check", "."], cwd=tmp_path)
+    assert code == 1
+    assert "broken/compose.yaml:" in out and "MTP001" in out
+
+
+def test_binary_and_undecodable_files_do_not_crash(tmp_path: Path) -> None:
+    (tmp_path / "serve.sh").write_bytes(b"#!/bin/sh\nvllm serve \xff\xfe\x00 model\n")
+    (tmp_path / "compose.yaml").write_bytes("\ufeffservices:\r\n  v:\r\n    image: vllm/vllm-openai\r\n"
+                                            "    command: [Qwen/Qwen3.6-27B]\r\n".encode())
+    code, out, err = run_cli(["inspect", "--format", "json", "."], cwd=tmp_path)
+    assert code == 0, err
+    data = json.loads(out)
+    assert [launch["file"] for launch in data["launches"]] == ["compose.yaml"]
+    assert data["launches"][0]["effective"]["model"]["line"] == 4
+    assert [d["file"] for d in data["diagnostics"]] == ["serve.sh"]
+
+
+def test_check_on_clean_tree_exits_zero_and_usage_errors_exit_two(tmp_path: Path) -> None:
+    (tmp_path / "compose.yaml").write_text(COMPOSE)
+    code, out, _ = run_cli(["check", "."], cwd=tmp_path)
+    assert code == 0 and "No findings" in out
+    code, _, err = run_cli(["check", "--engine-version", "vllm", "."], cwd=tmp_path)
+    assert code == 2 and "ENGINE=VERSION" in err
+    code, _, _ = run_cli(["check", "--no-such-flag"], cwd=tmp_path)
+    assert code == 2
+    code, _, err = run_cli(["check", "missing.yaml"], cwd=tmp_path)
+    assert code == 2 and "missing.yaml" in err
+
+
+def test_engine_version_flag_overrides_the_image_tag(inspect: Callable[..., Any]) -> None:
+    data = inspect({"compose.yaml": COMPOSE}, "compose.yaml", extra=["--engine-version", "vllm=0.33.0"])
+    assert data["launches"][0]["engine_version"] == "0.33.0"
+
+
+def test_gpu_flag_and_directive(inspect: Callable[..., Any]) -> None:
+    data = inspect({"compose.yaml": "# mtplint: gpu=rtx-4090x2\n" + COMPOSE}, "compose.yaml")
+    gpu = data["launches"][0]["effective"]["gpu"]
+    assert (gpu["value"], gpu["count"], gpu["line"]) == ("rtx-4090", 2, 1)
+    data = inspect({"compose.yaml": COMPOSE}, "compose.yaml", extra=["--gpu", "h100-sxm"])
+    assert data["launches"][0]["effective"]["gpu"]["value"] == "h100-sxm"
+
+
+def test_text_inspect_is_readable(tmp_path: Path) -> None:
+    (tmp_path / "compose.yaml").write_text(COMPOSE)
+    code, out, _ = run_cli(["inspect", "compose.yaml"], cwd=tmp_path)
+    assert code == 0
+    assert out.startswith("compose.yaml:7:9: vllm 0.11.0")
+    assert "spec_method" in out and "mtp" in out
+
+
+def test_console_script_starts_without_heavy_imports() -> None:
+    completed = subprocess.run([sys.executable, "-X", "importtime", "-c", "import mtplint.cli"],
+                               capture_output=True, text=True, check=True)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in completed.stderr.splitlines() if "|" in line}
+    assert not imported & {"libcst", "jsonschema", "ruamel.yaml", "tree_sitter", "yaml"}
