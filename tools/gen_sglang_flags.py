@@ -141,10 +141,9 @@ class Reader:
             raise Unknown("f-string")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "tuple", "sorted", "set") \
                 and len(node.args) == 1 and not node.keywords:
-            value = self.evaluate(node.args[0], module, depth + 1)
-            if isinstance(value, dict):
-                value = list(value)
-            return sorted(value) if node.func.id == "sorted" else list(value)
+            evaluated = self.evaluate(node.args[0], module, depth + 1)
+            items = list(evaluated)
+            return sorted(items) if node.func.id == "sorted" else items
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "keys" and not node.args:
             return list(self.evaluate(node.func.value, module, depth + 1))
         raise Unknown(ast.dump(node)[:80])
@@ -330,7 +329,7 @@ class Generator:
                         else:
                             self.warnings.append(f"field {ast.unparse(annotation)[:60]}: cannot read {keyword.arg}")
                 return inner, meta
-            if isinstance(extra, ast.Constant) and isinstance(extra.value, str) or isinstance(extra, ast.JoinedStr):
+            if (isinstance(extra, ast.Constant) and isinstance(extra.value, str)) or isinstance(extra, ast.JoinedStr):
                 return inner, {}
         return inner, None
 
@@ -484,7 +483,7 @@ class Generator:
 def _in_order(function: ast.AST) -> list[ast.AST]:
     """Nodes of a function body in source order (ast.walk is breadth-first)."""
     nodes = [node for node in ast.walk(function) if hasattr(node, "lineno")]
-    return sorted(nodes, key=lambda node: (node.lineno, node.col_offset))
+    return sorted(nodes, key=lambda node: (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)))
 
 
 def config_merger_generation(root: Path) -> int:

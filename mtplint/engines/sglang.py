@@ -315,7 +315,7 @@ def argparse_words(words: list[Word], table: FlagTable, parsed: Parsed, field_na
     argparse stops at the first error; here parsing continues so every bad argument is reported
     (each rejected argument gets its own entry, which a fix can address one by one).
     """
-    kinds: list[_Optional | None | str] = []
+    kinds: list[_Optional | str | None] = []
     after_double_dash = False
     for word in words:
         if after_double_dash:
@@ -478,13 +478,18 @@ def _store(action: Action, found: _Optional, flag: Word, values: list[Word], par
         else:
             value = converted[0]
         span = (values[0].span if values and values[0].span is not None and values[0].span != flag.span else flag.span)
-        parsed.options[name] = OptionValue(value, span, flag.origin, found.option, unresolved)
+        parsed.options[name] = OptionValue(value, span, flag.origin, _written(flag), unresolved)
         if action.deprecated:
             parsed.notes.append(f"'{found.option}' is deprecated")
         return
-    parsed.options[name] = OptionValue(value, flag.span, flag.origin, found.option)
+    parsed.options[name] = OptionValue(value, flag.span, flag.origin, _written(flag))
     if action.deprecated:
         parsed.notes.append(f"'{found.option}' is deprecated")
+
+
+def _written(flag: Word) -> str:
+    """The option as the user wrote it (``--speculative-algo``), for messages and fixes."""
+    return flag.text.split("=", 1)[0]
 
 
 # --- --config YAML merging (research §3; sglang/srt/server_args_config_parser.py) ----------------
@@ -658,7 +663,7 @@ class SGLangEngine:
                 if word.splat:
                     found = True  # could be anywhere in the splat
                 continue
-            if word.text in flags and position + 1 < len(words) or any(word.text.startswith(f + "=") for f in flags):
+            if (word.text in flags and position + 1 < len(words)) or any(word.text.startswith(f + "=") for f in flags):
                 found = True
                 break
         if not found and not any(w.resolved and w.text in ("-h", "--help") for w in words):
@@ -875,7 +880,7 @@ class SGLangEngine:
         if compare(version.version, MAMBA_STRATEGY_ADDED) < 0:
             return _Setting(None, "default")
         extra: dict[str, Any] = {"configured": "auto"}
-        value = "auto"
+        value: str | None = "auto"
         if info is not None and info.hybrid:
             radix_off = _flag(given, "disable_radix_cache")
             value = self._auto_mamba(version.version, given, radix_off)
@@ -1003,11 +1008,10 @@ def _flag(given: Callable[[str], OptionValue | None], name: str) -> bool:
 
 
 def _spec_v2_default(at: str, given: Callable[[str], OptionValue | None]) -> bool:
-    if compare(at, SPEC_V2_ENV_ADDED) < 0:
-        return False
-    if compare(at, SPEC_V2_DEFAULT_TRUE) < 0:
-        return False
-    return True
+    """Spec V2 without the variable: off before 0.5.11 (and before the variable existed), on after
+    (the default flip, then the V2-only worker from 0.5.14)."""
+    del given
+    return compare(at, SPEC_V2_DEFAULT_TRUE) >= 0
 
 
 def _versions_vary(version: EngineVersion, outcome: Callable[[str], Any]) -> dict[str, Any]:

@@ -1,0 +1,222 @@
+"""Kubernetes manifests and kustomize overlays -> launches (mtplint/extract/k8s.py, kustomize.py)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mtplint.extract import ExtractContext, FileLoader, k8s
+from mtplint.extract.launch import Launch
+from mtplint.source import SourceFile
+
+DATA = Path(__file__).parent / "data" / "k8s"
+
+
+def extract_file(path: Path, root: Path | None = None) -> tuple[list[Launch], ExtractContext]:
+    ctx = ExtractContext(FileLoader(root or path.parent))
+    source = ctx.loader.load(path)
+    assert source is not None
+    return k8s.extract(source, ctx), ctx
+
+
+def extract_text(text: str, tmp_path: Path, name: str = "deploy.yaml") -> list[Launch]:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return extract_file(path)[0]
+
+
+def at(launch: Launch, value: str) -> tuple[int, int]:
+    token = next(token for token in launch.argv if token.value == value)
+    assert token.span is not None
+    return token.span.line, token.span.column
+
+
+def test_helm_rendered_deployment(tmp_path: Path) -> None:
+    launches, _ = extract_file(DATA / "helm-rendered.yaml")
+    assert len(launches) == 1  # the Service and ConfigMap are not workloads; the init container is no server
+    launch = launches[0]
+    assert launch.engine == "vllm"
+    assert launch.context == "Deployment/qwen-mtp container vllm"
+    assert [t.value for t in launch.argv] == [
+        "vllm", "serve", "Qwen/Qwen3.6-27B-FP8", "--served-model-name", "qwen", "--speculative-config",
+        '{"method": "mtp", "num_speculative_tokens": 2}', "--tensor-parallel-size", "2", "--port=8000",
+        "--api-key=$(not-expanded)",
+    ]
+    # $(MODEL_ID) comes from the ConfigMap in the same stream; the token stays where it is written
+    assert at(launch, "Qwen/Qwen3.6-27B-FP8") == (53, 16)
+    assert at(launch, '{"method": "mtp", "num_speculative_tokens": 2}') == (57, 16)
+    assert all(token.resolved for token in launch.argv)
+    assert launch.env["VLLM_LOGGING_LEVEL"].value.value == "INFO"
+    assert launch.env["PORT"].value.value == "8000"
+    assert launch.env["HF_TOKEN"].value.unresolved
+    assert launch.gpu is not None
+    assert (launch.gpu.product, launch.gpu.count) == ("NVIDIA-H100-80GB-HBM3", 2)
+    assert launch.gpu.span is not None and (launch.gpu.span.line, launch.gpu.span.column) == (43, 33)
+    assert [hint.spec for hint in launch.version_hints] == ["==0.11.0"]
+    assert "rendered by Helm from qwen-mtp/templates/deployment.yaml" in launch.notes
+    assert any("secret hf-credentials" in note for note in launch.notes)
+
+
+def test_sh_c_block_scalar_with_affinity(tmp_path: Path) -> None:
+    launches, _ = extract_file(DATA / "sglang-sh-c.yaml")
+    assert len(launches) == 1
+    launch = launches[0]
+    assert launch.engine == "sglang"
+    assert [t.value for t in launch.args] == [
+        "--model-path", "Qwen/Qwen3.6-35B-A3B", "--speculative-algorithm", "NEXTN", "--speculative-num-steps", "3",
+        "--tp", "$(TP)", "--port", "30000",
+    ]
+    assert at(launch, "--speculative-num-steps") == (28, 17)
+    assert at(launch, "Qwen/Qwen3.6-35B-A3B") == (26, 30)  # the $(MODEL) reference inside the block
+    tp = next(token for token in launch.args if token.value == "$(TP)")
+    assert not tp.resolved  # TP is not defined: kubelet leaves it, the shell then runs `TP`
+    assert launch.env["SGLANG_ENABLE_SPEC_V2"].value.value == "1"
+    assert launch.gpu is not None and (launch.gpu.product, launch.gpu.count) == ("nvidia-h100-80gb", 4)
+    assert launch.image is not None and launch.image.value == "lmsysorg/sglang:v0.5.9-cu129"
+
+
+def test_kustomize_overlay_patches_args(tmp_path: Path) -> None:
+    root = DATA / "kustomize"
+    launches, ctx = extract_file(root / "overlays" / "prod" / "kustomization.yaml", root)
+    assert not ctx.issues.items
+    assert len(launches) == 1
+    launch = launches[0]
+    assert [t.value for t in launch.args] == [
+        "Qwen/Qwen3.6-27B", "--speculative-config", '{"method":"mtp","num_speculative_tokens":2}', "--max-num-seqs",
+        "32", "--no-enable-prefix-caching",
+    ]
+    spec = next(t for t in launch.args if t.value.startswith("{"))
+    assert spec.span is not None and spec.span.file.endswith("args-patch.yaml") and spec.span.line == 13
+    appended = launch.args[-1]
+    assert appended.span is not None and appended.span.file.endswith("kustomization.yaml") and appended.span.line == 21
+    assert launch.image is not None and launch.image.value == "vllm/vllm-openai:v0.11.0"
+    assert [hint.spec for hint in launch.version_hints] == ["==0.11.0"]
+    assert launch.env["VLLM_LOGGING_LEVEL"].value.value == "DEBUG"  # configMapGenerator resolves envFrom
+    assert launch.gpu is not None and (launch.gpu.product, launch.gpu.count) == ("NVIDIA-L40S", 1)
+    assert launch.source.path.name == "kustomization.yaml"
+
+
+def test_kustomize_base_and_patch_files(tmp_path: Path) -> None:
+    root = DATA / "kustomize"
+    base, _ = extract_file(root / "base" / "deployment.yaml", root)
+    assert [t.value for t in base[0].args] == ["Qwen/Qwen3.6-27B", "--max-num-seqs", "64"]
+    # a kustomization that changes nothing reports nothing (the manifest reports itself)
+    assert extract_file(root / "base" / "kustomization.yaml", root)[0] == []
+    # a patch file alone is not a deployment
+    assert extract_file(root / "overlays" / "prod" / "args-patch.yaml", root)[0] == []
+
+
+def test_kustomize_patches_strategic_merge_and_json6902(tmp_path: Path) -> None:
+    shutil.copytree(DATA / "kustomize" / "base", tmp_path / "base")
+    overlay = tmp_path / "gpu"
+    overlay.mkdir()
+    (overlay / "kustomization.yaml").write_text(
+        "resources: [../base]\n"
+        "patchesStrategicMerge:\n"
+        "  - |-\n"
+        "    apiVersion: apps/v1\n"
+        "    kind: Deployment\n"
+        "    metadata: {name: qwen-mtp}\n"
+        "    spec:\n"
+        "      template:\n"
+        "        spec:\n"
+        "          containers:\n"
+        "            - name: vllm\n"
+        "              env:\n"
+        "                - {name: VLLM_USE_V1, value: '1'}\n"
+        "patchesJson6902:\n"
+        "  - target: {group: apps, version: v1, kind: Deployment, name: qwen-mtp}\n"
+        "    path: ops.json\n",
+        encoding="utf-8",
+    )
+    (overlay / "ops.json").write_text(
+        '[{"op": "replace", "path": "/spec/template/spec/containers/0/args/2", "value": "8"},\n'
+        ' {"op": "add", "path": "/spec/template/spec/containers/0/args/-", "value": "--enforce-eager"}]\n',
+        encoding="utf-8",
+    )
+    launches, _ = extract_file(overlay / "kustomization.yaml", tmp_path)
+    assert len(launches) == 1
+    launch = launches[0]
+    assert [t.value for t in launch.args] == ["Qwen/Qwen3.6-27B", "--max-num-seqs", "8", "--enforce-eager"]
+    eight = launch.args[2]
+    assert eight.span is not None and eight.span.file.endswith("ops.json") and (eight.span.line, eight.span.column) == (1, 81)
+    assert launch.env["VLLM_USE_V1"].value.value == "1"
+    env_span = launch.env["VLLM_USE_V1"].span
+    assert env_span is not None and env_span.file.endswith("kustomization.yaml") and env_span.line == 13
+
+
+def test_command_and_args_semantics(tmp_path: Path) -> None:
+    launches = extract_text(
+        "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly}\nspec:\n  jobTemplate:\n    spec:\n"
+        "      template:\n        spec:\n          containers:\n"
+        "            - name: a\n              image: vllm/vllm-openai:v0.11.0\n"
+        "              command: [python3, -m, vllm.entrypoints.openai.api_server]\n"
+        "              args: [--model, Qwen/Qwen3.6-27B]\n"
+        "            - name: b\n              image: vllm/vllm-openai:v0.11.0\n"
+        "              command: [python3, bench.py]\n              args: [--model, x]\n",
+        tmp_path,
+    )
+    assert [launch.context for launch in launches] == ["CronJob/nightly container a"]
+    assert launches[0].entry == "python -m vllm.entrypoints.openai.api_server"
+    assert [t.value for t in launches[0].args] == ["--model", "Qwen/Qwen3.6-27B"]
+
+
+def test_list_kind_and_native_sidecar(tmp_path: Path) -> None:
+    launches = extract_text(
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "  - apiVersion: v1\n    kind: Pod\n    metadata: {name: p}\n    spec:\n"
+        "      initContainers:\n"
+        "        - name: sidecar\n          restartPolicy: Always\n"
+        "          image: ghcr.io/ggml-org/llama.cpp:server-b9200\n          args: [-m, /models/q.gguf]\n"
+        "      containers:\n        - name: main\n          image: busybox\n          command: [sleep, infinity]\n",
+        tmp_path,
+    )
+    assert [(launch.engine, launch.context) for launch in launches] == [("llama.cpp", "Pod/p container sidecar")]
+
+
+def test_dollar_expansion_rules(tmp_path: Path) -> None:
+    launches = extract_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: c\n"
+        "      image: vllm/vllm-openai\n"
+        "      env:\n        - {name: A, value: one}\n        - {name: B, value: '$(A)-two'}\n"
+        "        - {name: K, valueFrom: {fieldRef: {fieldPath: metadata.name}}}\n"
+        "      args: ['$(B)', '$$(A)', '$(K)', '$(MISSING)', '$(A', 'cost$5']\n",
+        tmp_path,
+    )
+    args = launches[0].args
+    assert [t.value for t in args] == ["one-two", "$(A)", "$(K)", "$(MISSING)", "$(A", "cost$5"]
+    assert [t.resolved for t in args] == [True, True, False, False, True, True]
+
+
+def test_not_workloads_yield_nothing(tmp_path: Path) -> None:
+    assert extract_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: vllm}\ndata: {a: vllm}\n", tmp_path) == []
+    assert k8s.claims([]) is False
+
+
+def test_claims() -> None:
+    from mtplint.extract.yamlpos import load_all
+
+    assert k8s.claims(load_all(SourceFile.from_text("apiVersion: v1\nkind: Service\n")))
+    assert k8s.claims(load_all(SourceFile.from_text("resources:\n  - ../base\npatches:\n  - path: p.yaml\n")))
+    # Helm values: `resources:` is a map there
+    assert not k8s.claims(load_all(SourceFile.from_text("resources:\n  limits: {nvidia.com/gpu: 1}\n")))
+
+
+@pytest.mark.parametrize(
+    ("selector", "product"),
+    [
+        ("nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}", "nvidia-l4"),
+        ("affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+         "[{matchExpressions: [{key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-A10G, NVIDIA-L4]}]}]}}}", None),
+        ("affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, preference: "
+         "{matchExpressions: [{key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-L4]}]}}]}}", None),
+    ],
+)
+def test_gpu_product_only_when_pinned(tmp_path: Path, selector: str, product: str | None) -> None:
+    launches = extract_text(
+        f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  {selector}\n  containers:\n"
+        "    - name: c\n      image: vllm/vllm-openai:v0.11.0\n      args: [m]\n", tmp_path)
+    hint = launches[0].gpu
+    assert (hint.product if hint else None) == product
