@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -220,3 +222,25 @@ def test_gpu_product_only_when_pinned(tmp_path: Path, selector: str, product: st
         "    - name: c\n      image: vllm/vllm-openai:v0.11.0\n      args: [m]\n", tmp_path)
     hint = launches[0].gpu
     assert (hint.product if hint else None) == product
+
+
+def test_inspect_sglang_statefulset(inspect: Callable[..., dict[str, Any]]) -> None:
+    data = inspect({"deploy/sglang.yaml": (DATA / "sglang-sh-c.yaml").read_text(encoding="utf-8")}, "deploy")
+    [launch] = data["launches"]
+    assert (launch["engine"], launch["context"]) == ("sglang", "StatefulSet/sglang-mtp container server")
+    assert launch["options"]["speculative_algorithm"] == "NEXTN"
+    assert launch["env"]["SGLANG_ENABLE_SPEC_V2"] == "1"
+    assert (launch["effective"]["gpu"]["value"], launch["effective"]["gpu"]["count"]) == ("h100-sxm", 4)
+
+
+def test_inspect_kustomize_overlay(inspect: Callable[..., dict[str, Any]]) -> None:
+    pytest.importorskip("mtplint.engines.vllm")
+    root = DATA / "kustomize"
+    files = {path.relative_to(root).as_posix(): path.read_text(encoding="utf-8")
+             for path in root.rglob("*.yaml")}
+    data = inspect(files, ".")
+    by_file = {launch["file"]: launch for launch in data["launches"]}
+    assert set(by_file) == {"base/deployment.yaml", "overlays/prod/kustomization.yaml"}
+    overlay = by_file["overlays/prod/kustomization.yaml"]
+    assert overlay["options"]["speculative_config"] == {"method": "mtp", "num_speculative_tokens": 2}
+    assert overlay["engine_version"] == "0.11.0"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -154,3 +156,19 @@ def test_syntax_error_is_malformed(tmp_path: Path) -> None:
         extract_text("import vllm\nllm = vllm.LLM(model='m'\nprint(1)\n", tmp_path)
     assert "invalid Python" in str(error.value)
     assert error.value.offset > len("import vllm\n")
+
+
+def test_inspect_python_launcher(inspect: Callable[..., dict[str, Any]]) -> None:
+    data = inspect({"scripts/launch_server.py": (DATA / "launch_server.py").read_text(encoding="utf-8")}, "scripts")
+    [launch] = data["launches"]
+    assert (launch["engine"], launch["line"]) == ("sglang", 22)
+    assert launch["options"]["speculative_num_steps"] == 3
+    assert launch["env"]["SGLANG_ENABLE_SPEC_V2"] == "1"
+
+
+def test_inspect_offline_llm(inspect: Callable[..., dict[str, Any]]) -> None:
+    pytest.importorskip("mtplint.engines.vllm")
+    data = inspect({"offline_llm.py": (DATA / "offline_llm.py").read_text(encoding="utf-8")}, "offline_llm.py")
+    [launch] = data["launches"]
+    assert launch["kwargs"]["speculative_config"] == {"method": "mtp", "num_speculative_tokens": 2}
+    assert launch["argv"] == []

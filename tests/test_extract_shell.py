@@ -4,6 +4,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mtplint.extract import ExtractContext, FileLoader, Malformed
 from mtplint.extract.launch import Launch
@@ -319,3 +321,24 @@ fi
     (launch,) = launches(tmp_path, {"llama.sh": script}, "llama.sh")
     assert launch.engine == "llama.cpp"
     assert launch.context == "line 3"
+
+
+# --- robustness ---------------------------------------------------------------------------------
+
+
+_SHELL_ALPHABET = st.sampled_from([*"ab $\"'\\\n{}()[]=:-+#%/;&|<>`!*?@0é\t\r", "${", "$(", "vllm serve ", "fi", "if "])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_SHELL_ALPHABET, max_size=40).map("".join))
+def test_any_text_is_read_or_reported_malformed(text: str) -> None:
+    source = SourceFile.from_text(text, "fuzz.sh")
+    try:
+        found = script_commands(source.whole())
+    except Malformed as error:
+        assert 0 <= error.offset <= len(text)
+        return
+    for command in found:
+        for token in command.argv:
+            assert token.span is None or token.span.start <= len(text)
+    split_words(source.whole())

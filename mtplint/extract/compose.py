@@ -56,6 +56,8 @@ DEFAULT_OVERRIDE_NAMES = ("compose.override.yml", "compose.override.yaml",
 
 #: programs whose ``-c`` argument is a script
 _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh"})
+#: scalar tags compose does not take as strings (YAML 1.1 resolution, as PyYAML gives them)
+_NOT_STRINGS = frozenset({"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"})
 #: keys whose value a later file replaces (compose-go override merge)
 _REPLACED = ("image", "command", "entrypoint", "runtime", "gpus")
 
@@ -448,7 +450,8 @@ class _ServiceLaunches:
         if node.is_seq:
             words: list[_Word] = []
             for item in node.items:
-                if not item.is_scalar:
+                if not item.is_scalar or item.tag in _NOT_STRINGS:
+                    # compose: "services.NAME.command.0 must be a string" (quote numbers in a list)
                     raise self.project.fail(at.file.source, "compose file: command items must be strings", item.start)
                 interpolated = self.project.text(_At(item, at.file))
                 self.holes.extend(interpolated.holes)
@@ -488,7 +491,8 @@ class _ServiceLaunches:
             recognised.image = image
             command_env = {name: EnvEntry(entry.name, _mark(entry.value, self.holes), entry.span, entry.origin)
                            for name, entry in command.env.items()}
-            span = command.span or (argv[0].span if argv else None)
+            # the engine's first word (`vllm` of `exec vllm serve`), else the command's
+            span = (recognised.program[0].span if recognised.program else None) or command.span
             source = script.text.source if span is not None else None
             launches.append(self._launch(recognised, command_env, gpu, span, source))
         return launches
@@ -570,6 +574,8 @@ class _ServiceLaunches:
             for name, key_node, value in node.entries():
                 if value.is_null:
                     entries[name] = self._from_project(name, key_node.span())
+                elif value.is_scalar and value.tag in _NOT_STRINGS:
+                    entries[name] = EnvEntry(name, Token(_go_number(value), value.span()), key_node.span())
                 elif value.is_scalar:
                     interpolated = self.project.text(_At(value, at.file))
                     self.holes.extend(interpolated.holes)
@@ -728,6 +734,19 @@ def split_command(text: MappedText) -> list[MappedText]:
 
 def _joined(pieces: list[MappedText], text: MappedText, at: int) -> MappedText:
     return MappedText.join(pieces) if pieces else text.slice(at, at)
+
+
+def _go_number(node: YNode) -> str:
+    """A YAML number as compose writes it into the environment (Go formatting: ``0.90`` -> ``0.9``,
+    ``010`` -> ``8``, ``1.0e3`` -> ``1000``; docker compose config v2.40.3)."""
+    value = node.python()
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return node.str
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e21:
+            return str(int(value))
+        return repr(value)
+    return str(value)
 
 
 def _is_gpu_request(item: YNode) -> bool:

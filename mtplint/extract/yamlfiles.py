@@ -34,7 +34,13 @@ def parse(source: SourceFile) -> list[YNode]:
 
 
 def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
-    documents = parse(source)
+    try:
+        documents = load_all(source)
+    except YamlError as error:
+        if "{{" in source.text:
+            # an unrendered Helm/Go template is not YAML yet; its rendered output is what gets linted
+            return []
+        raise Malformed(str(error), error.offset) from error
     for module_name in KINDS:
         kind: YamlKind = importlib.import_module(module_name)
         if kind.claims(documents):

@@ -1,0 +1,936 @@
+"""The vLLM engine model: what ``vllm serve`` (or ``LLM(...)``) stores, and what it runs with.
+
+Parsing emulates vLLM's ``FlexibleArgumentParser`` (research/vllm.md §2; W33
+``vllm/utils/argparse_utils.py`` ``parse_args`` L313-500, ``_pull_args_from_config`` L516-604,
+``load_config_file`` L606-673) in front of Python's ``argparse``, over the flag table generated from
+each release's wheel (``mtplint/engines/data/vllm/<version>.json``, see ``tools/gen_vllm_flags.py``).
+The preprocessing changed across releases; each difference is keyed to the first release (of those
+read) that has it:
+
+* ``--model`` under ``serve``: 0.8.2 stores it and ``serve`` then refuses it; 0.8.3-0.11.0 raise at
+  parse time; from 0.11.1 it is moved to the positional slot (checked in the 0.11.1 wheel).
+* ``_`` -> ``-`` in long option names: the whole name up to 0.8.x, only before the first ``.`` from 0.11.
+* dotted JSON keys (``--speculative-config.method mtp``): from 0.11; their values also accept
+  human-readable ints (``32k``) from 0.20.
+* ``--config``: 0.8.2 needs the positional model right after ``serve``; lists and dicts are written
+  with ``str()`` (a dict is then not JSON) up to 0.11; dicts become JSON from 0.20; ``key: false`` is
+  dropped under ``serve`` in every release read (0.8-0.27 only emit ``true``; from 0.28 the
+  ``--no-key`` lookup runs on the top-level ``vllm`` parser, which has none of the serve options).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from mtplint.engines import CliError, EngineContext, OptionValue, Parsed
+from mtplint.extract.launch import Launch
+from mtplint.hardware import Hardware
+from mtplint.models import find_model
+from mtplint.settings import Setting
+from mtplint.source import Span, Token
+from mtplint.versions import EngineVersion, compare
+
+# --- flag tables ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One argparse action of the ``vllm serve`` parser, as generated from a wheel."""
+
+    options: tuple[str, ...]
+    dest: str
+    nargs: Any
+    action: str
+    type: str
+    default: Any
+    choices: tuple[Any, ...] | None
+    negative: frozenset[str]
+    const: Any = None
+    required: bool = False
+
+    @property
+    def takes_value(self) -> bool:
+        return self.action in ("store", "append", "extend")
+
+    def label(self) -> str:
+        return "/".join(self.options) if self.options else self.dest
+
+
+@dataclass(frozen=True)
+class FlagTable:
+    version: str
+    flags: tuple[Flag, ...]
+    allow_abbrev: bool
+
+    @property
+    def by_option(self) -> dict[str, Flag]:
+        return _option_index(self)
+
+    @property
+    def by_dest(self) -> dict[str, Flag]:
+        return {flag.dest: flag for flag in self.flags}
+
+    @property
+    def positional(self) -> Flag | None:
+        return next((flag for flag in self.flags if not flag.options), None)
+
+
+@cache
+def _option_index(table: FlagTable) -> dict[str, Flag]:
+    return {option: flag for flag in table.flags for option in flag.options}
+
+
+def _data_dir() -> Any:
+    return resources.files("mtplint.engines").joinpath("data").joinpath("vllm")
+
+
+@cache
+def table_versions() -> tuple[str, ...]:
+    names = [entry.name[: -len(".json")] for entry in _data_dir().iterdir() if entry.name.endswith(".json")]
+    ordered: list[str] = []
+    for name in names:
+        position = 0
+        while position < len(ordered) and compare(ordered[position], name) < 0:
+            position += 1
+        ordered.insert(position, name)
+    return tuple(ordered)
+
+
+@cache
+def load_table(version: str) -> FlagTable:
+    """The table of ``version``, or of the nearest older release (the newest for anything newer)."""
+    versions = table_versions()
+    chosen = versions[0]
+    for candidate in versions:
+        if compare(candidate, version) <= 0:
+            chosen = candidate
+    data = json.loads(_data_dir().joinpath(f"{chosen}.json").read_text(encoding="utf-8"))
+    flags = []
+    for entry in data["actions"]:
+        if entry["action"] == "exit":
+            continue
+        choices = entry.get("choices")
+        flags.append(Flag(
+            options=tuple(entry["options"]), dest=entry["dest"], nargs=entry.get("nargs"), action=entry["action"],
+            type=entry.get("type", "str"), default=entry.get("default"),
+            choices=tuple(choices) if choices is not None else None, negative=frozenset(entry.get("negative", ())),
+            const=entry.get("const"), required=bool(entry.get("required")),
+        ))
+    return FlagTable(chosen, tuple(flags), bool(data.get("allow_abbrev", True)))
+
+
+# --- words ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Word:
+    """One argv word on its way through the preprocessing, with where it came from."""
+
+    text: str
+    span: Span | None
+    origin: str = "explicit"
+    unresolved: tuple[str, ...] = ()
+    #: for a synthesised ``--x <json>`` from dotted keys / a YAML dict: where each top-level key was set
+    key_spans: dict[str, Span | None] = field(default_factory=dict)
+    #: the value is Python data already (a YAML dict), kept to give values their own spans
+    synthetic: bool = False
+
+    @property
+    def resolved(self) -> bool:
+        return not self.unresolved
+
+
+class _Abort(Exception):
+    """The real parser stops here (a ValueError / assertion before argparse runs)."""
+
+
+@dataclass
+class _Run:
+    launch: Launch
+    version: str
+    ctx: EngineContext | None
+    parsed: Parsed
+    serve: bool
+
+    def error(self, message: str, span: Span | None, flag: str | None = None, kind: str = "invalid") -> None:
+        self.parsed.errors.append(CliError(message, span, flag, kind))
+
+
+def _at_least(version: str, threshold: str) -> bool:
+    return compare(version, threshold) >= 0
+
+
+# --- human-readable ints (W33 argparse_utils.human_readable_int L28-70) ----------------------------
+
+_HUMAN = re.compile(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
+
+
+def human_readable_int(text: str) -> int:
+    value = text.strip()
+    match = _HUMAN.fullmatch(value)
+    if match:
+        number, suffix = match.groups()
+        if suffix in "kmgt":
+            return int(float(number) * 10 ** (3 * ("kmgt".index(suffix) + 1)))
+        try:
+            return int(number) * 2 ** (10 * ("KMGT".index(suffix) + 1))
+        except ValueError:
+            raise ValueError(f"Decimals are not allowed with binary suffixes like {suffix}. "
+                             f"Did you mean to use {number}{suffix.lower()} instead?") from None
+    return int(value)
+
+
+def _convert(kind: str, text: str, version: str) -> Any:
+    """Apply an action's ``type``; raises ``ValueError`` with argparse's reason on failure."""
+    if kind.startswith("optional:"):
+        if text in ("", "None"):
+            return None
+        return _convert(kind[len("optional:"):], text, version)
+    if kind == "int":
+        return int(text)
+    if kind == "float":
+        return float(text)
+    if kind == "human_int":
+        return human_readable_int(text)
+    if kind == "human_int_or_auto":
+        stripped = text.strip()
+        return -1 if stripped == "-1" or stripped.lower() == "auto" else human_readable_int(stripped)
+    if kind in ("json", "json_config"):
+        return json.loads(text)
+    if kind == "json_or_str":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            return text
+    if kind == "bool_str":
+        if text.lower() in ("true", "false"):
+            return text.lower() == "true"
+        raise ValueError(f"Invalid boolean value: {text}. Expected 'true' or 'false'.")
+    if kind == "nullable_str":
+        return None if not text or text == "None" else text
+    return text
+
+
+_TYPE_WORDS = {"int": "int", "float": "float", "human_int": "human_readable_int",
+               "human_int_or_auto": "human_readable_int_or_auto", "json": "loads", "json_config": "loads"}
+
+
+# --- the parser -----------------------------------------------------------------------------------
+
+SERVE_ENTRIES = ("vllm serve",)
+PYTHON_ENTRIES = ("LLM", "EngineArgs", "AsyncEngineArgs")
+
+
+def _is_python_entry(launch: Launch) -> bool:
+    return launch.kwargs is not None
+
+
+class VllmEngine:
+    name = "vllm"
+
+    def known_versions(self) -> list[str]:
+        return list(table_versions())
+
+    # .. parse ......................................................................................
+    def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed:
+        parsed = Parsed()
+        table = load_table(version.version)
+        if _is_python_entry(launch):
+            self._parse_kwargs(launch, table, parsed)
+            return parsed
+        run = _Run(launch, version.version, ctx, parsed, serve=not launch.entry.startswith("python -m"))
+        words: list[Word] = []
+        for token in launch.args:
+            if token.splat:
+                parsed.open_ended = True
+                continue
+            words.append(Word(token.value, token.span, "explicit", token.unresolved))
+        try:
+            words = self._preprocess(run, words, table)
+        except _Abort:
+            return parsed
+        self._argparse(run, words, table)
+        self._finish(run, table)
+        return parsed
+
+    def parse_words(self, argv: Iterable[Token], version: str, ctx: EngineContext | None = None,
+                    launch: Launch | None = None) -> Parsed:
+        """Parse bare tokens as ``vllm serve`` would (used by tests and by callers without a launch)."""
+        from pathlib import Path
+
+        from mtplint.source import SourceFile
+
+        if launch is None:
+            launch = Launch("vllm", "vllm serve", SourceFile.from_text(""), None, [], list(argv), base_dir=Path("."))
+        return self.parse(launch, EngineVersion("vllm", version, True, "config"), ctx or _null_context())
+
+    # -- stage 1: vLLM's own preprocessing ---------------------------------------------------------
+    def _preprocess(self, run: _Run, words: list[Word], table: FlagTable) -> list[Word]:
+        version = run.version
+        if run.serve:
+            words = self._model_option(run, words)
+        if any(w.resolved and w.text == "--config" for w in words):
+            words = self._pull_config(run, words, table)
+        words = self._normalise_names(run, words)
+        if _at_least(version, "0.11"):
+            words = self._collect_dotted(run, words)
+        return words
+
+    def _model_option(self, run: _Run, words: list[Word]) -> list[Word]:
+        version = run.version
+        if _at_least(version, "0.11.1"):
+            # W33 argparse_utils L324-356: the first --model/--model=X moves to the positional slot
+            for index, word in enumerate(words):
+                if word.resolved and re.match(r"^--model(=.+|$)", word.text):
+                    if word.text == "--model":
+                        if index + 1 >= len(words):
+                            run.error("list index out of range (--model without a value)", word.span, "--model")
+                            raise _Abort
+                        tag, rest = words[index + 1], index + 2
+                    else:
+                        tag = Word(word.text[len("--model="):], word.span, word.origin)
+                        rest = index + 1
+                    return [tag, *words[:index], *words[rest:]]
+            if (words and words[0].text.startswith("-")
+                    and not any(re.match(r"^--config(=.+|$)", w.text) for w in words)
+                    and any(re.match(r"^--served[-_]model[-_]name(=.+|$)", w.text) for w in words)):
+                run.error("`model` should be provided as the first positional argument when using `vllm serve`. "
+                          "i.e. `vllm serve <model> --<arg> <value>`.", words[0].span, kind="startup")
+            return words
+        for word in words:
+            if word.resolved and word.text == "--model":
+                # 0.8.3-0.11.0 parse_args; 0.8.2 ServeSubcommand.cmd (model != default)
+                run.error("With `vllm serve`, you should provide the model as a positional argument or in a "
+                          "config file instead of via the `--model` option.", word.span, "--model", kind="startup")
+                break
+        return words
+
+    def _pull_config(self, run: _Run, words: list[Word], table: FlagTable) -> list[Word]:
+        """``--config file.yaml`` (the exact word only): the file's options go after ``serve <model>``."""
+        positions = [i for i, w in enumerate(words) if w.resolved and w.text == "--config"]
+        if len(positions) > 1:
+            run.error("More than one config file specified!", words[positions[1]].span, "--config")
+            raise _Abort
+        index = positions[0]
+        if index == len(words) - 1:
+            run.error("No config file specified! Please check your command-line arguments.", words[index].span, "--config")
+            raise _Abort
+        path_word = words[index + 1]
+        if not path_word.resolved:
+            run.parsed.notes.append(f"--config {path_word.text}: the path is not known; its options are not seen")
+            run.parsed.open_ended = True
+            return [*words[:index], *words[index + 2:]]
+        extension = path_word.text.split(".")[-1]
+        if extension not in ("yaml", "yml"):
+            run.error(f"Config file must be of a yaml/yml type. {extension} supplied", path_word.span, "--config")
+            raise _Abort
+        config_words = self._load_config(run, path_word, table)
+        if config_words is None:
+            return [*words[:index], *words[index + 2:]]
+        before, after = words[:index], words[index + 2:]
+        if not run.serve:
+            return [*config_words, *before, *after] if not before or before[0].text.startswith("-") else \
+                [before[0], *config_words, *before[1:], *after]
+        model_in_cli = bool(before) and not before[0].text.startswith("-")
+        if not _at_least(run.version, "0.8.3"):
+            if index == 0:
+                run.error("No model_tag specified! Please check your command-line arguments.", words[0].span, "--config")
+                raise _Abort
+            return [before[0], *config_words, *before[1:], *after]
+        model_in_config = any(w.text == "--model" for w in config_words)
+        if not model_in_cli and not model_in_config:
+            run.error("No model specified! Please specify model either as a positional argument or in a config file.",
+                      words[index].span, "--config", kind="startup")
+            raise _Abort
+        if model_in_cli:
+            return [before[0], *config_words, *before[1:], *after]
+        return [*config_words, *before, *after]
+
+    def _load_config(self, run: _Run, path_word: Word, table: FlagTable) -> list[Word] | None:
+        from mtplint.extract.yamlpos import YamlError, load_all
+
+        ctx = run.ctx
+        run.parsed.config_files.append(path_word.text)
+        if ctx is None:
+            return None
+        path = ctx.resolve(run.launch, path_word.text)
+        source = ctx.loader.load(path)
+        if source is None:
+            run.parsed.notes.append(f"--config {path_word.text}: file not found; its options are not seen")
+            run.parsed.open_ended = True
+            return None
+        run.parsed.config_files[-1] = source.display
+        try:
+            documents = load_all(source)
+        except YamlError as error:
+            ctx.issues.add("MTP001", f"malformed vLLM config file: {error}", source.span(error.offset, error.offset + 1))
+            run.error(f"cannot read config file {path_word.text}", path_word.span, "--config", kind="startup")
+            raise _Abort from None
+        root = documents[0] if documents else None
+        if root is None or root.is_null:
+            run.error("'NoneType' object has no attribute 'items' (empty config file)", path_word.span, "--config",
+                      kind="startup")
+            raise _Abort
+        if not root.is_map:
+            ctx.issues.add("MTP001", "malformed vLLM config file: the top level must be a mapping", root.span())
+            raise _Abort
+        version = run.version
+        words: list[Word] = []
+        origin = "config-file"
+        for key, key_node, value_node in root.entries():
+            key_span = key_node.span()
+            try:
+                value = value_node.python()
+            except YamlError as error:
+                ctx.issues.add("MTP001", f"malformed vLLM config file: {error}", source.span(error.offset, error.offset + 1))
+                continue
+            value_span = value_node.span()
+            if isinstance(value, bool):
+                if value:
+                    words.append(Word("--" + key, key_span, origin))
+                elif not run.serve and _at_least(version, "0.28") and f"--no-{key}" in table.by_option:
+                    words.append(Word(f"--no-{key}", key_span, origin))
+                else:
+                    run.parsed.notes.append(
+                        f"{source.display}: '{key}: false' is ignored by vLLM {version} (the option keeps its default)")
+            elif isinstance(value, list) and _at_least(version, "0.11"):
+                if value:
+                    words.append(Word("--" + key, key_span, origin))
+                    for item, item_node in zip(value, value_node.items, strict=False):
+                        words.append(Word(str(item), item_node.span(), origin))
+            elif isinstance(value, dict) and _at_least(version, "0.20"):
+                spans: dict[str, Span | None] = {k: v.span() for k, _, v in value_node.entries()}
+                words.append(Word("--" + key, key_span, origin))
+                words.append(Word(json.dumps(value), value_span, origin, key_spans=spans))
+            else:
+                words.append(Word("--" + key, key_span, origin))
+                words.append(Word(str(value), value_span, origin))
+        return words
+
+    def _normalise_names(self, run: _Run, words: list[Word]) -> list[Word]:
+        modern = _at_least(run.version, "0.11")
+        result: list[Word] = []
+        for index, word in enumerate(words):
+            text = word.text
+            if not word.resolved:
+                result.append(word)
+                continue
+            if text.startswith("--"):
+                key, has_value, value = text.partition("=")
+                if modern:
+                    name, dot, rest = key[2:].partition(".")
+                    key = "--" + name.replace("_", "-") + dot + rest
+                else:
+                    key = "--" + key[2:].replace("_", "-")
+                result.append(Word(key + (("=" + value) if has_value else ""), word.span, word.origin, word.unresolved,
+                                   word.key_spans, word.synthetic))
+            elif text.startswith("-O") and text != "-O" and _at_least(run.version, "0.20"):
+                level = text[3:] if text[2:3] == "=" else text[2:]
+                result.append(Word("--optimization-level", word.span, word.origin))
+                result.append(Word(level, word.span, word.origin))
+            elif text == "-O" and _at_least(run.version, "0.20") and index + 1 < len(words) \
+                    and words[index + 1].text in ("0", "1", "2", "3"):
+                result.append(Word("--optimization-level", word.span, word.origin))
+            elif text.startswith("-O") and text != "-O" and modern and text[2:3] != ".":
+                level = text[3:] if text[2:3] == "=" else text[2:]
+                result.append(Word(f"-O.level={level}", word.span, word.origin))
+            elif text == "-O" and modern and index + 1 < len(words) and words[index + 1].text in ("0", "1", "2", "3"):
+                result.append(Word("-O.level", word.span, word.origin))
+            elif text.startswith("-O") and len(text) == 2 + 1 and not modern:
+                result.append(Word("-O", word.span, word.origin))
+                result.append(Word(text[2:], word.span, word.origin))
+            else:
+                result.append(word)
+        return result
+
+    def _collect_dotted(self, run: _Run, words: list[Word]) -> list[Word]:
+        """``--x.key value`` words become one ``--x <json>`` at the end (W33 L447-500)."""
+        delete: set[int] = set()
+        collected: dict[str, dict[str, Any]] = {}
+        first_span: dict[str, Span | None] = {}
+        key_spans: dict[str, dict[str, Span | None]] = {}
+        origins: dict[str, str] = {}
+        human = _at_least(run.version, "0.20")
+        for index, word in enumerate(words):
+            if index in delete or not word.resolved:
+                continue
+            text = word.text
+            if text.startswith("--") and "." not in text:
+                continue
+            if not (text.startswith("-") and "." in text):
+                continue
+            value_span = word.span
+            if "=" in text:
+                text, value_text = text.split("=", 1)
+                if "." not in text:
+                    continue
+            else:
+                if index + 1 >= len(words):
+                    run.error("list index out of range (dotted option without a value)", word.span, text)
+                    raise _Abort
+                value_word = words[index + 1]
+                if not value_word.resolved:
+                    run.parsed.notes.append(f"{text}: value {value_word.text} is not known")
+                value_text = value_word.text
+                value_span = value_word.span
+                delete.add(index + 1)
+            if text.endswith("+"):
+                text = text[:-1]
+                value_text = json.dumps(value_text.split(","))
+            key, *keys = text.split(".")
+            value: Any
+            try:
+                value = json.loads(value_text)
+            except json.JSONDecodeError:
+                value = value_text
+                if human:
+                    try:
+                        value = human_readable_int(value_text)
+                    except ValueError:
+                        value = value_text
+            nested: Any = value
+            for part in reversed(keys):
+                nested = {part: nested}
+            target = collected.setdefault(key, {})
+            _merge(target, nested)
+            first_span.setdefault(key, word.span)
+            origins.setdefault(key, word.origin)
+            if keys:
+                key_spans.setdefault(key, {})[keys[0]] = value_span
+            delete.add(index)
+        result = [w for i, w in enumerate(words) if i not in delete]
+        for key, value in collected.items():
+            result.append(Word(key, first_span[key], origins[key]))
+            result.append(Word(json.dumps(value), first_span[key], origins[key], key_spans=key_spans.get(key, {})))
+        return result
+
+    # -- stage 2: argparse ------------------------------------------------------------------------
+    def _argparse(self, run: _Run, words: list[Word], table: FlagTable) -> None:
+        by_option = table.by_option
+        positional = table.positional if run.serve else None
+        positional_done = False
+        index = 0
+        extras: list[list[Word]] = []
+
+        def is_option(word: Word) -> bool:
+            text = word.text
+            if not word.resolved or not text.startswith("-") or text == "-":
+                return False
+            if re.fullmatch(r"-\d+|-\d*\.\d+", text):
+                return False
+            if " " in text and text.split("=", 1)[0] not in by_option:
+                return False
+            return True
+
+        while index < len(words):
+            word = words[index]
+            if word.resolved and word.text == "--":
+                for rest in words[index + 1:]:
+                    extras.append([rest])
+                break
+            if not is_option(word):
+                if positional is not None and not positional_done:
+                    self._store(run, positional, word.text, word, word.text)
+                    positional_done = True
+                elif extras and extras[-1] and is_option(extras[-1][0]) and extras[-1][0].text.split("=")[0] not in by_option:
+                    extras[-1].append(word)
+                else:
+                    extras.append([word])
+                index += 1
+                continue
+            if positional is not None and not positional_done and index > 0:
+                positional_done = True  # argparse binds an optional positional at the first option boundary
+            flag, option, explicit = self._find_option(run, word, table)
+            if flag is None:
+                if option is not None:  # ambiguous: already reported
+                    index += 1
+                    continue
+                extras.append([word])
+                index += 1
+                continue
+            if not flag.takes_value:
+                if explicit is not None:
+                    run.error(f"argument {flag.label()}: ignored explicit argument '{explicit}'", word.span, option)
+                else:
+                    value = (option not in flag.negative) if flag.action == "bool_pair" else flag.const
+                    if flag.action == "count":
+                        previous = run.parsed.options.get(flag.dest)
+                        value = (previous.value if previous else 0) + 1
+                    run.parsed.options[flag.dest] = OptionValue(value, word.span, word.origin, option)
+                index += 1
+                continue
+            if explicit is not None:
+                self._store(run, flag, explicit, word, option)
+                index += 1
+                continue
+            values: list[Word] = []
+            cursor = index + 1
+            wanted = flag.nargs
+            while cursor < len(words) and not is_option(words[cursor]) and not (
+                    words[cursor].resolved and words[cursor].text == "--"):
+                values.append(words[cursor])
+                cursor += 1
+                if wanted in (None, 1, "?"):
+                    break
+            if not values and wanted not in ("?", "*"):
+                run.error(f"argument {flag.label()}: expected {'at least ' if wanted == '+' else ''}one argument",
+                          word.span, option)
+                index = cursor
+                continue
+            if wanted in ("*", "+") or isinstance(wanted, int) and wanted > 1:
+                converted = [self._convert_value(run, flag, v.text, v, option) for v in values]
+                run.parsed.options[flag.dest] = OptionValue(
+                    [c for c in converted], values[0].span if values else word.span, word.origin, option,
+                    tuple(name for v in values for name in v.unresolved))
+            elif values:
+                self._store(run, flag, values[0].text, values[0], option, flag_word=word)
+            else:
+                run.parsed.options[flag.dest] = OptionValue(flag.const, word.span, word.origin, option)
+            index = cursor
+        if positional is not None and positional.required and not positional_done:
+            run.error(f"the following arguments are required: {positional.dest}", None)
+        for group in extras:
+            text = " ".join(w.text for w in group)
+            run.error(f"unrecognized arguments: {text}", group[0].span, group[0].text if is_option(group[0]) else None,
+                      kind="unrecognized")
+
+    def _find_option(self, run: _Run, word: Word, table: FlagTable) -> tuple[Flag | None, str | None, str | None]:
+        by_option = table.by_option
+        text = word.text
+        if text in by_option:
+            return by_option[text], text, None
+        if "=" in text:
+            name, _, value = text.partition("=")
+            if name in by_option:
+                return by_option[name], name, value
+        if not text.startswith("--") and len(text) > 2:
+            short = text[:2]
+            if short in by_option:
+                return by_option[short], short, text[2:]
+        if table.allow_abbrev and text.startswith("--"):
+            name, has_value, value = text.partition("=")
+            matches = sorted({option for option in by_option if option.startswith(name)})
+            if len(matches) == 1:
+                return by_option[matches[0]], matches[0], value if has_value else None
+            if len(matches) > 1:
+                run.error(f"ambiguous option: {name} could match {', '.join(matches)}", word.span, name)
+                return None, name, None
+        return None, None, None
+
+    def _convert_value(self, run: _Run, flag: Flag, text: str, word: Word, option: str | None) -> Any:
+        if not word.resolved:
+            return text
+        try:
+            value = _convert(flag.type, text, run.version)
+        except (ValueError, json.JSONDecodeError) as error:
+            kind = flag.type.removeprefix("optional:")
+            if flag.type.startswith("optional:") or kind in ("json", "json_config"):
+                message = f"argument {flag.label()}: Value {text} cannot be converted to {_TYPE_WORDS.get(kind, kind)}."
+            elif kind in ("human_int", "human_int_or_auto") and "Decimals" in str(error):
+                message = f"argument {flag.label()}: {error}"
+            else:
+                message = f"argument {flag.label()}: invalid {_TYPE_WORDS.get(kind, kind)} value: {text!r}"
+            run.error(message, word.span, option)
+            raise
+        if flag.choices is not None and value is not None and value not in flag.choices:
+            choices = ", ".join(repr(choice) for choice in flag.choices)
+            run.error(f"argument {flag.label()}: invalid choice: {value!r} (choose from {choices})", word.span, option)
+            raise ValueError("invalid choice")
+        return value
+
+    def _store(self, run: _Run, flag: Flag, text: str, word: Word, option: str | None,
+               flag_word: Word | None = None) -> None:
+        origin = word.origin if flag_word is None else flag_word.origin
+        if not word.resolved:
+            run.parsed.options[flag.dest] = OptionValue(text, word.span, origin, option or "", word.unresolved)
+            return
+        try:
+            value = self._convert_value(run, flag, text, word, option)
+        except (ValueError, json.JSONDecodeError):
+            return
+        if flag.action in ("append", "extend"):
+            previous = run.parsed.options.get(flag.dest)
+            items = list(previous.value) if previous and isinstance(previous.value, list) else []
+            items.extend(value if flag.action == "extend" and isinstance(value, list) else [value])
+            value = items
+        option_value = OptionValue(value, word.span, origin, option or "")
+        if word.key_spans:
+            _KEY_SPANS[id(option_value)] = (option_value, dict(word.key_spans))
+        run.parsed.options[flag.dest] = option_value
+
+    # -- stage 3: after argparse --------------------------------------------------------------------
+    def _finish(self, run: _Run, table: FlagTable) -> None:
+        options = run.parsed.options
+        tag = options.pop("model_tag", None)
+        if tag is not None and tag.value is not None:
+            if run.serve:
+                options["model"] = tag  # ServeSubcommand.cmd: args.model = args.model_tag
+            else:
+                run.parsed.notes.append(f"positional argument {tag.value!r} is ignored by the api_server entry point")
+        spec = options.get("speculative_config")
+        if spec is not None and not spec.unresolved and isinstance(spec.value, str):
+            # 0.8.2 stored the text and read it with ast.literal_eval when building the engine (W082)
+            try:
+                literal = ast.literal_eval(spec.value)
+                spec.value = literal
+            except (ValueError, SyntaxError):
+                run.error(f"malformed node or string in --speculative-config: {spec.value!r}", spec.span,
+                          spec.flag, kind="startup")
+        self._shortcut_conflicts(run)
+
+    def _shortcut_conflicts(self, run: _Run) -> None:
+        """``--spec-method/--spec-model/--spec-tokens`` vs the same key in the JSON (W33 arg_utils L2119)."""
+        options = run.parsed.options
+        spec = options.get("speculative_config")
+        spec_dict = spec.value if spec is not None and isinstance(spec.value, dict) else {}
+        for dest, key, flag in (("spec_method", "method", "--spec-method"), ("spec_model", "model", "--spec-model"),
+                                ("spec_tokens", "num_speculative_tokens", "--spec-tokens")):
+            shortcut = options.get(dest)
+            if shortcut is None or shortcut.value is None:
+                continue
+            normalised = {k.replace("-", "_"): v for k, v in spec_dict.items()}
+            if key in normalised:
+                run.error(f"{flag} and --speculative-config['{key}'] are mutually exclusive", shortcut.span, flag,
+                          kind="conflict")
+
+    # -- Python API -------------------------------------------------------------------------------
+    def _parse_kwargs(self, launch: Launch, table: FlagTable, parsed: Parsed) -> None:
+        known = {flag.dest for flag in table.flags} - {"model_tag", "config"}
+        owner = launch.entry.split(".")[-1].split("(")[0] or "EngineArgs"
+        for name, kwarg in (launch.kwargs or {}).items():
+            if name.startswith("**"):
+                parsed.open_ended = True
+                continue
+            if name not in known:
+                cls = "EngineArgs" if owner == "LLM" else owner
+                parsed.errors.append(CliError(f"{cls}.__init__() got an unexpected keyword argument '{name}'",
+                                              kwarg.span, name, "unrecognized"))
+                continue
+            value = kwarg.value
+            if name == "speculative_config" and isinstance(value, dict):
+                value = {str(k).replace("-", "_"): v for k, v in value.items()}
+            if isinstance(value, str) and name == "max_model_len" and not kwarg.unresolved:
+                try:
+                    value = human_readable_int(value)
+                except ValueError:
+                    pass
+            parsed.options[name] = OptionValue(value, kwarg.span, "explicit", name, kwarg.unresolved)
+
+    # .. effective ...................................................................................
+    def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:
+        return _effective(launch, parsed, version, hardware)
+
+
+# spans of the top-level keys inside a JSON option value (speculative_config), by OptionValue identity
+_KEY_SPANS: dict[int, tuple[OptionValue, dict[str, Span | None]]] = {}
+
+
+def key_span(option: OptionValue, key: str) -> Span | None:
+    entry = _KEY_SPANS.get(id(option))
+    if entry is None or entry[0] is not option:
+        return option.span
+    return entry[1].get(key) or option.span
+
+
+def _merge(original: dict[str, Any], update: dict[str, Any]) -> None:
+    for key, value in update.items():
+        if isinstance(value, dict) and isinstance(original.get(key), dict):
+            _merge(original[key], value)
+        elif isinstance(value, list) and isinstance(original.get(key), list):
+            original[key] += value
+        else:
+            original[key] = value
+
+
+def _null_context() -> EngineContext:
+    from pathlib import Path
+
+    from mtplint.extract import FileLoader
+    from mtplint.source import Issues
+
+    return EngineContext(FileLoader(Path(".")), Issues())
+
+
+# --- effective settings ---------------------------------------------------------------------------
+
+#: vLLM's MTP method names (W33 ``MTPModelTypes``); every one is normalised to ``mtp`` (research §1.2)
+def normalise_method(method: Any) -> Any:
+    if isinstance(method, str) and (method == "mtp" or method.endswith("_mtp")):
+        return "mtp"
+    if method == "[ngram]":
+        return "ngram"
+    return method
+
+
+def _infer_method(model: Any) -> str | None:
+    """The method vLLM infers from a draft model name when ``method`` is unset (research §1.1, §1.5)."""
+    if not isinstance(model, str):
+        return None
+    lowered = model.lower()
+    if model in ("ngram", "[ngram]"):
+        return "ngram"
+    if "eagle3" in lowered:
+        return "eagle3"
+    if "eagle-" in lowered:
+        return "eagle"
+    if "dflash" in lowered:
+        return "dflash"
+    if "dspark" in lowered:
+        return "dspark"
+    if re.fullmatch(r"[A-Za-z_][\w]*(\.[A-Za-z_]\w*)+", model) and "/" not in model:
+        return "custom_class"
+    return "draft_model"
+
+
+_GIB_MIB = 1024
+
+
+def _effective(launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:
+    options = parsed.options
+    table = load_table(version.version)
+    defaults = table.by_dest
+    result: dict[str, Setting] = {}
+
+    def from_option(dest: str, value: Any = None, use_value: bool = False) -> Setting | None:
+        option = options.get(dest)
+        if option is None:
+            return None
+        return Setting(value if use_value else option.value, option.origin, option.span, option.unresolved)
+
+    def default(dest: str, fallback: Any = None) -> Any:
+        flag = defaults.get(dest)
+        value = flag.default if flag is not None else fallback
+        return None if isinstance(value, dict) and "object" in value else value
+
+    # model
+    model_setting = from_option("model") or Setting(default("model"), "default")
+    result["model"] = model_setting
+    model_name = model_setting.value if not model_setting.unresolved else None
+
+    # speculative decoding
+    spec_option = options.get("speculative_config")
+    spec = spec_option.value if spec_option is not None and isinstance(spec_option.value, dict) else None
+    spec = {str(k).replace("-", "_"): v for k, v in spec.items()} if spec else spec
+    shortcut = {dest: options[dest] for dest in ("spec_method", "spec_model", "spec_tokens")
+                if dest in options and options[dest].value is not None}
+    if spec_option is not None and spec_option.unresolved:
+        for key in ("spec_method", "spec_tokens", "spec_model"):
+            result[key] = Setting(None, spec_option.origin, spec_option.span, spec_option.unresolved)
+    elif spec or shortcut:
+        spec = dict(spec or {})
+        spans: dict[str, tuple[str, Span | None, tuple[str, ...]]] = {}
+        for key in spec:
+            assert spec_option is not None
+            spans[key] = (spec_option.origin, key_span(spec_option, key), ())
+        for dest, key in (("spec_method", "method"), ("spec_model", "model"), ("spec_tokens", "num_speculative_tokens")):
+            if dest in shortcut:
+                spec.setdefault(key, shortcut[dest].value)
+                spans.setdefault(key, (shortcut[dest].origin, shortcut[dest].span, shortcut[dest].unresolved))
+        method = spec.get("method")
+        if method is not None:
+            origin, span, unresolved = spans["method"]
+            result["spec_method"] = Setting(normalise_method(method), origin, span, unresolved,
+                                            extra={"raw": method} if normalise_method(method) != method else {})
+        else:
+            inferred = _infer_method(spec.get("model"))
+            origin, span, unresolved = spans.get("model", spans.get("num_speculative_tokens", ("inferred", None, ())))
+            result["spec_method"] = Setting(inferred, "inferred", span, unresolved)
+        if "num_speculative_tokens" in spec:
+            origin, span, unresolved = spans["num_speculative_tokens"]
+            result["spec_tokens"] = Setting(spec["num_speculative_tokens"], origin, span, unresolved)
+        else:
+            result["spec_tokens"] = Setting(None, "default", spec_option.span if spec_option else None,
+                                            extra={"note": "n_predict of the draft (MTP layers) when unset"})
+        if spec.get("model") is not None:
+            origin, span, unresolved = spans["model"]
+            result["spec_model"] = Setting(spec["model"], origin, span, unresolved)
+        elif normalise_method(spec.get("method")) == "mtp":
+            result["spec_model"] = Setting(model_name, "inferred", None,
+                                           extra={"note": "MTP uses the target model's own weights"})
+        else:
+            result["spec_model"] = Setting(None, "default")
+    else:
+        result["spec_method"] = Setting(None, "default")
+        result["spec_tokens"] = Setting(None, "default")
+        result["spec_model"] = Setting(None, "default")
+
+    # prefix caching: on for plain decoders; hybrids (Qwen3-Next/3.5/3.6) from 0.28 (research §2, PR #50991)
+    info = find_model(model_name)
+    explicit_prefix = from_option("enable_prefix_caching")
+    if explicit_prefix is not None and explicit_prefix.value is not None:
+        result["prefix_caching"] = explicit_prefix
+    elif info is not None and info.hybrid:
+        on = version.at_least("0.28.0")
+        extra: dict[str, Any] = {"reason": "hybrid model: prefix caching default ON from vLLM 0.28 (PR #50991), OFF before"}
+        if on is None:
+            extra["depends_on_version"] = True
+            on = compare(version.version, "0.28.0") >= 0
+        result["prefix_caching"] = Setting(on, "default", extra=extra)
+    elif info is None and model_name is not None:
+        result["prefix_caching"] = Setting(True, "default", extra={"note": "unknown model: assumed not hybrid"})
+    else:
+        result["prefix_caching"] = Setting(True, "default")
+
+    # chunked prefill (V1 engine: on unless disabled; research §2)
+    chunked = from_option("enable_chunked_prefill")
+    result["chunked_prefill"] = chunked if chunked is not None and chunked.value is not None else Setting(True, "default")
+
+    result["kv_cache_dtype"] = from_option("kv_cache_dtype") or Setting(default("kv_cache_dtype", "auto"), "default")
+
+    # memory fraction: 0.9 up to 0.12.0, 0.92 from 0.13 (read in the wheels: 0.12.0 cache.py 0.9; 0.20.0 0.92)
+    memory = from_option("gpu_memory_utilization")
+    if memory is None:
+        value = default("gpu_memory_utilization", 0.92)
+        extra = {}
+        if not version.known and version.in_range(None, "0.13.0") is None:
+            extra["depends_on_version"] = True
+        memory = Setting(value, "default", extra=extra)
+    result["memory_fraction"] = memory
+
+    result["max_concurrency"] = _max_num_seqs(launch, options, hardware)
+    result["tensor_parallel"] = from_option("tensor_parallel_size") or Setting(default("tensor_parallel_size", 1), "default")
+
+    eager = options.get("enforce_eager")
+    level = options.get("optimization_level")
+    compilation = options.get("compilation_config")
+    if eager is not None and eager.value is True:
+        result["cuda_graphs"] = Setting(False, eager.origin, eager.span, eager.unresolved, extra={"reason": "enforce_eager"})
+    elif level is not None and str(level.value) == "0":
+        result["cuda_graphs"] = Setting(False, level.origin, level.span, level.unresolved, extra={"reason": "-O0"})
+    elif compilation is not None and isinstance(compilation.value, dict) and \
+            str(compilation.value.get("cudagraph_mode", "")).upper() == "NONE":
+        result["cuda_graphs"] = Setting(False, compilation.origin, compilation.span, extra={"reason": "cudagraph_mode NONE"})
+    else:
+        result["cuda_graphs"] = Setting(True, "default")
+
+    result["quantization"] = from_option("quantization") or Setting(None, "default")
+    result["max_model_len"] = from_option("max_model_len") or Setting(None, "default",
+                                                                      extra={"note": "derived from the model config"})
+    return result
+
+
+def _max_num_seqs(launch: Launch, options: dict[str, OptionValue], hardware: Hardware) -> Setting:
+    """``max_num_seqs`` when unset (W33 ``get_batch_defaults`` L2940-3039; W11 L1605-1651 same thresholds).
+
+    GPU known: 256 below 70 GiB or on an A100, 1024 at >=70 GiB. GPU unknown: 256 (the small-GPU
+    default, the most common) with ``{"gpu_unknown": true}`` -- the value is a guess, rules must not
+    treat it as fact.
+    """
+    option = options.get("max_num_seqs")
+    if option is not None and option.value is not None:
+        return Setting(option.value, option.origin, option.span, option.unresolved)
+    gpu = hardware.gpu
+    if gpu is None:
+        return Setting(256, "default", extra={"gpu_unknown": True, "note": "256 below 70 GiB or A100, 1024 above"})
+    large = gpu.memory_mib >= 70 * _GIB_MIB and "a100" not in gpu.id and gpu.id != "dgx-spark"
+    return Setting(1024 if large else 256, "default", extra={"by_gpu": gpu.id})
+
+
+ENGINE = VllmEngine()
