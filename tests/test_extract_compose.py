@@ -6,7 +6,9 @@ config`` in test_extract_compose_conformance.py); small cases are written inline
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -350,3 +352,34 @@ def test_a_broken_override_is_reported_on_the_override_once(tmp_path: Path) -> N
     [diagnostic] = ctx.issues.items
     assert diagnostic.code == "MTP001" and diagnostic.span.file.endswith("compose.override.yaml")
     assert (diagnostic.span.line, diagnostic.span.column) == (3, 16)
+
+
+def test_command_inherited_through_extends_points_at_the_other_file(tmp_path: Path) -> None:
+    project = write(tmp_path, {
+        "base.yaml": "services:\n  llm:\n    image: vllm/vllm-openai\n    command: [Qwen/Qwen3.6-27B, --port, '8000']\n",
+        "compose.yaml": "services:\n  app:\n    extends: {file: base.yaml, service: llm}\n",
+    })
+    [launch] = launches_of(project)
+    assert launch.source.display.endswith("base.yaml") and at(launch.span) == (4, 15)
+    assert launch.context == "service app"
+
+
+def test_sh_c_with_positional_arguments(tmp_path: Path) -> None:
+    project = write(tmp_path, {"compose.yaml": (
+        "services:\n  vllm:\n    image: vllm/vllm-openai\n"
+        "    entrypoint: [/bin/sh, -c, 'exec vllm serve \"$$@\"', vllm-serve]\n"
+        "    command: [Qwen/Qwen3.6-27B, --max-num-seqs, '8']\n")})
+    [launch] = launches_of(project)
+    assert values(launch.args) == ["Qwen/Qwen3.6-27B", "--max-num-seqs", "8"]
+    assert all(arg.resolved for arg in launch.args)
+
+
+def test_inspect_reports_an_override_pair_once(inspect: Callable[..., dict[str, Any]]) -> None:
+    base = (FIXTURES / "override" / "compose.yaml").read_text()
+    override = (FIXTURES / "override" / "compose.override.yaml").read_text()
+    data = inspect({"compose.yaml": base, "compose.override.yaml": override}, "compose.yaml", "compose.override.yaml")
+    [launch] = data["launches"]
+    assert (launch["file"], launch["line"], launch["column"]) == ("compose.override.yaml", 8, 9)
+    assert launch["context"] == "service vllm"
+    assert launch["env"] == {"HF_HOME": "/models", "VLLM_USE_V1": "0", "VLLM_LOGGING_LEVEL": "DEBUG"}
+    assert data["diagnostics"] == []

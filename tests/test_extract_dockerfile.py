@@ -60,6 +60,7 @@ def test_cmd_exec_form_goes_to_the_image_entrypoint(tmp_path: Path) -> None:
     assert launch.context == "line 14"
     assert launch.image is not None and launch.image.value == "vllm/vllm-openai:v0.11.0"
     assert [hint.spec for hint in launch.version_hints] == ["==0.11.0"]
+    assert [hint.spec for hint in launch.version_hints] == ["==0.11.0"]
 
 
 def test_env_forms_and_arg_defaults(tmp_path: Path) -> None:
@@ -169,3 +170,25 @@ def test_instructions_join_continuations_and_skip_comments() -> None:
 def test_unreadable_line_is_malformed(tmp_path: Path) -> None:
     with pytest.raises(Malformed):
         launches(tmp_path, "FROM x\n{not an instruction}\n")
+
+
+def test_entrypoint_script_copied_into_the_image(tmp_path: Path) -> None:
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "entrypoint.sh").write_text(
+        '#!/bin/sh\nset -e\nexec vllm serve "$MODEL" --port "${PORT:-8000}" "$@"\n', encoding="utf-8")
+    text = """\
+FROM vllm/vllm-openai:v0.11.0
+ENV MODEL=Qwen/Qwen3.6-27B
+COPY docker/entrypoint.sh /usr/local/bin/
+ENTRYPOINT ["/usr/local/bin/entrypoint.sh"]
+CMD ["--speculative-config", "{\\"method\\":\\"mtp\\",\\"num_speculative_tokens\\":2}"]
+"""
+    (launch,) = launches(tmp_path, text)
+    assert launch.source.display == "docker/entrypoint.sh"
+    assert launch.context == "line 3"
+    assert values(launch.args) == ["Qwen/Qwen3.6-27B", "--port", "8000", "--speculative-config",
+                                   '{"method":"mtp","num_speculative_tokens":2}']
+    assert [hint.spec for hint in launch.version_hints] == ["==0.11.0"]
+    assert launch.env["MODEL"].value.value == "Qwen/Qwen3.6-27B"
+    assert launch.image is not None and launch.image.value == "vllm/vllm-openai:v0.11.0"
+    assert [hint.spec for hint in launch.version_hints] == ["==0.11.0"]

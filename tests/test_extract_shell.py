@@ -342,3 +342,18 @@ def test_any_text_is_read_or_reported_malformed(text: str) -> None:
         for token in command.argv:
             assert token.span is None or token.span.start <= len(text)
     split_words(source.whole())
+
+
+def test_launches_in_lists_subshells_loops_and_background(tmp_path: Path) -> None:
+    script = """\
+#!/bin/bash
+cd /srv && vllm serve m1 --port 8001 &
+( export VLLM_USE_V1=1; vllm serve m2 --port 8002 ) &
+while true; do llama-server -m m3.gguf; sleep 5; done
+echo "vllm serve not-a-launch"
+"""
+    found = launches(tmp_path, {"all.sh": script}, "all.sh")
+    assert [(launch.engine, launch.context) for launch in found] == [
+        ("vllm", "line 2"), ("vllm", "line 3"), ("llama.cpp", "line 4")]
+    assert found[1].env["VLLM_USE_V1"].value.value == "1"
+    assert "VLLM_USE_V1" not in found[0].env

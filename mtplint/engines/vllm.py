@@ -40,7 +40,7 @@ from mtplint.versions import EngineVersion, compare
 # --- flag tables ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Flag:
     """One argparse action of the ``vllm serve`` parser, as generated from a wheel."""
 
@@ -63,28 +63,21 @@ class Flag:
         return "/".join(self.options) if self.options else self.dest
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class FlagTable:
     version: str
     flags: tuple[Flag, ...]
     allow_abbrev: bool
+    by_option: dict[str, Flag] = field(default_factory=dict)
+    by_dest: dict[str, Flag] = field(default_factory=dict)
 
-    @property
-    def by_option(self) -> dict[str, Flag]:
-        return _option_index(self)
-
-    @property
-    def by_dest(self) -> dict[str, Flag]:
-        return {flag.dest: flag for flag in self.flags}
+    def __post_init__(self) -> None:
+        self.by_option = {option: flag for flag in self.flags for option in flag.options}
+        self.by_dest = {flag.dest: flag for flag in self.flags}
 
     @property
     def positional(self) -> Flag | None:
         return next((flag for flag in self.flags if not flag.options), None)
-
-
-@cache
-def _option_index(table: FlagTable) -> dict[str, Flag]:
-    return {option: flag for flag in table.flags for option in flag.options}
 
 
 def _data_dir() -> Any:
@@ -545,8 +538,6 @@ class VllmEngine:
                     extras.append([word])
                 index += 1
                 continue
-            if positional is not None and not positional_done and index > 0:
-                positional_done = True  # argparse binds an optional positional at the first option boundary
             flag, option, explicit = self._find_option(run, word, table)
             if flag is None:
                 if option is not None:  # ambiguous: already reported
@@ -660,10 +651,11 @@ class VllmEngine:
             items = list(previous.value) if previous and isinstance(previous.value, list) else []
             items.extend(value if flag.action == "extend" and isinstance(value, list) else [value])
             value = items
-        option_value = OptionValue(value, word.span, origin, option or "")
         if word.key_spans:
-            _KEY_SPANS[id(option_value)] = (option_value, dict(word.key_spans))
-        run.parsed.options[flag.dest] = option_value
+            run.parsed.options[flag.dest] = JsonOptionValue(value, word.span, origin, option or "",
+                                                            key_spans=dict(word.key_spans))
+        else:
+            run.parsed.options[flag.dest] = OptionValue(value, word.span, origin, option or "")
 
     # -- stage 3: after argparse --------------------------------------------------------------------
     def _finish(self, run: _Run, table: FlagTable) -> None:
@@ -728,15 +720,18 @@ class VllmEngine:
         return _effective(launch, parsed, version, hardware)
 
 
-# spans of the top-level keys inside a JSON option value (speculative_config), by OptionValue identity
-_KEY_SPANS: dict[int, tuple[OptionValue, dict[str, Span | None]]] = {}
+@dataclass
+class JsonOptionValue(OptionValue):
+    """A JSON option assembled from parts (dotted keys, a YAML mapping): each top-level key keeps
+    the span of the word or YAML value that set it."""
+
+    key_spans: dict[str, Span | None] = field(default_factory=dict)
 
 
 def key_span(option: OptionValue, key: str) -> Span | None:
-    entry = _KEY_SPANS.get(id(option))
-    if entry is None or entry[0] is not option:
-        return option.span
-    return entry[1].get(key) or option.span
+    if isinstance(option, JsonOptionValue):
+        return option.key_spans.get(key) or option.span
+    return option.span
 
 
 def _merge(original: dict[str, Any], update: dict[str, Any]) -> None:

@@ -14,7 +14,8 @@ What a service's container runs, as ``docker compose`` (compose-go v2, checked a
 * The container's argv is ``entrypoint + command``; without an ``entrypoint`` the image's own
   entrypoint runs (``vllm/vllm-openai`` -> ``vllm serve``, llama.cpp ``server`` images ->
   ``llama-server``, :func:`mtplint.extract.launch.entry_for_image`). A string ``command`` is split into
-  words with shell quoting (no shell runs); ``sh -c SCRIPT`` runs the script, interpreted by
+  words the way compose-go does it (go-shellwords, :func:`split_command`; no shell runs, and it is
+  not POSIX: a backslash-newline is an argument); ``sh -c SCRIPT`` runs the script, interpreted by
   :func:`mtplint.extract.shell.script_commands`.
 * The environment is ``env_file`` entries (later files win), then ``environment`` on top. A
   variable given without a value (``- KEY`` / ``KEY:``) takes its value from the project
@@ -45,7 +46,7 @@ from mtplint.extract.interpolate import (
     interpolate,
     names_of,
 )
-from mtplint.extract.launch import GpuHint, Launch, Recognised, entry_for_image, recognise
+from mtplint.extract.launch import GpuHint, Launch, Recognised, entry_for_image, image_entry, recognise
 from mtplint.extract.yamlpos import YNode
 from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
 
@@ -194,6 +195,8 @@ class _Project:
         self.files = files
         self.variables = variables
         self.directory = files[0].directory
+        #: every file read for this project (compose files, ``extends`` targets), by display name
+        self.sources = {f.source.display: f.source for f in files}
 
     # -- loading ----------------------------------------------------------------------------------
     @classmethod
@@ -255,6 +258,7 @@ class _Project:
                 loaded = _load(self.ctx, compose_file.directory / relative)
                 if loaded is None:
                     return [_At(node, compose_file)]
+                self.sources.setdefault(loaded.source.display, loaded.source)
                 target_file = loaded
         services = target_file.root.get("services")
         target = services.get(target_name) if services is not None and services.is_map else None
@@ -274,6 +278,12 @@ class _Project:
             return interpolate(text, self.variables if variables is None else variables)
         except InterpolationError as error:
             raise self.fail(source, f"compose file: {error}", error.offset) from error
+
+    def source_of(self, span: Span | None) -> SourceFile | None:
+        """The project file a span lies in (launches point at the file their command comes from)."""
+        if span is None:
+            return None
+        return self.sources.get(span.file)
 
     def fail(self, source: SourceFile, message: str, offset: int) -> Exception:
         """The exception for a problem at ``offset`` of ``source``."""
@@ -403,9 +413,9 @@ class _ServiceLaunches:
         image, entrypoint, command, env, gpu = self.image, self.entrypoint, self.command or [], self.env, self.gpu
         argv = [*(entrypoint or []), *command]
         if entrypoint is not None or image is None or not _image_has_entry(image):
-            script = _shell_script(argv)
-            if script is not None:
-                return self._script_launches(script, env, gpu, image)
+            shell = _shell_script(argv)
+            if shell is not None:
+                return self._script_launches(*shell, env, gpu, image)
         if entrypoint is not None:
             recognised = recognise([word.token() for word in argv])
             if recognised is not None:
@@ -418,8 +428,7 @@ class _ServiceLaunches:
             return []
         first = argv[0].text if argv else None
         span = first.span() if first is not None and first.text else None
-        launch_source = first.source if span is not None and first is not None and first.source else None
-        return [self._launch(recognised, env, gpu, span, launch_source)]
+        return [self._launch(recognised, env, gpu, span, self.project.source_of(span))]
 
     def _launch(self, recognised: Recognised, env: dict[str, EnvEntry], gpu: GpuHint | None,
                 span: Span | None, source: SourceFile | None) -> Launch:
@@ -476,14 +485,21 @@ class _ServiceLaunches:
             result.append(_Word(word, names, bool(names) and _only_hole(word, interpolated.holes)))
         return result
 
-    def _script_launches(self, script: _Word, env: dict[str, EnvEntry], gpu: GpuHint | None,
-                         image: Token | None) -> list[Launch]:
+    def _script_launches(self, script: _Word, positional: list[_Word], env: dict[str, EnvEntry],
+                         gpu: GpuHint | None, image: Token | None) -> list[Launch]:
+        """Launches started by ``sh -c SCRIPT``: the script sees the container's environment."""
         if script.unresolved and not script.text.text:
             return []
         from mtplint.extract.shell import script_commands
 
+        arguments = [word.token() for word in positional]
+        try:
+            commands = script_commands(script.text, env, self.project.directory, positional=arguments)
+        except Malformed as error:
+            source = script.text.source or self.service.key.file.source
+            raise self.project.fail(source, f"compose file: shell script: {error}", error.offset) from error
         launches: list[Launch] = []
-        for command in script_commands(script.text, env, self.project.directory):
+        for command in commands:
             argv = [_mark(token, self.holes) for token in command.argv]
             recognised = recognise(argv)
             if recognised is None:
@@ -493,8 +509,7 @@ class _ServiceLaunches:
                            for name, entry in command.env.items()}
             # the engine's first word (`vllm` of `exec vllm serve`), else the command's
             span = (recognised.program[0].span if recognised.program else None) or command.span
-            source = script.text.source if span is not None else None
-            launches.append(self._launch(recognised, command_env, gpu, span, source))
+            launches.append(self._launch(recognised, command_env, gpu, span, self.project.source_of(span)))
         return launches
 
     # -- environment --------------------------------------------------------------------------------
@@ -771,13 +786,12 @@ def _visible_count(value: Token) -> int | None:
 
 def _image_has_entry(image: Token) -> bool:
     """Does the image's own entrypoint run (rather than a shell named in ``command``)?"""
-    from mtplint.extract.launch import image_entry
-
     return image.resolved and image_entry(image.value) is not None
 
 
-def _shell_script(words: list[_Word]) -> _Word | None:
-    """The script of ``sh -c SCRIPT`` / ``bash -lc SCRIPT`` / ``/bin/sh -e -c SCRIPT``."""
+def _shell_script(words: list[_Word]) -> tuple[_Word, list[_Word]] | None:
+    """The script of ``sh -c SCRIPT [NAME ARGS...]`` / ``bash -lc ...`` / ``/bin/sh -e -c ...``, and
+    the script's positional parameters (``$1``... = ARGS; ``$0`` = NAME is not among them)."""
     if not words or words[0].unresolved or words[0].text.text.rsplit("/", 1)[-1] not in _SHELLS:
         return None
     index = 1
@@ -786,7 +800,9 @@ def _shell_script(words: list[_Word]) -> _Word | None:
         if not option.startswith("-") or option == "-" or words[index].unresolved:
             return None
         if not option.startswith("--") and "c" in option[1:]:
-            return words[index + 1] if index + 1 < len(words) else None
+            if index + 1 >= len(words):
+                return None
+            return words[index + 1], words[index + 3:]
         index += 1
     return None
 

@@ -28,8 +28,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mtplint.extract import ExtractContext, Malformed, build_launch
-from mtplint.extract.launch import Launch, Recognised, entry_for_image, recognise
-from mtplint.extract.shell import SHELL_PROGRAMS, script_commands, substitute_words
+from mtplint.extract.launch import (
+    Launch,
+    Recognised,
+    VersionHint,
+    entry_for_image,
+    image_engine,
+    image_version,
+    recognise,
+)
+from mtplint.extract.shell import SHELL_PROGRAMS, launches_in_script, script_commands, substitute_words
 from mtplint.source import EnvEntry, MappedText, SourceFile, Token
 
 _DIRECTIVE = re.compile(r"#\s*([A-Za-z]+)\s*=\s*(\S+)\s*$")
@@ -72,6 +80,8 @@ class Stage:
     entrypoint: Command | None = None
     base_stage: Stage | None = None
     cmd_inherited: bool = False
+    #: (sources in the build context, destination in the image) of COPY/ADD without --from
+    copies: list[tuple[list[str], str]] = field(default_factory=list)
 
 
 # --- reading instructions -----------------------------------------------------------------------
@@ -230,6 +240,8 @@ def stages(source: SourceFile) -> list[Stage]:
             continue
         if keyword == "ENV":
             _env(instruction, current)
+        elif keyword in ("COPY", "ADD"):
+            _copy(instruction, current)
         elif keyword in ("CMD", "ENTRYPOINT"):
             words = exec_form(instruction.arguments)
             command = Command(instruction, words=words) if words is not None else Command(
@@ -293,6 +305,14 @@ def _arg(instruction: Instruction, scope: dict[str, Token | None], global_args: 
             scope[name] = None  # given with --build-arg, or empty: unknown here
 
 
+def _copy(instruction: Instruction, stage: Stage) -> None:
+    words = exec_form(instruction.arguments) or substitute_words(instruction.arguments, _variables(stage, {}))
+    paths = [token.value for token, _ in words if not token.value.startswith("--")]
+    if any(token.value.startswith("--from") for token, _ in words) or len(paths) < 2:
+        return
+    stage.copies.append((paths[:-1], paths[-1]))
+
+
 def _env(instruction: Instruction, stage: Stage) -> None:
     arguments = instruction.arguments
     variables = _variables(stage, {})
@@ -330,10 +350,10 @@ def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
         return []
     final = all_stages[-1]
     base_dir = source.path.parent
-    return stage_launches(final, source, base_dir)
+    return stage_launches(final, source, base_dir, ctx)
 
 
-def stage_launches(stage: Stage, source: SourceFile, base_dir: Path) -> list[Launch]:
+def stage_launches(stage: Stage, source: SourceFile, base_dir: Path, ctx: ExtractContext) -> list[Launch]:
     entrypoint, cmd = stage.entrypoint, stage.cmd
     if entrypoint is None and cmd is None:
         return []
@@ -346,7 +366,7 @@ def stage_launches(stage: Stage, source: SourceFile, base_dir: Path) -> list[Lau
         return _shell_launches(entrypoint.shell, stage, source, base_dir, env, [])
     if entrypoint is not None and entrypoint.words is not None:
         tail = cmd.argv() if cmd is not None else []
-        return _exec_launches(entrypoint.words, tail, stage, source, base_dir, env, context)
+        return _exec_launches(entrypoint.words, tail, stage, source, base_dir, env, context, ctx)
     assert cmd is not None
     if cmd.shell is not None:
         launches = _shell_launches(cmd.shell, stage, source, base_dir, env, [])
@@ -355,12 +375,12 @@ def stage_launches(stage: Stage, source: SourceFile, base_dir: Path) -> list[Lau
         # the image's entrypoint (if any) receives `/bin/sh -c ...`: not a launch we can read
         return []
     assert cmd.words is not None
-    launches = _exec_launches(cmd.words, [], stage, source, base_dir, env, context, allow_image=True)
+    launches = _exec_launches(cmd.words, [], stage, source, base_dir, env, context, ctx, allow_image=True)
     return launches
 
 
 def _exec_launches(words: list[tuple[Token, MappedText]], tail: list[Token], stage: Stage, source: SourceFile,
-                   base_dir: Path, env: dict[str, EnvEntry], context: str,
+                   base_dir: Path, env: dict[str, EnvEntry], context: str, ctx: ExtractContext,
                    allow_image: bool = False) -> list[Launch]:
     tokens = [token for token, _ in words]
     argv = [*tokens, *tail]
@@ -377,7 +397,7 @@ def _exec_launches(words: list[tuple[Token, MappedText]], tail: list[Token], sta
         if recognised is not None:
             recognised.image = stage.image
     if recognised is None:
-        return []
+        return _script_launches(argv, stage, source, base_dir, env, ctx)
     span = argv[0].span if argv else None
     return [build_launch(recognised, source, base_dir=base_dir, context=context, env=env, span=span)]
 
@@ -409,3 +429,73 @@ def _shell_launches(script: MappedText, stage: Stage, source: SourceFile, base_d
                                      env=command.env))
     return launches
 
+
+
+def _script_launches(argv: list[Token], stage: Stage, source: SourceFile, base_dir: Path,
+                     env: dict[str, EnvEntry], ctx: ExtractContext) -> list[Launch]:
+    """``ENTRYPOINT ["/entrypoint.sh"]`` (or ``["bash", "/app/run.sh"]``): read the script the
+    build copied into the image (``COPY run.sh /app/``) and interpret it with the image's ENV and
+    the remaining words as its arguments. Its launches are reported in the script."""
+    index = 0
+    if argv and argv[0].resolved and argv[0].value.rsplit("/", 1)[-1] in SHELL_PROGRAMS:
+        index = 1
+        while index < len(argv) and argv[index].resolved and argv[index].value.startswith("-"):
+            index += 1
+    if index >= len(argv) or not argv[index].resolved:
+        return []
+    target = argv[index].value
+    script = None
+    for candidate in _copied_from(target, stage, base_dir):
+        script = ctx.loader.load(candidate)
+        if script is not None:
+            break
+    if script is None or not (index > 0 or _is_shell_script(script)):
+        return []
+    ctx.related.setdefault(source.display, []).append(script.display)
+    found = launches_in_script(script, ctx, env=env, positional=argv[index + 1:])
+    for launch in found:
+        if launch.image is None:
+            launch.image = stage.image
+            _add_image_version(launch)
+        launch.notes.append(f"run by {source.display} (ENTRYPOINT/CMD)")
+    return found
+
+
+def _copied_from(target: str, stage: Stage, base_dir: Path) -> list[Path]:
+    """Build-context files that may be ``target`` in the image, most specific first."""
+    name = target.rsplit("/", 1)[-1]
+    directory = target.rsplit("/", 1)[0] if "/" in target else ""
+    candidates: list[Path] = []
+    for sources, destination in reversed(stage.copies):
+        for copied in sources:
+            if "*" in copied or "?" in copied:
+                continue
+            if destination == target or (
+                    (destination.endswith("/") or len(sources) > 1) and destination.rstrip("/") == directory
+                    and copied.rsplit("/", 1)[-1] == name):
+                candidates.append(base_dir / copied)
+            elif destination.rstrip("/") == directory and copied.rstrip("/").rsplit("/", 1)[-1] != name:
+                candidates.append(base_dir / copied / name)  # a directory copied into place
+    candidates.append(base_dir / name)
+    return candidates
+
+
+def _is_shell_script(script: SourceFile) -> bool:
+    if script.path.suffix in (".sh", ".bash"):
+        return True
+    first_line = script.text.split("\n", 1)[0]
+    words = first_line[2:].split() if first_line.startswith("#!") else []
+    if not words:
+        return False
+    interpreter = words[-1] if words[0].endswith("/env") else words[0]
+    return interpreter.rsplit("/", 1)[-1] in SHELL_PROGRAMS
+
+
+def _add_image_version(launch: Launch) -> None:
+    """The image tag's engine version, as :func:`build_launch` records it for docker launches."""
+    image = launch.image
+    if image is None or not image.resolved:
+        return
+    version = image_version(image.value)
+    if version and image_engine(image.value) == launch.engine:
+        launch.version_hints.append(VersionHint(launch.engine, f"=={version}", "image", image.span))
