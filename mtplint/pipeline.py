@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import re
 import traceback
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -187,19 +188,46 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
     return []
 
 
+def _extracted(paths: list[Path], options: Options, loader: FileLoader, issues: Issues,
+               result: Result) -> Iterator[tuple[Launch, bool]]:
+    """Every launch with whether it was found through another file (a unit's or image's script)."""
+    for candidate in discover(paths, options.root, options.excludes, options.respect_gitignore):
+        result.files_seen += 1
+        for launch in extract_file(candidate, loader, issues, result):
+            yield launch, launch.source.path.resolve() != candidate.path.resolve()
+
+
+def _unique(found: Iterable[tuple[Launch, bool]]) -> list[Launch]:
+    """Drop a script's stand-alone reading when the same command was also read through the unit,
+    Dockerfile or wrapper that starts it: that reading has the environment the command really gets."""
+    items = list(found)
+
+    def key(launch: Launch) -> tuple[str, int]:
+        return launch.source.display, launch.span.start if launch.span else -1
+
+    started = {key(launch) for launch, via_other in items if via_other}
+    seen: set[tuple[str, int, str]] = set()
+    unique = []
+    for launch, via_other in items:
+        identity = (*key(launch), launch.context if via_other else "")
+        if (not via_other and key(launch) in started) or identity in seen:
+            continue
+        seen.add(identity)
+        unique.append(launch)
+    return unique
+
+
 def run(paths: list[Path], options: Options) -> Result:
     loader = FileLoader(options.root)
     result = Result()
     issues = Issues()
-    for candidate in discover(paths, options.root, options.excludes, options.respect_gitignore):
-        result.files_seen += 1
-        for launch in extract_file(candidate, loader, issues, result):
-            try:
-                result.launches.append(model_launch(launch, loader, issues, options))
-            except Exception as error:  # one bad launch must not stop the run
-                result.internal_errors.append(
-                    f"{launch.source.display}: internal error while modelling a launch ({type(error).__name__}: {error})\n"
-                    f"{traceback.format_exc()}"
-                )
+    for launch in _unique(_extracted(paths, options, loader, issues, result)):
+        try:
+            result.launches.append(model_launch(launch, loader, issues, options))
+        except Exception as error:  # one bad launch must not stop the run
+            result.internal_errors.append(
+                f"{launch.source.display}: internal error while modelling a launch ({type(error).__name__}: {error})\n"
+                f"{traceback.format_exc()}"
+            )
     result.diagnostics = issues.items
     return result
