@@ -209,11 +209,14 @@ def _unique(found: Iterable[tuple[Launch, bool]]) -> list[Launch]:
     seen: set[tuple[str, int, str]] = set()
     unique = []
     for launch, via_other in items:
-        identity = (*key(launch), launch.context if via_other else "")
-        if (not via_other and key(launch) in started) or identity in seen:
+        if not via_other:
+            if key(launch) not in started:
+                unique.append(launch)
             continue
-        seen.add(identity)
-        unique.append(launch)
+        identity = (*key(launch), launch.context)
+        if identity not in seen:
+            seen.add(identity)
+            unique.append(launch)
     return unique
 
 

@@ -95,5 +95,8 @@ def test_container_command_overrides_image_entrypoint() -> None:
     image = Token("vllm/vllm-openai:v0.11.0")
     args = entry_for_image(image, words("Qwen/Qwen3.6-27B", "--max-num-seqs", "4"))
     assert args is not None and args.engine == "vllm" and [t.value for t in args.program] == ["vllm", "serve"]
-    override = entry_for_image(image, words("python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "m"))
-    assert override is not None and override.entry == "python -m vllm.entrypoints.openai.api_server"
+    # the image's entrypoint still runs: the command becomes its arguments, as in the real container
+    doubled = entry_for_image(image, words("vllm", "serve", "m"))
+    assert doubled is not None and [t.value for t in doubled.program + doubled.args] == ["vllm", "serve", "vllm", "serve", "m"]
+    plain = entry_for_image(Token("lmsysorg/sglang:v0.5.9"), words("python3", "-m", "sglang.launch_server", "--model-path", "m"))
+    assert plain is not None and plain.entry == "python -m sglang.launch_server"

@@ -31,6 +31,7 @@ VLLM_EXPECTED = {
 }
 VLLM_CONFIG = """\
 # vLLM serve config
+model: Qwen/Qwen3.6-27B
 speculative-config:
   method: mtp
   num_speculative_tokens: 2
@@ -85,10 +86,15 @@ def _folded(words: list[str], indent: str) -> str:
     return "\n".join(lines)
 
 
-def forms(program: list[str], image: str, args: list[str], config: str) -> dict[str, tuple[dict[str, str], str]]:
-    """Files (name -> text) and the file to inspect, for each way of writing the launch."""
+def forms(program: list[str], image: str, args: list[str], config: str,
+          image_runs_program: bool) -> dict[str, tuple[dict[str, str], str]]:
+    """Files (name -> text) and the file to inspect, for each way of writing the launch.
+
+    ``image_runs_program``: the image's entrypoint is ``program``, so compose gives only the arguments.
+    """
     full = [*program, *args]
-    command_list = "\n".join(f"      - {_yaml_item(w)}" for w in full)
+    container_command = args if image_runs_program else full
+    command_list = "\n".join(f"      - {_yaml_item(w)}" for w in container_command)
     k8s_args = "\n".join(f"            - {_yaml_item(w)}" for w in args)
     py_list = ",\n        ".join(json.dumps(w) for w in full)
     systemd_line = " \\\n    ".join(_shell_word(w) for w in full)
@@ -97,7 +103,7 @@ def forms(program: list[str], image: str, args: list[str], config: str) -> dict[
         "compose-list": ({"compose.yaml": f"services:\n  llm:\n    image: {image}\n    command:\n{command_list}\n"},
                          "compose.yaml"),
         "compose-folded": ({"compose.yaml": f"services:\n  llm:\n    image: {image}\n    command: >\n"
-                                            f"{_folded(full, '      ')}\n"}, "compose.yaml"),
+                                            f"{_folded(container_command, '      ')}\n"}, "compose.yaml"),
         "k8s-args": ({"deploy.yaml": f"""\
 apiVersion: apps/v1
 kind: Deployment
@@ -145,8 +151,9 @@ WantedBy=multi-user.target
     }
 
 
-VLLM_FORMS = forms(["vllm", "serve"], "vllm/vllm-openai:v0.33.0", VLLM_ARGS, VLLM_CONFIG)
-SGLANG_FORMS = forms(["python3", "-m", "sglang.launch_server"], "lmsysorg/sglang:v0.5.23", SGLANG_ARGS, SGLANG_CONFIG)
+VLLM_FORMS = forms(["vllm", "serve"], "vllm/vllm-openai:v0.33.0", VLLM_ARGS, VLLM_CONFIG, image_runs_program=True)
+SGLANG_FORMS = forms(["python3", "-m", "sglang.launch_server"], "lmsysorg/sglang:v0.5.23", SGLANG_ARGS, SGLANG_CONFIG,
+                     image_runs_program=False)
 
 
 def _only_launch(data: dict[str, Any]) -> dict[str, Any]:
@@ -187,7 +194,7 @@ SETTING_TOKENS = {
                         "mem-fraction-static"),
     "tensor_parallel": ("--tensor-parallel-size", "2", "--tp-size", "tensor-parallel-size", "tp-size"),
     "prefix_caching": ("--no-enable-prefix-caching", "no-enable-prefix-caching"),
-    "model": ("Qwen/Qwen3.6-27B", "--model-path", "model-path"),
+    "model": ("Qwen/Qwen3.6-27B", "--model-path", "model"),
 }
 
 
@@ -202,7 +209,8 @@ def test_explicit_settings_point_at_their_token(engine: str, form: str, inspect:
             continue
         path = tmp_path / setting.get("file", launch["file"])
         line = path.read_text().splitlines()[setting["line"] - 1]
-        at = line[setting["column"] - 1:].lstrip("\"'- ")
+        # a Python string literal shows JSON quotes escaped
+        at = line[setting["column"] - 1:].lstrip("\"' ").replace('\\"', '"')
         assert at.startswith(SETTING_TOKENS[name]) or any(at.startswith(t.strip("'")) for t in SETTING_TOKENS[name]), (
             f"{form}: {name} points at {setting['line']}:{setting['column']}: {line!r}"
         )

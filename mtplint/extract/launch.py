@@ -302,12 +302,7 @@ def _recognise_docker(words: list[Token], index: int, env: list[tuple[str, Token
     if entrypoint is not None:
         result = recognise([entrypoint, *rest], depth + 1)
     else:
-        known = image_entry(image.value)
-        if known is not None and not (rest and recognise(rest, depth + 1)):
-            program = [Token(part, image.span) for part in known.entrypoint]
-            result = Recognised(known.engine, known.entry, program, rest)
-        else:
-            result = recognise(rest, depth + 1)
+        result = entry_for_image(image, rest)
     if result is None:
         return None
     result.image = image
@@ -318,14 +313,18 @@ def _recognise_docker(words: list[Token], index: int, env: list[tuple[str, Token
 
 
 def entry_for_image(image: Token, command: Sequence[Token]) -> Recognised | None:
-    """A container's launch: its ``command`` as argv (when it names an entry point), else the
-    image's own entrypoint followed by ``command``."""
-    direct = recognise(command) if command else None
-    if direct is not None:
-        direct.image = image
-        return direct
+    """A container's launch when only its command (CMD/``args``) is given.
+
+    An engine image with an entrypoint runs that entrypoint with ``command`` appended -- also when
+    ``command`` itself starts with ``vllm serve``: the container then really runs ``vllm serve vllm
+    serve ...``, and the engine model reports what its parser makes of that. Other images run
+    ``command`` as it is.
+    """
     known = image_entry(image.value) if image.resolved else None
     if known is None:
-        return None
+        direct = recognise(command) if command else None
+        if direct is not None:
+            direct.image = image
+        return direct
     program = [Token(part, image.span) for part in known.entrypoint]
     return Recognised(known.engine, known.entry, program, list(command), image=image)
