@@ -26,6 +26,8 @@ def words(*values: str) -> list[Token]:
         (["exec", "nohup", "vllm", "serve", "m"], "vllm", "m"),
         (["env", "CUDA_VISIBLE_DEVICES=0", "vllm", "serve", "m"], "vllm", "m"),
         (["uv", "run", "--with", "vllm", "vllm", "serve", "m"], "vllm", "m"),
+        (["timeout", "-s", "KILL", "24h", "vllm", "serve", "m"], "vllm", "m"),
+        (["sudo", "-E", "-u", "llm", "llama-server", "-m", "x.gguf"], "llama.cpp", "-m"),
     ],
 )
 def test_entry_points(argv: list[str], engine: str, first_arg: str) -> None:

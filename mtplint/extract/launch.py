@@ -204,6 +204,17 @@ def recognise(argv: Sequence[Token], _depth: int = 0) -> Recognised | None:
         if name in ("exec", "nohup", "time", "command", "stdbuf", "setsid", "nice", "unbuffer"):
             index += 1
             continue
+        if name in ("timeout", "sudo"):
+            # `timeout [options] DURATION cmd`, `sudo [-E] [-u user] cmd`
+            index += 1
+            while index < len(words) and words[index].value.startswith("-"):
+                option = words[index].value
+                index += 1
+                if option in ("-s", "--signal", "-k", "--kill-after", "-u", "--user", "-g", "--group") and "=" not in option:
+                    index += 1
+            if name == "timeout":
+                index += 1
+            continue
         if name == "env":
             index += 1
             while index < len(words) and words[index].value.startswith("-"):

@@ -11,7 +11,6 @@ literal (``|``) blocks, quoting and escapes.
 from __future__ import annotations
 
 import builtins
-
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any

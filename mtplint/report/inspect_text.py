@@ -23,8 +23,9 @@ def render(result: Result) -> str:
         for name, setting in data["effective"].items():
             where = f"  @ {setting.get('file', '')}{':' if setting.get('file') else ''}{setting['line']}:{setting['column']}" if "line" in setting else ""
             extra = f" x{setting['count']}" if setting.get("count") else ""
+            shown = "unknown" if setting["value"] is None and name == "gpu" else _value(setting["value"])
             unresolved = "  (unresolved)" if setting.get("unresolved") else ""
-            lines.append(f"    {name:<18} {_value(setting['value'])}{extra}  [{setting['origin']}]{where}{unresolved}")
+            lines.append(f"    {name:<18} {shown}{extra}  [{setting['origin']}]{where}{unresolved}")
         for error in data["cli_errors"]:
             where = f"{error['line']}:{error['column']}: " if "line" in error else ""
             lines.append(f"    ! {where}{error['message']}")
