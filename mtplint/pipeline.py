@@ -54,6 +54,8 @@ class LaunchReport:
     parsed: Parsed
     effective: dict[str, Setting]
     hardware: Hardware
+    #: what the user optimises for (configuration ``objective``); some rules' severity follows it
+    objective: str = "latency"
 
     def to_json(self) -> dict[str, Any]:
         launch = self.launch

@@ -33,7 +33,7 @@ from typing import Any
 STUBBED = (
     "torch", "torchvision", "torchaudio", "triton", "xformers", "flashinfer", "vllm._C", "vllm._moe_C",
     "vllm.vllm_flash_attn", "vllm._flashmla_C", "numba", "cv2", "xgrammar", "outlines_core", "llguidance",
-    "lm_format_enforcer", "mistral_common", "compressed_tensors", "depyf", "ray", "gguf", "tvm_ffi",
+    "lm_format_enforcer", "lmformatenforcer", "mistral_common", "compressed_tensors", "depyf", "ray", "gguf", "tvm_ffi",
     "apache_tvm_ffi", "prometheus_fastapi_instrumentator", "opentelemetry", "mcp", "anthropic",
     "model_hosting_container_standards", "openai_harmony", "tiktoken", "partial_json_parser", "watchfiles",
     "torchcodec", "PyNvVideoCodec", "pynvml", "amdsmi", "intel_extension_for_pytorch", "habana_frameworks",
@@ -133,7 +133,6 @@ def _make_stub(name: str) -> Any:
 
 
 class _StubModule(types.ModuleType):
-    __path__: list[str] = []
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") and name.endswith("__"):

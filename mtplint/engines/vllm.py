@@ -11,9 +11,10 @@ read) that has it:
   parse time; from 0.11.1 it is moved to the positional slot (checked in the 0.11.1 wheel).
 * ``_`` -> ``-`` in long option names: the whole name up to 0.8.x, only before the first ``.`` from 0.11.
 * dotted JSON keys (``--speculative-config.method mtp``): from 0.11; their values also accept
-  human-readable ints (``32k``) from 0.20.
-* ``--config``: 0.8.2 needs the positional model right after ``serve``; lists and dicts are written
-  with ``str()`` (a dict is then not JSON) up to 0.11; dicts become JSON from 0.20; ``key: false`` is
+  human-readable ints (``32k``) from 0.20 (absent in the 0.19.0 wheel).
+* ``-O3``: ``-O 3`` up to 0.8.x, ``-O.level=3`` in 0.11.x, ``--optimization-level 3`` from 0.12.0.
+* ``--config``: 0.8.2 needs the positional model right after ``serve``; lists are written with
+  ``str()`` up to 0.8.x; dicts with ``str()`` (then not JSON) up to 0.15.x, as JSON from 0.16.0; ``key: false`` is
   dropped under ``serve`` in every release read (0.8-0.27 only emit ``true``; from 0.28 the
   ``--no-key`` lookup runs on the top-level ``vllm`` parser, which has none of the serve options).
 """
@@ -21,6 +22,7 @@ read) that has it:
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import re
 from collections.abc import Iterable
@@ -171,9 +173,10 @@ def human_readable_int(text: str) -> int:
     if match:
         number, suffix = match.groups()
         if suffix in "kmgt":
-            return int(float(number) * 10 ** (3 * ("kmgt".index(suffix) + 1)))
+            return int(float(number) * 10 ** (3 * ("kmgt".index(suffix) + 1)))  # decimal multiplier
         try:
-            return int(number) * 2 ** (10 * ("KMGT".index(suffix) + 1))
+            binary: int = int(number) * 2 ** (10 * ("KMGT".index(suffix) + 1))
+            return binary
         except ValueError:
             raise ValueError(f"Decimals are not allowed with binary suffixes like {suffix}. "
                              f"Did you mean to use {number}{suffix.lower()} instead?") from None
@@ -398,7 +401,7 @@ class VllmEngine:
                     words.append(Word("--" + key, key_span, origin))
                     for item, item_node in zip(value, value_node.items, strict=False):
                         words.append(Word(str(item), item_node.span(), origin))
-            elif isinstance(value, dict) and _at_least(version, "0.20"):
+            elif isinstance(value, dict) and _at_least(version, "0.16.0"):
                 spans: dict[str, Span | None] = {k: v.span() for k, _, v in value_node.entries()}
                 words.append(Word("--" + key, key_span, origin))
                 words.append(Word(json.dumps(value), value_span, origin, key_spans=spans))
@@ -424,11 +427,11 @@ class VllmEngine:
                     key = "--" + key[2:].replace("_", "-")
                 result.append(Word(key + (("=" + value) if has_value else ""), word.span, word.origin, word.unresolved,
                                    word.key_spans, word.synthetic))
-            elif text.startswith("-O") and text != "-O" and _at_least(run.version, "0.20"):
+            elif text.startswith("-O") and text != "-O" and _at_least(run.version, "0.12.0"):
                 level = text[3:] if text[2:3] == "=" else text[2:]
                 result.append(Word("--optimization-level", word.span, word.origin))
                 result.append(Word(level, word.span, word.origin))
-            elif text == "-O" and _at_least(run.version, "0.20") and index + 1 < len(words) \
+            elif text == "-O" and _at_least(run.version, "0.12.0") and index + 1 < len(words) \
                     and words[index + 1].text in ("0", "1", "2", "3"):
                 result.append(Word("--optimization-level", word.span, word.origin))
             elif text.startswith("-O") and text != "-O" and modern and text[2:3] != ".":
@@ -518,9 +521,7 @@ class VllmEngine:
                 return False
             if re.fullmatch(r"-\d+|-\d*\.\d+", text):
                 return False
-            if " " in text and text.split("=", 1)[0] not in by_option:
-                return False
-            return True
+            return not (" " in text and text.split("=", 1)[0] not in by_option)
 
         while index < len(words):
             word = words[index]
@@ -554,7 +555,7 @@ class VllmEngine:
                     if flag.action == "count":
                         previous = run.parsed.options.get(flag.dest)
                         value = (previous.value if previous else 0) + 1
-                    run.parsed.options[flag.dest] = OptionValue(value, word.span, word.origin, option)
+                    run.parsed.options[flag.dest] = OptionValue(value, word.span, word.origin, option or "")
                 index += 1
                 continue
             if explicit is not None:
@@ -575,15 +576,15 @@ class VllmEngine:
                           word.span, option)
                 index = cursor
                 continue
-            if wanted in ("*", "+") or isinstance(wanted, int) and wanted > 1:
+            if wanted in ("*", "+") or (isinstance(wanted, int) and wanted > 1):
                 converted = [self._convert_value(run, flag, v.text, v, option) for v in values]
                 run.parsed.options[flag.dest] = OptionValue(
-                    [c for c in converted], values[0].span if values else word.span, word.origin, option,
+                    list(converted), values[0].span if values else word.span, word.origin, option or "",
                     tuple(name for v in values for name in v.unresolved))
             elif values:
                 self._store(run, flag, values[0].text, values[0], option, flag_word=word)
             else:
-                run.parsed.options[flag.dest] = OptionValue(flag.const, word.span, word.origin, option)
+                run.parsed.options[flag.dest] = OptionValue(flag.const, word.span, word.origin, option or "")
             index = cursor
         if positional is not None and positional.required and not positional_done:
             run.error(f"the following arguments are required: {positional.dest}", None)
@@ -709,10 +710,8 @@ class VllmEngine:
             if name == "speculative_config" and isinstance(value, dict):
                 value = {str(k).replace("-", "_"): v for k, v in value.items()}
             if isinstance(value, str) and name == "max_model_len" and not kwarg.unresolved:
-                try:
+                with contextlib.suppress(ValueError):
                     value = human_readable_int(value)
-                except ValueError:
-                    pass
             parsed.options[name] = OptionValue(value, kwarg.span, "explicit", name, kwarg.unresolved)
 
     # .. effective ...................................................................................
@@ -879,12 +878,12 @@ def _effective(launch: Launch, parsed: Parsed, version: EngineVersion, hardware:
 
     result["kv_cache_dtype"] = from_option("kv_cache_dtype") or Setting(default("kv_cache_dtype", "auto"), "default")
 
-    # memory fraction: 0.9 up to 0.12.0, 0.92 from 0.13 (read in the wheels: 0.12.0 cache.py 0.9; 0.20.0 0.92)
+    # memory fraction: 0.90 up to 0.19.0, 0.92 from 0.20.0 (config/cache.py of the 0.8.2-0.19.0 and 0.20.0 wheels)
     memory = from_option("gpu_memory_utilization")
     if memory is None:
         value = default("gpu_memory_utilization", 0.92)
         extra = {}
-        if not version.known and version.in_range(None, "0.13.0") is None:
+        if not version.known and version.in_range(None, "0.20.0") is None:
             extra["depends_on_version"] = True
         memory = Setting(value, "default", extra=extra)
     result["memory_fraction"] = memory

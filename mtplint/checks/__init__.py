@@ -1,0 +1,202 @@
+"""Stage 5 of the pipeline: rules.
+
+Each rule is data in ``rules/<CODE>.yaml`` (see :mod:`mtplint.checks.catalog`) plus, for the
+built-in rules, a predicate ``check(ctx)`` in ``mtplint/checks/<code>.py`` that reads a launch's
+effective settings and yields findings. Predicates are imported only for the rules that run.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from mtplint.checks.catalog import Rule, VersionRange
+from mtplint.source import Span
+
+if TYPE_CHECKING:
+    from mtplint.engines import CliError, OptionValue
+    from mtplint.pipeline import LaunchReport
+    from mtplint.settings import Setting
+
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass
+class Edit:
+    """Replace ``span`` (in its file) with ``content``; an empty span inserts."""
+
+    span: Span
+    content: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "content": self.content,
+            "location": {"row": self.span.line, "column": self.span.column},
+            "end_location": {"row": self.span.end_line, "column": self.span.end_column},
+        }
+
+
+@dataclass
+class Fix:
+    applicability: str  # safe | unsafe | display-only
+    message: str
+    edits: list[Edit] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"applicability": self.applicability, "message": self.message, "edits": [e.to_json() for e in self.edits]}
+
+
+@dataclass
+class Finding:
+    rule: Rule
+    message: str
+    span: Span
+    fix: Fix | None = None
+    #: the span of the launch this finding belongs to (a `noqa` on the launch's line also applies)
+    launch_span: Span | None = None
+    suppressed: bool = False
+
+    @property
+    def code(self) -> str:
+        return self.rule.code
+
+    @property
+    def severity(self) -> str:
+        return self.rule.severity
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return self.span.file, self.span.line, self.span.column, self.rule.code
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.rule.code,
+            "name": self.rule.name,
+            "severity": self.rule.severity,
+            "message": self.message,
+            "filename": self.span.file,
+            "location": {"row": self.span.line, "column": self.span.column},
+            "end_location": {"row": self.span.end_line, "column": self.span.end_column},
+            "fix": self.fix.to_json() if self.fix else None,
+            "url": self.rule.url,
+        }
+
+
+class RuleContext:
+    """What a predicate sees: one launch, its effective settings, and its rule."""
+
+    def __init__(self, rule: Rule, report: LaunchReport) -> None:
+        self.rule = rule
+        self.report = report
+        self.findings: list[Finding] = []
+
+    # -- reading the launch ---------------------------------------------------------------------
+    @property
+    def engine(self) -> str:
+        return self.report.launch.engine
+
+    def setting(self, name: str) -> Setting | None:
+        return self.report.effective.get(name)
+
+    def value(self, name: str) -> Any:
+        setting = self.report.effective.get(name)
+        return None if setting is None or setting.unresolved else setting.value
+
+    def option(self, name: str) -> OptionValue | None:
+        return self.report.parsed.options.get(name)
+
+    @property
+    def errors(self) -> list[CliError]:
+        return self.report.parsed.errors
+
+    @property
+    def launch_span(self) -> Span:
+        launch = self.report.launch
+        return launch.span or launch.source.span(0, 0)
+
+    def span_of(self, *names: str) -> Span:
+        """The span of the first named setting that has one, else the launch's."""
+        for name in names:
+            setting = self.report.effective.get(name)
+            if setting is not None and setting.span is not None:
+                return setting.span
+        return self.launch_span
+
+    # -- versions -------------------------------------------------------------------------------
+    def ranges(self) -> tuple[VersionRange, ...]:
+        return self.rule.affected.get(self.engine, ())
+
+    def affected(self, ranges: Iterable[VersionRange] | None = None) -> bool | None:
+        """Whether the version in play is affected: True, False, or None (unknown and partly affected)."""
+        chosen = tuple(self.ranges() if ranges is None else ranges)
+        if not chosen:
+            return True
+        answers = [self.report.version.in_range(r.start, r.below) for r in chosen]
+        if any(answer is True for answer in answers):
+            return True
+        if all(answer is False for answer in answers):
+            return False
+        return None
+
+    def version_note(self, ranges: Iterable[VersionRange] | None = None) -> str:
+        """`` (affects vLLM ≥0.28; the version in play is not pinned)`` when the version is unknown."""
+        chosen = tuple(self.ranges() if ranges is None else ranges)
+        version = self.report.version
+        if version.known or not chosen:
+            return ""
+        described = ", ".join(r.describe(self.engine) for r in chosen)
+        return f" (affects {described}; the {self.engine} version is not pinned)"
+
+    # -- reporting ------------------------------------------------------------------------------
+    def report_finding(self, message: str, span: Span | None = None, fix: Fix | None = None) -> Finding:
+        finding = Finding(self.rule, message, span or self.launch_span, fix, self.launch_span)
+        self.findings.append(finding)
+        return finding
+
+
+Predicate = Callable[[RuleContext], Iterator[Finding] | None]
+
+
+def predicate_for(rule: Rule) -> Predicate | None:
+    """The code behind a built-in rule (``mtplint.checks.mtp102.check``), or None for house rules."""
+    if rule.origin != "builtin":
+        return None
+    try:
+        module = importlib.import_module(f"mtplint.checks.{rule.code.lower()}")
+    except ModuleNotFoundError:
+        return None
+    check: Predicate = module.check
+    return check
+
+
+def run_rule(rule: Rule, report: LaunchReport) -> list[Finding]:
+    """All findings of one rule on one launch."""
+    if not rule.applies_to(report.launch.engine):
+        return []
+    context = RuleContext(rule, report)
+    if context.affected() is False:
+        return []
+    if rule.when is not None:
+        from mtplint.checks.house import check_house_rule
+
+        check_house_rule(context)
+        return context.findings
+    predicate = predicate_for(rule)
+    if predicate is None:
+        return []
+    produced = predicate(context)
+    if produced is not None:
+        for finding in produced:
+            if finding not in context.findings:
+                context.findings.append(finding)
+    return context.findings
+
+
+def one_finding_per_mistake(findings: list[Finding]) -> list[Finding]:
+    """Where a specific rule and a general one flag the same token, keep the specific one."""
+    replaced: set[tuple[str, str, int]] = set()
+    for finding in findings:
+        for code in finding.rule.supersedes:
+            replaced.add((code, finding.span.file, finding.span.start))
+    return [f for f in findings if (f.rule.code, f.span.file, f.span.start) not in replaced]

@@ -1,0 +1,168 @@
+"""Stage 5 of the pipeline, the data half: the rule catalog in ``rules/``.
+
+One YAML file per rule, validated against ``schemas/rule.schema.json``. The catalog shipped with
+mtplint is validated by the test suite (so start-up does not pay for jsonschema); rule files a
+user adds with ``extend-rules`` are validated when they are loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+DOCS_URL = "https://github.com/mtplint/mtplint/blob/main/rules/{code}.yaml"
+
+
+class CatalogError(Exception):
+    """A rule file that cannot be used; the message names the file, the key and the problem."""
+
+
+@dataclass(frozen=True)
+class VersionRange:
+    start: str | None
+    below: str | None
+    note: str = ""
+
+    def describe(self, engine: str) -> str:
+        if self.start and self.below:
+            return f"{engine} {self.start} … <{self.below}"
+        if self.start:
+            return f"{engine} ≥{self.start}"
+        if self.below:
+            return f"{engine} <{self.below}"
+        return f"every {engine} version"
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: str
+    engines: tuple[str, ...]
+    fix: str
+    summary: str
+    docs: dict[str, Any]
+    affected: dict[str, tuple[VersionRange, ...]] = field(default_factory=dict)
+    supersedes: tuple[str, ...] = ()
+    when: dict[str, dict[str, Any]] | None = None
+    message: str | None = None
+    origin: str = "builtin"
+
+    @property
+    def url(self) -> str:
+        return DOCS_URL.format(code=self.code)
+
+    def applies_to(self, engine: str) -> bool:
+        return "any" in self.engines or engine in self.engines
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity,
+            "engines": list(self.engines),
+            "fix": self.fix,
+            "summary": self.summary,
+            "affected": {engine: [r.describe(engine) for r in ranges] for engine, ranges in self.affected.items()},
+            "url": self.url,
+            "origin": self.origin,
+        }
+
+
+def rules_dir() -> Path:
+    """``rules/`` of the checkout, or its copy inside the installed wheel."""
+    shipped = Path(str(resources.files("mtplint"))) / "_shipped" / "rules"
+    if shipped.is_dir():
+        return shipped
+    return Path(__file__).resolve().parents[2] / "rules"
+
+
+def schemas_dir() -> Path:
+    shipped = Path(str(resources.files("mtplint"))) / "_shipped" / "schemas"
+    if shipped.is_dir():
+        return shipped
+    return Path(__file__).resolve().parents[2] / "schemas"
+
+
+def schema(name: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads((schemas_dir() / name).read_text(encoding="utf-8"))
+    return loaded
+
+
+def validate(document: Any, schema_name: str, where: str) -> None:
+    """Validate against a schema in ``schemas/``; errors name the file, the key and the problem."""
+    import jsonschema  # imported here: only user-supplied files are validated at run time
+
+    validator = jsonschema.Draft202012Validator(schema(schema_name))
+    errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
+    if errors:
+        error = errors[0]
+        key = ".".join(str(part) for part in error.absolute_path) or "(top level)"
+        raise CatalogError(f"{where}: key `{key}`: {error.message}")
+
+
+def _rule_from(data: dict[str, Any], origin: str) -> Rule:
+    affected = {
+        engine: tuple(VersionRange(r.get("from"), r.get("below"), r.get("note", "")) for r in ranges)
+        for engine, ranges in (data.get("affected") or {}).items()
+    }
+    return Rule(
+        code=data["code"],
+        name=data["name"],
+        severity=data["severity"],
+        engines=tuple(data["engines"]),
+        fix=data["fix"],
+        summary=data["summary"].strip(),
+        docs=data["docs"],
+        affected=affected,
+        supersedes=tuple(data.get("supersedes", ())),
+        when=data.get("when"),
+        message=data.get("message"),
+        origin=origin,
+    )
+
+
+def load_rule_file(path: Path, origin: str, check_schema: bool) -> Rule:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise CatalogError(f"{path}: cannot read rule file: {error.strerror or error}") from error
+    except yaml.YAMLError as error:
+        raise CatalogError(f"{path}: invalid YAML: {error}") from error
+    if not isinstance(data, dict):
+        raise CatalogError(f"{path}: key `(top level)`: a rule file must be a mapping")
+    if check_schema:
+        validate(data, "rule.schema.json", str(path))
+    expected = path.stem
+    if re.fullmatch(r"[A-Z]{2,6}\d{3}", expected) and data.get("code") != expected:
+        raise CatalogError(f"{path}: key `code`: {data.get('code')!r} does not match the file name {expected!r}")
+    return _rule_from(data, origin)
+
+
+@cache
+def builtin_rules() -> tuple[Rule, ...]:
+    return tuple(load_rule_file(path, "builtin", check_schema=False) for path in sorted(rules_dir().glob("MTP*.yaml")))
+
+
+def load_catalog(extend: tuple[Path, ...] = ()) -> dict[str, Rule]:
+    """Built-in rules plus the user's ``extend-rules`` files (or directories of them)."""
+    catalog = {rule.code: rule for rule in builtin_rules()}
+    for entry in extend:
+        paths = sorted(entry.glob("*.y*ml")) if entry.is_dir() else [entry]
+        if entry.is_dir() and not paths:
+            raise CatalogError(f"{entry}: no rule files (*.yaml) in this directory")
+        for path in paths:
+            rule = load_rule_file(path, str(path), check_schema=True)
+            if rule.code in catalog and catalog[rule.code].origin == "builtin":
+                raise CatalogError(f"{path}: key `code`: {rule.code} is a built-in rule; house rules need their own code")
+            if rule.when is None:
+                raise CatalogError(f"{path}: key `when`: a house rule needs conditions on effective settings")
+            catalog[rule.code] = rule
+    return catalog

@@ -1,0 +1,58 @@
+"""House rules: conditions on effective settings, written as data (``when:`` in a rule file).
+
+``when: {spec_method: {in: [mtp]}, max_concurrency: {gt: 64}}`` fires when every condition holds;
+the finding points at the first explicit setting named, so a ``noqa`` on that line works.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mtplint.checks import RuleContext
+
+
+def _holds(value: Any, explicit: bool, condition: dict[str, Any]) -> bool:
+    for operator, expected in condition.items():
+        if operator == "set":
+            if explicit != bool(expected):
+                return False
+            continue
+        if operator == "eq" and value != expected:
+            return False
+        if operator == "ne" and value == expected:
+            return False
+        if operator == "in" and value not in expected:
+            return False
+        if operator == "not_in" and value in expected:
+            return False
+        if operator in ("gt", "ge", "lt", "le"):
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                return False
+            if operator == "gt" and not value > expected:
+                return False
+            if operator == "ge" and not value >= expected:
+                return False
+            if operator == "lt" and not value < expected:
+                return False
+            if operator == "le" and not value <= expected:
+                return False
+    return True
+
+
+def check_house_rule(ctx: RuleContext) -> None:
+    conditions = ctx.rule.when or {}
+    values: dict[str, Any] = {}
+    for name, condition in conditions.items():
+        setting = ctx.setting(name)
+        if setting is None or setting.unresolved:
+            return
+        explicit = setting.origin in ("explicit", "config-file", "env")
+        if not _holds(setting.value, explicit, condition):
+            return
+        values[name] = setting.value
+    template = ctx.rule.message or ctx.rule.summary
+    try:
+        message = template.format(**values)
+    except (KeyError, IndexError, ValueError):
+        message = template
+    ctx.report_finding(message, ctx.span_of(*conditions))

@@ -1,0 +1,85 @@
+"""Finding output formats: ``full`` (code frame, like ruff), ``concise``, ``json``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mtplint.checks import Finding
+    from mtplint.pipeline import Result
+
+_SEVERITY_MARK = {"error": "error", "warning": "warning", "info": "info"}
+
+
+def concise(findings: Sequence[Finding]) -> str:
+    return "".join(
+        f"{f.span.file}:{f.span.line}:{f.span.column}: {f.code} [{f.severity}] {f.message}\n" for f in findings
+    )
+
+
+def _source_lines(result: Result | None) -> dict[str, list[str]]:
+    lines: dict[str, list[str]] = {}
+    if result is None:
+        return lines
+    for report in result.launches:
+        source = report.launch.source
+        lines.setdefault(source.display, source.text.splitlines())
+    return lines
+
+
+def _read_lines(file: str, cache: dict[str, list[str]]) -> list[str]:
+    if file not in cache:
+        try:
+            with open(file, encoding="utf-8", errors="replace") as handle:
+                cache[file] = handle.read().splitlines()
+        except OSError:
+            cache[file] = []
+    return cache[file]
+
+
+def full(findings: Sequence[Finding], result: Result | None = None) -> str:
+    cache = _source_lines(result)
+    out: list[str] = []
+    for finding in findings:
+        span = finding.span
+        out.append(f"{span.file}:{span.line}:{span.column}: {finding.code} {finding.message}")
+        lines = _read_lines(span.file, cache)
+        if 0 < span.line <= len(lines):
+            width = len(str(min(span.line + 1, len(lines))))
+            first = max(1, span.line - 1)
+            out.append(f"{' ' * width} |")
+            for number in range(first, min(span.line + 1, len(lines)) + 1):
+                text = lines[number - 1].expandtabs(1)
+                out.append(f"{number:>{width}} | {text}".rstrip())
+                if number == span.line:
+                    end = span.end_column if span.end_line == span.line else len(text) + 1
+                    carets = "^" * max(1, end - span.column)
+                    out.append(f"{' ' * width} | {' ' * (span.column - 1)}{carets} {finding.code}")
+            out.append(f"{' ' * width} |")
+        if finding.fix is not None:
+            out.append(f"  = help: {finding.fix.message}" + (" (unsafe fix)" if finding.fix.applicability == "unsafe" else ""))
+        out.append(f"  = docs: mtplint rule {finding.code}")
+        out.append("")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def as_json(findings: Sequence[Finding]) -> str:
+    return json.dumps([f.to_json() for f in findings], indent=2, ensure_ascii=False) + "\n"
+
+
+def summary(findings: Sequence[Finding], suppressed: int) -> str:
+    if not findings:
+        return "All checks passed!\n"
+    counts: dict[str, int] = {}
+    for finding in findings:
+        counts[finding.severity] = counts.get(finding.severity, 0) + 1
+    detail = ", ".join(f"{counts[s]} {_SEVERITY_MARK[s]}{'s' if counts[s] != 1 else ''}" for s in ("error", "warning", "info") if s in counts)
+    fixable = sum(1 for f in findings if f.fix is not None and f.fix.applicability == "safe")
+    text = f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''} ({detail})."
+    if fixable:
+        text += f"\n[*] {fixable} fixable with the `--fix` option."
+    if suppressed:
+        text += f"\n({suppressed} suppressed by noqa or per-file-ignores.)"
+    return text + "\n"
