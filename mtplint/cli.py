@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from mtplint import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-COMMANDS = ("check", "inspect", "version")
+COMMANDS = ("check", "inspect", "rule", "rules", "version")
 
 
 class UsageError(Exception):
@@ -33,6 +33,10 @@ def _engine_versions(values: Sequence[str]) -> dict[str, str]:
                 raise UsageError(f"--engine-version expects ENGINE=VERSION (e.g. vllm=0.11.0), got {item!r}")
             versions[engine.strip()] = version.strip()
     return versions
+
+
+def _selectors(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -54,11 +58,25 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="lint files (default command)")
     _common(check)
     check.add_argument("--output-format", choices=("full", "concise", "json"),
-                       default=os.environ.get("MTPLINT_OUTPUT_FORMAT", "full"))
+                       default=os.environ.get("MTPLINT_OUTPUT_FORMAT") or None)
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--select", type=_selectors, help="rules to run: codes, prefixes (MTP1), names, or ALL")
+    check.add_argument("--extend-select", type=_selectors, default=[], help="rules to run in addition to the selection")
+    check.add_argument("--ignore", type=_selectors, default=[], help="rules not to run")
+    check.add_argument("--extend-rules", action="append", type=Path, default=[], metavar="PATH",
+                       help="house rule files (YAML) or a directory of them")
+    check.add_argument("--objective", choices=("latency", "throughput"), help="what the deployment optimises for")
+    check.add_argument("--config", dest="config_file", type=Path, metavar="FILE",
+                       help="configuration file (default: the closest pyproject.toml / mtplint.toml / .mtplint.toml)")
+    check.add_argument("--isolated", action="store_true", help="ignore configuration files")
     inspect = commands.add_parser("inspect", help="show every launch found and its effective settings")
     _common(inspect)
     inspect.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
+    rules = commands.add_parser("rules", help="list the rules")
+    rules.add_argument("--output-format", choices=("text", "json"), default="text")
+    rule = commands.add_parser("rule", help="show a rule's documentation")
+    rule.add_argument("code", help="rule code or name, e.g. MTP102")
+    rule.add_argument("--output-format", choices=("text", "json"), default="text")
     commands.add_parser("version", help="print the version")
     return parser
 
@@ -102,28 +120,59 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from mtplint.pipeline import run
+    from mtplint.checks.catalog import CatalogError
+    from mtplint.config import ConfigError, settings_for
+    from mtplint.lint import lint
+    from mtplint.report import findings as formats
 
-    result = run(args.paths or [Path(".")], _pipeline_options(args))
-    findings = result.diagnostics
-    if args.output_format == "json":
-        out.write(json.dumps([d.to_json() for d in findings], indent=2) + "\n")
+    try:
+        settings, output_format = settings_for(args)
+        result = lint(args.paths or [Path(".")], settings)
+    except (CatalogError, ConfigError) as error:
+        err.write(f"mtplint: error: {error}\n")
+        return EXIT_ERROR
+    findings = result.findings
+    if output_format == "json":
+        out.write(formats.as_json(findings))
+    elif output_format == "concise":
+        out.write(formats.concise(findings))
+        out.write(formats.summary(findings, len(result.suppressed)))
     else:
-        for diagnostic in findings:
-            span = diagnostic.span
-            out.write(f"{span.file}:{span.line}:{span.column}: {diagnostic.code} {diagnostic.message}\n")
-        launches = len(result.launches)
-        if findings:
-            out.write(f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''} "
-                      f"({launches} launch{'es' if launches != 1 else ''} read).\n")
-        else:
-            out.write(f"No findings yet: {launches} launch{'es' if launches != 1 else ''} read in "
-                      f"{result.files_seen} file{'s' if result.files_seen != 1 else ''} "
-                      "(the rule catalog is not built in yet; see `mtplint inspect`).\n")
-    _report_internal(result.internal_errors, err)
-    if result.internal_errors:
+        out.write(formats.full(findings, result.pipeline))
+        out.write(formats.summary(findings, len(result.suppressed)))
+    _report_internal(result.pipeline.internal_errors, err)
+    if result.pipeline.internal_errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from mtplint.checks.catalog import load_catalog
+
+    catalog = load_catalog()
+    if args.output_format == "json":
+        out.write(json.dumps([rule.to_json() for rule in catalog.values()], indent=2, ensure_ascii=False) + "\n")
+        return EXIT_CLEAN
+    for rule in catalog.values():
+        out.write(f"{rule.code}  {rule.name:<46} {rule.severity:<8} {','.join(rule.engines):<22} fix: {rule.fix}\n")
+    return EXIT_CLEAN
+
+
+def cmd_rule(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from mtplint.checks.catalog import load_catalog
+    from mtplint.report.docs import render_rule
+
+    catalog = load_catalog()
+    wanted = args.code.strip()
+    rule = catalog.get(wanted.upper()) or next((r for r in catalog.values() if r.name == wanted), None)
+    if rule is None:
+        err.write(f"mtplint: error: unknown rule {wanted!r} (see `mtplint rules`)\n")
+        return EXIT_ERROR
+    if args.output_format == "json":
+        out.write(json.dumps({**rule.to_json(), "docs": rule.docs}, indent=2, ensure_ascii=False) + "\n")
+    else:
+        out.write(render_rule(rule))
+    return EXIT_CLEAN
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -140,6 +189,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     try:
         if args.command == "inspect":
             return cmd_inspect(args, out, err)
+        if args.command == "rules":
+            return cmd_rules(args, out, err)
+        if args.command == "rule":
+            return cmd_rule(args, out, err)
         if args.command == "version":
             out.write(f"mtplint {__version__}\n")
             return EXIT_CLEAN

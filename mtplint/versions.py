@@ -73,9 +73,8 @@ class EngineVersion:
     def in_range(self, low: str | None, high: str | None) -> bool | None:
         """Whether the version lies in ``[low, high)``; ``None`` when unknown and partly inside."""
         above = True if low is None else self.at_least(low)
-        below = True if high is None else self.at_least(high)
-        if below is not None:
-            below = not below
+        reaches_high = False if high is None else self.at_least(high)
+        below = None if reaches_high is None else not reaches_high
         if above is False or below is False:
             return False
         if above and below:

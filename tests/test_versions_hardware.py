@@ -75,3 +75,11 @@ def test_gpu_names_map_to_catalog_ids() -> None:
     assert find_gpu("some laptop") is None
     gpu, count, _ = parse_gpu_spec("rtx-4090x2")
     assert gpu is not None and gpu.memory_mib == 24564 and count == 2
+
+
+def test_open_ranges() -> None:
+    version = resolve("vllm", ["0.11.0", "0.33.0"], [VersionHint("vllm", "==0.32.0", "image")])
+    assert version.in_range(None, None) is True
+    assert version.in_range("0.28.0", None) is True
+    assert version.in_range(None, "0.28.0") is False
+    assert version.in_range(None, "0.33.0") is True

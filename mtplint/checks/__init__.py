@@ -115,6 +115,14 @@ class RuleContext:
         launch = self.report.launch
         return launch.span or launch.source.span(0, 0)
 
+    def rests_on_version_default(self, name: str) -> bool:
+        """The setting is a default that differs across the versions still possible (RULES.md
+        "Versions": a finding resting only on such a default fires only when the version is known)."""
+        setting = self.report.effective.get(name)
+        if setting is None or setting.origin != "default" or self.report.version.known:
+            return False
+        return bool(setting.extra.get("depends_on_version") or setting.extra.get("version_dependent"))
+
     def span_of(self, *names: str) -> Span:
         """The span of the first named setting that has one, else the launch's."""
         for name in names:

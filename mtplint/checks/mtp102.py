@@ -1,0 +1,37 @@
+"""MTP102 prefix-caching-with-mtp: EAGLE-style drafting drops the last matched cache block."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mtplint.checks import Finding, RuleContext
+
+#: vLLM's use_eagle() methods, after *_mtp normalisation (research/vllm.md §4, #38182)
+EAGLE_STYLE = frozenset({"mtp", "eagle", "eagle3", "dflash", "dspark"})
+
+
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    method = ctx.value("spec_method")
+    if method not in EAGLE_STYLE or ctx.value("prefix_caching") is not True:
+        return
+    if ctx.rests_on_version_default("prefix_caching"):
+        return
+    spec = ctx.option("speculative_config")
+    spec_values = spec.value if spec is not None and isinstance(spec.value, dict) else {}
+    if spec_values.get("disable_eagle_block_drop") is True and ctx.report.version.at_least("0.30.0") is not False:
+        return
+    connector = ctx.option("kv_transfer_config") is not None
+    lookahead_fixes_it = ctx.report.version.at_least("0.33.0")
+    if lookahead_fixes_it is True and not connector and not spec_values.get("disable_lookahead_block_hashes"):
+        return
+    setting = ctx.setting("prefix_caching")
+    how = "on by default" if setting is not None and setting.origin == "default" else "on"
+    note = ""
+    if lookahead_fixes_it is None:
+        note = " (vLLM 0.33+ avoids the drop with lookahead hashes unless a KV connector is set; the version is not pinned)"
+    yield ctx.report_finding(
+        f"prefix caching is {how} with `{method}` speculative decoding: vLLM drops the last matched prefix-cache "
+        f"block on every hit (hit rate ~92% → ~71%, vLLM #38182){note}; add `--no-enable-prefix-caching`"
+        + (" or `\"disable_eagle_block_drop\": true`" if ctx.report.version.at_least("0.30.0") is not False else ""),
+        ctx.span_of("prefix_caching", "spec_method"),
+    )
