@@ -10,6 +10,7 @@ Command-line options win over the file.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,8 +69,9 @@ def load_config(path: Path, _seen: tuple[Path, ...] = ()) -> ConfigFile:
         raise ConfigError(f"{path}: no [tool.mtplint] table")
     from mtplint.checks.catalog import CatalogError, validate
 
+    where = f"{path} [tool.mtplint]" if path.name == "pyproject.toml" else str(path)
     try:
-        validate(table, "config.schema.json", str(path))
+        validate(table, "config.schema.json", where)
     except CatalogError as error:
         raise ConfigError(str(error)) from error
     values = dict(table)
@@ -87,10 +89,41 @@ def load_config(path: Path, _seen: tuple[Path, ...] = ()) -> ConfigFile:
     return ConfigFile(path, values)
 
 
+#: engines ``engine-versions`` / ``--engine-version`` may name, and the version shapes they accept
+ENGINES = ("vllm", "sglang", "llama.cpp", "vllm-mlx", "mlx-lm")
+_VERSION = re.compile(r"v?[0-9]+(\.[0-9]+)*([.-]?(post|rc|dev)[0-9]*)?|b[0-9]+")
+
+
+def _checked_engine_versions(versions: dict[str, str], where: str) -> dict[str, str]:
+    for engine, version in versions.items():
+        if engine not in ENGINES:
+            raise ConfigError(f"{where}: key `engine-versions.{engine}`: unknown engine {engine!r} "
+                              f"(one of {', '.join(ENGINES)})")
+        if not _VERSION.fullmatch(version):
+            raise ConfigError(f"{where}: key `engine-versions.{engine}`: {version!r} is not a version "
+                              "(e.g. 0.11.0, v0.5.9, b9180)")
+    return versions
+
+
+def _check_gpu(spec: str, where: str) -> None:
+    """A GPU the catalog does not know would silently turn the hardware-aware rules off."""
+    from mtplint.hardware import catalog, parse_gpu_spec
+
+    gpu, _, name = parse_gpu_spec(spec)
+    if gpu is None:
+        known = ", ".join(entry.id for entry in catalog())
+        raise ConfigError(f"{where}: unknown GPU {name!r} (known: {known}; add a count as in rtx-4090x2)")
+
+
 def settings_for(args: argparse.Namespace) -> tuple[Any, str]:
-    """The lint settings from configuration plus command line, and the output format."""
+    """The lint settings from configuration plus command line, and the output format.
+
+    Configuration values come first, the command line on top: ``--select`` starts a new
+    selection, ``--extend-select`` / ``--ignore`` add to the file's, lists such as ``exclude`` and
+    ``extend-rules`` add up, scalars (``gpu``, ``objective``) are replaced.
+    """
     from mtplint.checks.catalog import load_catalog
-    from mtplint.checks.selection import check_selectors
+    from mtplint.checks.selection import Layer, check_selectors, resolve
     from mtplint.cli import _engine_versions
     from mtplint.lint import LintSettings
     from mtplint.pipeline import Options
@@ -105,28 +138,34 @@ def settings_for(args: argparse.Namespace) -> tuple[Any, str]:
             config = load_config(path)
             values = config.values
             where = str(path)
-    engine_versions = dict(values.get("engine-versions", {}))
-    engine_versions.update(_engine_versions(args.engine_version))
+    engine_versions = _checked_engine_versions(dict(values.get("engine-versions", {})), where)
+    engine_versions.update(_checked_engine_versions(_engine_versions(args.engine_version), "--engine-version"))
+    gpu = args.gpu or values.get("gpu")
+    if gpu:
+        _check_gpu(gpu, "--gpu" if args.gpu else f"{where}: key `gpu`")
     options = Options(
         root=Path.cwd(),
         excludes=(*values.get("exclude", ()), *args.exclude),
         respect_gitignore=not args.no_respect_gitignore and values.get("respect-gitignore", True),
         engine_versions=engine_versions,
-        gpu=args.gpu or values.get("gpu"),
+        gpu=gpu,
     )
     extend_rules = tuple(Path(p) for p in (*values.get("extend-rules", ()), *map(str, args.extend_rules)))
+    catalog = load_catalog(extend_rules)
+    config_layer = Layer(values.get("select"), values.get("extend-select", ()), values.get("ignore", ()))
+    cli_layer = Layer(args.select, args.extend_select, args.ignore)
+    for key in ("select", "extend-select", "ignore"):
+        check_selectors(values.get(key) or (), catalog, f"{where}: key `{key}`")
+        check_selectors(getattr(args, key.replace("-", "_")) or (), catalog, f"--{key}")
+    per_file_ignores = dict(values.get("per-file-ignores", {}))
+    for pattern, codes in per_file_ignores.items():
+        check_selectors(codes, catalog, f"{where}: key `per-file-ignores.{pattern}`")
     settings = LintSettings(
         pipeline=options,
-        select=args.select if args.select is not None else values.get("select"),
-        extend_select=[*values.get("extend-select", ()), *args.extend_select],
-        ignore=[*values.get("ignore", ()), *args.ignore],
-        per_file_ignores=dict(values.get("per-file-ignores", {})),
+        select=[rule.code for rule in resolve(catalog, [config_layer, cli_layer])],
+        per_file_ignores=per_file_ignores,
         extend_rules=extend_rules,
         objective=args.objective or values.get("objective", "latency"),
     )
-    catalog = load_catalog(extend_rules)
-    check_selectors([*(settings.select or []), *settings.extend_select, *settings.ignore], catalog, where)
-    for pattern, codes in settings.per_file_ignores.items():
-        check_selectors(codes, catalog, f"{where}: per-file-ignores[{pattern!r}]")
     output_format = args.output_format or values.get("output-format", "full")
     return settings, output_format

@@ -44,9 +44,23 @@ def lint(paths: list[Path], settings: LintSettings) -> LintResult:
         for rule in rules:
             if rule.code not in META_RULES:
                 findings.extend(run_rule(rule, report))
+    if "MTP003" in chosen:
+        from mtplint.checks.mtp003 import unresolved_findings
+
+        for report in pipeline_result.launches:
+            findings.extend(unresolved_findings(catalog["MTP003"], report, rules))
     if "MTP001" in chosen:
         parse_rule = catalog["MTP001"]
-        findings.extend(Finding(parse_rule, d.message, d.span) for d in pipeline_result.diagnostics if d.code == "MTP001")
+        # a file read both on its own and as a launch's --config file is reported once, in the words
+        # that say more (``malformed vLLM config file: invalid YAML: …``)
+        unparsable: dict[tuple[str, int], Finding] = {}
+        for diagnostic in pipeline_result.diagnostics:
+            if diagnostic.code != "MTP001":
+                continue
+            key = (diagnostic.span.file, diagnostic.span.start)
+            if key not in unparsable or len(diagnostic.message) > len(unparsable[key].message):
+                unparsable[key] = Finding(parse_rule, diagnostic.message, diagnostic.span)
+        findings.extend(unparsable.values())
     findings = one_finding_per_mistake(findings)
 
     from mtplint.checks.suppress import apply_suppressions

@@ -57,6 +57,8 @@ class Finding:
     #: the span of the launch this finding belongs to (a `noqa` on the launch's line also applies)
     launch_span: Span | None = None
     suppressed: bool = False
+    #: a severity that depends on configuration (MTP301 follows ``objective``); None: the rule's
+    severity_override: str | None = None
 
     @property
     def code(self) -> str:
@@ -64,7 +66,7 @@ class Finding:
 
     @property
     def severity(self) -> str:
-        return self.rule.severity
+        return self.severity_override or self.rule.severity
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return self.span.file, self.span.line, self.span.column, self.rule.code
@@ -73,7 +75,7 @@ class Finding:
         return {
             "code": self.rule.code,
             "name": self.rule.name,
-            "severity": self.rule.severity,
+            "severity": self.severity,
             "message": self.message,
             "filename": self.span.file,
             "location": {"row": self.span.line, "column": self.span.column},
@@ -157,8 +159,10 @@ class RuleContext:
         return f" (affects {described}; the {self.engine} version is not pinned)"
 
     # -- reporting ------------------------------------------------------------------------------
-    def report_finding(self, message: str, span: Span | None = None, fix: Fix | None = None) -> Finding:
-        finding = Finding(self.rule, message, span or self.launch_span, fix, self.launch_span)
+    def report_finding(self, message: str, span: Span | None = None, fix: Fix | None = None,
+                       severity: str | None = None) -> Finding:
+        finding = Finding(self.rule, message, span or self.launch_span, fix, self.launch_span,
+                          severity_override=severity if severity != self.rule.severity else None)
         self.findings.append(finding)
         return finding
 

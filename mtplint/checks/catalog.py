@@ -96,16 +96,50 @@ def schema(name: str) -> dict[str, Any]:
     return loaded
 
 
+def _describe(error: Any) -> tuple[str, str]:
+    """(key, problem) in a user's words for one jsonschema error."""
+    path = [str(part) for part in error.absolute_path]
+    kind = error.validator
+    if kind == "additionalProperties" and isinstance(error.instance, dict):
+        known = set(error.schema.get("properties", {}))
+        extra = sorted(str(key) for key in error.instance if key not in known)
+        import difflib
+
+        name = extra[0] if extra else "?"
+        close = difflib.get_close_matches(name, sorted(known), n=1)
+        hint = f"; did you mean `{close[0]}`?" if close else (f" (known keys: {', '.join(sorted(known))})" if known else "")
+        return ".".join([*path, name]), f"unknown key{hint}"
+    if kind == "required":
+        missing = str(error.message).split("'")[1] if "'" in str(error.message) else "?"
+        return ".".join([*path, missing]), "missing (required)"
+    if kind == "type":
+        expected = error.validator_value
+        expected = " or ".join(expected) if isinstance(expected, list) else expected
+        words = {"array": "a list", "object": "a table/mapping", "string": "a string", "number": "a number",
+                 "boolean": "true or false", "integer": "an integer"}
+        return ".".join(path) or "(top level)", (
+            f"expected {words.get(str(expected), expected)}, got {type(error.instance).__name__} {error.instance!r}")
+    if kind == "enum":
+        choices = ", ".join(repr(choice) for choice in error.validator_value)
+        return ".".join(path) or "(top level)", f"{error.instance!r} is not one of {choices}"
+    if kind == "pattern":
+        expected = error.schema.get("description") or f"text matching {error.validator_value}"
+        return ".".join(path) or "(top level)", f"{error.instance!r} has the wrong form (expected {expected})"
+    if kind == "propertyNames":
+        return ".".join(path) or "(top level)", f"invalid key: {error.message}"
+    return ".".join(path) or "(top level)", str(error.message)
+
+
 def validate(document: Any, schema_name: str, where: str) -> None:
     """Validate against a schema in ``schemas/``; errors name the file, the key and the problem."""
     import jsonschema  # imported here: only user-supplied files are validated at run time
 
     validator = jsonschema.Draft202012Validator(schema(schema_name))
-    errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
+    errors = sorted(validator.iter_errors(document), key=lambda e: (len(list(e.absolute_path)), list(map(str, e.absolute_path))))
     if errors:
-        error = errors[0]
-        key = ".".join(str(part) for part in error.absolute_path) or "(top level)"
-        raise CatalogError(f"{where}: key `{key}`: {error.message}")
+        best = jsonschema.exceptions.best_match(errors)
+        key, problem = _describe(best if best is not None else errors[0])
+        raise CatalogError(f"{where}: key `{key}`: {problem}")
 
 
 def _rule_from(data: dict[str, Any], origin: str) -> Rule:
@@ -146,6 +180,19 @@ def load_rule_file(path: Path, origin: str, check_schema: bool) -> Rule:
     return _rule_from(data, origin)
 
 
+def _check_when(when: dict[str, dict[str, Any]], path: Path) -> None:
+    """A house rule may only name effective settings that exist (``mtplint inspect`` lists them)."""
+    from mtplint.settings import KEYS
+
+    for name in when:
+        if name not in KEYS:
+            import difflib
+
+            close = difflib.get_close_matches(name, sorted(KEYS), n=1)
+            hint = f"; did you mean `{close[0]}`?" if close else f" (one of {', '.join(sorted(KEYS))})"
+            raise CatalogError(f"{path}: key `when.{name}`: not an effective setting{hint}")
+
+
 @cache
 def builtin_rules() -> tuple[Rule, ...]:
     return tuple(load_rule_file(path, "builtin", check_schema=False) for path in sorted(rules_dir().glob("MTP*.yaml")))
@@ -155,6 +202,8 @@ def load_catalog(extend: tuple[Path, ...] = ()) -> dict[str, Rule]:
     """Built-in rules plus the user's ``extend-rules`` files (or directories of them)."""
     catalog = {rule.code: rule for rule in builtin_rules()}
     for entry in extend:
+        if not entry.exists():
+            raise CatalogError(f"{entry}: key `extend-rules`: no such rule file or directory")
         paths = sorted(entry.glob("*.y*ml")) if entry.is_dir() else [entry]
         if entry.is_dir() and not paths:
             raise CatalogError(f"{entry}: no rule files (*.yaml) in this directory")
@@ -163,6 +212,8 @@ def load_catalog(extend: tuple[Path, ...] = ()) -> dict[str, Rule]:
             if rule.code in catalog and catalog[rule.code].origin == "builtin":
                 raise CatalogError(f"{path}: key `code`: {rule.code} is a built-in rule; house rules need their own code")
             if rule.when is None:
-                raise CatalogError(f"{path}: key `when`: a house rule needs conditions on effective settings")
+                raise CatalogError(f"{path}: key `when`: missing — a house rule needs conditions on effective settings "
+                                   "(e.g. `when: {spec_method: {in: [mtp]}, max_concurrency: {gt: 64}}`)")
+            _check_when(rule.when, path)
             catalog[rule.code] = rule
     return catalog

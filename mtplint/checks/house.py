@@ -1,7 +1,10 @@
 """House rules: conditions on effective settings, written as data (``when:`` in a rule file).
 
 ``when: {spec_method: {in: [mtp]}, max_concurrency: {gt: 64}}`` fires when every condition holds;
-the finding points at the first explicit setting named, so a ``noqa`` on that line works.
+the finding points at the *last* named setting that has a span (write the general condition
+first and the offending setting last: the ``--max-num-seqs 128`` token, not the speculative
+config), so a ``noqa`` on that line — or on the launch's first or last line — works. A condition on
+an unresolved setting makes the rule skip the launch (MTP003 reports it).
 """
 
 from __future__ import annotations
@@ -40,12 +43,19 @@ def _holds(value: Any, explicit: bool, condition: dict[str, Any]) -> bool:
 
 
 def check_house_rule(ctx: RuleContext) -> None:
+    from mtplint.checks.mtp003 import unresolved_inputs
+
     conditions = ctx.rule.when or {}
+    # a flag whose value the parser could not read (compose ``--max-num-seqs ${SEQS}`` with SEQS unset)
+    # leaves the setting at its default: that default is not what the server runs with
+    unknown = {item.setting for item in unresolved_inputs(ctx.report)}
     values: dict[str, Any] = {}
     for name, condition in conditions.items():
         setting = ctx.setting(name)
-        if setting is None or setting.unresolved:
+        if setting is None or setting.unresolved or name in unknown:
             return
+        if name == "gpu" and setting.value is None:
+            return  # no GPU identity: unknown, not "some other GPU" (RULES.md "Hardware"; MTP003 says so)
         explicit = setting.origin in ("explicit", "config-file", "env")
         if not _holds(setting.value, explicit, condition):
             return
@@ -55,4 +65,4 @@ def check_house_rule(ctx: RuleContext) -> None:
         message = template.format(**values)
     except (KeyError, IndexError, ValueError):
         message = template
-    ctx.report_finding(message, ctx.span_of(*conditions))
+    ctx.report_finding(message, ctx.span_of(*reversed(list(conditions))))

@@ -1,25 +1,45 @@
-"""Suppressions: ``per-file-ignores`` and ``# noqa`` comments, and MTP002 for unused ones.
+r"""Suppressions: ``per-file-ignores`` and ``# noqa`` comments, and MTP002 for unused ones.
 
-``# mtplint: noqa: MTP102`` (or plain ``# noqa: MTP102``) on the line of a finding, or on the line
-where its launch starts, suppresses it; without codes it suppresses every finding there. A line
+``# mtplint: noqa: MTP102`` (or plain ``# noqa: MTP102``) on the line of a finding, on the line
+where its launch starts, or on the line where the launch's command ends (the only line of a
+``\``-continued shell command that can hold a comment), suppresses it; a comment on the header of a
+YAML block scalar (``command: >  # noqa: …``) speaks for every line of the block; without codes it suppresses every finding there. A line
 holding only ``# mtplint: noqa`` (optionally ``: codes``) suppresses those codes in the whole file.
-The comment must be a real comment of the file's language (``#`` in YAML, shell, Python, ``.env``,
-systemd and Dockerfiles; ``;`` too in INI files).
+
+Only text that the file's own parser reads as a comment counts, so a ``#`` inside a quoted string
+or inside a YAML block scalar (``command: >`` … ) is text, never a suppression:
+
+- YAML (compose, Kubernetes, ``--config`` files, llama-swap): comments are what PyYAML's scanner
+  skips — everything outside scalar tokens; the header line of a block scalar (``command: >  # …``)
+  is a comment, its body is not.
+- Python: ``COMMENT`` tokens of :mod:`tokenize`.
+- Shell scripts, ``.env`` files, Dockerfiles: ``#`` at the start of a word outside quotes (bash
+  and compose's dotenv parser agree on this; a Dockerfile shell-form ``CMD``/``RUN`` is shell).
+- systemd units and INI files: whole-line comments only (``#`` or ``;`` first) — systemd passes an
+  inline ``#`` to the program as an argument (systemd.syntax(7), "Comments").
+- JSON: no comments.
+
+Files are scanned when they hold a launch *or* a finding, so a ``noqa`` in a ``--config`` YAML or
+an ``.env`` file that holds the offending value works too.
 """
 
 from __future__ import annotations
 
+import io
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
+from pathlib import Path
 
 from mtplint.checks import Finding
 from mtplint.checks.catalog import Rule
 from mtplint.pipeline import Result
 from mtplint.source import SourceFile, Span
 
+_CODE = r"[A-Za-z]{2,6}\d{3}"
 _NOQA = re.compile(
-    r"(?P<comment>[#;])\s*(?P<tool>mtplint:\s*)?noqa(?P<colon>\s*:\s*(?P<codes>[A-Z]{2,6}\d{3}(?:\s*,\s*[A-Z]{2,6}\d{3})*))?",
+    rf"[#;]\s*(?P<tool>mtplint:\s*)?noqa(?:(?P<colon>\s*:\s*)(?P<codes>{_CODE}(?:[\s,]+{_CODE})*))?(?![\w-])",
     re.IGNORECASE,
 )
 
@@ -33,30 +53,203 @@ class Suppression:
     used: set[str] = field(default_factory=set)
 
 
-def _comment_starts(text: str, index: int) -> bool:
-    """A ``#`` begins a comment when it starts the line or follows whitespace."""
-    return index == 0 or text[index - 1] in " \t"
+# -- which characters are comments -----------------------------------------------------------------
+
+def file_syntax(source: SourceFile) -> str:
+    """The comment syntax of a file: yaml, python, shell, systemd, ini, json or unknown."""
+    from mtplint.discover import classify
+
+    name = Path(source.display).name.lower()
+    if name == ".env" or name.endswith(".env") or name.startswith(".env."):
+        return "shell"
+    if name.endswith(".json"):
+        return "json"
+    head = source.text[:200].encode("utf-8", "replace")
+    kind = classify(Path(source.display), head)
+    if kind in ("compose", "yaml"):
+        return "yaml"
+    if kind in ("shell", "dockerfile"):
+        return "shell"
+    if kind in ("python", "systemd", "ini"):
+        return kind
+    if source.text.lstrip().startswith(("{", "[")):
+        return "json"
+    return "unknown"
+
+
+def _line_comments(text: str, start: int = 0) -> Iterator[int]:
+    """Fallback, line by line: ``#`` at a word start outside quotes (quotes do not span lines)."""
+    offset = start
+    for line in text[start:].splitlines(keepends=True):
+        yield from (offset + i for i in _shell_comments(line, reset_each_line=True))
+        offset += len(line)
+
+
+def _shell_comments(text: str, reset_each_line: bool = False) -> Iterator[int]:
+    """Offsets of ``#`` that start a comment in shell syntax (quotes may span lines)."""
+    quote: str | None = None
+    index = 0
+    length = len(text)
+    while index < length:
+        char = text[index]
+        if char == "\n" and reset_each_line:
+            quote = None
+        if quote == "'":
+            if char == "'":
+                quote = None
+        elif quote == '"':
+            if char == "\\":
+                index += 1
+            elif char == '"':
+                quote = None
+        elif char == "\\":
+            index += 1
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (index == 0 or text[index - 1] in " \t\n;|&("):
+            yield index
+            end = text.find("\n", index)
+            index = length if end < 0 else end
+            continue
+        index += 1
+
+
+def yaml_block_headers(text: str) -> list[tuple[int, int]]:
+    """(header offset, end offset) of every YAML block scalar (``command: >`` and its body)."""
+    import yaml
+
+    blocks: list[tuple[int, int]] = []
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if isinstance(token, yaml.ScalarToken) and token.style in (">", "|"):
+                blocks.append((token.start_mark.index, token.end_mark.index))
+    except yaml.YAMLError:
+        pass
+    return blocks
+
+
+def _yaml_comments(text: str) -> Iterator[int]:
+    import yaml
+
+    covered: list[tuple[int, int]] = []
+    scanned_to = 0
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            start, end = token.start_mark.index, token.end_mark.index
+            if isinstance(token, yaml.ScalarToken):
+                if token.style in (">", "|"):
+                    # the header line (``>  # comment``) is a comment; the body is text
+                    newline = text.find("\n", start)
+                    start = end if newline < 0 else newline + 1
+                covered.append((start, end))
+            scanned_to = max(scanned_to, end)
+    except yaml.YAMLError:
+        # the file does not parse (MTP001): trust the tokens scanned so far, read the rest line by line
+        limit = text.rfind("\n", 0, scanned_to) + 1
+        yield from _line_comments(text, limit)
+    else:
+        limit = len(text)
+    for match in re.finditer("#", text[:limit]):
+        index = match.start()
+        if index and text[index - 1] not in " \t\n":
+            continue
+        if any(start <= index < end for start, end in covered):
+            continue
+        yield index
+
+
+def _python_comments(source: SourceFile) -> Iterator[int]:
+    import tokenize
+
+    emitted_to = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source.text).readline):
+            if token.type == tokenize.COMMENT:
+                yield source.line_start(token.start[0]) + token.start[1]
+            emitted_to = source.line_start(token.end[0]) + token.end[1]
+    except (tokenize.TokenError, SyntaxError):
+        yield from _line_comments(source.text, source.line_start(source.position(emitted_to)[0] + 1))
+
+
+def _whole_line_comments(text: str, markers: str) -> Iterator[int]:
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.lstrip(" \t")
+        if stripped[:1] and stripped[0] in markers:
+            yield offset + len(line) - len(stripped)
+        offset += len(line)
+
+
+def comment_starts(source: SourceFile) -> list[int]:
+    """Offsets where real comments begin (each runs to the end of its line)."""
+    syntax = file_syntax(source)
+    text = source.text
+    if syntax == "yaml":
+        return sorted(set(_yaml_comments(text)))
+    if syntax == "python":
+        return list(_python_comments(source))
+    if syntax == "shell":
+        return list(_shell_comments(text))
+    if syntax == "systemd":
+        return list(_whole_line_comments(text, "#;"))
+    if syntax == "ini":
+        return list(_whole_line_comments(text, "#;"))
+    if syntax == "json":
+        return []
+    return list(_line_comments(text))
 
 
 def suppressions_in(source: SourceFile) -> list[Suppression]:
     found: list[Suppression] = []
     text = source.text
-    for match in _NOQA.finditer(text):
-        if not _comment_starts(text, match.start()):
-            continue
-        if match.group("comment") == ";" and not source.display.endswith(".ini"):
-            continue
-        line, _ = source.position(match.start())
-        line_text = text[source.line_start(line):match.start()]
-        file_level = bool(match.group("tool")) and not line_text.strip()
-        codes_text = match.group("codes")
-        codes = frozenset(c.strip().upper() for c in codes_text.split(",")) if codes_text else None
-        found.append(Suppression(line, codes, source.span(match.start(), match.end()), file_level))
+    for start in comment_starts(source):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        for match in _NOQA.finditer(text, start, end):
+            if match.start() != start and text[match.start()] != "#":
+                continue
+            line, _ = source.position(match.start())
+            before = text[source.line_start(line):start]
+            file_level = bool(match.group("tool")) and match.start() == start and not before.strip()
+            codes_text = match.group("codes")
+            codes = frozenset(c.upper() for c in re.split(r"[\s,]+", codes_text.strip())) if codes_text else None
+            found.append(Suppression(line, codes, source.span(match.start(), match.end()), file_level))
     return found
 
 
+# -- applying them ---------------------------------------------------------------------------------
+
 def _covers(suppression: Suppression, code: str) -> bool:
     return suppression.codes is None or code in suppression.codes
+
+
+def _per_file_ignored(file: str, code: str, per_file_ignores: dict[str, list[str]], catalog: dict[str, Rule]) -> bool:
+    from mtplint.checks.selection import matches
+
+    name = file.rsplit("/", 1)[-1]
+    rule = catalog.get(code)
+    for pattern, selectors in per_file_ignores.items():
+        matched = fnmatch(file, pattern) or fnmatch(name, pattern) or fnmatch(file, f"*/{pattern}")
+        if matched and rule is not None and any(matches(rule, selector) for selector in selectors):
+            return True
+    return False
+
+
+def _sources(result: Result, findings: Iterable[Finding]) -> dict[str, SourceFile]:
+    """Files holding a launch or a finding (a ``--config`` YAML, an ``.env``, a malformed file)."""
+    sources: dict[str, SourceFile] = {}
+    for report in result.launches:
+        sources.setdefault(report.launch.source.display, report.launch.source)
+    for finding in findings:
+        file = finding.span.file
+        if file in sources:
+            continue
+        try:
+            text = Path(file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        sources[file] = SourceFile(Path(file), file, text)
+    return sources
 
 
 def apply_suppressions(
@@ -67,25 +260,41 @@ def apply_suppressions(
     chosen: set[str],
 ) -> tuple[list[Finding], list[Finding]]:
     """Split findings into kept and suppressed; add MTP002 for suppressions that matched nothing."""
-    sources: dict[str, SourceFile] = {}
-    for report in result.launches:
-        sources.setdefault(report.launch.source.display, report.launch.source)
+    sources = _sources(result, findings)
     kept: list[Finding] = []
     suppressed: list[Finding] = []
-    by_file: dict[str, list[Suppression]] = {}
+    by_file = {name: suppressions_in(source) for name, source in sources.items()}
+    # a command continued over lines (``\`` in shell) can carry a comment only on its last line
+    launch_ends: dict[tuple[str, int], int] = {}
+    for report in result.launches:
+        launch = report.launch
+        if launch.span is not None:
+            ends = [t.span.end_line for t in launch.argv if t.span is not None and t.span.file == launch.span.file]
+            launch_ends[(launch.span.file, launch.span.start)] = max([launch.span.end_line, *ends])
+    # a comment cannot sit inside a YAML block scalar: the line of its header (``command: >``) speaks
+    # for every line of the block
+    header_of: dict[str, dict[int, int]] = {}
     for name, source in sources.items():
-        by_file[name] = suppressions_in(source)
+        if by_file[name] and file_syntax(source) == "yaml":
+            body_lines: dict[int, int] = {}
+            for start, end in yaml_block_headers(source.text):
+                header = source.position(start)[0]
+                for line in range(header + 1, source.position(max(start, end - 1))[0] + 1):
+                    body_lines[line] = header
+            header_of[name] = body_lines
 
     for finding in findings:
         file = finding.span.file
-        if any(fnmatch(file, pattern) and any(finding.code.startswith(c) for c in codes)
-               for pattern, codes in per_file_ignores.items()):
+        if _per_file_ignored(file, finding.code, per_file_ignores, catalog):
             finding.suppressed = True
             suppressed.append(finding)
             continue
         lines = {finding.span.line}
         if finding.launch_span is not None and finding.launch_span.file == file:
             lines.add(finding.launch_span.line)
+            lines.add(launch_ends.get((file, finding.launch_span.start), finding.launch_span.line))
+        headers = header_of.get(file, {})
+        lines |= {headers[line] for line in lines if line in headers}
         matched = False
         for suppression in by_file.get(file, ()):
             if (suppression.file_level or suppression.line in lines) and _covers(suppression, finding.code):
@@ -99,19 +308,23 @@ def apply_suppressions(
 
     if "MTP002" in chosen and "MTP002" in catalog:
         unused_rule = catalog["MTP002"]
-        for suppressions in by_file.values():
+        for file, suppressions in by_file.items():
+            if _per_file_ignored(file, "MTP002", per_file_ignores, catalog):
+                continue
             for suppression in suppressions:
                 if suppression.codes is None:
                     if not suppression.used:
-                        kept.append(Finding(unused_rule, "unused `noqa` comment (it suppresses nothing)", suppression.span))
+                        kept.append(Finding(unused_rule, "unused `noqa` comment: it suppresses nothing; remove it",
+                                            suppression.span))
                     continue
-                unused = sorted(code for code in suppression.codes if code not in suppression.used and code in chosen)
+                unused = sorted(code for code in suppression.codes
+                                if code not in suppression.used and code in chosen and code != "MTP002")
                 unknown = sorted(code for code in suppression.codes if code not in catalog)
                 if unused or unknown:
                     parts = []
                     if unused:
-                        parts.append(f"unused `noqa` for {', '.join(unused)}")
+                        parts.append(f"unused `noqa` for {', '.join(unused)} (no such finding here)")
                     if unknown:
-                        parts.append(f"unknown code {', '.join(unknown)}")
+                        parts.append(f"unknown code {', '.join(unknown)} in `noqa` (see `mtplint rules`)")
                     kept.append(Finding(unused_rule, "; ".join(parts), suppression.span))
     return kept, suppressed

@@ -37,12 +37,27 @@ class OptionValue:
 
 @dataclass
 class CliError:
-    """An argument the engine's parser would reject, in the engine's own words where known."""
+    """An argument the engine's parser would reject, in the engine's own words where known.
+
+    ``kind`` is one of (every engine model uses this set; rules select on it):
+
+    * ``unknown``: a flag (or keyword argument) the parser does not know
+    * ``ambiguous``: an abbreviation that is the prefix of several flags (argparse ``allow_abbrev``)
+    * ``removed``: a removed flag the engine still registers, only to fail with a removal message
+    * ``bool-value``: a value given to a boolean switch (``--x=false``, or ``--x true`` where the
+      value is left over as a stray argument); ``flag`` is the switch, ``span`` the value's word
+    * ``invalid-choice``: a value outside the flag's ``choices``
+    * ``invalid-json``: a value that is not the JSON (or Python literal) the flag needs
+    * ``invalid-value``: a value its type conversion refuses (int, float, a file that must be YAML, ...)
+    * ``missing-value``: a flag, positional or file without its value
+    * ``conflict``: two arguments that exclude each other
+    * ``startup``: a check that runs when the server starts, after the parser accepted the arguments
+    """
 
     message: str
     span: Span | None
     flag: str | None = None
-    kind: str = "invalid"
+    kind: str = "invalid-value"
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"message": self.message, "kind": self.kind}

@@ -400,7 +400,7 @@ class LlamaCppEngine:
             except _HandlerError as error:
                 parsed.errors.append(CliError(
                     f'error while handling environment variable "{option.env}": {error}', span, option.env,
-                    "removed" if option.removed else "invalid"))
+                    "removed" if option.removed else "invalid-value"))
 
     def _parse_cli(self, args: list[Token], build: int, lookup: _Lookup, parsed: LlamaParsed) -> None:
         index = 0

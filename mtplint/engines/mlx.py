@@ -210,9 +210,14 @@ def _kind_of(message: str) -> str:
         return "ambiguous"
     if message.startswith("unrecognized arguments"):
         return "unknown"
-    if "expected one argument" in message:
+    if "expected one argument" in message or "expected at least one argument" in message \
+            or "arguments are required" in message:
         return "missing-value"
-    return "invalid"
+    if "invalid choice" in message:
+        return "invalid-choice"
+    if "ignored explicit argument" in message:
+        return "bool-value"
+    return "invalid-value"
 
 
 def _span_for_error(message: str, words: list[_Word]) -> Span | None:

@@ -181,8 +181,12 @@ class Word:
         return not self.unresolved and not self.splat
 
 
+#: words people write after a switch meaning a boolean (argparse takes them as stray positionals)
+_BOOL_WORDS = frozenset({"true", "false", "1", "0", "yes", "no", "on", "off"})
+
+
 class _ParseError(Exception):
-    def __init__(self, message: str, word: Word | None, kind: str = "invalid") -> None:
+    def __init__(self, message: str, word: Word | None, kind: str = "invalid-value") -> None:
         super().__init__(message)
         self.message = message
         self.word = word
@@ -222,16 +226,18 @@ def _convert(action: Action, text: str) -> Any:
     except (ValueError, json.JSONDecodeError):
         if kind == "json_list":
             raise _ParseError(f"argument {action.name}: Invalid JSON list: {text}. Please provide a valid JSON list.",
-                              None) from None
+                              None, "invalid-json") from None
         type_name = {"json": "loads"}.get(kind, kind)
-        raise _ParseError(f"argument {action.name}: invalid {type_name} value: {text!r}", None) from None
+        raise _ParseError(f"argument {action.name}: invalid {type_name} value: {text!r}", None,
+                          "invalid-json" if kind == "json" else "invalid-value") from None
     return text
 
 
 def _check_choice(action: Action, value: Any) -> None:
     if action.choices is not None and value not in action.choices:
         listed = ", ".join(repr(choice) for choice in action.choices)
-        raise _ParseError(f"argument {action.name}: invalid choice: {value!r} (choose from {listed})", None)
+        raise _ParseError(f"argument {action.name}: invalid choice: {value!r} (choose from {listed})", None,
+                          "invalid-choice")
 
 
 # --- argparse emulation ---------------------------------------------------------------------------
@@ -347,7 +353,7 @@ def argparse_words(words: list[Word], table: FlagTable, parsed: Parsed, field_na
                     parsed.open_ended = True
                     parsed.notes.append(f"unresolved word {word.text!r} where an option was expected")
                     continue
-                parsed.errors.append(CliError(f"unrecognized arguments: {word.text}", word.span, None, "unrecognized"))
+                parsed.errors.append(CliError(f"unrecognized arguments: {word.text}", word.span, None, "unknown"))
             else:
                 while index < len(words) and kinds[index] is None:
                     index += 1
@@ -365,7 +371,7 @@ def argparse_words(words: list[Word], table: FlagTable, parsed: Parsed, field_na
                 index = follow
                 continue
             text = " ".join(w.text for w in [word, *values])
-            parsed.errors.append(CliError(f"unrecognized arguments: {text}", word.span, word.text, "unrecognized"))
+            parsed.errors.append(CliError(f"unrecognized arguments: {text}", word.span, word.text, "unknown"))
             index = follow
             continue
         action = kind.action
@@ -383,8 +389,11 @@ def argparse_words(words: list[Word], table: FlagTable, parsed: Parsed, field_na
                 parsed.open_ended = True
             resolved = [w for w in leftover if w.resolved]
             if resolved:
+                # ``--enable-torch-compile true``: a boolean word after a switch (research/sglang.md)
+                switch = action.nargs == 0 and kind.explicit is None and resolved[0].text.lower() in _BOOL_WORDS
                 parsed.errors.append(CliError("unrecognized arguments: " + " ".join(w.text for w in resolved),
-                                              resolved[0].span, None, "unrecognized"))
+                                              resolved[0].span, word.text if switch else None,
+                                              "bool-value" if switch else "unknown"))
             index = follow
     _check_required(table, parsed, seen_required, words)
 
@@ -395,7 +404,8 @@ def _check_required(table: FlagTable, parsed: Parsed, seen: set[str], words: lis
     missing = [action.name for action in table.actions if action.required and action.dest not in seen]
     if missing and not any(e.kind == "ambiguous" for e in parsed.errors):
         first = words[0].span if words else None
-        parsed.errors.append(CliError("the following arguments are required: " + ", ".join(missing), first, None, "required"))
+        parsed.errors.append(CliError("the following arguments are required: " + ", ".join(missing), first, None,
+                                      "missing-value"))
 
 
 def _consume(action: Action, found: _Optional, word: Word, values: list[Word], parsed: Parsed,
@@ -404,7 +414,8 @@ def _consume(action: Action, found: _Optional, word: Word, values: list[Word], p
     nargs = action.nargs
     if found.explicit is not None:
         if nargs == 0:
-            raise _ParseError(f"argument {action.name}: ignored explicit argument {found.explicit!r}", word)
+            raise _ParseError(f"argument {action.name}: ignored explicit argument {found.explicit!r}", word,
+                              "bool-value")
         explicit = Word(found.explicit, word.span, word.origin, word.unresolved, False)
         _store(action, found, word, [explicit], parsed, field_name)
         return 0
@@ -413,7 +424,7 @@ def _consume(action: Action, found: _Optional, word: Word, values: list[Word], p
         return 0
     if nargs is None:
         if not values:
-            raise _ParseError(f"argument {action.name}: expected one argument", word)
+            raise _ParseError(f"argument {action.name}: expected one argument", word, "missing-value")
         _store(action, found, word, values[:1], parsed, field_name)
         return 1
     if nargs == "?":
@@ -424,12 +435,12 @@ def _consume(action: Action, found: _Optional, word: Word, values: list[Word], p
         return len(values)
     if nargs == "+":
         if not values:
-            raise _ParseError(f"argument {action.name}: expected at least one argument", word)
+            raise _ParseError(f"argument {action.name}: expected at least one argument", word, "missing-value")
         _store(action, found, word, values, parsed, field_name)
         return len(values)
     count = int(nargs)
     if len(values) < count:
-        raise _ParseError(f"argument {action.name}: expected {count} arguments", word)
+        raise _ParseError(f"argument {action.name}: expected {count} arguments", word, "missing-value")
     _store(action, found, word, values[:count], parsed, field_name)
     return count
 
@@ -442,7 +453,7 @@ def _store(action: Action, found: _Optional, flag: Word, values: list[Word], par
         return
     if kind == "deprecated":
         if action.error_message:
-            raise _ParseError(action.error_message, flag, "deprecated")
+            raise _ParseError(action.error_message, flag, "removed")
         parsed.notes.append(f"'{found.option}' is deprecated and has no effect")
         return
     name = field_name(action.dest)
@@ -502,11 +513,11 @@ def _config_words(table: FlagTable, launch: Launch, path_word: Word, ctx: Engine
     path_text = path_word.text
     suffix = ("." + path_text.rsplit(".", 1)[-1].lower()) if "." in path_text.rsplit("/", 1)[-1] else ""
     if suffix not in (".yaml", ".yml"):
-        parsed.errors.append(CliError(f"Config file must be YAML format, got: {suffix}", path_word.span, "--config", "config"))
+        parsed.errors.append(CliError(f"Config file must be YAML format, got: {suffix}", path_word.span, "--config", "invalid-value"))
         return None
     source = ctx.loader.load(ctx.resolve(launch, path_text))
     if source is None:
-        parsed.errors.append(CliError(f"Config file not found: {path_text}", path_word.span, "--config", "config"))
+        parsed.errors.append(CliError(f"Config file not found: {path_text}", path_word.span, "--config", "invalid-value"))
         return None
     parsed.config_files.append(source.display)
     try:
@@ -518,7 +529,7 @@ def _config_words(table: FlagTable, launch: Launch, path_word: Word, ctx: Engine
     if root is None or root.is_null:
         return []
     if not root.is_map:
-        parsed.errors.append(CliError("Config file must contain a dictionary at root level", root.span(), "--config", "config"))
+        parsed.errors.append(CliError("Config file must contain a dictionary at root level", root.span(), "--config", "invalid-value"))
         return None
     generation = table.config_merger
     store_true, unsupported = _config_action_keys(table, generation)
@@ -528,7 +539,7 @@ def _config_words(table: FlagTable, launch: Launch, path_word: Word, ctx: Engine
         key_norm = key.replace("-", "_")
         if generation >= 2 and key_norm in unsupported:
             parsed.errors.append(CliError(
-                f"Unsupported config option '{key_norm}' with action '{unsupported[key_norm]}'", key_span, key, "config"))
+                f"Unsupported config option '{key_norm}' with action '{unsupported[key_norm]}'", key_span, key, "invalid-value"))
             continue
         value = value_node.python()
         flag = Word(f"--{key}", key_span, "config-file")
@@ -636,7 +647,7 @@ class SGLangEngine:
         raw = table.raw
         if not raw.get("serve_command"):
             parsed.errors.append(CliError(f"'sglang serve' does not exist in SGLang {table.version} (added in {SERVE_ADDED})",
-                                          None, None, "entry"))
+                                          None, None, "unknown"))
             return words
         if raw.get("serve_model_type_option"):
             kept: list[Word] = []
@@ -671,7 +682,7 @@ class SGLangEngine:
             if not has_unresolved:
                 span = words[0].span if words else None
                 parsed.errors.append(CliError("Error: --model-path is required. Please provide the path to the model."
-                                              + _serve_model_hint(words, flags), span, None, "serve"))
+                                              + _serve_model_hint(words, flags), span, None, "missing-value"))
         return words
 
     def _merge_config(self, words: list[Word], launch: Launch, table: FlagTable, ctx: EngineContext,
@@ -682,11 +693,13 @@ class SGLangEngine:
             return words
         if len(positions) > 1:
             second = words[positions[1]]
-            parsed.errors.append(CliError("Multiple config files specified! Only one allowed.", second.span, "--config", "config"))
+            parsed.errors.append(CliError("Multiple config files specified! Only one allowed.", second.span, "--config",
+                                          "conflict"))
             return words
         at = positions[0]
         if at == len(words) - 1:
-            parsed.errors.append(CliError("No config file specified after --config flag!", words[at].span, "--config", "config"))
+            parsed.errors.append(CliError("No config file specified after --config flag!", words[at].span, "--config",
+                                          "missing-value"))
             return words
         path_word = words[at + 1]
         if not path_word.resolved:
@@ -726,7 +739,7 @@ class SGLangEngine:
         if "model_path" not in parsed.options and not parsed.open_ended and "model_path" in table.fields:
             message = ("Missing required argument 'model_path'" if msgspec_struct
                        else "ServerArgs.__init__() missing 1 required positional argument: 'model_path'")
-            parsed.errors.append(CliError(f"TypeError: {message}", launch.span, None, "required"))
+            parsed.errors.append(CliError(f"TypeError: {message}", launch.span, None, "missing-value"))
         algorithm = parsed.options.get("speculative_algorithm")
         if algorithm is not None and isinstance(algorithm.value, str) and not algorithm.unresolved \
                 and compare(table.version, SPEC_CHOICES_REMOVED) < 0 and algorithm.value not in BUILTIN_ALGORITHMS:

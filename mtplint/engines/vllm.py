@@ -136,6 +136,8 @@ class Word:
     key_spans: dict[str, Span | None] = field(default_factory=dict)
     #: the value is Python data already (a YAML dict), kept to give values their own spans
     synthetic: bool = False
+    #: the ``--x <json>`` vLLM assembles from dotted ``--x.key`` flags (it replaces any full ``--x`` value)
+    dotted: bool = False
 
     @property
     def resolved(self) -> bool:
@@ -154,7 +156,7 @@ class _Run:
     parsed: Parsed
     serve: bool
 
-    def error(self, message: str, span: Span | None, flag: str | None = None, kind: str = "invalid") -> None:
+    def error(self, message: str, span: Span | None, flag: str | None = None, kind: str = "invalid-value") -> None:
         self.parsed.errors.append(CliError(message, span, flag, kind))
 
 
@@ -213,6 +215,9 @@ def _convert(kind: str, text: str, version: str) -> Any:
         return None if not text or text == "None" else text
     return text
 
+
+#: words people write after a switch meaning a boolean (argparse takes them as stray positionals)
+_BOOL_WORDS = frozenset({"true", "false", "1", "0", "yes", "no", "on", "off"})
 
 _TYPE_WORDS = {"int": "int", "float": "float", "human_int": "human_readable_int",
                "human_int_or_auto": "human_readable_int_or_auto", "json": "loads", "json_config": "loads"}
@@ -287,7 +292,7 @@ class VllmEngine:
                 if word.resolved and re.match(r"^--model(=.+|$)", word.text):
                     if word.text == "--model":
                         if index + 1 >= len(words):
-                            run.error("list index out of range (--model without a value)", word.span, "--model")
+                            run.error("list index out of range (--model without a value)", word.span, "--model", kind="missing-value")
                             raise _Abort
                         tag, rest = words[index + 1], index + 2
                     else:
@@ -312,11 +317,12 @@ class VllmEngine:
         """``--config file.yaml`` (the exact word only): the file's options go after ``serve <model>``."""
         positions = [i for i, w in enumerate(words) if w.resolved and w.text == "--config"]
         if len(positions) > 1:
-            run.error("More than one config file specified!", words[positions[1]].span, "--config")
+            run.error("More than one config file specified!", words[positions[1]].span, "--config", kind="conflict")
             raise _Abort
         index = positions[0]
         if index == len(words) - 1:
-            run.error("No config file specified! Please check your command-line arguments.", words[index].span, "--config")
+            run.error("No config file specified! Please check your command-line arguments.", words[index].span, "--config",
+                      kind="missing-value")
             raise _Abort
         path_word = words[index + 1]
         if not path_word.resolved:
@@ -337,7 +343,8 @@ class VllmEngine:
         model_in_cli = bool(before) and not before[0].text.startswith("-")
         if not _at_least(run.version, "0.8.3"):
             if index == 0:
-                run.error("No model_tag specified! Please check your command-line arguments.", words[0].span, "--config")
+                run.error("No model_tag specified! Please check your command-line arguments.", words[0].span, "--config",
+                          kind="missing-value")
                 raise _Abort
             return [before[0], *config_words, *before[1:], *after]
         model_in_config = any(w.text == "--model" for w in config_words)
@@ -469,7 +476,7 @@ class VllmEngine:
                     continue
             else:
                 if index + 1 >= len(words):
-                    run.error("list index out of range (dotted option without a value)", word.span, text)
+                    run.error("list index out of range (dotted option without a value)", word.span, text, kind="missing-value")
                     raise _Abort
                 value_word = words[index + 1]
                 if not value_word.resolved:
@@ -504,7 +511,8 @@ class VllmEngine:
         result = [w for i, w in enumerate(words) if i not in delete]
         for key, value in collected.items():
             result.append(Word(key, first_span[key], origins[key]))
-            result.append(Word(json.dumps(value), first_span[key], origins[key], key_spans=key_spans.get(key, {})))
+            result.append(Word(json.dumps(value), first_span[key], origins[key], key_spans=key_spans.get(key, {}),
+                               dotted=True))
         return result
 
     # -- stage 2: argparse ------------------------------------------------------------------------
@@ -514,6 +522,9 @@ class VllmEngine:
         positional_done = False
         index = 0
         extras: list[list[Word]] = []
+        #: ``--enforce-eager true``: a boolean word right after a switch (argparse: unrecognized arguments)
+        bool_values: list[tuple[Word, str]] = []
+        switch: str | None = None  # the option of the switch just stored, if the previous word was one
 
         def is_option(word: Word) -> bool:
             text = word.text
@@ -529,7 +540,13 @@ class VllmEngine:
                 for rest in words[index + 1:]:
                     extras.append([rest])
                 break
+            after_switch, switch = switch, None
             if not is_option(word):
+                if after_switch is not None and word.resolved and word.text.lower() in _BOOL_WORDS \
+                        and (positional is None or positional_done):
+                    bool_values.append((word, after_switch))
+                    index += 1
+                    continue
                 if positional is not None and not positional_done:
                     self._store(run, positional, word.text, word, word.text)
                     positional_done = True
@@ -549,13 +566,15 @@ class VllmEngine:
                 continue
             if not flag.takes_value:
                 if explicit is not None:
-                    run.error(f"argument {flag.label()}: ignored explicit argument '{explicit}'", word.span, option)
+                    run.error(f"argument {flag.label()}: ignored explicit argument '{explicit}'", word.span, option,
+                              kind="bool-value")
                 else:
                     value = (option not in flag.negative) if flag.action == "bool_pair" else flag.const
                     if flag.action == "count":
                         previous = run.parsed.options.get(flag.dest)
                         value = (previous.value if previous else 0) + 1
                     run.parsed.options[flag.dest] = OptionValue(value, word.span, word.origin, option or "")
+                    switch = option or flag.label()
                 index += 1
                 continue
             if explicit is not None:
@@ -573,7 +592,7 @@ class VllmEngine:
                     break
             if not values and wanted not in ("?", "*"):
                 run.error(f"argument {flag.label()}: expected {'at least ' if wanted == '+' else ''}one argument",
-                          word.span, option)
+                          word.span, option, kind="missing-value")
                 index = cursor
                 continue
             if wanted in ("*", "+") or (isinstance(wanted, int) and wanted > 1):
@@ -587,11 +606,14 @@ class VllmEngine:
                 run.parsed.options[flag.dest] = OptionValue(flag.const, word.span, word.origin, option or "")
             index = cursor
         if positional is not None and positional.required and not positional_done:
-            run.error(f"the following arguments are required: {positional.dest}", None)
+            run.error(f"the following arguments are required: {positional.dest}", None, kind="missing-value")
+        for word, switch_option in bool_values:
+            run.error(f"unrecognized arguments: {word.text}", word.span, switch_option,
+                      kind="bool-value")
         for group in extras:
             text = " ".join(w.text for w in group)
             run.error(f"unrecognized arguments: {text}", group[0].span, group[0].text if is_option(group[0]) else None,
-                      kind="unrecognized")
+                      kind="unknown")
 
     def _find_option(self, run: _Run, word: Word, table: FlagTable) -> tuple[Flag | None, str | None, str | None]:
         by_option = table.by_option
@@ -612,7 +634,8 @@ class VllmEngine:
             if len(matches) == 1:
                 return by_option[matches[0]], matches[0], value if has_value else None
             if len(matches) > 1:
-                run.error(f"ambiguous option: {name} could match {', '.join(matches)}", word.span, name)
+                run.error(f"ambiguous option: {name} could match {', '.join(matches)}", word.span, name,
+                          kind="ambiguous")
                 return None, name, None
         return None, None, None
 
@@ -629,11 +652,13 @@ class VllmEngine:
                 message = f"argument {flag.label()}: {error}"
             else:
                 message = f"argument {flag.label()}: invalid {_TYPE_WORDS.get(kind, kind)} value: {text!r}"
-            run.error(message, word.span, option)
+            run.error(message, word.span, option,
+                      kind="invalid-json" if kind in ("json", "json_config") else "invalid-value")
             raise
         if flag.choices is not None and value is not None and value not in flag.choices:
             choices = ", ".join(repr(choice) for choice in flag.choices)
-            run.error(f"argument {flag.label()}: invalid choice: {value!r} (choose from {choices})", word.span, option)
+            run.error(f"argument {flag.label()}: invalid choice: {value!r} (choose from {choices})", word.span, option,
+                      kind="invalid-choice")
             raise ValueError("invalid choice")
         return value
 
@@ -652,9 +677,11 @@ class VllmEngine:
             items = list(previous.value) if previous and isinstance(previous.value, list) else []
             items.extend(value if flag.action == "extend" and isinstance(value, list) else [value])
             value = items
-        if word.key_spans:
+        if word.key_spans or word.dotted:
+            # the dotted keys' JSON comes last and replaces a full value of the same flag (MTP106)
+            replaced = run.parsed.options.get(flag.dest) if word.dotted else None
             run.parsed.options[flag.dest] = JsonOptionValue(value, word.span, origin, option or "",
-                                                            key_spans=dict(word.key_spans))
+                                                            key_spans=dict(word.key_spans), replaced=replaced)
         else:
             run.parsed.options[flag.dest] = OptionValue(value, word.span, origin, option or "")
 
@@ -675,7 +702,7 @@ class VllmEngine:
                 spec.value = literal
             except (ValueError, SyntaxError):
                 run.error(f"malformed node or string in --speculative-config: {spec.value!r}", spec.span,
-                          spec.flag, kind="startup")
+                          spec.flag, kind="invalid-json")
         self._shortcut_conflicts(run)
 
     def _shortcut_conflicts(self, run: _Run) -> None:
@@ -704,7 +731,7 @@ class VllmEngine:
             if name not in known:
                 cls = "EngineArgs" if owner == "LLM" else owner
                 parsed.errors.append(CliError(f"{cls}.__init__() got an unexpected keyword argument '{name}'",
-                                              kwarg.span, name, "unrecognized"))
+                                              kwarg.span, name, "unknown"))
                 continue
             value = kwarg.value
             if name == "speculative_config" and isinstance(value, dict):
@@ -725,6 +752,9 @@ class JsonOptionValue(OptionValue):
     the span of the word or YAML value that set it."""
 
     key_spans: dict[str, Span | None] = field(default_factory=dict)
+    #: the full value (``--x '{...}'``, a ``x:`` mapping in the --config YAML) that the dotted
+    #: ``--x.key`` flags replaced: vLLM keeps only the dotted keys (W33 argparse_utils L447-500)
+    replaced: OptionValue | None = None
 
 
 def key_span(option: OptionValue, key: str) -> Span | None:

@@ -1,4 +1,13 @@
-"""Finding output formats: ``full`` (code frame, like ruff), ``concise``, ``json``."""
+"""Finding output formats, in ruff's shapes: ``full`` (code frame), ``concise``, ``json``.
+
+- concise: ``path:line:col: CODE [*] message`` (``[*]``: a safe fix exists), one line per finding.
+- full: the concise header, then the lines around the finding with carets under the offending token.
+- json: a list; each finding has ruff's keys ``code``, ``message``, ``filename``, ``location`` /
+  ``end_location`` ``{row, column}`` (1-based), ``fix`` (null, or ``applicability``, ``message``,
+  ``edits`` of ``{content, location, end_location}``), ``url``, ``noqa_row``, plus mtplint's
+  ``name`` and ``severity``. ``filename`` is the path as shown in the other formats (relative to
+  the working directory when below it), not always absolute as ruff's is.
+"""
 
 from __future__ import annotations
 
@@ -13,10 +22,17 @@ if TYPE_CHECKING:
 _SEVERITY_MARK = {"error": "error", "warning": "warning", "info": "info"}
 
 
+def _fixable(finding: Finding) -> str:
+    return " [*]" if finding.fix is not None and finding.fix.applicability == "safe" else ""
+
+
+def header(finding: Finding) -> str:
+    span = finding.span
+    return f"{span.file}:{span.line}:{span.column}: {finding.code}{_fixable(finding)} {finding.message}"
+
+
 def concise(findings: Sequence[Finding]) -> str:
-    return "".join(
-        f"{f.span.file}:{f.span.line}:{f.span.column}: {f.code} [{f.severity}] {f.message}\n" for f in findings
-    )
+    return "".join(header(f) + "\n" for f in findings)
 
 
 def _source_lines(result: Result | None) -> dict[str, list[str]]:
@@ -44,7 +60,7 @@ def full(findings: Sequence[Finding], result: Result | None = None) -> str:
     out: list[str] = []
     for finding in findings:
         span = finding.span
-        out.append(f"{span.file}:{span.line}:{span.column}: {finding.code} {finding.message}")
+        out.append(header(finding))
         lines = _read_lines(span.file, cache)
         if 0 < span.line <= len(lines):
             width = len(str(min(span.line + 1, len(lines))))
@@ -65,8 +81,15 @@ def full(findings: Sequence[Finding], result: Result | None = None) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
+def finding_json(finding: Finding) -> dict[str, object]:
+    data = finding.to_json()
+    # ruff's key: the line a `noqa` comment for this finding goes on
+    data["noqa_row"] = finding.span.line
+    return data
+
+
 def as_json(findings: Sequence[Finding]) -> str:
-    return json.dumps([f.to_json() for f in findings], indent=2, ensure_ascii=False) + "\n"
+    return json.dumps([finding_json(f) for f in findings], indent=2, ensure_ascii=False) + "\n"
 
 
 def summary(findings: Sequence[Finding], suppressed: int) -> str:

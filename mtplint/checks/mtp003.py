@@ -1,0 +1,169 @@
+"""MTP003 unresolved-setting: which rules could not judge a launch because a value is unknown.
+
+mtplint never guesses (RULES.md "Versions", PRODUCT.md stage 2): a rule reading an unresolved
+setting stays silent. This module makes that silence visible. It runs after the other rules, knows
+which rules were selected, and for a launch with speculative decoding on (or a speculative method
+that is itself unresolved) reports each unresolved input that a selected rule needed:
+
+- an effective setting marked unresolved (``--kv-cache-dtype "$KV"``, a k8s ``valueFrom``);
+- a flag whose value is an unresolved word that the engine's parser could not even read (compose
+  ``--max-num-seqs ${SEQS}`` with ``SEQS`` unset may vanish, so the setting shows its default);
+- the GPU identity, when MTP201 / MTP301 (or a house rule with a ``gpu`` condition) are selected and no ``--gpu``, configuration, k8s label or
+  ``# mtplint: gpu=`` directive gives it (RULES.md "Hardware").
+
+Which rule reads which setting is the table :data:`NEEDS` (from RULES.md; house rules read the
+settings their ``when:`` names). A bare ``"$@"`` that may add flags is not reported: no rule skips a
+launch because of it (rules judge the flags they can see), so saying one did would not be true.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from mtplint.checks import Finding, RuleContext
+from mtplint.checks.catalog import Rule
+from mtplint.pipeline import LaunchReport
+from mtplint.source import Span
+
+#: rule code -> the effective settings its predicate reads (RULES.md, rule by rule)
+NEEDS: dict[str, tuple[str, ...]] = {
+    "MTP101": ("spec_method", "kv_cache_dtype"),
+    "MTP102": ("spec_method", "prefix_caching", "model"),
+    "MTP103": ("spec_method", "spec_topk", "spec_v2"),
+    "MTP104": ("spec_v2", "spec_topk"),
+    "MTP105": ("spec_method", "model"),
+    "MTP109": ("spec_method", "spec_tokens"),
+    "MTP110": ("model", "chunked_prefill", "prefix_caching"),
+    "MTP111": ("model", "spec_method", "prefix_caching", "mamba_strategy"),
+    "MTP112": ("spec_method", "spec_topk"),
+    "MTP113": ("spec_method", "spec_model"),
+    "MTP201": ("gpu", "model", "spec_method", "spec_tokens", "kv_cache_dtype", "memory_fraction",
+               "max_concurrency", "tensor_parallel", "quantization"),
+    "MTP202": ("spec_method", "memory_fraction"),
+    "MTP203": ("model", "spec_tokens", "max_concurrency"),
+    "MTP204": ("spec_method", "memory_fraction"),
+    "MTP301": ("gpu", "model", "spec_tokens", "max_concurrency"),
+    "MTP302": ("spec_method", "spec_tokens", "model"),
+    "MTP303": ("spec_method",),
+    "MTP304": ("spec_method", "max_concurrency"),
+    "MTP305": ("spec_method", "cuda_graphs"),
+    "MTP505": ("kv_cache_dtype",),
+    "MTP507": ("spec_method", "spec_topk", "spec_draft_tokens", "spec_tokens"),
+}
+
+#: rules that need the GPU's identity (RULES.md "Hardware")
+NEEDS_GPU = ("MTP201", "MTP301")
+
+#: flag (without dashes, ``_`` as ``-``) -> the effective setting it sets, for every engine; used
+#: when the parser could not read the flag's value at all
+FLAG_SETTINGS: dict[str, str] = {
+    # vLLM (research/vllm.md §1, arg_utils.py)
+    "model": "model", "speculative-config": "spec_method", "kv-cache-dtype": "kv_cache_dtype",
+    "max-num-seqs": "max_concurrency", "enable-prefix-caching": "prefix_caching",
+    "gpu-memory-utilization": "memory_fraction", "tensor-parallel-size": "tensor_parallel", "tp": "tensor_parallel",
+    "enable-chunked-prefill": "chunked_prefill", "quantization": "quantization", "q": "quantization",
+    "max-model-len": "max_model_len", "enforce-eager": "cuda_graphs",
+    # SGLang (research/sglang.md, server_args.py)
+    "model-path": "model", "speculative-algorithm": "spec_method", "speculative-num-steps": "spec_tokens",
+    "speculative-eagle-topk": "spec_topk", "speculative-num-draft-tokens": "spec_draft_tokens",
+    "speculative-draft-model-path": "spec_model", "mem-fraction-static": "memory_fraction",
+    "max-running-requests": "max_concurrency", "tp-size": "tensor_parallel", "disable-radix-cache": "prefix_caching",
+    "mamba-scheduler-strategy": "mamba_strategy", "mamba-radix-cache-strategy": "mamba_strategy",
+    "disable-cuda-graph": "cuda_graphs",
+    # llama.cpp (research/llamacpp-mlx.md, common/arg.cpp)
+    "m": "model", "spec-type": "spec_method", "spec-draft-n-max": "spec_tokens", "parallel": "max_concurrency",
+    "np": "max_concurrency", "cache-type-k": "kv_cache_dtype", "ctk": "kv_cache_dtype", "ctx-size": "max_model_len",
+    "c": "max_model_len", "spec-draft-model": "spec_model", "md": "spec_model",
+}
+
+#: environment variables the engines read as settings
+ENV_SETTINGS: dict[str, str] = {"SGLANG_ENABLE_SPEC_V2": "spec_v2", "SGL_ENABLE_SPEC_V2": "spec_v2"}
+
+
+@dataclass
+class Unresolved:
+    """One value mtplint could not resolve, and the setting it feeds."""
+
+    setting: str
+    what: str  # how the user wrote it: ``$KV``, ``${SEQS}``
+    span: Span | None
+
+
+def needs(rule: Rule) -> tuple[str, ...]:
+    if rule.when is not None:
+        return tuple(rule.when)
+    return NEEDS.get(rule.code, ())
+
+
+def speculation_may_be_on(report: LaunchReport) -> bool:
+    setting = report.effective.get("spec_method")
+    if setting is None:
+        return False
+    return bool(setting.unresolved) or setting.value not in (None, False, "", "off", "none")
+
+
+def _flag_name(word: str) -> str:
+    return word.lstrip("-").split("=", 1)[0].replace("_", "-")
+
+
+def unresolved_inputs(report: LaunchReport) -> list[Unresolved]:
+    """Settings of the launch whose value is unknown, each with the text that made it so."""
+    found: dict[str, Unresolved] = {}
+    for name, setting in report.effective.items():
+        if setting.unresolved:
+            found[name] = Unresolved(name, ", ".join(f"${v}" if v.isidentifier() else v for v in setting.unresolved),
+                                     setting.span)
+    words = report.launch.args
+    for index, token in enumerate(words):
+        if token.resolved:
+            continue
+        flag: str | None = None
+        if token.value.startswith("-") and "=" in token.value:
+            flag = _flag_name(token.value)
+        elif index and words[index - 1].resolved and words[index - 1].value.startswith("-") \
+                and "=" not in words[index - 1].value:
+            flag = _flag_name(words[index - 1].value)
+        setting_name = FLAG_SETTINGS.get(flag or "")
+        if setting_name is None or setting_name in found:
+            continue
+        effective = report.effective.get(setting_name)
+        if effective is not None and effective.origin != "default":
+            continue  # the parser read a value from elsewhere (last one wins)
+        found[setting_name] = Unresolved(setting_name, token.value, token.span)
+    for name, entry in report.launch.env.items():
+        setting_name = ENV_SETTINGS.get(name)
+        if setting_name and not entry.value.resolved and setting_name not in found:
+            found[setting_name] = Unresolved(setting_name, entry.value.value, entry.span or entry.value.span)
+    return list(found.values())
+
+
+def _could_run(rule: Rule, report: LaunchReport) -> bool:
+    return rule.applies_to(report.launch.engine) and RuleContext(rule, report).affected() is not False
+
+
+def unresolved_findings(mtp003: Rule, report: LaunchReport, selected: Sequence[Rule]) -> Iterator[Finding]:
+    """MTP003 findings for one launch, given the rules that ran."""
+    if not speculation_may_be_on(report):
+        return
+    candidates = [rule for rule in selected if rule.code != mtp003.code and _could_run(rule, report)]
+    context = RuleContext(mtp003, report)
+    for item in unresolved_inputs(report):
+        skipped = [rule.code for rule in candidates if item.setting in needs(rule)]
+        if not skipped:
+            continue
+        yield context.report_finding(
+            f"`{item.setting}` comes from `{item.what}`, which mtplint cannot resolve (no default, no `.env` "
+            f"entry, or set at run time), so {', '.join(skipped)} did not check this launch; give it a default "
+            f"(`${{VAR:-value}}`) or a literal value",
+            item.span,
+        )
+    gpu = report.effective.get("gpu")
+    if gpu is not None and gpu.value is None:
+        skipped = [rule.code for rule in candidates if rule.code in NEEDS_GPU or "gpu" in (rule.when or {})]
+        if skipped:
+            yield context.report_finding(
+                f"no GPU identity for this launch, so {', '.join(skipped)} did not check it; pass `--gpu ID[xN]` "
+                "(e.g. `--gpu rtx-4090x2`), set `gpu` in the configuration, or add a `# mtplint: gpu=…` line",
+                context.launch_span,
+            )

@@ -1,0 +1,86 @@
+"""MTP101 turboquant-with-speculative-decoding: TurboQuant KV cache + any speculative method loops.
+
+vLLM #40831 (research/vllm.md §4): every ``turboquant_*`` KV-cache dtype combined with speculative
+decoding -- MTP at k=1 and k=3, and ngram (reproduced on 0.19.2rc1) -- produces degenerate token
+loops, on dense and hybrid models alike; ``fp8_e5m2`` KV with MTP is fine, and TurboQuant without
+speculation is fine. No fix was merged through 0.33.0: W33 ``v1/attention/backends/turboquant_attn.py``
+L220-224 still pairs ``_cudagraph_support = UNIFORM_BATCH`` with ``supports_spec_as_decode=False``,
+the pair #53406 names as the root cause (fix PRs #40914, #53406, #53410 open, #43887 closed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from mtplint.checks import Finding, RuleContext
+from mtplint.source import Span
+
+#: the TurboQuant presets are ``turboquant_*`` values of ``CacheDType`` (W20 ... W33 config/cache.py)
+TURBOQUANT_PREFIX = "turboquant_"
+#: the speculative-config ``kv_cache_dtype`` key (the drafter's own KV dtype) exists from vLLM 0.27
+#: (research/vllm.md §1, W27)
+DRAFT_KV_DTYPE_ADDED = "0.27.0"
+
+
+def _is_turboquant(value: Any) -> bool:
+    return isinstance(value, str) and value.lower().startswith(TURBOQUANT_PREFIX)
+
+
+def _speculation(ctx: RuleContext) -> str | None:
+    """How the launch speculates, for the message: the method, or ``None`` when it does not (or
+    when that is not known -- an unresolved ``--speculative-config`` is MTP003's business)."""
+    method = ctx.setting("spec_method")
+    if method is None or method.unresolved:
+        return None
+    if method.value is not None:
+        return str(method.extra.get("raw") or method.value)
+    spec = ctx.option("speculative_config")
+    if spec is not None and not spec.unresolved and isinstance(spec.value, dict) and spec.value:
+        # a speculative config without a method vLLM can infer still turns speculation on (or fails)
+        return "speculative"
+    return None
+
+
+def _draft_kv_dtype(ctx: RuleContext) -> tuple[Any, Span | None]:
+    """The drafter's ``kv_cache_dtype`` override from the speculative config, and its span."""
+    from mtplint.engines.vllm import key_span
+
+    spec = ctx.option("speculative_config")
+    if spec is None or spec.unresolved or not isinstance(spec.value, dict):
+        return None, None
+    for key, value in spec.value.items():
+        if str(key).replace("-", "_") == "kv_cache_dtype":
+            return value, key_span(spec, str(key))
+    return None, None
+
+
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    method = _speculation(ctx)
+    if method is None:
+        return
+    described = "speculative decoding" if method == "speculative" else f"`{method}` speculative decoding"
+    target = ctx.setting("kv_cache_dtype")
+    draft_value, draft_span = _draft_kv_dtype(ctx)
+    if target is not None and not target.unresolved and _is_turboquant(target.value):
+        override = ""
+        if draft_value is not None and not _is_turboquant(draft_value):
+            override = (f"; the drafter's `\"kv_cache_dtype\": \"{draft_value}\"` does not help, the target model "
+                        "still verifies draft tokens through the TurboQuant backend")
+        yield ctx.report_finding(
+            f"KV-cache dtype `{target.value}` (TurboQuant) with {described}: generation degenerates into repeated "
+            f"tokens and tool-call loops (vLLM #40831, unfixed through 0.33){override}; use "
+            "`--kv-cache-dtype fp8_e5m2` (reported to work with MTP) or turn speculation off",
+            target.span or ctx.span_of("kv_cache_dtype", "spec_method"),
+        )
+        return
+    if _is_turboquant(draft_value) and ctx.report.version.at_least(DRAFT_KV_DTYPE_ADDED) is not False:
+        # the drafter alone on TurboQuant: the backend that cannot run speculative batches is the same
+        # one (inferred from #40831 / #53406; the reports used TurboQuant for the whole model)
+        yield ctx.report_finding(
+            f"the drafter's KV-cache dtype `{draft_value}` (speculative config `kv_cache_dtype`) is TurboQuant: its "
+            "attention backend does not support speculative batches, the cause of the token loops in vLLM #40831 "
+            f"(reported with TurboQuant for the whole model; unfixed through 0.33); use `fp8_e5m2` or leave "
+            "the key out",
+            draft_span or ctx.span_of("spec_method"),
+        )

@@ -1,0 +1,54 @@
+"""MTP106 speculative-config-overwritten: dotted ``--speculative-config.key`` flags replace the full JSON.
+
+vLLM's ``FlexibleArgumentParser.parse_args`` (W33 ``vllm/utils/argparse_utils.py`` L447-500, from
+0.11; research/vllm.md §2) collects every ``--x.key value`` into one dict and appends it as a last
+``--x <json>``; argparse keeps the last value, so a full ``--speculative-config '{...}'`` (on the
+command line, or a ``speculative-config:`` mapping in the ``--config`` YAML, which is spliced in
+before) is dropped whole, not merged. The vLLM engine model records the dropped value as
+``JsonOptionValue.replaced``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from mtplint.checks import Finding, RuleContext
+from mtplint.source import Span
+
+
+def _keys(value: Any) -> list[str]:
+    return [str(key).replace("-", "_") for key in value] if isinstance(value, dict) else []
+
+
+def _where(span: Span | None, launch_file: str) -> str:
+    if span is None:
+        return ""
+    return f" (line {span.line})" if span.file == launch_file else f" ({span.file}:{span.line})"
+
+
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    from mtplint.engines.vllm import JsonOptionValue
+
+    option = ctx.option("speculative_config")
+    if not isinstance(option, JsonOptionValue) or option.replaced is None:
+        return
+    replaced = option.replaced
+    kept = _keys(option.value)
+    source = "the `speculative-config:` mapping of the --config file" if replaced.origin == "config-file" \
+        else "the full `--speculative-config` JSON"
+    where = _where(replaced.span, ctx.launch_span.file)
+    dotted = ", ".join(f"`{key}`" for key in kept)
+    if replaced.unresolved or not isinstance(replaced.value, dict):
+        lost_text = "whatever it sets is dropped"
+    else:
+        lost = [key for key in _keys(replaced.value) if key not in kept]
+        if not lost:
+            return  # every key is set again by a dotted flag: nothing is lost
+        values = {str(k).replace("-", "_"): v for k, v in replaced.value.items()}
+        lost_text = "dropped: " + ", ".join(f"`{key}: {values[key]!r}`" for key in lost)
+    yield ctx.report_finding(
+        f"dotted `--speculative-config.*` flags ({dotted}) replace {source}{where} instead of merging with it; "
+        f"vLLM keeps only the dotted keys, {lost_text}; put every key in one `--speculative-config` JSON",
+        option.span or ctx.launch_span,
+    )

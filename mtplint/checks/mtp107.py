@@ -1,0 +1,110 @@
+"""MTP107 config-file-false-ignored: ``some-flag: false`` in a ``vllm serve --config`` YAML is dropped.
+
+vLLM turns each YAML key into CLI words (``argparse_utils.py`` ``load_config_file``, W33 L606-673;
+research/vllm.md §2): ``key: true`` becomes ``--key``; ``key: false`` becomes ``--no-key`` only when
+the *top-level* ``vllm`` parser knows ``--no-key`` -- which it never does for serve options, so under
+``vllm serve`` the entry is silently dropped in every release read (0.8.2 … 0.33.0; 0.8-0.27 never
+emitted anything for ``false``). Under ``python -m vllm.entrypoints.openai.api_server`` the lookup
+runs on the right parser from 0.28 (PR #51573), for dash spellings only.
+
+The engine model (mtplint/engines/vllm.py ``_load_config``) applies the same logic and leaves the
+option at its default; this check re-reads the YAML to point at the ``key: false`` entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from mtplint.checks import Finding, RuleContext
+from mtplint.source import SourceFile
+
+#: effective setting that shows what a dropped boolean pair resolves to instead
+_EFFECTIVE_OF = {"enable_prefix_caching": "prefix_caching", "enable_chunked_prefill": "chunked_prefill"}
+#: from this release the api_server entry point converts ``key: false`` into ``--no-key`` (research §2, W28)
+_NO_KEY_LOOKUP = "0.28.0"
+
+
+def _config_source(ctx: RuleContext) -> SourceFile | None:
+    """The YAML the launch passes with ``--config FILE`` (the exact token), as the engine read it."""
+    from mtplint.extract import decode
+
+    launch = ctx.report.launch
+    shown = ctx.report.parsed.config_files
+    if launch.kwargs is not None or not shown:
+        return None
+    args = launch.args
+    for index, token in enumerate(args[:-1]):
+        if token.resolved and not token.splat and token.value == "--config":
+            path_token = args[index + 1]
+            if not path_token.resolved:
+                return None
+            path = Path(path_token.value)
+            if not path.is_absolute():
+                path = launch.base_dir / path
+            try:
+                return SourceFile(path, shown[0], decode(path.read_bytes()))
+            except (OSError, UnicodeDecodeError):
+                return None
+    return None
+
+
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    source = _config_source(ctx)
+    if source is None:
+        return
+    from mtplint.engines.vllm import load_table
+    from mtplint.extract.yamlpos import YamlError, load_all
+
+    try:
+        documents = load_all(source)
+    except YamlError:
+        return  # reported as MTP001 by the engine
+    root = documents[0] if documents else None
+    if root is None or not root.is_map:
+        return
+    version = ctx.report.version
+    table = load_table(version.version)
+    serve = not ctx.report.launch.entry.startswith("python -m")
+    for key, key_node, value_node in root.entries():
+        try:
+            value = value_node.python()
+        except YamlError:
+            continue
+        if value is not False:
+            continue
+        name = "--" + key.replace("_", "-")
+        flag = table.by_option.get(name)
+        if flag is None:
+            continue  # an unknown key: vLLM drops it too, but there is no flag to speak of
+        if not serve and "_" not in key and f"--no-{key}" in flag.negative:
+            # api_server entry: converted to --no-key from 0.28 (research §2)
+            converted = version.at_least(_NO_KEY_LOOKUP)
+            if converted is True:
+                continue
+            note = "" if converted is False else f" (the api_server entry point converts it from vLLM {_NO_KEY_LOOKUP}; " \
+                "the version in play is not pinned)"
+        else:
+            note = ""
+        key_span = key_node.span()
+        option = ctx.option(flag.dest)
+        if option is not None and option.span != key_span:
+            continue  # set by another token (the CLI or another key): the dropped entry changes nothing
+        if flag.default is False:
+            continue  # `false` is the default already: dropping it changes nothing
+        yield ctx.report_finding(_message(ctx, key, flag.dest, flag.negative, flag.default, note), key_span)
+
+
+def _message(ctx: RuleContext, key: str, dest: str, negative: frozenset[str], default: object, note: str) -> str:
+    effective = _EFFECTIVE_OF.get(dest)
+    if effective is not None and ctx.value(effective) is True:
+        stays = "it stays on"
+    elif default is True:
+        stays = "it stays on (the default)"
+    else:
+        stays = "the option keeps its default"
+    positive = "--" + key.replace("_", "-")
+    replacement = next((n for n in (f"--no-{positive[2:]}", *sorted(negative)) if n in negative), None)
+    fix = (f"write `{replacement[2:]}: true` instead" if replacement is not None
+           else f"remove it; `{positive}` cannot be turned off from the config file")
+    return (f"`{key}: false` in a `vllm serve --config` file is silently dropped by vLLM{note}: {stays}; {fix}")

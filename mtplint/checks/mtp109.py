@@ -1,0 +1,43 @@
+"""MTP109 mtp-without-token-count: MTP in vLLM without ``num_speculative_tokens`` does not start.
+
+``SpeculativeConfig.__post_init__`` (W33 ``vllm/config/speculative.py``, research/vllm.md §1
+"Normalisation", item 7): with ``method`` ``mtp`` (every ``*_mtp`` alias is normalised to it) and no
+``num_speculative_tokens``, vLLM only fills the draft model from the target when a token count is
+given. Without one and without ``model`` no draft config is built and ``_verify_args`` raises
+``ValueError("num_speculative_tokens must be provided with speculative model unless the draft model
+config contains an n_predict parameter.")`` (L1946-1951); with ``model`` set, ``num_speculative_tokens
+> 1`` compares ``None`` with an int: ``TypeError`` (issue #55323, open; path present through 0.33).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mtplint.checks import Finding, RuleContext
+
+
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    method = ctx.setting("spec_method")
+    if method is None or method.unresolved or method.value != "mtp":
+        return
+    tokens = ctx.setting("spec_tokens")
+    if tokens is None or tokens.unresolved or tokens.value is not None or tokens.origin != "default":
+        return
+    if ctx.report.parsed.open_ended:
+        return  # "$@" or an unread --config may still add the count (MTP003 says so)
+    spec = ctx.option("speculative_config")
+    spec_values = spec.value if spec is not None and isinstance(spec.value, dict) else {}
+    has_model = spec_values.get("model") is not None or ctx.option("spec_model") is not None
+    raw = method.extra.get("raw", method.value)
+    if has_model:
+        consequence = "vLLM fails at startup with a TypeError comparing None with an int (vLLM #55323)"
+    else:
+        consequence = ("vLLM fails at startup with \"ValueError: num_speculative_tokens must be provided with "
+                       "speculative model\"")
+    shortcut = ctx.option("spec_method") is not None and "method" not in spec_values
+    fix = "add `--spec-tokens 1`" if shortcut else "add `\"num_speculative_tokens\": 1` to the speculative config"
+    yield ctx.report_finding(
+        f"speculative method `{raw}` without `num_speculative_tokens`: {consequence}; {fix} "
+        "(1 suits a model with one MTP layer; more draft tokens reuse that layer)",
+        method.span or ctx.span_of("spec_tokens"),
+    )

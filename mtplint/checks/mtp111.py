@@ -1,0 +1,70 @@
+"""MTP111 sglang-hybrid-spec-radix-cache: hybrid model + speculation + radix cache without extra_buffer.
+
+On a Mamba/GDN hybrid (the model catalog's ``hybrid`` entries: Qwen3-Next, Qwen3.5, Qwen3.6) the
+radix cache needs a mamba strategy that keeps extra state buffers for speculative decoding. With
+``no_buffer`` -- what ``auto`` resolves to before 0.5.14 -- SGLang (research/sglang.md §1.4; checked in
+the release wheels' ``server_args.py``):
+
+* 0.5.9: logs "Disabling radix cache since speculative decoding for {arch} is not supported with
+  radix cache yet" and runs without prefix reuse (``_handle_mamba_radix_cache``). 0.5.7/0.5.8 have
+  no such branch for Qwen3-Next, so they are left out of the range.
+* 0.5.10 … 0.5.13: raises ``ValueError: Speculative decoding for {arch} is not compatible with radix
+  cache when using --mamba-scheduler-strategy no_buffer`` (commit 9457c049).
+* 0.5.14+: ``--mamba-radix-cache-strategy auto`` resolves to ``extra_buffer`` when overlap scheduling
+  or paging is on, and ``no_buffer`` with speculation is no longer refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mtplint.checks import Finding, RuleContext
+from mtplint.models import find_model
+
+#: first release that refuses instead of silently disabling the radix cache
+REFUSES_FROM = "0.5.10"
+#: release that renamed the flag to --mamba-radix-cache-strategy (engines/sglang.py MAMBA_STRATEGY_RENAMED)
+RENAMED = "0.5.14"
+
+
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    method = ctx.setting("spec_method")
+    if method is None or method.unresolved or method.value is None:
+        return
+    model = ctx.value("model")
+    info = find_model(model if isinstance(model, str) else None)
+    if info is None or not info.hybrid:
+        return
+    radix_off = ctx.option("disable_radix_cache")
+    if radix_off is not None and (radix_off.unresolved or radix_off.value):
+        return
+    strategy = ctx.option("mamba_radix_cache_strategy") or ctx.option("mamba_scheduler_strategy")
+    if strategy is not None and strategy.unresolved:
+        return
+    explicit = strategy.value if strategy is not None else None
+    if explicit is not None and str(explicit).startswith("extra_buffer"):
+        return
+    affected = ctx.affected()
+    if explicit != "no_buffer" and affected is not True:
+        # `auto` (or unset) resolves differently across the versions still possible: a finding
+        # resting on that default needs a known version (RULES.md "Versions")
+        return
+    version = ctx.report.version
+    refuses = version.at_least(REFUSES_FROM)
+    arch = info.arch
+    if refuses is True:
+        consequence = (f"SGLang refuses to start (\"Speculative decoding for {arch} is not compatible with radix "
+                       "cache when using --mamba-scheduler-strategy no_buffer\")")
+    elif refuses is False:
+        consequence = "SGLang silently disables the radix cache (no prefix reuse at all)"
+    else:
+        consequence = "SGLang 0.5.9 silently disables the radix cache and 0.5.10 … 0.5.13 refuse to start"
+    how = "`no_buffer`" if explicit == "no_buffer" else "the default `auto` (which resolves to `no_buffer` here)"
+    new_name = version.at_least(RENAMED)
+    flag = "--mamba-radix-cache-strategy" if new_name is True else "--mamba-scheduler-strategy"
+    span = strategy.span if strategy is not None and strategy.span is not None else method.span
+    yield ctx.report_finding(
+        f"hybrid model {model} with speculative decoding and the radix cache on, mamba strategy {how}: "
+        f"{consequence}{ctx.version_note()}; add `{flag} extra_buffer`",
+        span,
+    )

@@ -1,0 +1,56 @@
+"""MTP203 cudagraph-capture-exceeds-mamba-cache: vLLM captures more decode slots than hybrid state lines exist."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mtplint.checks import Finding, RuleContext
+from mtplint.models import find_model
+from mtplint.tuner.memory import ACTIVATIONS_GIB, estimate_memory
+from mtplint.tuner.sizes import GIB, MIB
+
+#: vLLM's cap on the default capture size (config/vllm.py L695-717; 1024 on datacenter Blackwell)
+CAPTURE_CAP = 512
+DATACENTER_BLACKWELL = ("b200",)
+
+
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    model = ctx.value("model")
+    info = find_model(model) if isinstance(model, str) else None
+    if info is None or not info.hybrid or ctx.value("spec_method") not in ("mtp", "eagle", "eagle3", "draft_model"):
+        return
+    if ctx.value("cuda_graphs") is False:
+        return
+    estimate = estimate_memory(ctx.report)
+    if estimate is None or estimate.inputs.sizes.recurrent_state_mib <= 0:
+        return
+    k = estimate.inputs.draft_tokens
+    seqs = estimate.inputs.max_sequences
+    compilation = ctx.option("compilation_config")
+    explicit = ctx.option("max_cudagraph_capture_size")
+    if explicit is not None and not explicit.unresolved and isinstance(explicit.value, int):
+        capture, how, span = explicit.value, f"--max-cudagraph-capture-size {explicit.value}", explicit.span
+    elif compilation is not None and isinstance(compilation.value, dict) and \
+            isinstance(compilation.value.get("max_cudagraph_capture_size"), int):
+        capture = compilation.value["max_cudagraph_capture_size"]
+        how, span = f"max_cudagraph_capture_size {capture}", compilation.span
+    else:
+        assert estimate.inputs.gpu is not None
+        cap = 1024 if estimate.inputs.gpu.id in DATACENTER_BLACKWELL else CAPTURE_CAP
+        capture = min(seqs * (1 + k) * 2, cap)
+        how = f"the default capture size min({seqs} seqs x (1+{k}) x 2, {cap}) = {capture}"
+        span = ctx.span_of("max_concurrency", "spec_tokens")
+    # an upper bound on the state cache lines: all memory left after weights and activations holds states
+    weights = estimate.terms.get("weights", 0.0) + estimate.terms.get("mtp_weights", 0.0)
+    free_gib = estimate.budget - weights - ACTIVATIONS_GIB
+    state_gib = estimate.inputs.sizes.recurrent_state_mib * MIB / GIB
+    lines = max(0, int(free_gib / state_gib))
+    if capture <= lines:
+        return
+    yield ctx.report_finding(
+        f"{how} is larger than the recurrent-state cache: at most ~{lines} lines of {state_gib * 1024:.0f} MiB fit "
+        f"in the {max(free_gib, 0):.1f} GiB left after weights on {estimate.budget_text()}, so CUDA-graph capture "
+        f"fails with `assert num_cache_lines >= batch`; set --max-cudagraph-capture-size {max(lines // 2, 1)} "
+        f"or lower --max-num-seqs",
+        span,
+    )

@@ -1,0 +1,45 @@
+"""MTP301 mtp-above-crossover: the server admits more concurrent sequences than MTP pays for.
+
+The crossover is :func:`mtplint.tuner.crossover.crossover` (its docstring states the model, the
+published points it reproduces and its error). The rule data's severity is ``warning``; with the
+configured objective ``latency`` (the default) the finding is reported as ``info`` -- many
+sequences are then the exception, not the load (RULES.md MTP301). Silent without a GPU identity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mtplint.checks import Finding, RuleContext
+from mtplint.tuner.crossover import crossover_for_report
+
+SEQS_FLAG = {"vllm": "--max-num-seqs", "sglang": "--max-running-requests", "llama.cpp": "-np"}
+
+
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    if ctx.engine not in SEQS_FLAG:
+        return
+    result = crossover_for_report(ctx.report)
+    if result is None:
+        return
+    setting = ctx.setting("max_concurrency")
+    if setting is None or setting.unresolved or not isinstance(setting.value, int) or setting.extra.get("gpu_unknown"):
+        return
+    concurrency = setting.value
+    if concurrency <= result.batch:
+        return
+    throughput = ctx.report.objective == "throughput"
+    flag = SEQS_FLAG[ctx.engine]
+    how = f"{flag} {concurrency}" + (" (default)" if setting.origin == "default" else "")
+    alpha = f"acceptance {result.acceptance:g}" + ("" if result.acceptance_known else " assumed")
+    severity_note = "" if throughput else " (info with objective=latency; a warning with objective=throughput)"
+    yield ctx.report_finding(
+        f"{how} is above MTP's crossover for k={result.draft_tokens} on the {result.gpu.id} with "
+        f"{result.weights.label} weights: past ~{result.batch} concurrent sequences a decode step carries more "
+        f"than ~{result.knee_tokens:.0f} tokens and turns compute-bound, so verifying {result.draft_tokens + 1} "
+        f"tokens per sequence costs more than MTP saves (expected gain at batch 1: "
+        f"{(result.gain_at_one - 1):+.0%}, {alpha}); cap concurrency near {result.batch}, or turn MTP off for "
+        f"throughput-bound serving{severity_note}",
+        ctx.span_of("max_concurrency", "spec_tokens", "spec_method"),
+        severity="warning" if throughput else "info",
+    )

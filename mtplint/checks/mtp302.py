@@ -1,0 +1,46 @@
+"""MTP302 too-many-draft-tokens-for-one-mtp-layer: k > 3 reuses a one-layer MTP head until acceptance collapses."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mtplint.checks import Finding, RuleContext
+from mtplint.models import find_model
+
+#: above this many draft tokens a single reused MTP layer stops paying (RULES.md MTP302)
+MAX_USEFUL_DRAFT_TOKENS = 3
+
+#: what k is called on each engine's command line
+K_FLAG = {
+    "vllm": '"num_speculative_tokens"',
+    "sglang": "--speculative-num-steps",
+    "llama.cpp": "--spec-draft-n-max",
+}
+
+
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    if ctx.value("spec_method") != "mtp":
+        return
+    model = ctx.value("model")
+    info = find_model(model) if isinstance(model, str) else None
+    # only a model *known* to ship a one-layer head (vLLM warns about reusing it; catalog.md §2.2)
+    if info is None or info.mtp_layers != 1:
+        return
+    k = ctx.value("spec_tokens")
+    if not isinstance(k, int) or isinstance(k, bool) or k <= MAX_USEFUL_DRAFT_TOKENS:
+        return
+    # llama.cpp's unset --spec-draft-n-max is 16 before b9235 and 3 from it: a default only counts
+    # when the build is known (RULES.md "Versions")
+    if ctx.rests_on_version_default("spec_tokens"):
+        return
+    setting = ctx.setting("spec_tokens")
+    flag = K_FLAG.get(ctx.engine, "k")
+    how = f"{flag} {k}"
+    if setting is not None and setting.origin == "default":
+        how = f"{flag} defaults to {k} on this build (3 from b9235)"
+    yield ctx.report_finding(
+        f"{how}: {info.id} has a one-layer MTP head, so every draft token after the first re-runs the same "
+        f"layer on its own output and acceptance collapses (llama.cpp on an RTX 4090: 84 tok/s at 3, ~6 tok/s "
+        f"at 4 or more); use {flag} {MAX_USEFUL_DRAFT_TOKENS} or less (1-2 for throughput)",
+        ctx.span_of("spec_tokens", "spec_method"),
+    )

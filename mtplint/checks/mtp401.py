@@ -1,0 +1,33 @@
+"""MTP401 deprecated-mtp-method-alias: vLLM ``*_mtp`` method names are normalised to ``mtp``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mtplint.checks import Finding, RuleContext
+from mtplint.checks.mtp5xx import json_value_span, spec_release, speculative_config
+
+
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    # the raw method: ``spec_method`` keeps it in ``extra["raw"]`` after normalisation
+    setting = ctx.setting("spec_method")
+    if setting is None or setting.unresolved:
+        return
+    raw = setting.extra.get("raw", setting.value)
+    if not isinstance(raw, str) or raw == "mtp":
+        return
+    release = spec_release(ctx.report.version.version)
+    # accepted and renamed with a warning (W11 L213-216, W33 L1246-1250; research/vllm.md §1);
+    # a name the version's `method` type refuses is MTP502's
+    if raw not in release.mtp_aliases or release.methods is None or raw not in release.methods:
+        return
+    span = setting.span
+    found = speculative_config(ctx)
+    if found is not None and found[1].get("method") == raw:
+        span = json_value_span(ctx, found[0], "method", raw) or span
+    yield ctx.report_finding(
+        f"speculative method `{raw}` is a deprecated alias: vLLM logs \"method `{raw}` is deprecated and "
+        f"replaced with mtp\" and runs `mtp`; write `\"method\": \"mtp\"` (the alias list changes between "
+        f"releases, `mtp` is accepted by every release that has MTP){ctx.version_note()}",
+        span,
+    )

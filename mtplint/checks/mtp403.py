@@ -1,0 +1,38 @@
+"""MTP403 removed-llama-draft-flags: llama.cpp's old draft flags (research/llamacpp-mlx.md §1.1-1.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mtplint.checks import Finding, RuleContext
+from mtplint.checks.mtp5xx import flag_name
+
+#: removed in b8955 (PR #22397) as stubs that throw; the replacement flag
+STUBS = {
+    "--draft": "--spec-draft-n-max", "--draft-n": "--spec-draft-n-max", "--draft-max": "--spec-draft-n-max",
+    "--draft-min": "--spec-draft-n-min", "--draft-n-min": "--spec-draft-n-min",
+    "LLAMA_ARG_DRAFT_MAX": "LLAMA_ARG_SPEC_DRAFT_N_MAX", "LLAMA_ARG_DRAFT_MIN": "LLAMA_ARG_SPEC_DRAFT_N_MIN",
+}
+#: deleted without a stub in b9109 (PR #22838): "error: invalid argument"
+DELETED = ("-cd", "--ctx-size-draft", "--spec-draft-ctx-size", "--spec-replace", "--spec-draft-replace")
+
+
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    for error in ctx.errors:
+        name = flag_name(error.flag)
+        if error.kind == "removed":
+            replacement = STUBS.get(name)
+            instead = f"use `{replacement}`" if replacement else "see the message for its replacement"
+            where = "environment variable" if name.startswith("LLAMA_ARG_") else "flag"
+            yield ctx.report_finding(
+                f"llama.cpp {where} `{name}` was removed in b8955 and now stops startup "
+                f"(\"{error.message.split(': ', 1)[-1]}\"); {instead}",
+                error.span,
+            )
+        elif error.kind in ("unknown", "ambiguous") and name.replace("_", "-") in DELETED:
+            what = "the draft context follows the main context" if "ctx" in name or name == "-cd" else \
+                "vocabulary replacement between target and draft is gone"
+            yield ctx.report_finding(
+                f"llama.cpp flag `{name}` was deleted in b9109 (\"error: invalid argument\"): {what}; remove it",
+                error.span,
+            )

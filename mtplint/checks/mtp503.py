@@ -1,0 +1,55 @@
+"""MTP503 invalid-speculative-config-json: ``--speculative-config`` that is not strict JSON."""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Iterator
+
+from mtplint.checks import Finding, RuleContext
+from mtplint.checks.mtp5xx import flag_name
+
+
+def _diagnose(text: str) -> str:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as error:
+        reason = f"{error.msg} at character {error.pos + 1}"
+    else:
+        return "it is not valid for this option"
+    if text.rstrip().rstrip("}").rstrip().endswith(","):
+        return f"a trailing comma is not JSON ({reason}); remove it"
+    try:
+        literal = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        literal = None
+    if isinstance(literal, dict):
+        return (f"it is a Python dict, not JSON ({reason}); write it as JSON: "
+                f"`{json.dumps(literal, separators=(', ', ': '))}`")
+    return f"{reason}; keys and strings need double quotes, `true`/`false`/`null` are lower case"
+
+
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    for error in ctx.errors:
+        if error.kind != "invalid-json" or flag_name(error.flag) not in ("--speculative-config", "-sc",
+                                                                          "speculative_config"):
+            continue
+        text = _value_text(ctx, error.span)
+        reason = _diagnose(text) if text is not None else "see the parser's message"
+        yield ctx.report_finding(
+            f"`--speculative-config` is not valid JSON: vLLM exits before starting; {reason}",
+            error.span,
+        )
+
+
+def _value_text(ctx: RuleContext, span: object) -> str | None:
+    for token in ctx.report.launch.args:
+        if token.span == span and token.resolved:
+            value = token.value
+            if value.startswith("-") and "=" in value:
+                value = value.split("=", 1)[1]
+            return value
+    option = ctx.option("speculative_config")
+    if option is not None and isinstance(option.value, str):
+        return option.value
+    return None

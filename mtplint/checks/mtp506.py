@@ -1,0 +1,119 @@
+"""MTP506 unknown-or-ambiguous-flag: a flag the engine's parser rejects, with the closest real flag."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mtplint.checks import Finding, RuleContext
+from mtplint.checks.mtp5xx import ENGINE_LABELS, engine_flags, flag_name, suggestion, version_label
+
+#: the other engines whose flags people carry over (vLLM flags given to SGLang and back)
+_OTHER = {"sglang": "vllm", "vllm": "sglang"}
+#: the same setting under the other engine's name (research/vllm.md §5, research/sglang.md §1.1, §4.1)
+_COUNTERPART = {
+    "sglang": {"--gpu-memory-utilization": "--mem-fraction-static", "--max-num-seqs": "--max-running-requests",
+               "--max-model-len": "--context-length", "--enforce-eager": "--disable-cuda-graph",
+               "--no-enable-prefix-caching": "--disable-radix-cache",
+               "--speculative-config": "--speculative-algorithm with --speculative-num-steps and friends",
+               "--model": "--model-path"},
+    "vllm": {"--mem-fraction-static": "--gpu-memory-utilization", "--max-running-requests": "--max-num-seqs",
+             "--context-length": "--max-model-len", "--disable-cuda-graph": "--enforce-eager",
+             "--disable-radix-cache": "--no-enable-prefix-caching", "--model-path": "the positional model",
+             "--speculative-algorithm": "--speculative-config '{\"method\": ...}'"},
+}
+
+
+def _other_engine_has(ctx: RuleContext, flag: str) -> str | None:
+    other = _OTHER.get(ctx.engine)
+    if other is None:
+        return None
+    try:
+        if other == "vllm":
+            from mtplint.engines.vllm import load_table as load_vllm
+
+            found = flag in load_vllm("99").by_option
+        else:
+            from mtplint.engines.sglang import load_table as load_sglang
+
+            found = flag in load_sglang("99").index
+    except (KeyError, OSError, ValueError):
+        return None
+    return ENGINE_LABELS[other] if found else None
+
+
+def _history(ctx: RuleContext, flag: str) -> str:
+    """`` (a flag of SGLang 0.5.4…0.5.19; gone in 0.5.20)`` when other releases of the engine know it."""
+    from mtplint.versions import compare
+
+    versions: tuple[str, ...]
+    if ctx.engine == "vllm":
+        from mtplint.engines import vllm
+
+        versions = vllm.table_versions()
+        has = [v for v in versions if flag in vllm.load_table(v).by_option]
+    elif ctx.engine == "sglang":
+        from mtplint.engines import sglang
+
+        versions = sglang.table_versions()
+        has = [v for v in versions if flag in sglang.load_table(v).index]
+    else:
+        return ""
+    if not has:
+        return ""
+    current = ctx.report.version.version
+    engine = ENGINE_LABELS[ctx.engine]
+    older = [v for v in has if compare(v, current) < 0]
+    newer = [v for v in has if compare(v, current) > 0]
+    if older and not newer:
+        gone = next(v for v in versions if compare(v, older[-1]) > 0)
+        return f" (a flag of {engine} {older[0]}…{older[-1]} among the releases read; renamed or removed in {gone})"
+    if newer:
+        return f" (added in {engine} {newer[0]})"
+    return ""
+
+
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    engine = ENGINE_LABELS.get(ctx.engine, ctx.engine)
+    python = ctx.report.launch.kwargs is not None
+    flags: list[str] | None = None
+    for error in ctx.errors:
+        if error.kind not in ("unknown", "ambiguous") or not error.flag:
+            continue
+        flag = flag_name(error.flag)
+        if not python and not flag.startswith("-"):
+            continue  # a stray word, not a flag
+        if flag.startswith("LLAMA_ARG_"):
+            continue
+        if flags is None:
+            flags = engine_flags(ctx)
+        where = version_label(ctx)
+        if error.kind == "ambiguous":
+            matches = error.message.split("could match", 1)[-1].strip()
+            yield ctx.report_finding(
+                f"`{flag}` is ambiguous to {engine}'s parser: it abbreviates {matches} (flags of {where}), and the "
+                "server exits with \"ambiguous option\"; write the full flag name",
+                error.span,
+            )
+            continue
+        if python:
+            from mtplint.engines.vllm import load_table as load_vllm
+
+            fields = [f.dest for f in load_vllm(ctx.report.version.version).flags] if ctx.engine == "vllm" else \
+                [f.lstrip("-").replace("-", "_") for f in flags]
+            hint = suggestion(flag, fields) or "remove it"
+            yield ctx.report_finding(
+                f"`{flag}=` is not a keyword argument of {where}: the constructor raises TypeError; {hint}",
+                error.span,
+            )
+            continue
+        hint = suggestion(flag, flags)
+        other = _other_engine_has(ctx, flag.replace("_", "-"))
+        if other is not None and not (ctx.engine == "sglang" and "_" in flag):
+            counterpart = _COUNTERPART.get(ctx.engine, {}).get(flag)
+            hint = f"`{flag}` is a {other} flag; " + (
+                f"{engine}'s counterpart is `{counterpart}`" if counterpart else "remove it")
+        yield ctx.report_finding(
+            f"`{flag}` is not a flag of {where}{_history(ctx, flag)}: the server exits with "
+            "\"unrecognized arguments\"; " + (hint or "remove it"),
+            error.span,
+        )

@@ -1,0 +1,157 @@
+"""Model sizes and the weight / KV formats a launch runs with.
+
+Sizes come from the ``sizes`` object of a ``mtplint/data/models.json`` entry (research/catalog.md
+§2.1-§2.3, §3.1); a model without one is not estimated. Formats are read from the launch:
+``--quantization`` when given, else the served name (``-FP8``, ``-AWQ``, ``-Int4``, GGUF quant tags
+such as ``Q4_K_M``), else the checkpoint's own dtype.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+GIB = 1024**3
+MIB = 1024**2
+
+
+@dataclass(frozen=True)
+class Experts:
+    count: int
+    top_k: int
+    #: share of the active weight bytes that sit in routed experts
+    routed_share: float
+
+
+@dataclass(frozen=True)
+class ModelSizes:
+    id: str
+    params_b: float
+    active_params_b: float
+    mtp_params_b: float
+    checkpoint_dtype: str
+    kv_bytes_per_token: int
+    mtp_kv_bytes_per_token: int
+    recurrent_state_mib: float
+    max_context: int | None
+    experts: Experts | None
+    #: c: time of one MTP draft step / one target step at batch 1 (research/catalog.md §3.1)
+    draft_cost: float | None
+    #: per-position acceptance alpha, where a published figure exists
+    acceptance: float | None
+
+    @property
+    def hybrid(self) -> bool:
+        return self.recurrent_state_mib > 0
+
+
+@cache
+def _sizes() -> dict[str, ModelSizes]:
+    data = json.loads(resources.files("mtplint.data").joinpath("models.json").read_text(encoding="utf-8"))
+    found: dict[str, ModelSizes] = {}
+    for entry in data["models"]:
+        sizes: dict[str, Any] | None = entry.get("sizes")
+        if not sizes:
+            continue
+        experts = sizes.get("experts")
+        found[entry["id"]] = ModelSizes(
+            id=entry["id"], params_b=sizes["params_b"], active_params_b=sizes["active_params_b"],
+            mtp_params_b=sizes.get("mtp_params_b", 0.0), checkpoint_dtype=sizes["checkpoint_dtype"],
+            kv_bytes_per_token=sizes["kv_bytes_per_token"], mtp_kv_bytes_per_token=sizes.get("mtp_kv_bytes_per_token", 0),
+            recurrent_state_mib=sizes["recurrent_state_mib"], max_context=sizes.get("max_context"),
+            experts=Experts(experts["count"], experts["top_k"], experts["routed_share"]) if experts else None,
+            draft_cost=sizes.get("draft_cost"), acceptance=sizes.get("acceptance"),
+        )
+    return found
+
+
+def model_sizes(model_id: str | None) -> ModelSizes | None:
+    """The sizes of a catalog entry (by its ``id``, e.g. from :func:`mtplint.models.find_model`)."""
+    return _sizes().get(model_id) if model_id else None
+
+
+@dataclass(frozen=True)
+class WeightFormat:
+    label: str
+    bytes_per_param: float
+    #: FP8 weights (which run at FP8 speed only on GPUs with FP8 tensor cores)
+    fp8: bool = False
+
+
+#: Approximate bits per weight of llama.cpp's quantisation presets (``llama-quantize`` table; K-quants
+#: carry per-block scales, so Q4_K_M is ~4.9 bits, not 4). Unsloth "UD" dynamic quants sit ~0.1-0.3
+#: bits above the preset of the same name. Error: +-5%.
+GGUF_BITS: dict[str, float] = {
+    "IQ1_S": 1.6, "IQ1_M": 1.8, "IQ2_XXS": 2.1, "IQ2_XS": 2.3, "IQ2_S": 2.5, "IQ2_M": 2.7, "Q2_K": 3.0,
+    "Q2_K_XL": 3.2, "IQ3_XXS": 3.1, "IQ3_XS": 3.3, "IQ3_S": 3.4, "IQ3_M": 3.7, "Q3_K_S": 3.5, "Q3_K_M": 3.9,
+    "Q3_K_L": 4.3, "Q3_K_XL": 4.3, "IQ4_XS": 4.3, "IQ4_NL": 4.5, "Q4_0": 4.5, "Q4_1": 5.0, "Q4_K_S": 4.6,
+    "Q4_K_M": 4.9, "Q4_K_L": 5.0, "Q4_K_XL": 5.0, "Q5_0": 5.5, "Q5_1": 6.0, "Q5_K_S": 5.5, "Q5_K_M": 5.7,
+    "Q5_K_XL": 5.9, "Q6_K": 6.6, "Q6_K_XL": 6.8, "Q8_0": 8.5, "Q8_K_XL": 9.0, "BF16": 16.0, "F16": 16.0,
+}
+_GGUF_TAG = re.compile(r"(?<![A-Za-z0-9])(?:UD-)?(" + "|".join(sorted(map(re.escape, GGUF_BITS), key=len, reverse=True))
+                       + r")(?![A-Za-z0-9])", re.IGNORECASE)
+
+#: 4-bit weight-only formats: 4 bits + one FP16 scale (and zero) per group of 128 -> ~4.25-4.5 bits
+FOUR_BIT = 0.55
+_NAME_FORMATS: tuple[tuple[re.Pattern[str], WeightFormat], ...] = (
+    (re.compile(r"nvfp4|mxfp4|(?<![a-z])fp4", re.I), WeightFormat("FP4", FOUR_BIT)),
+    (re.compile(r"(?<![a-z])fp8|w8a8-fp8", re.I), WeightFormat("FP8", 1.0, fp8=True)),
+    (re.compile(r"awq|gptq|int4|w4a16|4bit|4-bit|bnb-4bit", re.I), WeightFormat("4-bit", FOUR_BIT)),
+    (re.compile(r"int8|w8a8|8bit|8-bit", re.I), WeightFormat("8-bit", 1.0)),
+    (re.compile(r"6bit|6-bit", re.I), WeightFormat("6-bit", 0.8)),
+)
+#: engine ``--quantization`` values (vLLM/SGLang) -> format; methods that read the checkpoint's own
+#: format (compressed-tensors, modelopt, auto-round) fall through to the name
+_METHOD_FORMATS: dict[str, WeightFormat] = {
+    "fp8": WeightFormat("FP8", 1.0, fp8=True), "w8a8_fp8": WeightFormat("FP8", 1.0, fp8=True),
+    "modelopt_fp8": WeightFormat("FP8", 1.0, fp8=True), "mxfp8": WeightFormat("FP8", 1.0, fp8=True),
+    "awq": WeightFormat("4-bit", FOUR_BIT), "awq_marlin": WeightFormat("4-bit", FOUR_BIT),
+    "gptq": WeightFormat("4-bit", FOUR_BIT), "gptq_marlin": WeightFormat("4-bit", FOUR_BIT),
+    "bitsandbytes": WeightFormat("4-bit", FOUR_BIT), "moe_wna16": WeightFormat("4-bit", FOUR_BIT),
+    "modelopt_fp4": WeightFormat("FP4", FOUR_BIT), "mxfp4": WeightFormat("FP4", FOUR_BIT),
+    "w8a8_int8": WeightFormat("8-bit", 1.0),
+}
+
+
+def weight_format(model_name: str | None, quantization: Any, sizes: ModelSizes | None) -> WeightFormat:
+    """Bytes per parameter the weights occupy (and whether they are FP8); an unknown model without a
+    format in its name is taken as BF16."""
+    if isinstance(quantization, str) and quantization.lower() in _METHOD_FORMATS:
+        return _METHOD_FORMATS[quantization.lower()]
+    name = model_name or ""
+    gguf = _GGUF_TAG.search(name)
+    if gguf is not None and (name.lower().endswith(".gguf") or "gguf" in name.lower()):
+        tag = gguf.group(1).upper()
+        return WeightFormat(f"GGUF {tag}", GGUF_BITS[tag] / 8)
+    for pattern, form in _NAME_FORMATS:
+        if pattern.search(name):
+            return form
+    if sizes is not None and sizes.checkpoint_dtype == "fp8":
+        return WeightFormat("FP8", 1.0, fp8=True)
+    return WeightFormat("BF16", 2.0)
+
+
+#: bytes per KV element by cache dtype (vLLM / SGLang / llama.cpp spellings); "auto" is the model's
+#: activation dtype, BF16 for every catalogued model (FP8 checkpoints keep BF16 activations)
+KV_BYTES: dict[str, float] = {
+    "auto": 2.0, "bfloat16": 2.0, "bf16": 2.0, "float16": 2.0, "f16": 2.0, "f32": 4.0, "float32": 4.0,
+    "fp8": 1.0, "fp8_e4m3": 1.0, "fp8_e5m2": 1.0, "fp8_inc": 1.0, "fp8_ds_mla": 1.0, "fp8_per_token_head": 1.0,
+    "int8_per_token_head": 1.0, "q8_0": 8.5 / 8, "q5_0": 5.5 / 8, "q5_1": 6.0 / 8, "q4_0": 4.5 / 8, "q4_1": 5.0 / 8,
+    "iq4_nl": 4.5 / 8, "nvfp4": 0.5625, "fp4_e2m1": 0.5625, "int4_per_token_head": 0.5625,
+}
+
+
+def kv_bytes_per_element(kv_dtype: Any) -> float | None:
+    """Bytes per KV element for a cache dtype, or None for one this table does not know."""
+    if not isinstance(kv_dtype, str):
+        return None
+    text = kv_dtype.lower()
+    if text in KV_BYTES:
+        return KV_BYTES[text]
+    if text.startswith(("turboquant", "octave", "ultraquant")):
+        return 0.5  # 3-4 bit KV quantisations (vLLM 0.33 CacheDType), +-30%
+    return None

@@ -1,0 +1,134 @@
+"""The estimates behind MTP201 / MTP301 against the published points in research/catalog.md §2-§3."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mtplint.hardware import find_gpu
+from mtplint.tuner import crossover, model_sizes
+from mtplint.tuner.memory import MemoryInputs, estimate
+from mtplint.tuner.sizes import WeightFormat, kv_bytes_per_element, weight_format
+from tests.conftest import run_cli
+
+FOUR_BIT = WeightFormat("4-bit", 0.55)
+
+
+def gpu(name: str):  # type: ignore[no-untyped-def]
+    found = find_gpu(name)
+    assert found is not None
+    return found
+
+
+def test_rtx3090_q4_k2_crossover_fits_the_concurrency_sweep() -> None:
+    # E-thc: Qwen3.6-35B-A3B Q4, MTP n=2 on an RTX 3090: +0.4% at concurrency 4, -74% at 8
+    sizes = model_sizes("qwen3.6-35b-a3b")
+    for form in (FOUR_BIT, weight_format("unsloth/Qwen3.6-35B-A3B-GGUF:Q4_K_M", None, sizes)):
+        result = crossover(gpu("rtx-3090"), sizes, 2, form)
+        assert 4 <= result.batch < 8
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_consumer_gpu_crossover_is_single_digit_to_low_teens(k: int) -> None:
+    # seed: "crossover batch 4-8 on consumer GPUs" (4-bit weights); the model gives 4-11 (error ~2x)
+    result = crossover(gpu("rtx-3090"), model_sizes("qwen3.6-35b-a3b"), k, FOUR_BIT)
+    assert 4 <= result.batch <= 11
+
+
+def test_h200_deepseek_fp8_still_gains_at_batch_32() -> None:
+    # E-sgl-ds: 1.5x at batch 32 on H200 (FP8 weights on FP8 tensor cores keep the full ridge)
+    result = crossover(gpu("h200"), model_sizes("deepseek-v3"), 3)
+    assert result.weights.fp8
+    assert result.batch > 32
+
+
+def test_gain_at_batch_one_reproduces_the_seed_tpot_figure() -> None:
+    # seed: +27.5% TPOT at k=1 on an RTX 3090 (Qwen3.6-35B-A3B); MoE verify penalty included
+    result = crossover(gpu("rtx-3090"), model_sizes("qwen3.6-35b-a3b"), 1, FOUR_BIT)
+    assert result.gain_at_one == pytest.approx(1.275, abs=0.02)
+    assert result.acceptance_known
+
+
+def test_bf16_dense_keeps_the_ridge_and_4bit_quarters_it() -> None:
+    bf16 = crossover(gpu("h100-sxm"), model_sizes("qwen3.6-27b"), 3)
+    assert bf16.knee_tokens == pytest.approx(295, rel=0.01)  # catalog §1.1 ridge
+    assert bf16.batch == 73  # catalog §3.3: "H100 SXM BF16 dense with k=3 gives ~74"
+    assert crossover(gpu("h100-sxm"), model_sizes("qwen3.6-27b"), 3, FOUR_BIT).knee_tokens < bf16.knee_tokens / 3.5
+
+
+@pytest.mark.parametrize(("name", "quantization", "label"), [
+    ("Qwen/Qwen3.6-27B-FP8", None, "FP8"),
+    ("Qwen/Qwen3.6-27B-AWQ", None, "4-bit"),
+    ("Qwen/Qwen3.6-27B", "awq_marlin", "4-bit"),
+    ("/models/Qwen3.6-27B-UD-Q4_K_XL.gguf", None, "GGUF Q4_K_XL"),
+    ("unsloth/Qwen3.6-27B-GGUF:Q8_0", None, "GGUF Q8_0"),
+    ("Qwen/Qwen3.6-27B", None, "BF16"),
+    ("deepseek-ai/DeepSeek-V3", None, "FP8"),
+])
+def test_weight_format_from_name_or_flag(name: str, quantization: str | None, label: str) -> None:
+    from mtplint.models import find_model
+
+    info = find_model(name)
+    assert weight_format(name, quantization, model_sizes(info.id if info else None)).label == label
+
+
+def test_kv_bytes() -> None:
+    assert kv_bytes_per_element("auto") == 2.0
+    assert kv_bytes_per_element("fp8_e4m3") == 1.0
+    assert kv_bytes_per_element("q8_0") == pytest.approx(1.0625)
+    assert kv_bytes_per_element("mystery") is None
+
+
+def test_recurrent_state_term_matches_the_catalog_arithmetic() -> None:
+    # catalog §2.3: (1+k) x 147 MiB per sequence for Qwen3.6-27B; k=3, 32 sequences -> ~18 GiB of state
+    sizes = model_sizes("qwen3.6-27b")
+    assert sizes is not None
+    result = estimate(MemoryInputs(
+        engine="vllm", gpu=gpu("h100-sxm"), sizes=sizes, weights=WeightFormat("FP8", 1.0, fp8=True), method="mtp",
+        draft_tokens=3, max_sequences=32, kv_bytes=2.0, fraction=0.92, tensor_parallel=1,
+        context_per_sequence=32768, recurrent_copies=4, graph_sizes=256,
+    ))
+    assert result.terms["recurrent"] == pytest.approx(18.4, abs=0.1)
+    assert result.terms["weights"] == pytest.approx(27e9 / 2**30, rel=0.01)
+    assert result.terms["mtp_weights"] == pytest.approx(0.42e9 / 2**30, rel=0.01)
+    assert result.budget == pytest.approx(81559 * 0.92 / 1024, rel=1e-6)
+    # 44.9 GiB resident of 73.3 leaves 28.4 GiB for the KV cache: not tight on an H100
+    assert result.left == pytest.approx(28.4, abs=0.1)
+    assert not result.tight
+
+
+def _check(files: dict[str, str], tmp_path: Path, *args: str) -> list[dict[str, object]]:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    code, out, err = run_cli(["check", "--output-format", "json", "--isolated", *args, "."], cwd=tmp_path)
+    assert code in (0, 1), err
+    findings: list[dict[str, object]] = json.loads(out)
+    return findings
+
+
+SGLANG_48 = """\
+# mtplint: gpu=rtx-4090
+python3 -m sglang.launch_server --model-path Qwen/Qwen3.6-27B-AWQ \\
+  --speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4
+"""
+
+
+@pytest.mark.parametrize(("objective", "severity"), [("throughput", "warning"), ("latency", "info")])
+def test_mtp301_severity_follows_the_objective(objective: str, severity: str, tmp_path: Path) -> None:
+    findings = _check({"serve.sh": SGLANG_48}, tmp_path, "--select", "MTP301", "--objective", objective,
+                      "--engine-version", "sglang=0.5.9")
+    assert [f["severity"] for f in findings] == [severity]
+
+
+def test_mtp201_message_lists_every_term_in_gib(tmp_path: Path) -> None:
+    text = ("# mtplint: gpu=rtx-4090\n"
+            "vllm serve Qwen/Qwen3.6-27B-AWQ --max-num-seqs 16 \\\n"
+            "  --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}'\n")
+    findings = _check({"serve.sh": text}, tmp_path, "--select", "MTP201", "--engine-version", "vllm=0.33.0")
+    assert len(findings) == 1
+    message = str(findings[0]["message"])
+    for term in ("weights (4-bit) 13.8", "MTP head 0.2", "draft KV", "lookahead slots", "recurrent state", "CUDA graphs",
+                 "Change first: fewer draft tokens"):
+        assert term in message
