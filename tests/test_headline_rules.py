@@ -71,6 +71,7 @@ CASES = (
     # else the draft-token count (the speculative config / --speculative-num-steps value).
     # The GPU: a file directive, --gpu, a k8s node selector.
     Case("MTP201", "compose", "compose.yaml", "Qwen/Qwen3.6-27B-FP8", message="rtx-5090"),
+    # (a shell word starts at its opening quote; a YAML scalar and a folded compose word at the text)
     Case("MTP201", "shell", "serve.sh", "'{\"method\": \"mtp\"", args=("--gpu", "rtx-4090x2"),
          message="x 2 GPUs"),
     Case("MTP201", "k8s", "sglang.yaml", "3", after="--speculative-num-steps", message="l40s"),
@@ -124,3 +125,13 @@ def test_headline_rule_on_the_offending_token(case: Case) -> None:
     assert len(findings) == 1, [f["message"] for f in findings]
     if case.message:
         assert case.message in findings[0]["message"]
+
+
+def test_mtp201_is_silent_without_a_gpu_identity() -> None:
+    """The shell case without ``--gpu``: no guess from comments ("both 4090s"); MTP003 says why."""
+    (case,) = [c for c in CASES if c.id == "MTP201-shell"]
+    exit_code, out, err = run_cli(["check", "--output-format", "json", "--isolated", "."], cwd=case.project)
+    assert exit_code in (0, 1), err
+    codes = {f["code"]: f["message"] for f in json.loads(out)}
+    assert "MTP201" not in codes
+    assert "MTP201" in codes.get("MTP003", "")

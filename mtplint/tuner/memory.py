@@ -40,7 +40,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mtplint.models import find_model
-from mtplint.tuner.sizes import GIB, MIB, ModelSizes, WeightFormat, kv_bytes_per_element, model_sizes, weight_format
+from mtplint.tuner.sizes import (
+    GIB,
+    MIB,
+    ModelSizes,
+    WeightFormat,
+    kv_bytes_per_element,
+    model_sizes,
+    weight_format,
+)
 
 if TYPE_CHECKING:
     from mtplint.hardware import Gpu
