@@ -60,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--output-format", choices=("full", "concise", "json"),
                        default=os.environ.get("MTPLINT_OUTPUT_FORMAT") or None)
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--exit-non-zero-on-info", action="store_true",
+                       help="also exit 1 when the only findings are `info` (by default they are shown but do not fail)")
     check.add_argument("--select", type=_selectors, help="rules to run: codes, prefixes (MTP1), names, or ALL")
     check.add_argument("--extend-select", type=_selectors, default=[], help="rules to run in addition to the selection")
     check.add_argument("--ignore", type=_selectors, default=[], help="rules not to run")
@@ -143,7 +145,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _report_internal(result.pipeline.internal_errors, err)
     if result.pipeline.internal_errors:
         return EXIT_ERROR
-    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+    failing = [f for f in findings if f.severity != "info" or args.exit_non_zero_on_info]
+    return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
 
 
 def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

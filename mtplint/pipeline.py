@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from mtplint.discover import Candidate, discover, relevant
-from mtplint.engines import EngineContext, Parsed, engine_for
+from mtplint.engines import Engine, EngineContext, Parsed, engine_for
 from mtplint.extract import MAX_FILE_BYTES, ExtractContext, Extractor, FileLoader, Malformed
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware, find_gpu, parse_gpu_spec
 from mtplint.settings import Setting
 from mtplint.source import Diagnostic, Issues, SourceFile
-from mtplint.versions import EngineVersion, pins_near, resolve
+from mtplint.versions import EngineVersion, compare, pins_near, resolve
 
 EXTRACTORS = {
     "compose": "mtplint.extract.compose",
@@ -135,6 +135,37 @@ def gpu_setting(hardware: Hardware) -> Setting:
     return Setting(value, hardware.origin if (value or hardware.count) else "default", hardware.span, extra=extra)
 
 
+def _unknown_flags(parsed: Parsed) -> int:
+    return sum(1 for error in parsed.errors if error.kind == "unknown")
+
+
+def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, parsed: Parsed,
+                    context: EngineContext) -> tuple[EngineVersion, Parsed]:
+    """RULES.md "Versions": flags that exist only in some versions narrow the possible range.
+
+    When the assumed (newest possible) version rejects flags, the launch is parsed with every other
+    possible version; the versions that know the most of its flags are the ones it can run, so the
+    range shrinks to them and the newest of them is assumed. Nothing changes when no version knows
+    more (a flag that never existed stays an error of the newest version).
+    """
+    candidates = [v for v in engine.known_versions()
+                  if (version.low is None or compare(v, version.low) >= 0)
+                  and (version.high is None or compare(v, version.high) < 0)]
+    scratch = EngineContext(context.loader, Issues())
+    scores: list[tuple[str, int]] = []
+    for candidate in candidates:
+        trial = EngineVersion(version.engine, candidate, False, version.source, version.low, version.high)
+        scores.append((candidate, _unknown_flags(engine.parse(launch, trial, scratch))))
+    best = min(score for _, score in scores)
+    if best >= _unknown_flags(parsed):
+        return version, parsed
+    fitting = [index for index, (_, score) in enumerate(scores) if score == best]
+    low = scores[fitting[0]][0] if fitting[0] > 0 else version.low
+    high = scores[fitting[-1] + 1][0] if fitting[-1] + 1 < len(scores) else version.high
+    narrowed = EngineVersion(version.engine, scores[fitting[-1]][0], False, "flags", low, high, version.span)
+    return narrowed, engine.parse(launch, narrowed, context)
+
+
 def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Options) -> LaunchReport:
     engine = engine_for(launch.engine)
     hints = [*launch.version_hints]
@@ -144,6 +175,8 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
     hardware = hardware_for(launch, options)
     context = EngineContext(loader, issues)
     parsed = engine.parse(launch, version, context)
+    if not version.known and _unknown_flags(parsed):
+        version, parsed = narrow_by_flags(engine, launch, version, parsed, context)
     effective = engine.effective(launch, parsed, version, hardware)
     effective["gpu"] = gpu_setting(hardware)
     return LaunchReport(launch, version, parsed, effective, hardware)

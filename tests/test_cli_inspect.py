@@ -58,7 +58,7 @@ def test_malformed_file_is_mtp001_and_others_are_still_read(tmp_path: Path) -> N
     for diagnostic in data["diagnostics"]:
         assert diagnostic["line"] >= 2
 
-    code, out, _ = run_cli(["check", "."], cwd=tmp_path)
+    code, out, _ = run_cli(["check", "--select", "MTP001", "."], cwd=tmp_path)
     assert code == 1
     assert "broken/compose.yaml:" in out and "MTP001" in out
 
@@ -76,9 +76,17 @@ def test_binary_and_undecodable_files_do_not_crash(tmp_path: Path) -> None:
 
 
 def test_check_on_clean_tree_exits_zero_and_usage_errors_exit_two(tmp_path: Path) -> None:
-    (tmp_path / "compose.yaml").write_text(COMPOSE)
+    plain = COMPOSE.replace('      VLLM_USE_V1: "1"\n', '      HF_HOME: /models\n')
+    (tmp_path / "compose.yaml").write_text(plain.replace("      - --speculative-config\n", "").replace(
+        "      - '{\"method\":\"mtp\",\"num_speculative_tokens\":2}'\n", ""))
     code, out, _ = run_cli(["check", "."], cwd=tmp_path)
-    assert code == 0 and "No findings" in out
+    assert code == 0 and "All checks passed!" in out, out
+    (tmp_path / "compose.yaml").write_text(plain)
+    # an info finding (no GPU identity: MTP003) is shown but does not fail the run unless asked
+    code, out, _ = run_cli(["check", "."], cwd=tmp_path)
+    assert code == 0 and "MTP003" in out, out
+    code, _, _ = run_cli(["check", "--exit-non-zero-on-info", "."], cwd=tmp_path)
+    assert code == 1
     code, _, err = run_cli(["check", "--engine-version", "vllm", "."], cwd=tmp_path)
     assert code == 2 and "ENGINE=VERSION" in err
     code, _, _ = run_cli(["check", "--no-such-flag"], cwd=tmp_path)
@@ -113,3 +121,15 @@ def test_console_script_starts_without_heavy_imports() -> None:
                                capture_output=True, text=True, check=True)
     imported = {line.rsplit("|", 1)[-1].strip() for line in completed.stderr.splitlines() if "|" in line}
     assert not imported & {"libcst", "jsonschema", "ruamel.yaml", "tree_sitter", "yaml"}
+
+
+def test_flags_of_some_versions_narrow_an_unpinned_version(inspect: Callable[..., Any]) -> None:
+    script = ("python3 -m sglang.launch_server --model-path Qwen/Qwen3.6-27B --speculative-algorithm NEXTN "
+              "--mamba-scheduler-strategy extra_buffer\n")
+    launch = inspect({"serve.sh": script}, "serve.sh")["launches"][0]
+    assert launch["assumed_version"] is True and launch["version_source"] == "flags"
+    assert launch["cli_errors"] == []
+    # --mamba-scheduler-strategy exists from 0.5.7 and is gone in 0.5.20
+    assert launch["possible_versions"] == {"min": "0.5.7", "below": "0.5.20"}
+    pinned = inspect({"serve.sh": script}, "serve.sh", extra=["--engine-version", "sglang=0.5.23"])["launches"][0]
+    assert [e["kind"] for e in pinned["cli_errors"]] == ["unknown"]

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # llama-server with MTP on an RTX 3090, written against an old PR branch.
-# Known problems: `--spec-type mtp` is `draft-mtp` upstream; `--draft-max` was removed in b8955;
-# n_max above 3 on a one-layer MTP head collapses acceptance.
+# Known problems (`mtplint check` reports each):
+#   MTP404  `--spec-type mtp` is `draft-mtp` upstream: llama-server stops at startup
+#   MTP403  `--draft-max` was removed in b8955 (now `--spec-draft-n-max`); 6 would also be too many
+#           for a one-layer MTP head (MTP302 once the flag is renamed)
 # mtplint: gpu=rtx-3090
 set -euo pipefail
 

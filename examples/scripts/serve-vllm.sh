@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # vLLM launch script with a shared config file.
-# Known problems: `--config=vllm.yaml` (with "=") is never loaded; the dotted key after the full
-# --speculative-config JSON replaces it, so the method is lost.
+# Known problems (`mtplint check` reports each):
+#   MTP108  `--config=vllm.yaml` (with "=") is never loaded
+#   MTP106  the dotted key after the full --speculative-config JSON replaces it, so the method is lost
 set -euo pipefail
 
 export VLLM_LOGGING_LEVEL=INFO

@@ -5,11 +5,10 @@ error). This module decides what to change first, and the finding sits on that s
 
 1. weights alone take more than 80% of the budget -> quantised weights, a smaller quantisation or more
    GPUs (the model token);
-2. the recurrent-state copies (hybrids) are the largest term and k >= 2 -> fewer draft tokens
-   (the k token): (1+k) copies per sequence, and a one-layer MTP head gains little past k = 1-2;
-3. the recurrent-state copies are the largest term otherwise -> lower max concurrency (its token);
-4. a 16-bit KV cache -> FP8 KV (the KV dtype token when given, else the k token);
-5. otherwise lower max concurrency.
+2. the recurrent-state copies (hybrids) are the largest speculative term and k >= 2 -> fewer draft
+   tokens (the k token): (1+k) copies per sequence, and a one-layer MTP head gains little past k = 1-2;
+3. lower max concurrency (its token, else the k token) -- it scales draft KV and state alike;
+4. FP8 KV when the cache is 16-bit; then fewer draft tokens and quantised weights if not named yet.
 On SGLang the advice also says to *lower* ``--mem-fraction-static`` where the draft lives outside it.
 Silent without a GPU identity (RULES.md "Hardware"; MTP003 reports it).
 """

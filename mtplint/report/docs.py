@@ -15,7 +15,15 @@ def render_rule(rule: Rule) -> str:
         ranges = "; ".join(r.describe(engine) + (f" ({r.note})" if r.note else "")
                            for engine, items in rule.affected.items() for r in items)
         lines.append(f"Affected versions: {ranges}.")
+    if rule.origin != "builtin":
+        lines.append(f"House rule from {rule.origin}.")
     lines.append("")
+    if rule.when:
+        # a house rule's conditions are its whole logic: show them as written
+        lines.append("## When")
+        lines.extend(f"- `{name}` {', '.join(f'{op} {value!r}' for op, value in condition.items())}"
+                     for name, condition in rule.when.items())
+        lines.append("")
     for key, title in _SECTIONS:
         text = rule.docs.get(key)
         if not text:
