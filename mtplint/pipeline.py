@@ -135,35 +135,32 @@ def gpu_setting(hardware: Hardware) -> Setting:
     return Setting(value, hardware.origin if (value or hardware.count) else "default", hardware.span, extra=extra)
 
 
-def _unknown_flags(parsed: Parsed) -> int:
-    return sum(1 for error in parsed.errors if error.kind == "unknown")
+def _unknown_flags(parsed: Parsed) -> set[int]:
+    return {error.span.start if error.span else -1 for error in parsed.errors if error.kind == "unknown"}
 
 
-def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, parsed: Parsed,
-                    context: EngineContext) -> tuple[EngineVersion, Parsed]:
+def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, context: EngineContext) -> EngineVersion:
     """RULES.md "Versions": flags that exist only in some versions narrow the possible range.
 
-    When the assumed (newest possible) version rejects flags, the launch is parsed with every other
-    possible version; the versions that know the most of its flags are the ones it can run, so the
-    range shrinks to them and the newest of them is assumed. Nothing changes when no version knows
-    more (a flag that never existed stays an error of the newest version).
+    Only the lower bound moves: a flag the assumed (newest possible) version knows but older
+    versions reject means the launch runs a version that has it. A flag the newest version rejects
+    is left alone -- that is a removed flag, and saying so is the point of the removal rules.
     """
     candidates = [v for v in engine.known_versions()
-                  if (version.low is None or compare(v, version.low) >= 0)
-                  and (version.high is None or compare(v, version.high) < 0)]
+                  if (version.low is None or compare(v, version.low) >= 0) and compare(v, version.version) < 0]
     scratch = EngineContext(context.loader, Issues())
-    scores: list[tuple[str, int]] = []
-    for candidate in candidates:
+    newest_unknown = _unknown_flags(engine.parse(launch, version, scratch))
+    low = version.low
+    for candidate in reversed(candidates):
         trial = EngineVersion(version.engine, candidate, False, version.source, version.low, version.high)
-        scores.append((candidate, _unknown_flags(engine.parse(launch, trial, scratch))))
-    best = min(score for _, score in scores)
-    if best >= _unknown_flags(parsed):
-        return version, parsed
-    fitting = [index for index, (_, score) in enumerate(scores) if score == best]
-    low = scores[fitting[0]][0] if fitting[0] > 0 else version.low
-    high = scores[fitting[-1] + 1][0] if fitting[-1] + 1 < len(scores) else version.high
-    narrowed = EngineVersion(version.engine, scores[fitting[-1]][0], False, "flags", low, high, version.span)
-    return narrowed, engine.parse(launch, narrowed, context)
+        if _unknown_flags(engine.parse(launch, trial, scratch)) - newest_unknown:
+            break
+        low = candidate
+    else:
+        return version
+    if low is None or low == version.low:
+        return version
+    return EngineVersion(version.engine, version.version, False, "flags", low, version.high, version.span)
 
 
 def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Options) -> LaunchReport:
@@ -174,9 +171,9 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
     version = resolve(launch.engine, engine.known_versions(), hints, options.engine_versions.get(launch.engine))
     hardware = hardware_for(launch, options)
     context = EngineContext(loader, issues)
+    if not version.known:
+        version = narrow_by_flags(engine, launch, version, context)
     parsed = engine.parse(launch, version, context)
-    if not version.known and _unknown_flags(parsed):
-        version, parsed = narrow_by_flags(engine, launch, version, parsed, context)
     effective = engine.effective(launch, parsed, version, hardware)
     effective["gpu"] = gpu_setting(hardware)
     return LaunchReport(launch, version, parsed, effective, hardware)

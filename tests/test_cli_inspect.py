@@ -125,11 +125,16 @@ def test_console_script_starts_without_heavy_imports() -> None:
 
 def test_flags_of_some_versions_narrow_an_unpinned_version(inspect: Callable[..., Any]) -> None:
     script = ("python3 -m sglang.launch_server --model-path Qwen/Qwen3.6-27B --speculative-algorithm NEXTN "
-              "--mamba-scheduler-strategy extra_buffer\n")
+              "--mamba-radix-cache-strategy extra_buffer\n")
     launch = inspect({"serve.sh": script}, "serve.sh")["launches"][0]
+    # --mamba-radix-cache-strategy exists from SGLang 0.5.14: older releases are ruled out
     assert launch["assumed_version"] is True and launch["version_source"] == "flags"
+    assert launch["possible_versions"]["min"] == "0.5.14"
     assert launch["cli_errors"] == []
-    # --mamba-scheduler-strategy exists from 0.5.7 and is gone in 0.5.20
-    assert launch["possible_versions"] == {"min": "0.5.7", "below": "0.5.20"}
-    pinned = inspect({"serve.sh": script}, "serve.sh", extra=["--engine-version", "sglang=0.5.23"])["launches"][0]
-    assert [e["kind"] for e in pinned["cli_errors"]] == ["unknown"]
+
+
+def test_removed_flags_do_not_pull_the_version_down(inspect: Callable[..., Any]) -> None:
+    script = "vllm serve Qwen/Qwen3-8B --speculative-model '[ngram]' --num-speculative-tokens 4\n"
+    launch = inspect({"serve.sh": script}, "serve.sh")["launches"][0]
+    assert launch["assumed_version"] is True and launch["engine_version"] == "0.33.0"
+    assert {e["kind"] for e in launch["cli_errors"]} == {"unknown"}
