@@ -199,6 +199,12 @@ def estimate_memory(report: LaunchReport) -> MemoryEstimate | None:
     info = find_model(model_name) if isinstance(model_name, str) else None
     sizes = model_sizes(info.id if info else None)
     k, n = _int(value("spec_tokens")), _int(value("max_concurrency"))
+    concurrency = effective.get("max_concurrency")
+    if engine == "vllm" and (concurrency is None or concurrency.origin == "default"):
+        # vLLM's max_num_seqs default (256/1024) is only a cap: the scheduler admits as many sequences as the
+        # KV/state blocks left after profiling hold, so nothing that large is ever resident. Without an explicit
+        # cap there is no sequence count to estimate at.
+        return None
     kv_bytes = kv_bytes_per_element(value("kv_cache_dtype"))
     if sizes is None or k is None or n is None or kv_bytes is None:
         return None
