@@ -49,3 +49,17 @@ def inspect(tmp_path: Path) -> Callable[..., dict[str, Any]]:
         return inspect_json(list(paths) or ["."], tmp_path, extra)
 
     return _run
+
+
+def assert_conformance(case: dict[str, Any], launch: dict[str, Any], header: dict[str, Any]) -> None:
+    """Apply a conformance file's rule (its ``__header__``) to one launch of ``mtplint inspect``:
+    ``ok`` is false exactly when the engine's parser rejects the argv (``cli_errors`` non-empty),
+    and for each key of ``ns``, the launch's option (or the parser's default) equals it."""
+    if not case["ok"]:
+        assert launch["cli_errors"], f"{case['id']}: the engine rejects this argv ({case.get('error')})"
+        return
+    assert launch["cli_errors"] == [], case["id"]
+    defaults: dict[str, Any] = header.get("defaults", {})
+    for key, expected in case.get("ns", {}).items():
+        actual = launch["options"][key] if key in launch["options"] else defaults[key]
+        assert actual == expected, f"{case['id']}: {key}"

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import assert_conformance
+
 CASES_FILE = Path(__file__).parent / "data" / "conformance" / "sglang-launch.jsonl"
 
 
@@ -42,14 +44,7 @@ def test_case(case: dict[str, Any], inspect: Callable[..., dict[str, Any]]) -> N
     assert len(launches) == 1, result
     launch = launches[0]
     assert launch["engine_version"] == HEADER["parser_version"]
-    if not case["ok"]:
-        assert launch["cli_errors"], f"{case['id']}: SGLang rejects this argv ({case['error']})"
-        return
-    assert launch["cli_errors"] == [], case["id"]
-    defaults: dict[str, Any] = HEADER["defaults"]
-    for key, expected in case["ns"].items():
-        actual = launch["options"][key] if key in launch["options"] else defaults[key]
-        assert actual == expected, f"{case['id']}: {key}"
+    assert_conformance(case, launch, HEADER)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if not c["ok"]], ids=[c["id"] for c in CASES if not c["ok"]])

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import assert_conformance
+
 CASES_FILE = Path(__file__).parent / "data" / "conformance" / "vllm-serve.jsonl"
 
 
@@ -47,14 +49,7 @@ def test_header_is_the_expected_parser() -> None:
 @pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
 def test_case(case: dict[str, Any], inspect: Callable[..., dict[str, Any]]) -> None:
     launch = _launch(case, inspect)
-    if not case["ok"]:
-        assert launch["cli_errors"], f"{case['id']}: vLLM rejects this argv ({case['error']})"
-        return
-    assert launch["cli_errors"] == [], case["id"]
-    defaults: dict[str, Any] = HEADER["defaults"]
-    for key, expected in case["ns"].items():
-        actual = launch["options"][key] if key in launch["options"] else defaults[key]
-        assert actual == expected, f"{case['id']}: {key}"
+    assert_conformance(case, launch, HEADER)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if not c["ok"]], ids=[c["id"] for c in CASES if not c["ok"]])
