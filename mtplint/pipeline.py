@@ -56,6 +56,8 @@ class LaunchReport:
     hardware: Hardware
     #: what the user optimises for (configuration ``objective``); some rules' severity follows it
     objective: str = "latency"
+    #: the files read for this run (fixes need the text of a ``--config`` file or a started script)
+    loader: FileLoader | None = None
 
     def to_json(self) -> dict[str, Any]:
         launch = self.launch
@@ -176,7 +178,7 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
     parsed = engine.parse(launch, version, context)
     effective = engine.effective(launch, parsed, version, hardware)
     effective["gpu"] = gpu_setting(hardware)
-    return LaunchReport(launch, version, parsed, effective, hardware)
+    return LaunchReport(launch, version, parsed, effective, hardware, loader=loader)
 
 
 def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, result: Result) -> list[Launch]:

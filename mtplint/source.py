@@ -39,10 +39,16 @@ class Span:
 class SourceFile:
     """A file's decoded text with a line index; converts character offsets to positions."""
 
-    def __init__(self, path: Path, display: str, text: str) -> None:
+    def __init__(self, path: Path, display: str, text: str, encoding: str = "utf-8", bom: bytes = b"",
+                 digest: str = "") -> None:
         self.path = path
         self.display = display
         self.text = text
+        #: how the file was stored, so a fix writes it back the same way
+        self.encoding = encoding
+        self.bom = bom
+        #: hash of the bytes read, to notice a file that changed on disk before a fix is written
+        self.digest = digest
         starts = [0]
         for index, char in enumerate(text):
             if char == "\n":
@@ -66,6 +72,12 @@ class SourceFile:
 
     def line_start(self, line: int) -> int:
         return self._line_starts[max(0, min(line - 1, len(self._line_starts) - 1))]
+
+    @property
+    def newline(self) -> str:
+        """The file's line ending (``\\r\\n`` when most lines end so), for text a fix inserts."""
+        crlf = self.text.count("\r\n")
+        return "\r\n" if crlf and crlf * 2 >= self.text.count("\n") else "\n"
 
     @property
     def line_count(self) -> int:

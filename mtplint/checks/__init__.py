@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mtplint.checks.catalog import Rule, VersionRange
-from mtplint.source import Span
+from mtplint.source import SourceFile, Span
 
 if TYPE_CHECKING:
     from mtplint.engines import CliError, OptionValue
@@ -132,6 +132,14 @@ class RuleContext:
             if setting is not None and setting.span is not None:
                 return setting.span
         return self.launch_span
+
+    def source_for(self, span: Span | None) -> SourceFile | None:
+        """The file a span points into (the launch's own file, a ``--config`` file, ...)."""
+        launch_source = self.report.launch.source
+        if span is None or span.file == launch_source.display:
+            return launch_source
+        loader = self.report.loader
+        return loader.by_display(span.file) if loader is not None else None
 
     # -- versions -------------------------------------------------------------------------------
     def ranges(self) -> tuple[VersionRange, ...]:

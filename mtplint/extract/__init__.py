@@ -8,6 +8,7 @@ share one parse (see :mod:`mtplint.extract.yamlfiles`).
 from __future__ import annotations
 
 import codecs
+import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,19 +27,22 @@ class Malformed(Exception):
         self.offset = offset
 
 
-def decode(data: bytes) -> str:
-    """Decode file bytes as the engines would read them (UTF-8, or UTF-16/32 with a BOM).
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF8, "utf-8"),
+         (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 
-    A UTF-8 BOM is dropped so offsets count from the first real character; raises
-    ``UnicodeDecodeError`` for undecodable input.
-    """
-    for bom, encoding in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
-                          (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+
+def decode_with_encoding(data: bytes) -> tuple[str, str, bytes]:
+    """(text, encoding, BOM): UTF-8, or UTF-8/16/32 with a BOM. The BOM is not part of the text,
+    so offsets count from the first real character; raises ``UnicodeDecodeError``."""
+    for bom, encoding in _BOMS:
         if data.startswith(bom):
-            return data.decode(encoding)
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
-    return data.decode("utf-8")
+            return data[len(bom):].decode(encoding), encoding, bom
+    return data.decode("utf-8"), "utf-8", b""
+
+
+def decode(data: bytes) -> str:
+    """Decode file bytes as the engines would read them (see :func:`decode_with_encoding`)."""
+    return decode_with_encoding(data)[0]
 
 
 class FileLoader:
@@ -68,11 +72,20 @@ class FileLoader:
             if path.is_file() and path.stat().st_size <= MAX_FILE_BYTES:
                 data = path.read_bytes()
                 if b"\x00" not in data[:8192] or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-                    source = SourceFile(path, self.display(path), decode(data))
+                    text, encoding, bom = decode_with_encoding(data)
+                    digest = hashlib.sha256(data).hexdigest()
+                    source = SourceFile(path, self.display(path), text, encoding, bom, digest)
         except (OSError, UnicodeDecodeError):
             source = None
         self._cache[key] = source
         return source
+
+    def by_display(self, display: str) -> SourceFile | None:
+        """A file already read, by the name findings show for it."""
+        for source in self._cache.values():
+            if source is not None and source.display == display:
+                return source
+        return None
 
     def put(self, source: SourceFile) -> None:
         self._cache[source.path.resolve() if source.path.exists() else source.path] = source
