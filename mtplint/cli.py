@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command")
     check = commands.add_parser("check", help="lint files (default command)")
     _common(check)
-    check.add_argument("--output-format", choices=("full", "concise", "json"),
+    check.add_argument("--output-format", choices=("full", "concise", "json", "sarif", "github"),
                        default=os.environ.get("MTPLINT_OUTPUT_FORMAT") or None)
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--exit-non-zero-on-info", action="store_true",
@@ -71,6 +71,19 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--config", dest="config_file", type=Path, metavar="FILE",
                        help="configuration file (default: the closest pyproject.toml / mtplint.toml / .mtplint.toml)")
     check.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    check.add_argument("-o", "--output-file", type=Path, metavar="FILE", help="write the report to FILE, not stdout")
+    check.add_argument("--stdin-filename", type=Path, metavar="PATH",
+                       help="lint standard input as the content of PATH (an editor's unsaved buffer)")
+    fixing = check.add_argument_group("fixes")
+    fixing.add_argument("--fix", action="store_true", help="apply the safe fixes (writes the files)")
+    fixing.add_argument("--unsafe-fixes", action="store_true",
+                        help="also apply (with --fix) or count (without) the fixes marked unsafe")
+    fixing.add_argument("--diff", action="store_true",
+                        help="print a unified diff of what --fix would change and write nothing; exit 1 when there is one")
+    fixing.add_argument("--fix-only", action="store_true", help="apply the fixes and report nothing else")
+    fixing.add_argument("--show-fixes", action="store_true", help="list the fixes applied (with --fix) or available")
+    fixing.add_argument("--exit-non-zero-on-fix", action="store_true",
+                        help="exit 1 when a fix was applied, even if no finding remains")
     inspect = commands.add_parser("inspect", help="show every launch found and its effective settings")
     _common(inspect)
     inspect.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
@@ -125,26 +138,149 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from mtplint.checks.catalog import CatalogError
     from mtplint.config import ConfigError, settings_for
     from mtplint.lint import lint
-    from mtplint.report import findings as formats
 
+    if args.output_file is not None:
+        return _check_to_file(args, err)
     try:
         settings, output_format = settings_for(args)
-        result = lint(args.paths or [Path(".")], settings)
+        if args.fix or args.fix_only or args.diff:
+            if args.stdin_filename is not None:
+                raise UsageError("--stdin-filename cannot be combined with --fix, --fix-only or --diff")
+            return _check_and_fix(args, settings, output_format, out, err)
+        stdin = _stdin_buffer(args, settings) if args.stdin_filename is not None else None
+        result = lint([args.stdin_filename] if stdin else args.paths or [Path(".")], settings,
+                      stdin[0] if stdin else None)
     except (CatalogError, ConfigError) as error:
         err.write(f"mtplint: error: {error}\n")
         return EXIT_ERROR
     findings = result.findings
-    if output_format == "json":
-        out.write(formats.as_json(findings))
-    elif output_format == "concise":
-        out.write(formats.concise(findings))
-        out.write(formats.summary(findings, len(result.suppressed)))
-    else:
-        out.write(formats.full(findings, result.pipeline))
-        out.write(formats.summary(findings, len(result.suppressed)))
+    _write_findings(findings, result, output_format, out, unsafe_fixes=args.unsafe_fixes, settings=settings,
+                    texts=stdin[1] if stdin else None)
+    if args.show_fixes and output_format != "json":
+        from mtplint.report.fixes import available_list
+
+        out.write(available_list(findings, args.unsafe_fixes))
     _report_internal(result.pipeline.internal_errors, err)
     if result.pipeline.internal_errors:
         return EXIT_ERROR
+    failing = [f for f in findings if f.severity != "info" or args.exit_non_zero_on_info]
+    return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
+
+
+def _check_to_file(args: argparse.Namespace, err: TextIO) -> int:
+    """``-o FILE``: the report goes to FILE (its folder is created); messages stay on stderr."""
+    path: Path = args.output_file
+    args.output_file = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", encoding="utf-8", newline="\n") as handle:
+            return cmd_check(args, handle, err)
+    except OSError as error:
+        err.write(f"mtplint: error: cannot write {path}: {error.strerror or error}\n")
+        return EXIT_ERROR
+
+
+def _stdin_buffer(args: argparse.Namespace, settings: Any) -> tuple[Any, dict[str, str]]:
+    """``--stdin-filename PATH``: a file loader in which standard input stands for PATH, and the
+    buffer's text by the name findings show for it (SARIF fingerprints hash that text)."""
+    from mtplint.extract import FileLoader
+    from mtplint.source import SourceFile
+
+    path: Path = args.stdin_filename
+    if not path.is_file():
+        raise UsageError(f"--stdin-filename {path}: no such file (save the buffer once, then lint as you type)")
+    text = sys.stdin.read()
+    loader = FileLoader(settings.pipeline.root)
+    display = loader.display(path)
+    loader.put(SourceFile(path, display, text))
+    return loader, {display: text}
+
+
+def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO, *, fixed: int = 0,
+                    unsafe_fixes: bool = False, settings: Any = None, texts: dict[str, str] | None = None) -> None:
+    from mtplint.report import findings as formats
+
+    if output_format == "sarif":
+        from mtplint.report import sarif
+
+        per_file_ignores = settings.per_file_ignores if settings is not None else {}
+        out.write(sarif.render(findings, result.suppressed, texts=texts,
+                               suppression_kind=sarif.suppression_kind(per_file_ignores),
+                               internal_errors=result.pipeline.internal_errors))
+        return
+    if output_format == "github":
+        from mtplint.report import github
+
+        out.write(github.render(findings))
+        return
+    if output_format == "json":
+        out.write(formats.as_json(findings))
+        return
+    if output_format == "concise":
+        out.write(formats.concise(findings))
+    else:
+        out.write(formats.full(findings, result.pipeline))
+    out.write(formats.summary(findings, len(result.suppressed), fixed=fixed, unsafe_fixes=unsafe_fixes))
+
+
+def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, out: TextIO, err: TextIO) -> int:
+    """``--fix`` / ``--fix-only`` / ``--diff``, with ruff's exit codes: ``--diff`` exits 1 when there
+    is a diff; ``--fix`` exits 1 when findings remain; ``--fix-only`` exits 0; with
+    ``--exit-non-zero-on-fix`` also 1 when something was fixed. A file that cannot be written is a
+    finding (MTP001 "cannot write fix: ..."), not an error of the run."""
+    from mtplint.checks import Finding
+    from mtplint.checks.catalog import load_catalog
+    from mtplint.fix import apply as fixing
+    from mtplint.fix.write import write_all
+    from mtplint.lint import lint
+    from mtplint.report import fixes as fix_report
+
+    paths = args.paths or [Path(".")]
+    run = fixing.fix_project(paths, settings, unsafe=args.unsafe_fixes)
+    err.write(fix_report.rejected_list(run.rejected))
+    if not run.converged:
+        err.write(f"mtplint: warning: fixes did not settle after {run.passes} passes; "
+                  "the files are written as they stand (run --fix again to continue)\n")
+    changed = run.changed()
+    internal = run.initial.pipeline.internal_errors
+    if args.diff:
+        out.write(fix_report.unified_diff(changed))
+        err.write(fix_report.would_fix(len(run.applied) if changed else 0))
+        _report_internal(internal, err)
+        if internal:
+            return EXIT_ERROR
+        return EXIT_FINDINGS if changed else EXIT_CLEAN
+    failures = write_all(changed)
+    err.write(fix_report.write_failures(failures))
+    result = run.result
+    unwritten = {failure.source.display for failure in failures}
+    fixed = [item for item in run.applied
+             if item.finding.fix is None or not {e.span.file for e in item.finding.fix.edits} & unwritten]
+    if failures:
+        # what is on disk now: the fixed files and, for those left alone, their old text
+        result = lint(paths, settings)
+    write_rule = load_catalog(settings.extend_rules)["MTP001"]
+    findings = sorted([*result.findings, *(Finding(write_rule, failure.reason, failure.source.span(0))
+                                           for failure in failures)], key=Finding.sort_key)
+    internal = result.pipeline.internal_errors
+    if args.fix_only:
+        if output_format != "json":
+            out.write(f"Fixed {len(fixed)} finding{'s' if len(fixed) != 1 else ''}.\n" if fixed
+                      else "No findings fixed.\n")
+            for finding in findings:
+                if finding.span.start == 0 and finding.message.startswith("cannot write fix:"):
+                    out.write(f"{finding.span.file}: {finding.code} {finding.message}\n")
+    else:
+        _write_findings(findings, result, output_format, out, fixed=len(fixed), unsafe_fixes=args.unsafe_fixes)
+    if args.show_fixes and output_format != "json":
+        out.write(fix_report.applied_list(fixed))
+    _report_internal(internal, err)
+    if internal:
+        return EXIT_ERROR
+    if args.exit_non_zero_on_fix and fixed:
+        return EXIT_FINDINGS
+    if args.fix_only:
+        return EXIT_FINDINGS if failures and not args.exit_zero else EXIT_CLEAN
     failing = [f for f in findings if f.severity != "info" or args.exit_non_zero_on_info]
     return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
 

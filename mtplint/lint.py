@@ -8,6 +8,7 @@ from pathlib import Path
 from mtplint.checks import Finding, one_finding_per_mistake, run_rule
 from mtplint.checks.catalog import Rule, load_catalog
 from mtplint.checks.selection import selected_rules
+from mtplint.extract import FileLoader
 from mtplint.pipeline import Options, Result, run
 
 #: rules about the input itself, produced by the pipeline or by suppression handling, not by predicates
@@ -33,11 +34,12 @@ class LintResult:
     rules: list[Rule]
 
 
-def lint(paths: list[Path], settings: LintSettings) -> LintResult:
+def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = None) -> LintResult:
+    """``loader``: see :func:`mtplint.pipeline.run` (``--fix`` passes one seeded with fixed texts)."""
     catalog = load_catalog(settings.extend_rules)
     rules = selected_rules(catalog, settings.select, settings.extend_select, settings.ignore)
     chosen = {rule.code for rule in rules}
-    pipeline_result = run(paths, settings.pipeline)
+    pipeline_result = run(paths, settings.pipeline, loader)
     findings: list[Finding] = []
     for report in pipeline_result.launches:
         report.objective = settings.objective

@@ -6,6 +6,8 @@ file never loads the Python or shell machinery.
 
 from __future__ import annotations
 
+import codecs
+import contextlib
 import importlib
 import re
 import traceback
@@ -16,7 +18,7 @@ from typing import Any
 
 from mtplint.discover import Candidate, discover, relevant
 from mtplint.engines import Engine, EngineContext, Parsed, engine_for
-from mtplint.extract import MAX_FILE_BYTES, ExtractContext, Extractor, FileLoader, Malformed
+from mtplint.extract import MAX_FILE_BYTES, ExtractContext, Extractor, FileLoader, Malformed, decode
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware, find_gpu, parse_gpu_spec
 from mtplint.settings import Setting
@@ -192,11 +194,17 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
         if size > MAX_FILE_BYTES:
             result.files_skipped += 1
             return []
-        data = path.read_bytes()
+        seeded = loader.peek(path)
+        # a text seeded into the loader (a fix being re-linted in memory) stands for the file's bytes
+        data = seeded.text.encode("utf-8") if seeded is not None else path.read_bytes()
     except OSError as error:
         unreadable = SourceFile(path, loader.display(path), "")
         issues.add("MTP001", f"cannot read file: {error.strerror or error}", unreadable.span(0))
         return []
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        # the prefilter's words are ASCII: look for them in the text, not in UTF-16/32 bytes
+        with contextlib.suppress(UnicodeDecodeError):
+            data = decode(data).encode("utf-8")
     if not relevant(data, candidate.kind):
         result.files_skipped += 1
         return []
@@ -254,8 +262,10 @@ def _unique(found: Iterable[tuple[Launch, bool]]) -> list[Launch]:
     return unique
 
 
-def run(paths: list[Path], options: Options) -> Result:
-    loader = FileLoader(options.root)
+def run(paths: list[Path], options: Options, loader: FileLoader | None = None) -> Result:
+    """``loader`` may come pre-seeded with texts that stand for files on disk (``--fix`` re-lints
+    its edits in memory); by default files are read from disk."""
+    loader = loader if loader is not None else FileLoader(options.root)
     result = Result()
     issues = Issues()
     for launch in _unique(_extracted(paths, options, loader, issues, result)):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mtplint.checks import Finding, RuleContext
+from mtplint.checks import Edit, Finding, Fix, RuleContext
 from mtplint.source import Span
 
 #: the TurboQuant presets are ``turboquant_*`` values of ``CacheDType`` (W20 ... W33 config/cache.py)
@@ -55,6 +55,37 @@ def _draft_kv_dtype(ctx: RuleContext) -> tuple[Any, Span | None]:
     return None, None
 
 
+#: the KV-cache dtype reported to work with MTP (#40831)
+SAFE_DTYPE = "fp8_e5m2"
+
+
+def _target_dtype_fix(ctx: RuleContext, value: str, span: Span | None) -> Fix | None:
+    """``--kv-cache-dtype turboquant_*`` → ``fp8_e5m2`` where the value was written (a word of the
+    argv, a ``--config`` YAML value, a Python keyword argument)."""
+    from mtplint.fix.argv import replace_flag_value, replace_kwarg_string
+
+    launch = ctx.report.launch
+    source = ctx.source_for(span)
+    if span is None or source is None:
+        return None
+    edit: Edit | None = None
+    if launch.kwargs is not None:
+        kwarg = launch.kwargs.get("kv_cache_dtype")
+        if kwarg is not None and kwarg.span == span:
+            edit = replace_kwarg_string(source, kwarg, value, SAFE_DTYPE)
+    elif span.file == launch.source.display:
+        edit = replace_flag_value(source, launch.args, span, value, SAFE_DTYPE)
+    else:
+        # a ``kv-cache-dtype: turboquant_*`` line of the ``--config`` YAML
+        raw = source.text[span.start:span.end]
+        if raw.strip("'\"") == value:
+            quote = len(raw) - len(raw.lstrip("'\""))
+            edit = Edit(source.span(span.start + quote, span.start + quote + len(value)), SAFE_DTYPE)
+    if edit is None:
+        return None
+    return Fix("unsafe", f"Use `--kv-cache-dtype {SAFE_DTYPE}`", [edit])
+
+
 def check(ctx: RuleContext) -> Iterator[Finding]:
     method = _speculation(ctx)
     if method is None:
@@ -72,6 +103,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             f"tokens and tool-call loops (vLLM #40831, unfixed through 0.33){override}; use "
             "`--kv-cache-dtype fp8_e5m2` (reported to work with MTP) or turn speculation off",
             target.span or ctx.span_of("kv_cache_dtype", "spec_method"),
+            fix=_target_dtype_fix(ctx, str(target.value), target.span),
         )
         return
     if _is_turboquant(draft_value) and ctx.report.version.at_least(DRAFT_KV_DTYPE_ADDED) is not False:
@@ -83,4 +115,26 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             f"(reported with TurboQuant for the whole model; unfixed through 0.33); use `fp8_e5m2` or leave "
             "the key out",
             draft_span or ctx.span_of("spec_method"),
+            fix=_draft_dtype_fix(ctx, str(draft_value), draft_span),
         )
+
+
+def _draft_dtype_fix(ctx: RuleContext, value: str, span: Span | None) -> Fix | None:
+    """The speculative config's ``kv_cache_dtype`` → ``fp8_e5m2``, edited where the JSON (or
+    Python dict, or ``--config`` mapping) is written, in its own style; a dotted
+    ``--speculative-config.kv_cache_dtype`` word has its value replaced."""
+    from mtplint.fix.argv import replace_flag_value
+    from mtplint.fix.jsonvalue import spec_site
+
+    launch = ctx.report.launch
+    edits: list[Edit] | None = None
+    site = spec_site(ctx, ctx.option("speculative_config"))
+    if site is not None:
+        keys = [key for key in site.value() if str(key).replace("-", "_") == "kv_cache_dtype"]
+        if len(keys) == 1:
+            edits = site.set_value(keys[0], SAFE_DTYPE)
+    if not edits and span is not None and span.file == launch.source.display:
+        token = launch.args
+        edit = replace_flag_value(launch.source, token, span, value, SAFE_DTYPE)
+        edits = [edit] if edit is not None else None
+    return Fix("unsafe", f"Use `\"kv_cache_dtype\": \"{SAFE_DTYPE}\"` for the drafter", edits) if edits else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mtplint.checks import Finding, RuleContext
+from mtplint.checks import Finding, Fix, RuleContext
 
 #: vLLM's use_eagle() methods, after *_mtp normalisation (research/vllm.md §4, #38182)
 EAGLE_STYLE = frozenset({"mtp", "eagle", "eagle3", "dflash", "dspark"})
@@ -34,4 +34,16 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         f"block on every hit (hit rate ~92% → ~71%, vLLM #38182){note}; add `--no-enable-prefix-caching`"
         + (" or `\"disable_eagle_block_drop\": true`" if ctx.report.version.at_least("0.30.0") is not False else ""),
         ctx.span_of("prefix_caching", "spec_method"),
+        fix=prefix_caching_off_fix(ctx, "unsafe"),
     )
+
+
+def prefix_caching_off_fix(ctx: RuleContext, applicability: str) -> Fix | None:
+    """Turn prefix caching off: ``--enable-prefix-caching`` → ``--no-enable-prefix-caching``, or the
+    flag added (a ``--config`` file value or the default is overridden by the command line)."""
+    from mtplint.fix.argv import switch_off_edits
+
+    setting = ctx.setting("prefix_caching")
+    edits = switch_off_edits(ctx.report.launch, setting.span if setting is not None else None,
+                             "--enable-prefix-caching", "--no-enable-prefix-caching", "enable_prefix_caching")
+    return Fix(applicability, "Add `--no-enable-prefix-caching`", edits) if edits else None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mtplint.checks import Finding, RuleContext
+from mtplint.checks import Finding, Fix, RuleContext
 from mtplint.engines.sglang import (
     EAGLE_FAMILY,
     ENV_FALSE,
@@ -81,6 +81,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 f"ignored with a warning and spec V2 stays off on {where}, so {algorithm} speculative decoding runs "
                 f"without the overlap scheduler{note}; write {entry.name}=1",
                 entry.span or entry.value.span or ctx.span_of("spec_method"),
+                fix=_value_fix(ctx, entry),
             )
         return
     if entry is not None:
@@ -93,4 +94,22 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         "SGLang turns the overlap scheduler off (the V1 speculative worker; no error, only a log warning) and "
         f"decoding loses the CPU/GPU overlap{note}; set SGLANG_ENABLE_SPEC_V2=1 in the launch's environment",
         ctx.span_of("spec_method"),
+        fix=_add_fix(ctx),
     )
+
+
+def _add_fix(ctx: RuleContext) -> Fix | None:
+    """``SGLANG_ENABLE_SPEC_V2=1`` where the launch's environment is written (mtplint/fix/env.py)."""
+    from mtplint.fix.env import set_env
+
+    edits = set_env(ctx.report.launch, "SGLANG_ENABLE_SPEC_V2", "1")
+    return Fix("safe", "Set SGLANG_ENABLE_SPEC_V2=1 in the launch's environment", edits) if edits else None
+
+
+def _value_fix(ctx: RuleContext, entry: EnvEntry) -> Fix | None:
+    """The value SGLang ignores becomes ``1``, in place (quotes kept)."""
+    from mtplint.fix.env import replace_env_value
+
+    source = ctx.source_for(entry.value.span)
+    edits = replace_env_value(source, entry, "1") if source is not None else None
+    return Fix("safe", f"Write {entry.name}=1", edits) if edits else None

@@ -11,10 +11,16 @@ before) is dropped whole, not merged. The vLLM engine model records the dropped 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mtplint.checks import Finding, RuleContext
+from mtplint.checks import Finding, Fix, RuleContext
 from mtplint.source import Span
+
+if TYPE_CHECKING:
+    from mtplint.engines.vllm import JsonOptionValue
+
+#: the spellings of the option a dotted flag extends (``-sc`` is vLLM's short alias)
+DOTTED_PREFIXES = ("--speculative-config.", "--speculative_config.", "-sc.")
 
 
 def _keys(value: Any) -> list[str]:
@@ -25,6 +31,37 @@ def _where(span: Span | None, launch_file: str) -> str:
     if span is None:
         return ""
     return f" (line {span.line})" if span.file == launch_file else f" ({span.file}:{span.line})"
+
+
+def _fix(ctx: RuleContext, option: JsonOptionValue) -> Fix | None:
+    """Merge the dotted keys into the full value (they win, as in vLLM) and drop the dotted flags."""
+    from mtplint.fix.argv import remove_args
+    from mtplint.fix.jsonvalue import spec_site
+
+    replaced = option.replaced
+    dotted = option.value
+    if replaced is None or not isinstance(dotted, dict) or any(isinstance(v, dict) for v in dotted.values()):
+        return None  # a nested ``--x.a.b`` key: merging it by hand is not a one-token edit
+    site = spec_site(ctx, replaced)
+    if site is None:
+        return None
+    edits = site.update({str(key): value for key, value in dotted.items()})
+    if edits is None:
+        return None
+    launch = ctx.report.launch
+    index = 0
+    while index < len(launch.args):
+        token = launch.args[index]
+        if not token.value.startswith(DOTTED_PREFIXES):
+            index += 1
+            continue
+        count = 1 if "=" in token.value else 2
+        removal = remove_args(launch.source, launch, index, count)
+        if removal is None:
+            return None
+        edits.append(removal)
+        index += count
+    return Fix("safe", "Merge the dotted `--speculative-config.*` flags into the one speculative config", edits)
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
@@ -51,4 +88,5 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         f"dotted `--speculative-config.*` flags ({dotted}) replace {source}{where} instead of merging with it; "
         f"vLLM keeps only the dotted keys, {lost_text}; put every key in one `--speculative-config` JSON",
         option.span or ctx.launch_span,
+        fix=_fix(ctx, option),
     )

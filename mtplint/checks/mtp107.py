@@ -15,9 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from mtplint.checks import Finding, RuleContext
+from mtplint.checks import Edit, Finding, Fix, RuleContext
 from mtplint.source import SourceFile
+
+if TYPE_CHECKING:
+    from mtplint.extract.yamlpos import YNode
 
 #: effective setting that shows what a dropped boolean pair resolves to instead
 _EFFECTIVE_OF = {"enable_prefix_caching": "prefix_caching", "enable_chunked_prefill": "chunked_prefill"}
@@ -92,7 +96,35 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             continue  # set by another token (the CLI or another key): the dropped entry changes nothing
         if flag.default is False:
             continue  # `false` is the default already: dropping it changes nothing
-        yield ctx.report_finding(_message(ctx, key, flag.dest, flag.negative, flag.default, note), key_span)
+        yield ctx.report_finding(_message(ctx, key, flag.dest, flag.negative, flag.default, note), key_span,
+                                 fix=_negative_key_fix(source, key, key_node, value_node, flag.negative))
+
+
+def _negative_name(key: str, negative: frozenset[str]) -> str | None:
+    """The ``--no-…`` flag that says what ``key: false`` meant, as in the message."""
+    positive = "--" + key.replace("_", "-")
+    return next((n for n in (f"--no-{positive[2:]}", *sorted(negative)) if n in negative), None)
+
+
+def _negative_key_fix(source: SourceFile, key: str, key_node: YNode, value_node: YNode,
+                      negative: frozenset[str]) -> Fix | None:
+    """``some-flag: false`` → ``no-some-flag: true``: only the key's text (inside its quotes) and the
+    value's text change; vLLM turns ``key: true`` into ``--key`` (research/vllm.md §2)."""
+    replacement = _negative_name(key, negative)
+    if replacement is None or key_node.text is None or value_node.text is None or not key_node.str:
+        return None
+    text = source.text
+    key_start = key_node.text.offsets[0]
+    key_end = key_node.text.offsets[len(key_node.str) - 1] + 1
+    value_start, value_end = value_node.start, value_node.end
+    if text[key_start:key_end] != key or value_node.style:
+        return None  # an escaped or quoted spelling: leave it to the user
+    written = text[value_start:value_end]
+    true = "True" if written[:1].isupper() and not written.isupper() else "TRUE" if written.isupper() else "true"
+    return Fix("safe", f"Write `{replacement[2:]}: true`", [
+        Edit(source.span(key_start, key_end), replacement[2:]),
+        Edit(source.span(value_start, value_end), true),
+    ])
 
 
 def _message(ctx: RuleContext, key: str, dest: str, negative: frozenset[str], default: object, note: str) -> str:
@@ -104,7 +136,7 @@ def _message(ctx: RuleContext, key: str, dest: str, negative: frozenset[str], de
     else:
         stays = "the option keeps its default"
     positive = "--" + key.replace("_", "-")
-    replacement = next((n for n in (f"--no-{positive[2:]}", *sorted(negative)) if n in negative), None)
+    replacement = _negative_name(key, negative)
     fix = (f"write `{replacement[2:]}: true` instead" if replacement is not None
            else f"remove it; `{positive}` cannot be turned off from the config file")
     return (f"`{key}: false` in a `vllm serve --config` file is silently dropped by vLLM{note}: {stays}; {fix}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mtplint.checks import Finding, RuleContext
+from mtplint.checks import Finding, Fix, RuleContext
 from mtplint.source import Token
 
 
@@ -47,4 +47,27 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         f"separate words, so every option in {path} is silently ignored; write `--config {path}`"
         + (f" (`{written}` is an abbreviation of `--config`)" if written != "--config" else ""),
         token.span,
+        fix=_split_fix(ctx, token),
     )
+
+
+def _split_fix(ctx: RuleContext, token: Token) -> Fix | None:
+    """``--config=file.yaml`` → ``--config file.yaml`` (an abbreviation is spelled out as well)."""
+    from mtplint.fix.argv import edit_in_word, split_at_equals
+
+    source = ctx.report.launch.source
+    name = token.value.split("=", 1)[0]
+    edits = []
+    if name != "--config":
+        rename = edit_in_word(source, token, 0, len(name), "--config")
+        if rename is None:
+            return None
+        edits.append(rename)
+    if "=" in token.value:
+        split = split_at_equals(source, token)
+        if split is None:
+            return None
+        edits.append(split)
+    if not edits:
+        return None
+    return Fix("safe", "Write `--config` and the path as two words", edits)

@@ -12,8 +12,47 @@ config contains an n_predict parameter.")`` (L1946-1951); with ``model`` set, ``
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from mtplint.checks import Finding, RuleContext
+from mtplint.checks import Finding, Fix, RuleContext
+
+if TYPE_CHECKING:
+    from mtplint.engines import OptionValue
+
+
+def _dotted_fix(ctx: RuleContext, option: OptionValue | None) -> Fix | None:
+    """``--speculative-config.method mtp`` on a command line: add the dotted token count after it."""
+    from mtplint.engines.vllm import JsonOptionValue
+    from mtplint.fix.argv import insert_after
+
+    if not isinstance(option, JsonOptionValue) or option.replaced is not None:
+        return None
+    method_at = option.key_spans.get("method")
+    args = ctx.report.launch.args
+    for index, token in enumerate(args[:-1]):
+        value = args[index + 1]
+        if (token.value.split("=", 1)[0] not in ("--speculative-config.method", "-sc.method")
+                or "=" in token.value or value.span != method_at or token.span is None or value.span is None):
+            continue
+        source = ctx.source_for(value.span)
+        edits = insert_after(source, value, ["--speculative-config.num_speculative_tokens", "1"]) if source else None
+        return Fix("unsafe", "Add `--speculative-config.num_speculative_tokens 1`", edits) if edits else None
+    return None
+
+
+def _fix(ctx: RuleContext) -> Fix | None:
+    """Add ``"num_speculative_tokens": 1`` to the object that sets the method. Unsafe: 1 is a guess
+    at what the user wants (right for one MTP layer; the tuner knows better)."""
+    from mtplint.fix.jsonvalue import spec_site
+
+    option = ctx.option("speculative_config")
+    site = spec_site(ctx, option)
+    if site is None:
+        return _dotted_fix(ctx, option)
+    if "method" not in {key.replace("-", "_") for key in site.value()}:
+        return None
+    edits = site.add_key("num_speculative_tokens", 1)
+    return Fix("unsafe", "Add `\"num_speculative_tokens\": 1` to the speculative config", edits) if edits else None
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
@@ -40,4 +79,5 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         f"speculative method `{raw}` without `num_speculative_tokens`: {consequence}; {fix} "
         "(1 suits a model with one MTP layer; more draft tokens reuse that layer)",
         method.span or ctx.span_of("spec_tokens"),
+        fix=None if shortcut else _fix(ctx),
     )

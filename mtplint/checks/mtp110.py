@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mtplint.checks import Finding, RuleContext
+from mtplint.checks.mtp102 import prefix_caching_off_fix
 from mtplint.models import find_model
 
 
@@ -35,4 +36,5 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         f"with \"AssertionError: Chunked prefill is required for Mamba prefix caching\"{ctx.version_note()}; "
         "add `--no-enable-prefix-caching`, or drop `--no-enable-chunked-prefill`",
         chunked.span,
+        fix=prefix_caching_off_fix(ctx, "safe"),
     )

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mtplint.checks import Finding, RuleContext
+from mtplint.checks import Finding, Fix, RuleContext
+from mtplint.engines import OptionValue
 from mtplint.models import find_model
 
 #: first release that refuses instead of silently disabling the radix cache
@@ -67,4 +68,22 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         f"hybrid model {model} with speculative decoding and the radix cache on, mamba strategy {how}: "
         f"{consequence}{ctx.version_note()}; add `{flag} extra_buffer`",
         span,
+        fix=_extra_buffer_fix(ctx, strategy, flag),
     )
+
+
+def _extra_buffer_fix(ctx: RuleContext, strategy: OptionValue | None, flag: str) -> Fix | None:
+    """Set the strategy to ``extra_buffer``: the written value is replaced, or the flag is added.
+    The flag is added only when the version is pinned: ``--mamba-scheduler-strategy`` is unknown
+    from 0.5.20 and ``--mamba-radix-cache-strategy`` before 0.5.14, so no name fits every version."""
+    from mtplint.fix.argv import append_flags, replace_flag_value
+
+    launch = ctx.report.launch
+    if strategy is not None and strategy.origin == "explicit" and strategy.span is not None \
+            and strategy.span.file == launch.source.display and isinstance(strategy.value, str):
+        edit = replace_flag_value(launch.source, launch.args, strategy.span, strategy.value, "extra_buffer")
+        return Fix("safe", "Use the `extra_buffer` mamba strategy", [edit]) if edit is not None else None
+    if strategy is not None or not ctx.report.version.known:
+        return None
+    edits = append_flags(launch, [flag, "extra_buffer"])
+    return Fix("safe", f"Add `{flag} extra_buffer`", edits) if edits else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mtplint.checks import Finding, RuleContext
+from mtplint.checks import Finding, Fix, RuleContext
 from mtplint.engines.llamacpp import DRAFT_TYPES
 
 
@@ -35,4 +35,23 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         f"`--spec-type` turns model-based drafting on{ctx.version_note()}; add `--spec-type draft-simple` "
         "(or `draft-mtp` / `draft-eagle3` for those drafts)",
         draft.span,
+        fix=_spec_type_fix(ctx) if spec_type is None else None,
     )
+
+
+def _spec_type_fix(ctx: RuleContext) -> Fix | None:
+    """Add ``--spec-type draft-simple`` (only when no ``--spec-type`` is written: a list the user
+    chose is theirs to extend). A launch configured through ``LLAMA_ARG_*`` variables with no
+    arguments written gets ``LLAMA_ARG_SPEC_TYPE=draft-simple`` next to them instead."""
+    from mtplint.fix.argv import append_flags, written_args
+
+    launch = ctx.report.launch
+    if written_args(launch, launch.source):
+        edits = append_flags(launch, ["--spec-type", "draft-simple"])
+        return Fix("safe", "Add `--spec-type draft-simple`", edits) if edits else None
+    if not any(name.startswith("LLAMA_ARG_") for name in launch.env):
+        return None
+    from mtplint.fix.env import set_env
+
+    edits = set_env(launch, "LLAMA_ARG_SPEC_TYPE", "draft-simple")
+    return Fix("safe", "Set `LLAMA_ARG_SPEC_TYPE=draft-simple`", edits) if edits else None

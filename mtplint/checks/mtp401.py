@@ -4,8 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mtplint.checks import Finding, RuleContext
+from mtplint.checks import Edit, Finding, Fix, RuleContext
 from mtplint.checks.mtp5xx import json_value_span, spec_release, speculative_config
+from mtplint.source import Span
+
+
+def _fix(ctx: RuleContext, raw: str, span: Span | None, in_config: bool) -> Fix | None:
+    """``"method": "mtp"``: the value's text only, in the quoting it was written in."""
+    from mtplint.fix.jsonvalue import replace_word_text, spec_site
+
+    edits: list[Edit] | None = None
+    if in_config:
+        site = spec_site(ctx, ctx.option("speculative_config"))
+        edits = site.set_value("method", "mtp") if site is not None else None
+    if edits is None and span is not None:
+        # a dotted `--speculative-config.method`, a `--config` YAML value, the shortcut flag's word
+        source = ctx.source_for(span)
+        edit = replace_word_text(source, span, raw, "mtp") if source is not None else None
+        edits = [edit] if edit is not None else None
+    return Fix("safe", f"Replace `{raw}` with `mtp`", edits) if edits else None
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
@@ -23,11 +40,13 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         return
     span = setting.span
     found = speculative_config(ctx)
-    if found is not None and found[1].get("method") == raw:
+    in_config = found is not None and found[1].get("method") == raw
+    if found is not None and in_config:
         span = json_value_span(ctx, found[0], "method", raw) or span
     yield ctx.report_finding(
         f"speculative method `{raw}` is a deprecated alias: vLLM logs \"method `{raw}` is deprecated and "
         f"replaced with mtp\" and runs `mtp`; write `\"method\": \"mtp\"` (the alias list changes between "
         f"releases, `mtp` is accepted by every release that has MTP){ctx.version_note()}",
         span,
+        fix=_fix(ctx, raw, span, in_config),
     )

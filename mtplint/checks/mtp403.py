@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mtplint.checks import Finding, RuleContext
+from mtplint.checks import Edit, Finding, Fix, RuleContext
 from mtplint.checks.mtp5xx import flag_name
+from mtplint.source import Span
 
 #: removed in b8955 (PR #22397) as stubs that throw; the replacement flag
 STUBS = {
@@ -15,6 +16,36 @@ STUBS = {
 }
 #: deleted without a stub in b9109 (PR #22838): "error: invalid argument"
 DELETED = ("-cd", "--ctx-size-draft", "--spec-draft-ctx-size", "--spec-replace", "--spec-draft-replace")
+
+
+def _rename_fix(ctx: RuleContext, span: Span | None, name: str, replacement: str | None) -> Fix | None:
+    """Rename the removed flag (or environment variable) to its replacement; the value stays."""
+    from mtplint.fix.argv import edit_in_word, rename_flag, token_containing
+
+    launch = ctx.report.launch
+    if replacement is None or span is None:
+        return None
+    source = ctx.source_for(span)
+    if source is None:
+        return None
+    edit: Edit | None
+    if name.startswith("LLAMA_ARG_"):
+        entry = launch.env.get(name)
+        if entry is None or entry.span is None or entry.span.file != source.display:
+            return None
+        written = source.text[entry.span.start:entry.span.end]
+        at = written.find(name)
+        if at < 0 or written.count(name) != 1:
+            return None
+        start = entry.span.start + at
+        edit = Edit(source.span(start, start + len(name)), replacement)
+    else:
+        token = token_containing(launch.args, span)
+        if token is None or token.value.split("=", 1)[0] != name:
+            return None
+        edit = rename_flag(source, token, replacement) if token.value.startswith("--") else \
+            edit_in_word(source, token, 0, len(name), replacement)
+    return Fix("safe", f"Rename `{name}` to `{replacement}`", [edit]) if edit is not None else None
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
@@ -28,6 +59,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 f"llama.cpp {where} `{name}` was removed in b8955 and now stops startup "
                 f"(\"{error.message.split(': ', 1)[-1]}\"); {instead}",
                 error.span,
+                fix=_rename_fix(ctx, error.span, name, replacement),
             )
         elif error.kind in ("unknown", "ambiguous") and name.replace("_", "-") in DELETED:
             what = "the draft context follows the main context" if "ctx" in name or name == "-cd" else \

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from mtplint.checks import Finding, RuleContext
+from mtplint.checks import Finding, Fix, RuleContext
 from mtplint.checks.mtp5xx import text_span
+from mtplint.source import Span
 
 #: old or fork spelling -> upstream name (research/llamacpp-mlx.md §1.1-1.3): `draft`/`eagle3` were
 #: renamed in b9131 (PR #22964); `mtp` was the PR #22673 branch's name (and forks'), merged as
@@ -40,4 +41,18 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.report_finding(
             f"llama-server stops with \"unknown speculative type: {old}\": {why}; use `--spec-type {new}`",
             span,
+            fix=_rename_type_fix(ctx, span, old, new),
         )
+
+
+def _rename_type_fix(ctx: RuleContext, span: Span | None, old: str, new: str) -> Fix | None:
+    """The old ``--spec-type`` name → the upstream one, in the word (or env value) that holds it."""
+    from mtplint.fix.argv import replace_flag_value
+
+    launch = ctx.report.launch
+    source = ctx.source_for(span)
+    if span is None or source is None:
+        return None
+    tokens = [*launch.args, *(entry.value for entry in launch.env.values())]
+    edit = replace_flag_value(source, tokens, span, old, new)
+    return Fix("safe", f"Use `--spec-type {new}`", [edit]) if edit is not None else None

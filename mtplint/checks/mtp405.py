@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mtplint.checks import Finding, RuleContext
+from mtplint.checks import Finding, Fix, RuleContext
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
@@ -18,4 +18,15 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     yield ctx.report_finding(
         f"`VLLM_USE_V1` does nothing from vLLM 0.11.1: {consequence}; remove it{ctx.version_note()}",
         entry.span or entry.value.span,
+        fix=_remove_fix(ctx),
     )
+
+
+def _remove_fix(ctx: RuleContext) -> Fix | None:
+    """Remove the entry where it is written (mtplint/fix/env.py); an env file is left alone."""
+    from mtplint.fix.env import remove_env
+
+    launch = ctx.report.launch
+    entry = launch.env.get("VLLM_USE_V1")
+    edits = remove_env(launch, entry) if entry is not None else None
+    return Fix("safe", "Remove VLLM_USE_V1", edits) if edits else None

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mtplint.checks import Finding, RuleContext
+from mtplint.checks import Edit, Finding, Fix, RuleContext
 from mtplint.checks.mtp5xx import (
+    closest,
     json_key_span,
     key_history,
     spec_release,
@@ -14,7 +15,29 @@ from mtplint.checks.mtp5xx import (
     version_label,
 )
 from mtplint.checks.mtp406 import CONSEQUENCE
+from mtplint.engines import OptionValue
 from mtplint.versions import compare
+
+
+def _rename(ctx: RuleContext, option: OptionValue, raw_key: str, new: str, present: set[str]) -> Fix | None:
+    """Rename the key where it was written: inside the JSON / dict / YAML mapping, or in the dotted
+    ``--speculative-config.<key>`` flag."""
+    from mtplint.fix.jsonvalue import replace_word_text, spec_site
+
+    if new in present:
+        return None  # the right key is there too: which value is meant is the user's call
+    site = spec_site(ctx, option)
+    edits: list[Edit] | None = site.rename_key(raw_key, new) if site is not None else None
+    if edits is None:
+        for token in ctx.report.launch.args:
+            name = token.value.split("=", 1)[0]
+            if token.resolved and token.span is not None and name.endswith("." + raw_key) \
+                    and name.startswith(("--speculative-config.", "--speculative_config.", "-sc.")):
+                source = ctx.source_for(token.span)
+                edit = replace_word_text(source, token.span, "." + raw_key, "." + new) if source else None
+                edits = [edit] if edit is not None else None
+                break
+    return Fix("safe", f"Rename `{raw_key}` to `{new}`", edits) if edits else None
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
@@ -23,11 +46,13 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         return
     option, spec = found
     release = spec_release(ctx.report.version.version)
+    present = {key.replace("-", "_") for key in spec}
     for raw_key in spec:
         # top-level `-` is read as `_` (W33 arg_utils.py create_speculative_config ~L2126)
         key = raw_key.replace("-", "_")
         if (key in release.keys and key != "tensor_parallel_size") or key in release.internal:
             continue
+        fix: Fix | None = None
         if key == "tensor_parallel_size":
             hint = "vLLM refuses it by name: use `draft_tensor_parallel_size`"
         else:
@@ -36,8 +61,12 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 hint = f"it was added in vLLM {first}; upgrade or remove it"
             else:
                 hint = suggestion(key, release.keys) or "remove it"
+                matches = closest(key, release.keys)
+                if len(matches) == 1:  # safe only where exactly one name is close (RULES.md)
+                    fix = _rename(ctx, option, raw_key, matches[0], present)
         yield ctx.report_finding(
             f"`{raw_key}` is not a speculative-config key of {version_label(ctx)}: "
             f"{CONSEQUENCE[release.unknown_keys]}; {hint}",
             json_key_span(ctx, option, raw_key),
+            fix=fix,
         )

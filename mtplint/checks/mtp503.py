@@ -6,8 +6,40 @@ import ast
 import json
 from collections.abc import Iterator
 
-from mtplint.checks import Finding, RuleContext
+from mtplint.checks import Finding, Fix, RuleContext
 from mtplint.checks.mtp5xx import flag_name
+from mtplint.source import Span
+
+
+def _as_json(text: str) -> dict[str, object] | None:
+    """The Python-literal dict ``text`` is, when it has a JSON spelling with the same meaning."""
+    try:
+        literal = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    if not isinstance(literal, dict) or not all(isinstance(key, str) for key in literal):
+        return None
+    try:
+        if json.loads(json.dumps(literal)) != literal:
+            return None  # tuples, sets, non-finite floats: JSON would change them
+    except (TypeError, ValueError):
+        return None
+    return literal
+
+
+def _fix(ctx: RuleContext, span: Span | None, text: str | None) -> Fix | None:
+    """Rewrite a Python-literal dict as strict JSON in the same container and spacing."""
+    from mtplint.fix.jsonvalue import site_for, token_at
+
+    if span is None or text is None:
+        return None
+    literal = _as_json(text)
+    if literal is None:
+        return None
+    token = token_at(ctx.report.launch.args, span)
+    site = site_for(ctx.source_for(span), span, token.value if token is not None else None)
+    edits = site.replace_object(literal, strict_json=True) if site is not None else None
+    return Fix("safe", "Rewrite the speculative config as JSON", edits) if edits else None
 
 
 def _diagnose(text: str) -> str:
@@ -39,6 +71,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.report_finding(
             f"`--speculative-config` is not valid JSON: vLLM exits before starting; {reason}",
             error.span,
+            fix=_fix(ctx, error.span, text),
         )
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mtplint.checks import Finding, RuleContext
+from mtplint.checks import Finding, Fix, RuleContext
 from mtplint.checks.mtp5xx import ENGINE_LABELS, closest, flag_name, version_label
+from mtplint.source import Span
 
 #: vLLM 0.33 validates the value at startup, not in argparse (W33 config/cache.py L44-67 ``CacheDType``;
 #: research/vllm.md §5); platform plugins may register more names
@@ -29,6 +30,23 @@ def _hint(ctx: RuleContext, value: str, choices: list[str]) -> str:
     return "use one of " + ", ".join(f"`{c}`" for c in common) + (f" (or {rest} more)" if rest > 0 else "")
 
 
+def _sglang_fp8_fix(ctx: RuleContext, span: Span | None) -> Fix | None:
+    """SGLang ``fp8`` → ``fp8_e4m3`` (its fp8 KV format on Hopper/Blackwell; research/sglang.md §4.1)."""
+    from mtplint.fix.argv import replace_flag_value, replace_kwarg_string
+
+    launch = ctx.report.launch
+    source = ctx.source_for(span)
+    if span is None or source is None:
+        return None
+    kwarg = launch.kwargs.get("kv_cache_dtype") if launch.kwargs is not None else None
+    if kwarg is not None:
+        edit = replace_kwarg_string(source, kwarg, "fp8", "fp8_e4m3")
+    else:
+        tokens = [*launch.args, *(entry.value for entry in launch.env.values())]
+        edit = replace_flag_value(source, tokens, span, "fp8", "fp8_e4m3")
+    return Fix("safe", "Use `fp8_e4m3`", [edit]) if edit is not None else None
+
+
 def check(ctx: RuleContext) -> Iterator[Finding]:
     engine = ENGINE_LABELS.get(ctx.engine, ctx.engine)
     for error in ctx.errors:
@@ -41,6 +59,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             f"`--kv-cache-dtype {value}` is not a value {version_label(ctx)} accepts: {engine} exits with "
             f"\"invalid choice\"; {_hint(ctx, value, choices)}",
             error.span,
+            fix=_sglang_fp8_fix(ctx, error.span) if ctx.engine == "sglang" and value == "fp8" else None,
         )
     if ctx.engine == "vllm" and ctx.report.version.at_least("0.33.0") is not False:
         from mtplint.engines.vllm import load_table

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mtplint.checks import Finding, RuleContext
-from mtplint.checks.mtp5xx import ENGINE_LABELS, engine_flags, flag_name, suggestion, version_label
+from mtplint.checks import Finding, Fix, RuleContext
+from mtplint.checks.mtp5xx import ENGINE_LABELS, closest, engine_flags, flag_name, suggestion, version_label
+from mtplint.source import Span
 
 #: the other engines whose flags people carry over (vLLM flags given to SGLang and back)
 _OTHER = {"sglang": "vllm", "vllm": "sglang"}
@@ -104,6 +105,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             yield ctx.report_finding(
                 f"`{flag}=` is not a keyword argument of {where}: the constructor raises TypeError; {hint}",
                 error.span,
+                fix=_rename_keyword_fix(ctx, flag, closest(flag, fields)),
             )
             continue
         hint = suggestion(flag, flags)
@@ -116,4 +118,29 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             f"`{flag}` is not a flag of {where}{_history(ctx, flag)}: the server exits with "
             "\"unrecognized arguments\"; " + (hint or "remove it"),
             error.span,
+            fix=_rename_flag_fix(ctx, error.span, flag, closest(flag, flags)) if other is None else None,
         )
+
+
+def _rename_flag_fix(ctx: RuleContext, span: Span | None, flag: str, matches: list[str]) -> Fix | None:
+    """Rename the flag to the one close match (none offered for two or more: the user must choose)."""
+    from mtplint.fix.argv import rename_flag, token_containing
+
+    if len(matches) != 1:
+        return None
+    launch = ctx.report.launch
+    token = token_containing(launch.args, span)
+    if token is None or token.value.split("=", 1)[0] != flag:
+        return None
+    edit = rename_flag(launch.source, token, matches[0])
+    return Fix("safe", f"Write `{matches[0]}`", [edit]) if edit is not None else None
+
+
+def _rename_keyword_fix(ctx: RuleContext, name: str, matches: list[str]) -> Fix | None:
+    from mtplint.fix.argv import rename_keyword
+
+    kwargs = ctx.report.launch.kwargs
+    if len(matches) != 1 or kwargs is None or name not in kwargs:
+        return None
+    edit = rename_keyword(ctx.report.launch.source, kwargs[name], matches[0])
+    return Fix("safe", f"Write `{matches[0]}=`", [edit]) if edit is not None else None

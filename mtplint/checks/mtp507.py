@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mtplint.checks import Finding, RuleContext
+from mtplint.checks import Finding, Fix, RuleContext
+from mtplint.engines import OptionValue
 
 EAGLE_FAMILY = frozenset({"NEXTN", "EAGLE", "EAGLE3", "STANDALONE"})
 
@@ -22,6 +23,21 @@ def _given(ctx: RuleContext, dest: str) -> tuple[object, bool]:
     if option.unresolved:
         return None, True
     return option.value, True
+
+
+def _set_draft_tokens(ctx: RuleContext, option: OptionValue | None, old: int, new: int) -> Fix | None:
+    """Replace the number in ``--speculative-num-draft-tokens N`` / ``=N`` where it is written."""
+    from mtplint.fix.argv import replace_flag_value
+
+    if option is None or option.span is None or option.unresolved:
+        return None
+    source = ctx.source_for(option.span)
+    if source is None:
+        return None
+    edit = replace_flag_value(source, ctx.report.launch.args, option.span, str(old), str(new))
+    if edit is None:
+        return None
+    return Fix("safe", f"Set `--speculative-num-draft-tokens` to {new} (steps + 1)", [edit])
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
@@ -54,4 +70,5 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             f"{steps + 1} (steps + 1) by SGLang: the launch does not run what it says; set it to {steps + 1} "
             "or raise `--speculative-eagle-topk` for a tree",
             option.span if option is not None else None,
+            fix=_set_draft_tokens(ctx, option, drafts, steps + 1),
         )

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
 
-from mtplint.checks import Finding
+from mtplint.checks import Edit, Finding, Fix
 from mtplint.checks.catalog import Rule
 from mtplint.pipeline import Result
 from mtplint.source import SourceFile, Span
@@ -312,10 +312,11 @@ def apply_suppressions(
             if _per_file_ignored(file, "MTP002", per_file_ignores, catalog):
                 continue
             for suppression in suppressions:
+                source = sources[file]
                 if suppression.codes is None:
                     if not suppression.used:
                         kept.append(Finding(unused_rule, "unused `noqa` comment: it suppresses nothing; remove it",
-                                            suppression.span))
+                                            suppression.span, unused_noqa_fix(source, suppression, None)))
                     continue
                 unused = sorted(code for code in suppression.codes
                                 if code not in suppression.used and code in chosen and code != "MTP002")
@@ -326,5 +327,48 @@ def apply_suppressions(
                         parts.append(f"unused `noqa` for {', '.join(unused)} (no such finding here)")
                     if unknown:
                         parts.append(f"unknown code {', '.join(unknown)} in `noqa` (see `mtplint rules`)")
-                    kept.append(Finding(unused_rule, "; ".join(parts), suppression.span))
+                    kept.append(Finding(unused_rule, "; ".join(parts), suppression.span,
+                                        unused_noqa_fix(source, suppression, {*unused, *unknown})))
     return kept, suppressed
+
+
+# -- the fix for MTP002 ----------------------------------------------------------------------------
+
+def unused_noqa_fix(source: SourceFile, suppression: Suppression, codes: set[str] | None) -> Fix | None:
+    """Remove ``codes`` from the comment, or the whole comment (and the blanks before it) when none
+    would be left; a line holding nothing else goes entirely. ``codes`` None: the comment lists none."""
+    text = source.text
+    match = _NOQA.match(text, suppression.span.start)
+    if match is None:
+        return None
+    line = source.line_start(suppression.line)
+    end_of_line = text.find("\n", match.start())
+    end_of_line = len(text) if end_of_line < 0 else end_of_line
+    if end_of_line > line and text[end_of_line - 1] == "\r":
+        end_of_line -= 1
+    written = re.findall(_CODE, match.group("codes") or "")
+    if not match.group("tool"):
+        # a plain ``# noqa`` may speak for other linters too (flake8, ruff): only our own codes go
+        if codes is None or not written:
+            return None
+        codes = {code for code in codes if code.startswith("MTP")}
+        if not codes:
+            return None
+    keep = [code for code in written if codes is None or code.upper() not in codes]
+    if keep and codes is not None:
+        start, end = match.span("codes")
+        separator = re.search(r"[\s,]+", match.group("codes"))
+        joined = (separator.group(0) if separator else ", ").join(keep)
+        return Fix("safe", f"Remove {', '.join(sorted(codes))} from the `noqa` comment",
+                   [Edit(source.span(start, end), joined)])
+    start = match.start()
+    if not text[line:start].strip():
+        # the comment is the whole line: the line goes (its newline with it)
+        following = text.find("\n", start)
+        stop = len(text) if following < 0 else following + 1
+        if following < 0 and line > 0:
+            line -= 2 if text[line - 2:line] == "\r\n" else 1
+        return Fix("safe", "Remove the unused `noqa` comment", [Edit(source.span(line, stop), "")])
+    while start > line and text[start - 1] in " \t":
+        start -= 1
+    return Fix("safe", "Remove the unused `noqa` comment", [Edit(source.span(start, end_of_line), "")])

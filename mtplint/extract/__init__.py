@@ -80,6 +80,11 @@ class FileLoader:
         self._cache[key] = source
         return source
 
+    def peek(self, path: Path) -> SourceFile | None:
+        """The file's text if it was already read or seeded with :meth:`put` (a fix's new text),
+        without touching the disk."""
+        return self._cache.get(path.resolve() if path.exists() else path)
+
     def by_display(self, display: str) -> SourceFile | None:
         """A file already read, by the name findings show for it."""
         for source in self._cache.values():

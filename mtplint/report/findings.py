@@ -23,7 +23,8 @@ _SEVERITY_MARK = {"error": "error", "warning": "warning", "info": "info"}
 
 
 def _fixable(finding: Finding) -> str:
-    return " [*]" if finding.fix is not None and finding.fix.applicability == "safe" else ""
+    fix = finding.fix
+    return " [*]" if fix is not None and fix.edits and fix.applicability == "safe" else ""
 
 
 def header(finding: Finding) -> str:
@@ -92,17 +93,28 @@ def as_json(findings: Sequence[Finding]) -> str:
     return json.dumps([finding_json(f) for f in findings], indent=2, ensure_ascii=False) + "\n"
 
 
-def summary(findings: Sequence[Finding], suppressed: int) -> str:
-    if not findings:
+def summary(findings: Sequence[Finding], suppressed: int, *, fixed: int = 0, unsafe_fixes: bool = False) -> str:
+    """The closing lines; ``fixed``: how many findings ``--fix`` fixed (ruff: ``Found 3 errors (2
+    fixed, 1 remaining).``); the fix counts follow ruff, with unsafe fixes hidden unless
+    ``unsafe_fixes``."""
+    from mtplint.fix.apply import available
+    from mtplint.report.fixes import fix_counts
+
+    if not findings and not fixed:
         return "All checks passed!\n"
     counts: dict[str, int] = {}
     for finding in findings:
         counts[finding.severity] = counts.get(finding.severity, 0) + 1
     detail = ", ".join(f"{counts[s]} {_SEVERITY_MARK[s]}{'s' if counts[s] != 1 else ''}" for s in ("error", "warning", "info") if s in counts)
-    fixable = sum(1 for f in findings if f.fix is not None and f.fix.applicability == "safe")
-    text = f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''} ({detail})."
-    if fixable:
-        text += f"\n[*] {fixable} fixable with the `--fix` option."
+    if fixed:
+        total = len(findings) + fixed
+        text = f"Found {total} finding{'s' if total != 1 else ''} ({fixed} fixed, {len(findings)} remaining)."
+    else:
+        text = f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''} ({detail})."
+    fixable, hidden = available(findings, unsafe_fixes)
+    fix_line = fix_counts(fixable, hidden)
+    if fix_line:
+        text += "\n" + fix_line
     if suppressed:
         text += f"\n({suppressed} suppressed by noqa or per-file-ignores.)"
     return text + "\n"

@@ -1,0 +1,405 @@
+"""The fix engine: apply the findings' fixes to a fixed point, in memory, and keep only good ones.
+
+``mtplint check --fix`` (and ``--diff``, ``--fix-only``) runs :func:`fix_project`:
+
+1. lint the paths; every finding whose fix is applicable (``safe``, or ``unsafe`` with
+   ``--unsafe-fixes``; ``display-only`` never) is a candidate. A fix is all its edits or none.
+2. take the candidates that do not overlap (nor touch) an edit already taken, in file order, and
+   apply them in one pass with :func:`mtplint.fix.apply_edits` -- edits are on the text as read, so
+   every byte outside them stays as it was.
+3. re-lint the same paths *in memory*: the new texts are seeded into the :class:`FileLoader`, the
+   disk is not written. When the pass made a file unparsable (a new MTP001), crashed the pipeline,
+   or produced a finding that was not there before, the pass is redone one fix at a time and each
+   fix that does so is dropped (reported as a :class:`RejectedFix`); the others stay.
+4. repeat from 1 on the new texts until no candidate is left (or :data:`MAX_PASSES`): a fix deferred
+   because it overlapped another gets its turn against the new text.
+
+Nothing here writes files: :mod:`mtplint.fix.write` does, after the whole run.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mtplint.checks import Edit, Finding, Fix
+from mtplint.extract import FileLoader
+from mtplint.fix import apply_edits
+from mtplint.lint import LintResult, LintSettings, lint
+from mtplint.source import SourceFile
+
+#: passes before giving up on a fixed point (ruff stops at 100; a launch has few findings)
+MAX_PASSES = 10
+
+
+def applies(fix: Fix | None, unsafe: bool) -> bool:
+    """Whether ``--fix`` applies this fix (``unsafe``: ``--unsafe-fixes`` was given)."""
+    if fix is None or not fix.edits:
+        return False
+    return fix.applicability == "safe" or (unsafe and fix.applicability == "unsafe")
+
+
+@dataclass(frozen=True)
+class AppliedFix:
+    """A fix that is in the final text. ``finding`` is as reported in the pass that applied it."""
+
+    finding: Finding
+    pass_number: int
+
+
+@dataclass(frozen=True)
+class RejectedFix:
+    """A fix that was dropped, and why (shown to the user; the finding stays)."""
+
+    finding: Finding
+    reason: str
+
+
+@dataclass
+class FixRun:
+    """The outcome of fixing: the new texts (nothing written yet) and what happened to each fix."""
+
+    #: every file that has a new text: its display name -> the file as first read from disk
+    originals: dict[str, SourceFile]
+    #: display name -> the fixed text (only files whose text changed)
+    texts: dict[str, str]
+    applied: list[AppliedFix]
+    rejected: list[RejectedFix]
+    #: the lint of the fixed texts (in memory): what remains
+    result: LintResult
+    #: the lint of the files as read, before any fix
+    initial: LintResult
+    passes: int = 0
+    #: False when :data:`MAX_PASSES` ran out with fixes still applicable
+    converged: bool = True
+
+    def changed(self) -> list[tuple[SourceFile, str]]:
+        """(file as read, new text) for each file a fix changed, in file-name order."""
+        return [(self.originals[name], self.texts[name]) for name in sorted(self.texts)
+                if name in self.originals and self.texts[name] != self.originals[name].text]
+
+
+# --- choosing the fixes of a pass ----------------------------------------------------------------
+
+
+def _edit_signature(edit: Edit, text: str) -> tuple[str, str, str]:
+    return edit.span.file, text[edit.span.start:edit.span.end], edit.content
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    finding: Finding
+    fix: Fix
+    #: what the fix does, independent of where: its code, message and (file, replaced text, new text)
+    identity: tuple[object, ...]
+
+
+def _candidates(findings: Iterable[Finding], unsafe: bool, texts: Callable[[str], SourceFile | None],
+                refused: set[tuple[object, ...]]) -> list[_Candidate]:
+    found: list[_Candidate] = []
+    for finding in findings:
+        fix = finding.fix
+        if fix is None or not applies(fix, unsafe):
+            continue
+        sources = [texts(edit.span.file) for edit in fix.edits]
+        if any(source is None or edit.span.end > len(source.text) or edit.span.start > edit.span.end
+               for edit, source in zip(fix.edits, sources, strict=True)):
+            continue  # a fix into a file that was not read (cannot be checked, so not applied)
+        conformed = Fix(fix.applicability, fix.message,
+                        [Edit(edit.span, conform_newlines(edit.content, source.newline))
+                         for edit, source in zip(fix.edits, sources, strict=True) if source is not None])
+        signature = tuple(_edit_signature(edit, source.text)
+                          for edit, source in zip(conformed.edits, sources, strict=True) if source is not None)
+        identity = (finding.code, fix.message, signature)
+        if identity in refused:
+            continue
+        found.append(_Candidate(finding, conformed, identity))
+    found.sort(key=lambda c: (c.finding.sort_key(), min((e.span.file, e.span.start) for e in c.fix.edits)))
+    return found
+
+
+def _conflicts(edit: Edit, taken: Sequence[Edit]) -> bool:
+    """Overlapping or touching ranges conflict (two insertions at one point have no defined order;
+    a replacement next to another is safer re-checked against the new text on the next pass)."""
+    return any(edit.span.file == other.span.file and edit.span.start <= other.span.end
+               and other.span.start <= edit.span.end for other in taken)
+
+
+def _non_overlapping(candidates: Sequence[_Candidate]) -> list[_Candidate]:
+    chosen: list[_Candidate] = []
+    taken: list[Edit] = []
+    identities: set[tuple[object, ...]] = set()
+    for candidate in candidates:
+        if candidate.identity in identities and all(e in taken for e in candidate.fix.edits):
+            continue  # the same edits, offered by two findings: applied once
+        if any(_conflicts(edit, taken) for edit in candidate.fix.edits):
+            continue  # retried on the next pass, against the new text
+        chosen.append(candidate)
+        taken.extend(candidate.fix.edits)
+        identities.add(candidate.identity)
+    return chosen
+
+
+# --- applying and checking -----------------------------------------------------------------------
+
+
+def conform_newlines(content: str, newline: str) -> str:
+    """Inserted text uses the file's line ending (a CRLF file stays CRLF)."""
+    if "\n" not in content and "\r" not in content:
+        return content
+    return content.replace("\r\n", "\n").replace("\n", newline)
+
+
+@dataclass
+class _State:
+    """The texts as they stand after the passes so far (changed files only), and their lint."""
+
+    texts: dict[str, SourceFile]
+    result: LintResult
+    #: the files as first read, for the ones no fix has touched yet
+    disk: FileLoader
+
+    def source(self, name: str) -> SourceFile | None:
+        return self.texts.get(name) or self.disk.by_display(name)
+
+
+def _apply(state: _State, edits: Sequence[Edit]) -> tuple[dict[str, SourceFile], dict[str, list[Edit]]]:
+    """The new sources (unchanged files are not in the result) and the edits applied per file."""
+    by_file: dict[str, list[Edit]] = {}
+    for edit in edits:
+        by_file.setdefault(edit.span.file, []).append(edit)
+    new_sources: dict[str, SourceFile] = {}
+    applied_edits: dict[str, list[Edit]] = {}
+    for name, file_edits in by_file.items():
+        source = state.source(name)
+        if source is None:
+            continue
+        new_text, applied = apply_edits(source.text, file_edits)
+        applied_edits[name] = applied
+        if new_text != source.text:
+            new_sources[name] = SourceFile(source.path, source.display, new_text, source.encoding, source.bom,
+                                           source.digest)
+    return new_sources, applied_edits
+
+
+def _shifted(edit: Edit, accepted: Sequence[Edit], source: SourceFile) -> Edit:
+    """``edit`` (offsets of the pass's starting text) moved past the ``accepted`` edits already
+    applied to ``source`` this pass; they neither overlap nor touch it (see :func:`_conflicts`)."""
+    delta = sum(len(other.content) - (other.span.end - other.span.start) for other in accepted
+                if other.span.file == edit.span.file and other.span.end <= edit.span.start)
+    return Edit(source.span(edit.span.start + delta, edit.span.end + delta), edit.content)
+
+
+def _back_mapper(edits: Sequence[Edit]) -> Callable[[int], int]:
+    """Maps an offset of the edited text to the offset it had before the edits (text an edit
+    inserted maps to the start of that edit)."""
+    segments: list[tuple[int, int, int, int]] = []
+    shift = 0
+    for edit in sorted(edits, key=lambda e: (e.span.start, e.span.end)):
+        new_start = edit.span.start + shift
+        new_end = new_start + len(edit.content)
+        segments.append((new_start, new_end, edit.span.start, edit.span.end))
+        shift += len(edit.content) - (edit.span.end - edit.span.start)
+
+    def mapped(offset: int) -> int:
+        delta = 0
+        for new_start, new_end, old_start, old_end in segments:
+            if offset < new_start:
+                return offset - delta
+            if offset < new_end:
+                return old_start
+            delta = new_end - old_end
+        return offset - delta
+
+    return mapped
+
+
+Problem = tuple[str, str, int, str]
+
+
+def _problems(result: LintResult) -> list[tuple[Problem, Finding | None]]:
+    """(code, file, offset, message) of everything a fix must not add: findings, MTP001 diagnostics
+    (also when MTP001 is not selected: an unparsable result is never acceptable), internal errors;
+    each with the finding it comes from."""
+    items: list[tuple[Problem, Finding | None]] = [
+        ((f.code, f.span.file, f.span.start, f.message), f) for f in result.findings]
+    items.extend((("MTP001", d.span.file, d.span.start, d.message), None)
+                 for d in result.pipeline.diagnostics if d.code == "MTP001")
+    items.extend((("internal", error.split(":", 1)[0], -1, error.split("\n", 1)[0]), None)
+                 for error in result.pipeline.internal_errors)
+    return items
+
+
+def _new_problems(before: LintResult, after: LintResult, edits: dict[str, list[Edit]],
+                  fixed: Sequence[Finding]) -> list[Problem]:
+    """What ``after`` has that ``before`` had not. A problem is the same as one before when its
+    code, file, position (mapped back through the edits) and message match; or -- unless it is a
+    finding a fix just applied was meant to remove -- its code, file and position, or its code, file
+    and message (a message naming a value, a finding moved by an inserted line)."""
+    mappers = {name: _back_mapper(file_edits) for name, file_edits in edits.items()}
+    pool = _problems(before)
+    fixed_ids = {id(finding) for finding in fixed}
+    meant_to_go = [finding is not None and id(finding) in fixed_ids for _, finding in pool]
+    used = [False] * len(pool)
+    added: list[Problem] = []
+    for problem, _ in _problems(after):
+        code, file, offset, message = problem
+        mapper = mappers.get(file)
+        original = (code, file, mapper(offset) if mapper is not None and offset >= 0 else offset, message)
+        match = next((i for i, (p, _) in enumerate(pool) if not used[i] and p == original), None)
+        if match is None:
+            match = next((i for i, (p, _) in enumerate(pool) if not used[i] and not meant_to_go[i]
+                          and p[:2] == original[:2] and (p[2] == original[2] or p[3] == message)), None)
+        if match is None:
+            added.append(problem)
+        else:
+            used[match] = True
+    return added
+
+
+def _describe(problems: Sequence[Problem]) -> str:
+    first = problems[0]
+    code, file, _, message = first
+    if code == "MTP001":
+        text = f"the result no longer parses ({file}: {message})"
+    elif code == "internal":
+        text = f"the result cannot be read ({message})"
+    else:
+        text = f"the result has a new finding ({code} in {file}: {message})"
+    if len(problems) > 1:
+        text += f" and {len(problems) - 1} more"
+    return text
+
+
+class _Linter:
+    """Lints the paths with some files replaced by texts in memory."""
+
+    def __init__(self, paths: list[Path], settings: LintSettings) -> None:
+        self.paths = paths
+        self.settings = settings
+        self.runs = 0
+
+    def __call__(self, texts: dict[str, SourceFile]) -> tuple[LintResult, FileLoader]:
+        loader = FileLoader(self.settings.pipeline.root)
+        for source in texts.values():
+            loader.put(source)
+        self.runs += 1
+        return lint(self.paths, self.settings, loader), loader
+
+
+@dataclass
+class _Outcome:
+    applied: list[_Candidate] = field(default_factory=list)
+    rejected: list[tuple[_Candidate, str]] = field(default_factory=list)
+
+
+def _try(state: _State, chosen: Sequence[_Candidate], relint: _Linter,
+         edits: Sequence[Edit] | None = None) -> tuple[_State, str | None]:
+    """Apply the ``chosen`` fixes together (``edits``: theirs, moved to the current text); the new
+    state, or the old one and why the result was refused."""
+    if edits is None:
+        edits = [edit for candidate in chosen for edit in candidate.fix.edits]
+    new_sources, applied = _apply(state, edits)
+    if not new_sources:
+        return state, None
+    texts = {**state.texts, **new_sources}
+    result, _ = relint(texts)
+    added = _new_problems(state.result, result, {name: applied[name] for name in new_sources},
+                          [candidate.finding for candidate in chosen])
+    if added:
+        return state, _describe(added)
+    return _State(texts, result, state.disk), None
+
+
+def _pass(state: _State, chosen: Sequence[_Candidate], relint: _Linter) -> tuple[_State, _Outcome]:
+    outcome = _Outcome()
+    together, refusal = _try(state, chosen, relint)
+    if refusal is None:
+        outcome.applied.extend(chosen)
+        return together, outcome
+    if len(chosen) == 1:
+        outcome.rejected.append((chosen[0], refusal))
+        return state, outcome
+    # one of them (or a combination) is bad: one at a time, each against the text the previous
+    # accepted ones left, so a bad fix is dropped and the others stay
+    accepted: list[Edit] = []
+    for candidate in chosen:
+        moved = []
+        for edit in candidate.fix.edits:
+            source = state.source(edit.span.file)
+            if source is None:
+                break
+            moved.append(_shifted(edit, accepted, source))
+        if len(moved) != len(candidate.fix.edits):
+            continue
+        alone, refusal = _try(state, [candidate], relint, moved)
+        if refusal is not None:
+            outcome.rejected.append((candidate, refusal))
+            continue
+        outcome.applied.append(candidate)
+        accepted.extend(candidate.fix.edits)
+        state = alone
+    return state, outcome
+
+
+def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = False,
+                max_passes: int = MAX_PASSES) -> FixRun:
+    """Fix what can be fixed in ``paths``, in memory (see the module docstring)."""
+    relint = _Linter(paths, settings)
+    initial, loader = relint({})
+    state = _State({}, initial, loader)
+    originals: dict[str, SourceFile] = {}
+    applied: list[AppliedFix] = []
+    rejected: list[RejectedFix] = []
+    refused: set[tuple[object, ...]] = set()
+    #: identities applied last pass, and those left for later (deferred), to notice a fix that does
+    #: not remove its finding (it would come back on every pass, and on every run)
+    last_applied: Counter[tuple[object, ...]] = Counter()
+    last_deferred: Counter[tuple[object, ...]] = Counter()
+    passes = 0
+    converged = False
+    while passes < max_passes:
+        candidates = _candidates(state.result.findings, unsafe, state.source, refused)
+        offered = Counter(c.identity for c in candidates)
+        for identity in offered:
+            if last_applied[identity] and offered[identity] > last_deferred[identity]:
+                refused.add(identity)
+                finding = next(c.finding for c in candidates if c.identity == identity)
+                rejected.append(RejectedFix(finding, "applying it does not resolve the finding (it would be applied again)"))
+        candidates = [c for c in candidates if c.identity not in refused]
+        chosen = _non_overlapping(candidates)
+        if not chosen:
+            converged = True
+            break
+        passes += 1
+        for candidate in chosen:
+            for edit in candidate.fix.edits:
+                if edit.span.file not in originals:
+                    source = loader.by_display(edit.span.file)
+                    if source is not None:
+                        originals[edit.span.file] = source
+        state, outcome = _pass(state, chosen, relint)
+        for candidate, reason in outcome.rejected:
+            refused.add(candidate.identity)
+            rejected.append(RejectedFix(candidate.finding, reason))
+        applied.extend(AppliedFix(c.finding, passes) for c in outcome.applied)
+        last_applied = Counter(c.identity for c in outcome.applied)
+        last_deferred = Counter(c.identity for c in candidates if c not in chosen)
+    texts = {name: source.text for name, source in state.texts.items()}
+    for name in list(originals):
+        if name not in texts:
+            del originals[name]
+    return FixRun(originals, texts, applied, rejected, state.result, initial, passes, converged)
+
+
+def available(findings: Iterable[Finding], unsafe: bool) -> tuple[int, int]:
+    """(fixes ``--fix`` would apply, unsafe fixes hidden without ``--unsafe-fixes``)."""
+    fixable = hidden = 0
+    for finding in findings:
+        if applies(finding.fix, unsafe):
+            fixable += 1
+        elif finding.fix is not None and finding.fix.edits and finding.fix.applicability == "unsafe":
+            hidden += 1
+    return fixable, hidden

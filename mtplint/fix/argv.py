@@ -1,0 +1,687 @@
+"""Edit primitives on argv words, in the container the user wrote them in.
+
+A launch's argv reaches the engine through a container: a compose ``command`` list, a compose
+string command (plain, quoted, folded ``>`` or literal ``|``; compose-go splits it like a shell),
+a k8s ``args`` list (block or flow), a shell command with ``\\`` continuations, a systemd
+``ExecStart=``, a Dockerfile ``CMD``/``ENTRYPOINT`` (exec-form JSON or shell form), a Python argv
+list (``subprocess.run([...])``) or, for the Python API, the keyword arguments of ``LLM(...)``.
+The helpers here turn "rename this flag", "replace this value", "split ``--config=x``", "insert
+these words" and "remove these words" into :class:`~mtplint.checks.Edit` s on the original text:
+
+* only the bytes that must change are touched (the token's text, an insertion point), so the
+  user's quoting, indentation, comments, ``\\`` continuations and line endings survive;
+* inserted text follows the container's style: a new ``- item`` line indented like its siblings
+  and quoted like them, a new line at the block's indentation in a folded/literal command, a
+  ``\\`` continuation line in a continued shell command, ``, "word"`` in a bracket list;
+* where the container cannot be read back exactly (a word assembled from several quoted parts,
+  an escape the replacement would need), no edit is produced (``None``): a fix must never write a
+  value the user did not mean.
+
+Token spans differ by container: a shell or Python word's span includes its quotes, a YAML word's
+span stops inside them (see :func:`locate`).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from mtplint.checks import Edit
+from mtplint.source import SourceFile, Span, Token
+
+if TYPE_CHECKING:
+    from mtplint.extract.launch import KwArg, Launch
+    from mtplint.extract.yamlpos import YNode
+
+QUOTES = "\"'"
+#: text that is the same word in every container (shell bare word, YAML plain scalar, JSON or
+#: Python string body): what a fix may write without escaping
+_SAFE_WORD = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
+#: plain YAML scalars that would not load as strings (YAML 1.1 booleans/null, numbers)
+_YAML_NON_STRING = re.compile(
+    r"(?i:y|n|yes|no|true|false|on|off|null|~)|[-+]?(\d[\d_]*)?(\.\d*)?([eE][-+]?\d+)?|0x[0-9a-fA-F_]+|0o?[0-7_]+")
+
+
+# --- containers ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Word:
+    """Where one argv token is written and what holds it.
+
+    ``start``/``end`` cover the word's whole text in the file, its quotes included. ``container``:
+
+    * ``yaml-item``: an item of a block YAML sequence (compose ``command:`` list, k8s ``args:``)
+    * ``yaml-flow-item``: an item of a flow sequence (``args: ["--a", "b"]``)
+    * ``yaml-string``: a word inside a YAML string split like a shell command (compose string
+      command, a ``sh -c`` script, a llama-swap ``cmd``); ``style`` is the scalar's style
+    * ``shell``: a word of a shell script, a systemd ``ExecStart=``, a Dockerfile shell form
+    * ``list``: an element of a bracket list (Python argv list, Dockerfile exec-form JSON);
+      ``style`` is its quote character
+    """
+
+    token: Token
+    start: int
+    end: int
+    container: str
+    style: str = ""
+    node: YNode | None = None
+    compose: bool = False
+    #: the sequence holding a ``yaml-item`` / ``yaml-flow-item``
+    parent: YNode | None = None
+
+
+def source_kind(source: SourceFile) -> str | None:
+    from mtplint.discover import classify
+
+    return classify(source.path, source.text[:256].encode("utf-8", "replace"))
+
+
+@lru_cache(maxsize=32)
+def _yaml_scalars(source: SourceFile) -> tuple[tuple[YNode, YNode | None], ...]:
+    """Every scalar of a YAML file with the sequence that holds it as an item (if any)."""
+    from mtplint.extract.yamlpos import YamlError, load_all
+
+    try:
+        documents = load_all(source)
+    except YamlError:
+        return ()
+    found: list[tuple[YNode, YNode | None]] = []
+    seen: set[int] = set()
+
+    def visit(node: YNode, parent: YNode | None) -> None:
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        if node.is_scalar:
+            found.append((node, parent))
+            return
+        for key, value in node.pairs:
+            visit(key, None)
+            visit(value, None)
+        for item in node.items:
+            visit(item, node)
+
+    for document in documents:
+        visit(document, None)
+    return tuple(found)
+
+
+def _yaml_word(source: SourceFile, token: Token, span: Span) -> Word | None:
+    best: tuple[YNode, YNode | None] | None = None
+    for node, parent in _yaml_scalars(source):
+        if node.start <= span.start and span.end <= node.end and (best is None or node.start >= best[0].start):
+            best = (node, parent)
+    if best is None:
+        return None
+    node, parent = best
+    compose = source_kind(source) == "compose"
+    if parent is not None and node.str == token.value and node.style not in ("|", ">"):
+        flow = source.text[parent.start:parent.start + 1] == "["
+        return Word(token, node.start, node.end, "yaml-flow-item" if flow else "yaml-item",
+                    node.style or "", node, compose, parent)
+    start, end = span.start, span.end
+    text = source.text
+    low = node.start + (1 if (node.style or "") in QUOTES and node.style else 0)
+    high = node.end - (1 if (node.style or "") in QUOTES and node.style else 0)
+    # the span of a word quoted inside the command stops inside its quotes
+    if start - 1 >= low and end < high and text[start - 1] == text[end] and text[end] in QUOTES:
+        start, end = start - 1, end + 1
+    return Word(token, start, end, "yaml-string", node.style or "", node, compose)
+
+
+def locate(source: SourceFile, token: Token) -> Word | None:
+    """The word of ``token`` in ``source`` and its container; None when the token is not written
+    there (synthetic words of an image's entrypoint, a word from another file)."""
+    span = token.span
+    if span is None or span.file != source.display or span.end <= span.start:
+        return None
+    kind = source_kind(source)
+    text = source.text
+    if kind in ("compose", "yaml"):
+        return _yaml_word(source, token, span)
+    if kind in ("python", "dockerfile"):
+        before = text[:span.start].rstrip(" \t\r\n")
+        raw = text[span.start:span.end]
+        if before.endswith(("[", ",")) and len(raw) >= 2 and raw[0] in QUOTES and raw[-1] == raw[0]:
+            return Word(token, span.start, span.end, "list", raw[0])
+        if kind == "python":
+            return None
+    if kind in ("shell", "systemd", "dockerfile"):
+        return Word(token, span.start, span.end, "shell")
+    return None
+
+
+# --- small text helpers ------------------------------------------------------------------------------
+
+def _line_start(text: str, offset: int) -> int:
+    return text.rfind("\n", 0, offset) + 1
+
+
+def _line_end(text: str, offset: int) -> int:
+    newline = text.find("\n", offset)
+    if newline < 0:
+        return len(text)
+    return newline - 1 if newline > 0 and text[newline - 1] == "\r" else newline
+
+
+def _next_line_start(text: str, offset: int) -> int:
+    newline = text.find("\n", offset)
+    return len(text) if newline < 0 else newline + 1
+
+
+def _indent_of(text: str, offset: int) -> str:
+    start = _line_start(text, offset)
+    end = start
+    while end < len(text) and text[end] in " \t":
+        end += 1
+    return text[start:end]
+
+
+def _first_on_line(text: str, offset: int) -> bool:
+    return text[_line_start(text, offset):offset].strip() == ""
+
+
+def _continued_from_above(text: str, offset: int) -> bool:
+    """The line holding ``offset`` continues the one above it with a trailing backslash."""
+    start = _line_start(text, offset)
+    if start == 0:
+        return False
+    above = text[_line_start(text, start - 1):start].rstrip("\r\n")
+    return above.endswith("\\") and not above.endswith("\\\\")
+
+
+def _rest_of_line_blank(text: str, offset: int) -> bool:
+    return text[offset:_line_end(text, offset)].strip() == ""
+
+
+def _inner(source: SourceFile, word: Word) -> tuple[int, str]:
+    """The word's text without one pair of enclosing quotes, and where it starts."""
+    raw = source.text[word.start:word.end]
+    if len(raw) >= 2 and raw[0] in QUOTES and raw[-1] == raw[0]:
+        return word.start + 1, raw[1:-1]
+    return word.start, raw
+
+
+def _quote_state(raw: str, index: int) -> str:
+    """The shell quote open at ``raw[index]`` ("" when none)."""
+    quote = ""
+    escaped = False
+    for char in raw[:index]:
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            if char == quote:
+                quote = ""
+        elif char in QUOTES:
+            quote = char
+    return quote
+
+
+def _inside_script_quote(text: str, node: YNode, offset: int) -> bool:
+    """``offset`` is inside a quote opened earlier in the YAML string (a ``sh -c '...'`` script)."""
+    start = node.start
+    if node.style in ("|", ">"):
+        start = _next_line_start(text, node.start)
+    elif node.style and node.style in QUOTES:
+        start += 1
+    return _quote_state(text[start:offset], offset - start) != ""
+
+
+def plain_yaml_ok(value: str) -> bool:
+    """``value`` may be written as a plain YAML scalar and loads back as this string."""
+    if re.fullmatch(r"--?[A-Za-z][\w.-]*", value):
+        return True  # a flag: ``- --model`` is a string
+    return bool(_SAFE_WORD.fullmatch(value)) and not _YAML_NON_STRING.fullmatch(value) \
+        and not value.startswith(("-", ":", "@", "%"))
+
+
+def sibling_quote(word: Word) -> str:
+    """The quoting new items of a YAML sequence should get: the style most items that could be
+    plain were written in (JSON words and the like, which need quotes, do not count)."""
+    parent = word.parent
+    if parent is None:
+        return word.style if word.style in QUOTES else ""
+    counts: dict[str, int] = {}
+    for item in parent.items:
+        if item.is_scalar and plain_yaml_ok(item.str):
+            style = item.style if item.style and item.style in QUOTES else ""
+            counts[style] = counts.get(style, 0) + 1
+    if not counts:
+        return ""
+    return max(counts, key=lambda style: (counts[style], style == ""))
+
+
+def yaml_item_text(value: str, quote: str) -> str:
+    if quote == "" and plain_yaml_ok(value):
+        return value
+    quote = quote or '"'
+    if quote == "'":
+        return "'" + value.replace("'", "''") + "'"
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _list_item_text(value: str, quote: str) -> str:
+    body = value.replace("\\", "\\\\").replace(quote, "\\" + quote)
+    return quote + body + quote
+
+
+def _separator_before(source: SourceFile, word: Word) -> str:
+    """The text between the previous list element and this one when they share a line (``, ``)."""
+    text = source.text
+    before = text[_line_start(text, word.start):word.start]
+    match = re.search(r",([ \t]*)$", before)
+    return "," + match.group(1) if match else ", "
+
+
+# --- replacing text inside a word ------------------------------------------------------------------
+
+def edit_in_word(source: SourceFile, token: Token, start: int, end: int, new: str) -> Edit | None:
+    """Replace ``token.value[start:end]`` with ``new`` where it is written.
+
+    ``new`` must be text every container reads back unchanged (flag names, dtype names, paths)."""
+    word = locate(source, token)
+    if word is None or not _SAFE_WORD.fullmatch(new or "-"):
+        return None
+    whole = start == 0 and end == len(token.value)
+    if word.container == "yaml-item" and word.style == "" and whole and not plain_yaml_ok(new):
+        return None
+    at, inner = _inner(source, word)
+    old = token.value[start:end]
+    if inner == token.value:
+        return Edit(source.span(at + start, at + end), new)
+    # the word is written with quotes or escapes in the middle: edit only a unique verbatim match
+    raw = source.text[word.start:word.end]
+    if old and raw.count(old) == 1:
+        offset = word.start + raw.index(old)
+        return Edit(source.span(offset, offset + len(old)), new)
+    return None
+
+
+def replace_word(source: SourceFile, token: Token, new: str) -> Edit | None:
+    """Replace the whole value of ``token`` (its quotes stay)."""
+    return edit_in_word(source, token, 0, len(token.value), new)
+
+
+def rename_flag(source: SourceFile, token: Token, new_flag: str) -> Edit | None:
+    """``--draft-max`` → ``--spec-draft-n-max``; ``--draft-max=8`` keeps its ``=8``."""
+    name_end = token.value.find("=")
+    return edit_in_word(source, token, 0, len(token.value) if name_end < 0 else name_end, new_flag)
+
+
+def replace_flag_value(source: SourceFile, tokens: Sequence[Token], span: Span, old: str, new: str) -> Edit | None:
+    """Replace the value ``old`` of the option whose value was written at ``span`` (a separate word,
+    the ``=value`` part of a ``--flag=value`` word, or an element of a comma list)."""
+    token = token_containing(tokens, span)
+    if token is None:
+        return None
+    value = token.value
+    first = value.find("=") + 1 if value.startswith("-") else 0
+    for match in re.finditer(r"(?<![\w-])" + re.escape(old) + r"(?![\w-])", value):
+        if match.start() >= first:
+            return edit_in_word(source, token, match.start(), match.end(), new)
+    return None
+
+
+def token_containing(tokens: Sequence[Token], span: Span | None) -> Token | None:
+    """The token written at ``span`` (the same span, or the word that holds it)."""
+    if span is None:
+        return None
+    best: Token | None = None
+    for token in tokens:
+        own = token.span
+        if own is None or own.file != span.file:
+            continue
+        if own.start == span.start and own.end == span.end:
+            return token
+        if own.start <= span.start and span.end <= own.end and best is None:
+            best = token
+    return best
+
+
+def token_index(tokens: Sequence[Token], token: Token) -> int | None:
+    for index, candidate in enumerate(tokens):
+        if candidate is token:
+            return index
+    return None
+
+
+# --- splitting --config=file into two words ------------------------------------------------------------
+
+def split_at_equals(source: SourceFile, token: Token) -> Edit | None:
+    """``--config=file.yaml`` → ``--config file.yaml`` written as two words of the same container."""
+    word = locate(source, token)
+    if word is None or "=" not in token.value:
+        return None
+    name, value = token.value.split("=", 1)
+    at, inner = _inner(source, word)
+    text = source.text
+    if inner != token.value:
+        raw = text[word.start:word.end]
+        if raw.count("=") != 1:
+            return None
+        equals = word.start + raw.index("=")
+    else:
+        equals = at + len(name)
+    if word.container == "yaml-item":
+        assert word.node is not None
+        dash = text[:word.node.start].rstrip(" \t")
+        if not dash.endswith("-") or not _first_on_line(text, len(dash) - 1):
+            return None
+        indent = text[_line_start(text, len(dash) - 1):len(dash) - 1]
+        quote = word.style if word.style in QUOTES else ""
+        if not quote and not plain_yaml_ok(value):
+            return None
+        return Edit(source.span(equals, equals + 1), f"{quote}{source.newline}{indent}- {quote}")
+    if word.container in ("yaml-flow-item", "list"):
+        quote = word.style if word.style in QUOTES else ""
+        if word.container == "yaml-flow-item" and not quote and not plain_yaml_ok(value):
+            return None
+        separator = _separator_before(source, word) if word.container == "list" else ", "
+        return Edit(source.span(equals, equals + 1), f"{quote}{separator}{quote}")
+    # a shell-like word: a space, closing and reopening a quote that is open there
+    quote = _quote_state(text[word.start:word.end], equals - word.start)
+    return Edit(source.span(equals, equals + 1), f"{quote} {quote}")
+
+
+# --- inserting words -----------------------------------------------------------------------------------
+
+def written_args(launch: Launch, source: SourceFile) -> list[Token]:
+    return [token for token in launch.args if token.span is not None and token.span.file == source.display
+            and token.span.end > token.span.start]
+
+
+def _shell_text(words: Sequence[str]) -> str:
+    return " ".join(shlex.quote(word) for word in words)
+
+
+def insert_args(source: SourceFile, launch: Launch, words: Sequence[str]) -> list[Edit] | None:
+    """Add ``words`` at the end of the launch's arguments (before a trailing ``"$@"`` or other word
+    that expands to any number of words, so a caller's own arguments still come last and win)."""
+    written = written_args(launch, source)
+    if not written or not words:
+        return None
+    trailing = len(written)
+    while trailing > 0 and written[trailing - 1].splat:
+        trailing -= 1
+    if trailing < len(written):
+        return insert_before(source, written[trailing], words)
+    return insert_after(source, written[-1], words)
+
+
+def insert_after(source: SourceFile, token: Token, words: Sequence[str]) -> list[Edit] | None:
+    """Add ``words`` right after ``token`` in its container's style."""
+    word = locate(source, token)
+    if word is None:
+        return None
+    text = source.text
+    newline = source.newline
+    if word.container == "yaml-item":
+        assert word.node is not None
+        dash = text[:word.node.start].rstrip(" \t")
+        if not dash.endswith("-") or not _first_on_line(text, len(dash) - 1):
+            return None
+        indent = text[_line_start(text, len(dash) - 1):len(dash) - 1]
+        quote = sibling_quote(word)
+        lines = "".join(f"{indent}- {yaml_item_text(w, quote)}{newline}" for w in words)
+        at = _next_line_start(text, word.end)
+        if at >= len(text) and not text.endswith("\n"):
+            return [Edit(source.span(len(text)), newline + lines[:-len(newline)])]
+        return [Edit(source.span(at), lines)]
+    if word.container in ("yaml-flow-item", "list"):
+        quote = word.style if word.style in QUOTES else ""
+        if word.container == "yaml-flow-item":
+            items = [yaml_item_text(w, sibling_quote(word)) for w in words]
+            return [Edit(source.span(word.end), "".join(", " + item for item in items))]
+        items = [_list_item_text(w, quote) for w in words]
+        after = text[word.end:]
+        trailing_comma = re.match(r"[ \t]*,[ \t]*(?:#[^\n]*)?\r?\n", after)
+        if trailing_comma and _first_on_line(text, word.start):
+            indent = _indent_of(text, word.start)
+            at = word.end + trailing_comma.end()
+            return [Edit(source.span(at), "".join(f"{indent}{item},{newline}" for item in items))]
+        separator = _separator_before(source, word)
+        return [Edit(source.span(word.end), "".join(separator + item for item in items))]
+    if not all(_SAFE_WORD.fullmatch(w) for w in words) and word.container == "yaml-string" and word.style in QUOTES:
+        return None
+    joined = " ".join(words) if word.container == "yaml-string" and word.compose else _shell_text(words)
+    if word.container == "yaml-string":
+        node = word.node
+        assert node is not None
+        block = node.style in ("|", ">") or (node.style == "" and _line_start(text, word.start) > node.start)
+        if _inside_script_quote(text, node, word.start):
+            # a script in quotes inside the command (``bash -c '...'``): a new line would start a new
+            # shell command there, so continue the line the shell way, or stay on it
+            if _continued_from_above(text, word.start) and _rest_of_line_blank(text, word.end):
+                return [Edit(source.span(word.end), f" \\{newline}{_indent_of(text, word.start)}{joined}")]
+            return [Edit(source.span(word.end), " " + joined)]
+        if block and _rest_of_line_blank(text, word.end):
+            indent = _indent_of(text, word.start)
+            if _continued_from_above(text, word.start) and not word.compose:
+                # a llama-swap ``cmd`` (or similar) written with shell continuations
+                return [Edit(source.span(word.end), f" \\{newline}{indent}{joined}")]
+            at = _next_line_start(text, word.end)
+            if at >= len(text) and not text.endswith("\n"):
+                return [Edit(source.span(len(text)), f"{newline}{indent}{joined}")]
+            return [Edit(source.span(at), f"{indent}{joined}{newline}")]
+        return [Edit(source.span(word.end), " " + joined)]
+    # shell: continue a command that already spans lines in the same way
+    if _continued_from_above(text, word.start):
+        return [Edit(source.span(word.end), f" \\{newline}{_indent_of(text, word.start)}{joined}")]
+    return [Edit(source.span(word.end), " " + joined)]
+
+
+def insert_before(source: SourceFile, token: Token, words: Sequence[str]) -> list[Edit] | None:
+    """Add ``words`` right before ``token`` (a trailing ``"$@"``) in its container's style."""
+    word = locate(source, token)
+    if word is None:
+        return None
+    text = source.text
+    newline = source.newline
+    if word.container == "yaml-item":
+        assert word.node is not None
+        dash = text[:word.node.start].rstrip(" \t")
+        if not dash.endswith("-") or not _first_on_line(text, len(dash) - 1):
+            return None
+        start = _line_start(text, len(dash) - 1)
+        indent = text[start:len(dash) - 1]
+        quote = sibling_quote(word)
+        return [Edit(source.span(start), "".join(f"{indent}- {yaml_item_text(w, quote)}{newline}" for w in words))]
+    if word.container in ("yaml-flow-item", "list"):
+        quote = word.style if word.style in QUOTES else ""
+        if word.container == "yaml-flow-item":
+            items = [yaml_item_text(w, sibling_quote(word)) for w in words]
+            return [Edit(source.span(word.start), "".join(item + ", " for item in items))]
+        items = [_list_item_text(w, quote) for w in words]
+        return [Edit(source.span(word.start), "".join(item + _separator_before(source, word).rstrip() + " "
+                                                      for item in items))]
+    if word.container == "yaml-string" and word.style in QUOTES and not all(_SAFE_WORD.fullmatch(w) for w in words):
+        return None
+    joined = " ".join(words) if word.container == "yaml-string" and word.compose else _shell_text(words)
+    if _first_on_line(text, word.start):
+        start = _line_start(text, word.start)
+        indent = text[start:word.start]
+        if word.container == "shell" and _continued_from_above(text, word.start):
+            return [Edit(source.span(start), f"{indent}{joined} \\{newline}")]
+        if word.container == "yaml-string" and word.node is not None and word.node.style in ("|", ">"):
+            return [Edit(source.span(start), f"{indent}{joined}{newline}")]
+    return [Edit(source.span(word.start), joined + " ")]
+
+
+# --- removing words ------------------------------------------------------------------------------------
+
+def remove_args(source: SourceFile, launch: Launch, first: int, count: int = 1) -> Edit | None:
+    """Remove ``count`` consecutive words of ``launch.args`` from index ``first`` (a flag and its value)."""
+    tokens = launch.args
+    if first < 0 or first + count > len(tokens) or count < 1:
+        return None
+    removed = [locate(source, token) for token in tokens[first:first + count]]
+    if any(word is None for word in removed):
+        return None
+    words = [word for word in removed if word is not None]
+    text = source.text
+    head, tail = words[0], words[-1]
+    if head.container != tail.container:
+        return None
+    if head.container == "yaml-item":
+        assert head.node is not None and tail.node is not None
+        dash = text[:head.node.start].rstrip(" \t")
+        if not dash.endswith("-") or not _first_on_line(text, len(dash) - 1):
+            return None
+        if text[tail.end:_line_end(text, tail.end)].strip() not in ("",) and \
+                not text[tail.end:_line_end(text, tail.end)].strip().startswith("#"):
+            return None
+        return Edit(source.span(_line_start(text, len(dash) - 1), _next_line_start(text, tail.end)), "")
+    following = locate(source, tokens[first + count]) if first + count < len(tokens) else None
+    previous_tokens = [*launch.program, *tokens[:first]]
+    previous = None
+    for candidate in reversed(previous_tokens):
+        previous = locate(source, candidate)
+        if previous is not None:
+            break
+    if head.container in ("yaml-flow-item", "list"):
+        if previous is not None and previous.container == head.container and previous.end <= head.start:
+            return Edit(source.span(previous.end, tail.end), "")
+        if following is not None and following.container == head.container:
+            return Edit(source.span(head.start, following.start), "")
+        return None
+    # shell-like words
+    if following is not None and following.start > tail.end and \
+            _line_start(text, following.start) == _line_start(text, tail.end):
+        return Edit(source.span(head.start, following.start), "")
+    line_tail = text[tail.end:_line_end(text, tail.end)]
+    if _first_on_line(text, head.start) and re.fullmatch(r"[ \t]*\\", line_tail):
+        return Edit(source.span(_line_start(text, head.start), _next_line_start(text, tail.end)), "")
+    if previous is not None and previous.end <= head.start:
+        return Edit(source.span(previous.end, tail.end), "")
+    return None
+
+
+# --- Python keyword arguments -------------------------------------------------------------------------
+
+def python_call_at(source: SourceFile, span: Span | None) -> tuple[int, int, list[tuple[int, int]]] | None:
+    """The call written at ``span`` (a launch's span, ``LLM(`` ...): (offset of ``(``, offset of
+    ``)``, the (start, end) offsets of its arguments). Read with ``ast``, which keeps positions."""
+    import ast
+
+    if span is None:
+        return None
+    try:
+        module = ast.parse(source.text)
+    except (SyntaxError, ValueError):
+        return None
+
+    def offset(line: int, byte_column: int) -> int:
+        start = source.line_start(line)
+        line_text = source.text[start:_line_end(source.text, start)]
+        return start + len(line_text.encode("utf-8")[:byte_column].decode("utf-8", "replace"))
+
+    for node in ast.walk(module):
+        if not isinstance(node, ast.Call) or node.end_lineno is None or node.end_col_offset is None:
+            continue
+        start = offset(node.lineno, node.col_offset)
+        end = offset(node.end_lineno, node.end_col_offset)
+        if not start <= span.start < end:
+            continue
+        func_end = offset(node.func.end_lineno or node.lineno, node.func.end_col_offset or 0)
+        if span.start >= func_end and span.start != start:
+            continue  # the span is inside the arguments: a call nested there is closer
+        arguments: list[tuple[int, int]] = []
+        written: list[ast.expr | ast.keyword] = [*node.args, *node.keywords]
+        for argument in written:
+            if argument.end_lineno is None or argument.end_col_offset is None:
+                return None
+            arguments.append((offset(argument.lineno, argument.col_offset),
+                              offset(argument.end_lineno, argument.end_col_offset)))
+        arguments.sort()
+        opening = source.text.find("(", func_end)
+        return opening, end - 1, arguments
+    return None
+
+
+def add_keyword(source: SourceFile, call_span: Span | None, name: str, value_code: str) -> Edit | None:
+    """Add ``name=value_code`` as the call's last keyword argument, in the layout of the call
+    (a new line indented like the arguments of a one-per-line call, else ``, name=value``)."""
+    call = python_call_at(source, call_span)
+    if call is None:
+        return None
+    opening, closing, arguments = call
+    text = source.text
+    keyword = f"{name}={value_code}"
+    if not arguments:
+        return Edit(source.span(opening + 1, closing), keyword) if text[opening + 1:closing].strip() == "" else None
+    last_start, last_end = arguments[-1]
+    after = text[last_end:closing]
+    trailing_comma = re.match(r"[ \t]*,[ \t]*(?:#[^\n]*)?\r?\n", after)
+    if trailing_comma and _first_on_line(text, last_start):
+        at = last_end + trailing_comma.end()
+        return Edit(source.span(at), f"{_indent_of(text, last_start)}{keyword},{source.newline}")
+    return Edit(source.span(last_end), ", " + keyword)
+
+
+def replace_kwarg_value(source: SourceFile, kwarg: KwArg, value_code: str) -> Edit | None:
+    """Replace the written value of a keyword argument (``True`` → ``False``)."""
+    if kwarg.span is None or kwarg.span.file != source.display:
+        return None
+    return Edit(kwarg.span, value_code)
+
+
+def replace_kwarg_string(source: SourceFile, kwarg: KwArg, old: str, new: str) -> Edit | None:
+    """Replace a keyword argument's string literal ``"old"`` by ``"new"`` (its quotes stay)."""
+    span = kwarg.span
+    if span is None or span.file != source.display or not _SAFE_WORD.fullmatch(new):
+        return None
+    raw = source.text[span.start:span.end]
+    match = re.fullmatch(r"([rRuU]?)(['\"])(.*)\2", raw, re.DOTALL)
+    if match is None or match.group(3) != old:
+        return None
+    at = span.start + len(match.group(1)) + 1
+    return Edit(source.span(at, at + len(old)), new)
+
+
+def rename_keyword(source: SourceFile, kwarg: KwArg, new_name: str) -> Edit | None:
+    """Rename ``old_name=`` written before the keyword argument's value."""
+    span = kwarg.span
+    if span is None or span.file != source.display or not new_name.isidentifier():
+        return None
+    before = source.text[:span.start]
+    match = re.search(r"\b" + re.escape(kwarg.name) + r"(\s*=\s*)$", before)
+    if match is None:
+        return None
+    return Edit(source.span(match.start(), match.start() + len(kwarg.name)), new_name)
+
+
+# --- fixes shared by several rules -------------------------------------------------------------------
+
+def append_flags(launch: Launch, words: Sequence[str]) -> list[Edit] | None:
+    """Add command-line words to a launch (not to a Python API launch: it has no argv)."""
+    if launch.kwargs is not None:
+        return None
+    return insert_args(launch.source, launch, words)
+
+
+def switch_off_edits(launch: Launch, setting_span: Span | None, flag: str, negative: str,
+                     keyword: str) -> list[Edit] | None:
+    """Edits that turn a boolean option off: ``--flag`` written in the argv becomes ``--no-flag``;
+    a Python ``keyword=True`` becomes ``False`` (added when absent); otherwise ``--no-flag`` is added
+    at the end of the arguments, where it wins over a default or a ``--config`` file value."""
+    source = launch.source
+    if launch.kwargs is not None:
+        kwarg = launch.kwargs.get(keyword)
+        if kwarg is not None:
+            if kwarg.value is not True or kwarg.unresolved:
+                return None
+            edit = replace_kwarg_value(source, kwarg, "False")
+        else:
+            edit = add_keyword(source, launch.span, keyword, "False")
+        return [edit] if edit is not None else None
+    token = token_containing(launch.args, setting_span)
+    if token is not None and token.value == flag:
+        edit = rename_flag(source, token, negative)
+        return [edit] if edit is not None else None
+    return append_flags(launch, [negative])

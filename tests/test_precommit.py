@@ -1,0 +1,176 @@
+"""pre-commit integration: ``.pre-commit-hooks.yaml`` and what a hook run sees.
+
+pre-commit passes the files it selected by name, so a compose file may arrive without its `.env`
+or the `--config` YAML its launch names; mtplint reads those itself. The end-to-end test runs the
+real ``pre-commit try-repo`` against a snapshot of this checkout (tracked and untracked files, so
+work not yet committed is what is tested); installing the hook's environment needs PyPI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import run_cli
+
+ROOT = Path(__file__).parent.parent
+
+#: MTP103 on a pinned SGLang image: NEXTN on 0.5.9 without SGLANG_ENABLE_SPEC_V2 (a safe fix)
+COMPOSE_MTP103 = """\
+services:
+  sglang:
+    image: lmsysorg/sglang:v0.5.9-cu129
+    ipc: host
+    ports: ["30000:30000"]
+    command: >
+      python3 -m sglang.launch_server
+      --model-path deepseek-ai/DeepSeek-V3-0324
+      --tp 8
+      --speculative-algorithm NEXTN
+      --speculative-num-steps 3
+      --speculative-eagle-topk 1
+      --speculative-num-draft-tokens 4
+      --host 0.0.0.0 --port 30000
+"""
+
+
+def _hooks() -> dict[str, dict[str, object]]:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    return {hook["id"]: hook for hook in hooks}
+
+
+def test_manifest_declares_both_hooks() -> None:
+    hooks = _hooks()
+    assert set(hooks) == {"mtplint", "mtplint-fix"}
+    for hook in hooks.values():
+        assert hook["language"] == "python"
+        assert hook["types"] == ["text"]
+        assert hook["require_serial"] is True
+        assert hook["minimum_pre_commit_version"]
+    assert hooks["mtplint"]["entry"] == "mtplint check"
+    assert hooks["mtplint-fix"]["entry"] == "mtplint check --fix"
+    pre_commit = pytest.importorskip("pre_commit.clientlib")
+    assert [hook["id"] for hook in pre_commit.load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))] == [
+        "mtplint", "mtplint-fix"]
+
+
+@pytest.mark.parametrize(("path", "selected"), [
+    ("compose.yaml", True), ("deploy/docker-compose.override.yml", True), ("k8s/vllm.yaml", True),
+    (".env", True), ("deploy/.env.production", True), ("prod.env", True),
+    ("serve.sh", True), ("scripts/start.bash", True), ("config.json", True), ("launch.py", True),
+    ("Dockerfile", True), ("docker/Dockerfile.sglang", True), ("vllm.Dockerfile", True), ("Containerfile", True),
+    ("systemd/vllm.service", True),
+    ("README.md", False), ("requirements.txt", False), ("main.go", False), (".envrc.example.md", False),
+    ("docs/Dockerfile/notes.md", False),
+])
+def test_files_pattern(path: str, selected: bool) -> None:
+    pattern = re.compile(str(_hooks()["mtplint"]["files"]))
+    assert bool(pattern.search(path)) is selected
+
+
+# -- what a hook run sees: files not passed are still read ------------------------------------
+
+def test_compose_passed_alone_reads_its_env_file(tmp_path: Path) -> None:
+    (tmp_path / "compose.yaml").write_text(COMPOSE_MTP103.replace("v0.5.9-cu129", "${SGLANG_TAG}"), encoding="utf-8")
+    (tmp_path / ".env").write_text("SGLANG_TAG=v0.5.9-cu129\n", encoding="utf-8")
+    code, out, err = run_cli(["check", "--isolated", "--output-format", "json", "--select", "MTP103", "compose.yaml"],
+                             cwd=tmp_path)
+    assert code == 1, err
+    [finding] = json.loads(out)
+    assert finding["code"] == "MTP103" and "0.5.9" in finding["message"]
+    # without the `.env` the tag is unknown: no version, so no finding resting on it
+    (tmp_path / ".env").unlink()
+    code, out, _ = run_cli(["check", "--isolated", "--output-format", "json", "--select", "MTP103", "compose.yaml"],
+                           cwd=tmp_path)
+    assert [f["code"] for f in json.loads(out)] != ["MTP103"] or "0.5.9" not in out
+
+
+def test_compose_passed_alone_reads_the_config_file_its_launch_names(tmp_path: Path) -> None:
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n"
+        "  vllm:\n"
+        "    image: vllm/vllm-openai:v0.30.0\n"
+        "    volumes: [\"./serve.yaml:/etc/vllm/serve.yaml:ro\"]\n"
+        "    command: [\"--config\", \"serve.yaml\"]\n", encoding="utf-8")
+    (tmp_path / "serve.yaml").write_text(
+        "model: Qwen/Qwen3.6-27B\n"
+        "kv-cache-dtype: turboquant_4bit_nc\n"
+        "speculative-config:\n"
+        "  method: mtp\n"
+        "  num_speculative_tokens: 2\n", encoding="utf-8")
+    code, out, err = run_cli(["check", "--isolated", "--output-format", "json", "--select", "MTP101", "compose.yaml"],
+                             cwd=tmp_path)
+    assert code == 1, err
+    [finding] = json.loads(out)
+    assert (finding["filename"], finding["location"]["row"]) == ("serve.yaml", 2)
+
+
+# -- the real pre-commit --------------------------------------------------------------------------
+
+def _git(*args: str, cwd: Path) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1"}
+    done = subprocess.run(["git", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", *args], cwd=cwd,
+                          env=env, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def _snapshot_of_checkout(target: Path) -> Path:
+    """This checkout as it is now (tracked and untracked files, not ignored ones), committed in a
+    fresh repository: ``try-repo`` on a dirty checkout would leave untracked files out."""
+    listed = _git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=ROOT)
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if not source.is_file():
+            continue  # deleted in the working tree
+        destination = target / name
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, destination)
+    _git("init", "-q", cwd=target)
+    _git("add", "-A", cwd=target)
+    _git("commit", "-q", "-m", "snapshot", cwd=target)
+    return target
+
+
+def _pre_commit(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never", "NO_COLOR": "1"}
+    return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=900)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_pre_commit_try_repo_reports_then_fixes(tmp_path: Path) -> None:
+    pytest.importorskip("pre_commit")
+    if not (ROOT / ".git").exists():
+        pytest.skip("needs a git checkout of mtplint")
+    hook_repo = _snapshot_of_checkout(tmp_path / "mtplint")
+    project = tmp_path / "deployment"
+    project.mkdir()
+    _git("init", "-q", cwd=project)
+    (project / "compose.yaml").write_text(COMPOSE_MTP103, encoding="utf-8")
+    (project / "README.md").write_text("# inference\n", encoding="utf-8")
+    _git("add", "-A", cwd=project)
+    home = tmp_path / "pre-commit-home"
+
+    check = _pre_commit("try-repo", str(hook_repo), "mtplint", "--all-files", cwd=project, home=home)
+    output = check.stdout + check.stderr
+    assert check.returncode == 1, output
+    assert re.search(r"compose\.yaml:10:\d+: MTP103", output), output
+
+    fix = _pre_commit("try-repo", str(hook_repo), "mtplint-fix", "--all-files", cwd=project, home=home)
+    fixed_output = fix.stdout + fix.stderr
+    fixed = (project / "compose.yaml").read_text(encoding="utf-8")
+    assert fix.returncode == 1, fixed_output  # files were modified by this hook
+    assert fixed != COMPOSE_MTP103, fixed_output
+    assert "SGLANG_ENABLE_SPEC_V2" in fixed
+
+    again = _pre_commit("try-repo", str(hook_repo), "mtplint", "--all-files", cwd=project, home=home)
+    assert "MTP103" not in again.stdout + again.stderr, again.stdout + again.stderr
