@@ -271,7 +271,8 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
                 if finding.span.start == 0 and finding.message.startswith("cannot write fix:"):
                     out.write(f"{finding.span.file}: {finding.code} {finding.message}\n")
     else:
-        _write_findings(findings, result, output_format, out, fixed=len(fixed), unsafe_fixes=args.unsafe_fixes)
+        _write_findings(findings, result, output_format, out, fixed=len(fixed), unsafe_fixes=args.unsafe_fixes,
+                        settings=settings)
     if args.show_fixes and output_format != "json":
         out.write(fix_report.applied_list(fixed))
     _report_internal(internal, err)

@@ -2,8 +2,9 @@
 
 A case is a small project (``files``) and the exact content some files must have (``after``) after
 ``mtplint check --fix --isolated --select CODE [args] .`` (``args`` may add ``--unsafe-fixes`` and
-version pins). Every case also checks that a second ``--fix`` changes nothing (idempotence) and that
-``check`` no longer reports the code.
+version pins). Every case also checks that no fix was dropped, that the files not in ``after`` are
+unchanged, that a second ``--fix`` changes nothing (idempotence) and that ``check`` no longer
+reports the code.
 """
 
 from __future__ import annotations
@@ -49,8 +50,12 @@ def test_fix_case(code: str, case: dict[str, Any], tmp_path: Path) -> None:
     args = ["check", "--fix", "--isolated", "--select", code, *case.get("args", []), "."]
     exit_code, _, err = run_cli(args, cwd=tmp_path)
     assert exit_code in (0, 1), err
+    assert "fix not applied" not in err, f"{case['name']}: {err}"
     for name, expected in case["after"].items():
         assert (tmp_path / name).read_text(encoding="utf-8") == expected, f"{case['name']}: {name}"
+    for name, text in case["files"].items():
+        if name not in case["after"]:
+            assert (tmp_path / name).read_bytes() == text.encode("utf-8"), f"{case['name']}: {name} changed"
     before_second = _snapshot(tmp_path)
     run_cli(args, cwd=tmp_path)
     assert _snapshot(tmp_path) == before_second, f"{case['name']}: a second --fix changed the files"

@@ -8,6 +8,7 @@ whole file, so bytes outside the edits are checked too. Compose results go throu
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
@@ -36,7 +37,8 @@ def _fix(tmp_path: Path, files: dict[str, str], code: str, versions: dict[str, s
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(text.encode("utf-8"))
     settings = LintSettings(pipeline=Options(root=tmp_path, engine_versions=versions or {}), select=[code, *extra])
-    result = lint([tmp_path], settings)
+    with contextlib.chdir(tmp_path):  # as the CLI runs: file names are shown relative to the project
+        result = lint([tmp_path], settings)
     edits_by_file: dict[Path, list[Edit]] = {}
     for finding in result.findings:
         if finding.code == code and finding.fix is not None:
@@ -52,7 +54,8 @@ def _fix(tmp_path: Path, files: dict[str, str], code: str, versions: dict[str, s
 
 def _findings(tmp_path: Path, code: str, versions: dict[str, str] | None = None) -> list[Finding]:
     settings = LintSettings(pipeline=Options(root=tmp_path, engine_versions=versions or {}), select=[code])
-    return [f for f in lint([tmp_path], settings).findings if f.code == code]
+    with contextlib.chdir(tmp_path):
+        return [f for f in lint([tmp_path], settings).findings if f.code == code]
 
 
 def _compose_binary() -> str | None:
@@ -306,3 +309,10 @@ def _findings_in(tmp_path: Path, files: dict[str, str], code: str,
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     return _findings(tmp_path, code, versions)
+
+
+def test_noqa_in_a_crlf_config_file_is_removed_in_place(tmp_path: Path) -> None:
+    files = {"serve.sh": "#!/bin/bash\nvllm serve m --config c.yaml\n",
+             "c.yaml": "enable-prefix-caching: false\r\nport: 8000  # mtplint: noqa: MTP107\r\n"}
+    fixed = _fix(tmp_path, files, "MTP002", VLLM, extra=("MTP107",))
+    assert fixed["c.yaml"] == "enable-prefix-caching: false\r\nport: 8000\r\n"

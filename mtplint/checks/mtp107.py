@@ -97,7 +97,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         if flag.default is False:
             continue  # `false` is the default already: dropping it changes nothing
         yield ctx.report_finding(_message(ctx, key, flag.dest, flag.negative, flag.default, note), key_span,
-                                 fix=_negative_key_fix(source, key, key_node, value_node, flag.negative))
+                                 fix=_negative_key_fix(source, key, key_node, value_node, flag.negative)
+                                 if root.get(f"no-{key.replace('_', '-')}") is None else None)
 
 
 def _negative_name(key: str, negative: frozenset[str]) -> str | None:

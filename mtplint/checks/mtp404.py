@@ -41,18 +41,21 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.report_finding(
             f"llama-server stops with \"unknown speculative type: {old}\": {why}; use `--spec-type {new}`",
             span,
-            fix=_rename_type_fix(ctx, span, old, new),
+            fix=_rename_type_fix(ctx, span, old, new, error.flag or ""),
         )
 
 
-def _rename_type_fix(ctx: RuleContext, span: Span | None, old: str, new: str) -> Fix | None:
+def _rename_type_fix(ctx: RuleContext, span: Span | None, old: str, new: str, flag: str) -> Fix | None:
     """The old ``--spec-type`` name → the upstream one, in the word (or env value) that holds it."""
     from mtplint.fix.argv import replace_flag_value
 
     launch = ctx.report.launch
+    tokens = launch.args
+    entry = launch.env.get(flag) if flag.startswith("LLAMA_ARG_") else None
+    if entry is not None:
+        tokens, span = [entry.value], entry.value.span
     source = ctx.source_for(span)
     if span is None or source is None:
         return None
-    tokens = [*launch.args, *(entry.value for entry in launch.env.values())]
     edit = replace_flag_value(source, tokens, span, old, new)
     return Fix("safe", f"Use `--spec-type {new}`", [edit]) if edit is not None else None

@@ -244,8 +244,11 @@ def _sources(result: Result, findings: Iterable[Finding]) -> dict[str, SourceFil
         file = finding.span.file
         if file in sources:
             continue
+        from mtplint.extract import decode
+
         try:
-            text = Path(file).read_text(encoding="utf-8")
+            # bytes as stored (CRLF kept, BOM dropped), so offsets match the file a fix edits
+            text = decode(Path(file).read_bytes())
         except (OSError, UnicodeDecodeError):
             continue
         sources[file] = SourceFile(Path(file), file, text)
@@ -347,8 +350,8 @@ def unused_noqa_fix(source: SourceFile, suppression: Suppression, codes: set[str
     if end_of_line > line and text[end_of_line - 1] == "\r":
         end_of_line -= 1
     written = re.findall(_CODE, match.group("codes") or "")
-    if not match.group("tool"):
-        # a plain ``# noqa`` may speak for other linters too (flake8, ruff): only our own codes go
+    if not match.group("tool") and file_syntax(source) == "python":
+        # a plain ``# noqa`` in Python speaks for flake8/ruff too: only our own codes go
         if codes is None or not written:
             return None
         codes = {code for code in codes if code.startswith("MTP")}

@@ -18,8 +18,9 @@ the YAML given to ``--config``. A :class:`JsonSite` finds the object inside its 
 
 Where the container cannot be read back exactly (two quoting layers, an escape we do not model), a
 site is not built and the caller offers no fix: a fix must never produce a value the user did not
-mean. The argv-level helpers at the end (replace a word's value, remove a flag and its value) are
-small local ones used by the speculative-config fixes.
+mean. Argv-level edits (removing a flag and its value, inserting words) are
+:mod:`mtplint.fix.argv`'s; the few word helpers at the end are the JSON-specific ones (the quoted
+extent of a word, whether two words are items of a list).
 """
 
 from __future__ import annotations
@@ -81,8 +82,10 @@ class Decoded:
             self.starts = list(self.offsets)
 
     def raw_range(self, start: int, end: int) -> tuple[int, int] | None:
-        """The file range written for decoded ``[start, end)``, if it is in one quoting mode."""
-        if end <= start or len(set(self.modes[start:end])) != 1:
+        """The file range written for decoded ``[start, end)`` when it starts and ends in the same
+        quoting mode: text written in that mode then replaces the range, quotes closed and reopened
+        inside it included (``"'\\''"`` in a single-quoted word)."""
+        if end <= start or self.modes[start] != self.modes[end - 1]:
             return None
         return self.starts[start], self.offsets[end - 1] + 1
 
@@ -751,7 +754,7 @@ def token_at(tokens: Sequence[Token], span: Span | None) -> Token | None:
     return None
 
 
-# --- argv words: local helpers for the speculative-config fixes ------------------------------------
+# --- argv words: what the JSON fixes need to know about the word holding the value ----------------
 
 def quoted_extent(source: SourceFile, span: Span) -> tuple[int, int]:
     """The word's file range including quotes that enclose the span (YAML spans stop inside them)."""
@@ -784,11 +787,3 @@ def list_form(source: SourceFile, first: Span, second: Span) -> bool:
     second_start, _ = quoted_extent(source, second)
     between = source.text[first_end:second_start]
     return between.replace("\\\r\n", " ").replace("\\\n", " ").strip() != ""
-
-
-def remove_words(source: SourceFile, previous: Span, words: Sequence[Span]) -> Edit:
-    """Remove consecutive ``words`` and the separator before them (after ``previous``), so the line
-    structure (continuations, list items, indentation) around them stays as it was."""
-    _, start = quoted_extent(source, previous)
-    _, end = quoted_extent(source, words[-1])
-    return Edit(source.span(start, end), "")
