@@ -101,6 +101,8 @@ class Result:
     internal_errors: list[str] = field(default_factory=list)
     files_seen: int = 0
     files_skipped: int = 0
+    #: the files read for this run (possibly seeded with texts that stand for them: ``--fix``)
+    loader: FileLoader | None = None
 
 
 def _extractor(kind: str) -> Extractor | None:
@@ -266,7 +268,7 @@ def run(paths: list[Path], options: Options, loader: FileLoader | None = None) -
     """``loader`` may come pre-seeded with texts that stand for files on disk (``--fix`` re-lints
     its edits in memory); by default files are read from disk."""
     loader = loader if loader is not None else FileLoader(options.root)
-    result = Result()
+    result = Result(loader=loader)
     issues = Issues()
     for launch in _unique(_extracted(paths, options, loader, issues, result)):
         try:

@@ -361,3 +361,58 @@ def test_conform_newlines() -> None:
     assert conform_newlines("a\nb\r\nc", "\r\n") == "a\r\nb\r\nc"
     assert conform_newlines("a\r\nb\n", "\n") == "a\nb\n"
     assert conform_newlines(" --flag", "\r\n") == " --flag"
+
+
+def test_fixes_that_never_settle_stop_after_the_last_pass_with_a_warning(tmp_path: Path, rule: Callable[[Predicate], None]) -> None:
+    def check(ctx: RuleContext) -> Iterator[Finding]:
+        count = len(ctx.report.launch.args)
+        yield ctx.report_finding("wants one more", fix=Fix("safe", "Add one", [_after_last_arg(ctx, f" --n{count}")]))
+
+    rule(check)
+    _project(tmp_path, {"serve.sh": SERVE})
+    code, _, err = _check(tmp_path, "--fix")
+    assert code == 1
+    assert "fixes did not settle after 10 passes" in err
+    assert (tmp_path / "serve.sh").read_text().count(" --n") == 10
+
+
+def test_one_bad_fix_among_good_ones_is_found_one_at_a_time(tmp_path: Path, rule: Callable[[Predicate], None]) -> None:
+    """Together the pass adds a finding; one at a time, the first fix is kept and the second (which
+    adds the finding, at the very spot of the finding it fixes) is dropped."""
+
+    def check(ctx: RuleContext) -> Iterator[Finding]:
+        args = ctx.report.launch.args
+        present = _args_text(ctx)
+        first = args[0].span
+        source = ctx.source_for(first)
+        assert first is not None and source is not None
+        if "--seed=1" not in present:
+            yield ctx.report_finding("seed", fix=Fix("safe", "Add seed", [Edit(source.span(first.start), "--seed=1 ")]))
+        if "--enforce-eager" in present:
+            yield ctx.report_finding("--enforce-eager makes decoding slow")
+        elif "--max-model-len=4096" not in present:
+            fix = Fix("safe", "Cap the context", [_after_last_arg(ctx, " --max-model-len=4096 --enforce-eager")])
+            yield ctx.report_finding("context", fix=fix)
+
+    rule(check)
+    _project(tmp_path, {"serve.sh": SERVE})
+    code, _, err = _check(tmp_path, "--fix")
+    assert code == 1
+    assert (tmp_path / "serve.sh").read_text() == SERVE.replace("serve meta-llama", "serve --seed=1 meta-llama")
+    assert "fix not applied (Cap the context): the result has a new finding" in err
+
+
+def test_a_fix_whose_edits_overlap_each_other_is_reported_not_applied(tmp_path: Path, rule: Callable[[Predicate], None]) -> None:
+    def check(ctx: RuleContext) -> Iterator[Finding]:
+        last = ctx.report.launch.args[-1].span
+        source = ctx.source_for(last)
+        assert last is not None and source is not None
+        edits = [Edit(source.span(last.start, last.end), "32"), Edit(source.span(last.start + 1, last.end + 1), "")]
+        yield ctx.report_finding("bad", fix=Fix("safe", "Broken", edits))
+
+    rule(check)
+    _project(tmp_path, {"serve.sh": SERVE})
+    code, _, err = _check(tmp_path, "--fix")
+    assert code == 1
+    assert (tmp_path / "serve.sh").read_text() == SERVE
+    assert err.count("fix not applied (Broken): its edits overlap each other") == 1

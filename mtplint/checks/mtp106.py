@@ -35,8 +35,7 @@ def _where(span: Span | None, launch_file: str) -> str:
 
 def _fix(ctx: RuleContext, option: JsonOptionValue) -> Fix | None:
     """Merge the dotted keys into the full value (they win, as in vLLM) and drop the dotted flags."""
-    from mtplint.fix.argv import remove_args
-    from mtplint.fix.jsonvalue import spec_site
+    from mtplint.fix.jsonvalue import remove_argv_groups, spec_site
 
     replaced = option.replaced
     dotted = option.value
@@ -49,6 +48,7 @@ def _fix(ctx: RuleContext, option: JsonOptionValue) -> Fix | None:
     if edits is None:
         return None
     launch = ctx.report.launch
+    groups: list[tuple[int, int]] = []
     index = 0
     while index < len(launch.args):
         token = launch.args[index]
@@ -56,11 +56,12 @@ def _fix(ctx: RuleContext, option: JsonOptionValue) -> Fix | None:
             index += 1
             continue
         count = 1 if "=" in token.value else 2
-        removal = remove_args(launch.source, launch, index, count)
-        if removal is None:
-            return None
-        edits.append(removal)
+        groups.append((index, count))
         index += count
+    removals = remove_argv_groups(launch.source, launch, groups)
+    if removals is None:
+        return None
+    edits.extend(removals)
     return Fix("safe", "Merge the dotted `--speculative-config.*` flags into the one speculative config", edits)
 
 

@@ -131,8 +131,7 @@ def _json_item(source: SourceFile, span: Span, text: str) -> str:
 
 
 def _argv_fix(ctx: RuleContext, removed: Sequence[_Removed]) -> list[Edit] | None:
-    from mtplint.fix.argv import remove_args
-    from mtplint.fix.jsonvalue import encode, list_form, quoted_extent, spec_site
+    from mtplint.fix.jsonvalue import encode, list_form, quoted_extent, remove_argv_groups, spec_site
 
     source = ctx.report.launch.source
     if any(w.span is None or w.span.file != source.display for r in removed for w in (r.previous, *r.words)):
@@ -164,7 +163,7 @@ def _argv_fix(ctx: RuleContext, removed: Sequence[_Removed]) -> list[Edit] | Non
             edits.append(Edit(_inner(source, value_span), _json_item(source, value_span, text)))
         elif len(first.words) == 1 and list_form(source, first.previous.span or flag_span, flag_span):
             edits.append(Edit(_inner(source, flag_span),
-                              _json_item(source, flag_span, "--speculative-config=" + text)[:]))
+                              _json_item(source, flag_span, "--speculative-config=" + text)))
         else:
             yaml_quote = _yaml_quote_at(source, flag_span.start)
             word = "'" + encode(text, "sq") + "'"
@@ -176,12 +175,16 @@ def _argv_fix(ctx: RuleContext, removed: Sequence[_Removed]) -> list[Edit] | Non
             _, end = quoted_extent(source, value_span)
             edits.append(Edit(source.span(start, end), "--speculative-config " + word))
     launch = ctx.report.launch
+    groups: list[tuple[int, int]] = []
     for item in rest:
         first_index = next((i for i, token in enumerate(launch.args) if token is item.words[0]), None)
-        removal = remove_args(source, launch, first_index, len(item.words)) if first_index is not None else None
-        if removal is None:
+        if first_index is None:
             return None
-        edits.append(removal)
+        groups.append((first_index, len(item.words)))
+    removals = remove_argv_groups(source, launch, groups)
+    if removals is None:
+        return None
+    edits.extend(removals)
     return edits
 
 
@@ -250,7 +253,13 @@ def _fix(ctx: RuleContext) -> Fix | None:
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
     version = ctx.report.version
-    fix = _fix(ctx)
+    built: list[Fix | None] = []
+
+    def fix_once() -> Fix | None:  # built when the first finding needs it, shared by all of them
+        if not built:
+            built.append(_fix(ctx))
+        return built[0]
+
     removed = version.at_least("0.8.3")
     note = "" if version.known else " (removed in vLLM 0.8.3; the version is not pinned)"
     # 0.8.3+: the parser rejects them (one CliError per flag word)
@@ -264,14 +273,14 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                     f"`{name}` was removed in vLLM 0.8.3: the server exits with \"unrecognized arguments\"{note}; "
                     f"{_instead(name, REPLACEMENTS[name])}",
                     error.span,
-                    fix=fix if REPLACEMENTS[name] is not None else None,
+                    fix=fix_once() if REPLACEMENTS[name] is not None else None,
                 )
             elif name in KWARGS:
                 yield ctx.report_finding(
                     f"`{name}=` was removed in vLLM 0.8.3: `EngineArgs` raises TypeError{note}; "
                     f"{_instead(name, KWARGS[name]).replace('`--speculative-config` key', '`speculative_config` key')}",
                     error.span,
-                    fix=fix if KWARGS[name] is not None else None,
+                    fix=fix_once() if KWARGS[name] is not None else None,
                 )
     # 0.8.2: accepted with a deprecation warning, but ignored when --speculative-config is also given
     if removed is not True and ctx.option("speculative_config") is not None:
@@ -285,5 +294,5 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 f"`{flag or dest}` is ignored by vLLM 0.8.2 because `--speculative-config` is also given "
                 f"(and removed from 0.8.3); {_instead(flag, REPLACEMENTS.get(flag, KWARGS.get(dest)))}",
                 option.span,
-                fix=fix if REPLACEMENTS.get(flag, KWARGS.get(dest)) is not None else None,
+                fix=fix_once() if REPLACEMENTS.get(flag, KWARGS.get(dest)) is not None else None,
             )

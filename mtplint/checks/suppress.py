@@ -244,6 +244,11 @@ def _sources(result: Result, findings: Iterable[Finding]) -> dict[str, SourceFil
         file = finding.span.file
         if file in sources:
             continue
+        # the text the run read (under --fix, the fixed text not yet written), else the disk's
+        known = result.loader.by_display(file) if result.loader is not None else None
+        if known is not None:
+            sources[file] = known
+            continue
         from mtplint.extract import decode
 
         try:

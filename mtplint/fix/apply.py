@@ -12,13 +12,18 @@
    or produced a finding that was not there before, the pass is redone one fix at a time and each
    fix that does so is dropped (reported as a :class:`RejectedFix`); the others stay.
 4. repeat from 1 on the new texts until no candidate is left (or :data:`MAX_PASSES`): a fix deferred
-   because it overlapped another gets its turn against the new text.
+   because it overlapped another gets its turn against the new text. A fix offered again right
+   after it was applied (it does not remove its finding) is dropped, so that a second ``--fix``
+   changes nothing; so is a fix whose own edits overlap or fall outside its file.
+
+Inserted line breaks follow the file's line ending (``SourceFile.newline``), so a CRLF file stays CRLF.
 
 Nothing here writes files: :mod:`mtplint.fix.write` does, after the whole run.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -97,16 +102,30 @@ class _Candidate:
 
 
 def _candidates(findings: Iterable[Finding], unsafe: bool, texts: Callable[[str], SourceFile | None],
-                refused: set[tuple[object, ...]]) -> list[_Candidate]:
+                refused: set[tuple[object, ...]], malformed: list[RejectedFix]) -> list[_Candidate]:
+    """The applicable fixes, in file order; a fix that cannot be applied as a whole goes to
+    ``malformed`` (once: its identity joins ``refused``)."""
     found: list[_Candidate] = []
     for finding in findings:
         fix = finding.fix
         if fix is None or not applies(fix, unsafe):
             continue
         sources = [texts(edit.span.file) for edit in fix.edits]
-        if any(source is None or edit.span.end > len(source.text) or edit.span.start > edit.span.end
-               for edit, source in zip(fix.edits, sources, strict=True)):
-            continue  # a fix into a file that was not read (cannot be checked, so not applied)
+        problem = None
+        if any(source is None for source in sources):
+            problem = "it edits a file that was not read"
+        elif any(source is not None and not 0 <= edit.span.start <= edit.span.end <= len(source.text)
+                 for edit, source in zip(fix.edits, sources, strict=True)):
+            problem = "an edit lies outside the file"
+        elif _overlaps_itself(fix.edits):
+            problem = "its edits overlap each other (a fix is all its edits or none)"
+        if problem is not None:
+            identity: tuple[object, ...] = (finding.code, fix.message, "malformed", tuple(
+                (e.span.file, e.span.start, e.span.end, e.content) for e in fix.edits))
+            if identity not in refused:
+                refused.add(identity)
+                malformed.append(RejectedFix(finding, f"{problem}; this is a bug in the rule's fix"))
+            continue
         conformed = Fix(fix.applicability, fix.message,
                         [Edit(edit.span, conform_newlines(edit.content, source.newline))
                          for edit, source in zip(fix.edits, sources, strict=True) if source is not None])
@@ -118,6 +137,11 @@ def _candidates(findings: Iterable[Finding], unsafe: bool, texts: Callable[[str]
         found.append(_Candidate(finding, conformed, identity))
     found.sort(key=lambda c: (c.finding.sort_key(), min((e.span.file, e.span.start) for e in c.fix.edits)))
     return found
+
+
+def _overlaps_itself(edits: Sequence[Edit]) -> bool:
+    ordered = sorted(edits, key=lambda e: (e.span.file, e.span.start, e.span.end))
+    return any(a.span.file == b.span.file and b.span.start < a.span.end for a, b in itertools.pairwise(ordered))
 
 
 def _conflicts(edit: Edit, taken: Sequence[Edit]) -> bool:
@@ -289,6 +313,17 @@ class _Linter:
         return lint(self.paths, self.settings, loader), loader
 
 
+def _current(finding: Finding, accepted: Sequence[Edit], state: _State) -> list[Finding]:
+    """``finding`` (of the pass's starting text) as the lint of the current text reports it, after
+    the ``accepted`` edits of the pass: same code, file and message, its start moved past them."""
+    delta = sum(len(edit.content) - (edit.span.end - edit.span.start) for edit in accepted
+                if edit.span.file == finding.span.file and edit.span.end <= finding.span.start)
+    start = finding.span.start + delta
+    same = [f for f in state.result.findings
+            if (f.code, f.span.file, f.message) == (finding.code, finding.span.file, finding.message)]
+    return [f for f in same if f.span.start == start][:1] or same[:1]
+
+
 @dataclass
 class _Outcome:
     applied: list[_Candidate] = field(default_factory=list)
@@ -296,18 +331,21 @@ class _Outcome:
 
 
 def _try(state: _State, chosen: Sequence[_Candidate], relint: _Linter,
-         edits: Sequence[Edit] | None = None) -> tuple[_State, str | None]:
-    """Apply the ``chosen`` fixes together (``edits``: theirs, moved to the current text); the new
-    state, or the old one and why the result was refused."""
-    if edits is None:
-        edits = [edit for candidate in chosen for edit in candidate.fix.edits]
+         moved: tuple[Sequence[Edit], Sequence[Finding]] | None = None) -> tuple[_State, str | None]:
+    """Apply the ``chosen`` fixes together; the new state, or the old one and why the result was
+    refused. ``moved``: their edits and findings as they stand in the current text, when earlier
+    fixes of the pass have already changed it."""
+    if moved is None:
+        edits: Sequence[Edit] = [edit for candidate in chosen for edit in candidate.fix.edits]
+        findings: Sequence[Finding] = [candidate.finding for candidate in chosen]
+    else:
+        edits, findings = moved
     new_sources, applied = _apply(state, edits)
     if not new_sources:
         return state, None
     texts = {**state.texts, **new_sources}
     result, _ = relint(texts)
-    added = _new_problems(state.result, result, {name: applied[name] for name in new_sources},
-                          [candidate.finding for candidate in chosen])
+    added = _new_problems(state.result, result, {name: applied[name] for name in new_sources}, findings)
     if added:
         return state, _describe(added)
     return _State(texts, result, state.disk), None
@@ -334,7 +372,7 @@ def _pass(state: _State, chosen: Sequence[_Candidate], relint: _Linter) -> tuple
             moved.append(_shifted(edit, accepted, source))
         if len(moved) != len(candidate.fix.edits):
             continue
-        alone, refusal = _try(state, [candidate], relint, moved)
+        alone, refusal = _try(state, [candidate], relint, (moved, _current(candidate.finding, accepted, state)))
         if refusal is not None:
             outcome.rejected.append((candidate, refusal))
             continue
@@ -360,8 +398,8 @@ def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = Fal
     last_deferred: Counter[tuple[object, ...]] = Counter()
     passes = 0
     converged = False
-    while passes < max_passes:
-        candidates = _candidates(state.result.findings, unsafe, state.source, refused)
+    while True:
+        candidates = _candidates(state.result.findings, unsafe, state.source, refused, rejected)
         offered = Counter(c.identity for c in candidates)
         for identity in offered:
             if last_applied[identity] and offered[identity] > last_deferred[identity]:
@@ -372,6 +410,8 @@ def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = Fal
         chosen = _non_overlapping(candidates)
         if not chosen:
             converged = True
+            break
+        if passes == max_passes:
             break
         passes += 1
         for candidate in chosen:

@@ -43,7 +43,8 @@ QUOTES = "\"'"
 _SAFE_WORD = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
 #: plain YAML scalars that would not load as strings (YAML 1.1 booleans/null, numbers)
 _YAML_NON_STRING = re.compile(
-    r"(?i:y|n|yes|no|true|false|on|off|null|~)|[-+]?(\d[\d_]*)?(\.\d*)?([eE][-+]?\d+)?|0x[0-9a-fA-F_]+|0o?[0-7_]+")
+    r"(?i:y|n|yes|no|true|false|on|off|null|~|=|[-+]?\.(?:inf|nan))|[-+]?(\d[\d_]*)?(\.\d*)?([eE][-+]?\d+)?"
+    r"|0x[0-9a-fA-F_]+|0o?[0-7_]+|[-+]?\d[\d_]*(:[0-5]?\d)+(\.\d*)?")  # the last: YAML 1.1 base 60
 
 
 # --- containers ------------------------------------------------------------------------------------
@@ -130,7 +131,7 @@ def _yaml_word(source: SourceFile, token: Token, span: Span) -> Word | None:
     # the span of a word quoted inside the command stops inside its quotes
     if start - 1 >= low and end < high and text[start - 1] == text[end] and text[end] in QUOTES:
         start, end = start - 1, end + 1
-    return Word(token, start, end, "yaml-string", node.style or "", node, compose)
+    return Word(token, start, end, "yaml-string", node.style or "", node, compose, parent)
 
 
 def locate(source: SourceFile, token: Token) -> Word | None:
@@ -221,6 +222,15 @@ def _quote_state(raw: str, index: int) -> str:
         elif char in QUOTES:
             quote = char
     return quote
+
+
+def _is_script(source: SourceFile, word: Word) -> bool:
+    """The YAML string holding the word is a shell script (``bash -c``'s argument: an item of a
+    list, or a quote inside the command), where a newline ends a command, not a word."""
+    node = word.node
+    if node is None:
+        return False
+    return word.parent is not None or _inside_script_quote(source.text, node, word.start)
 
 
 def _inside_script_quote(text: str, node: YNode, offset: int) -> bool:
@@ -449,29 +459,22 @@ def insert_after(source: SourceFile, token: Token, words: Sequence[str]) -> list
         return [Edit(source.span(word.end), "".join(separator + item for item in items))]
     if not all(_SAFE_WORD.fullmatch(w) for w in words) and word.container == "yaml-string" and word.style in QUOTES:
         return None
-    joined = " ".join(words) if word.container == "yaml-string" and word.compose else _shell_text(words)
-    if word.container == "yaml-string":
+    joined = _shell_text(words)
+    if word.container == "yaml-string" and not _is_script(source, word):
+        # a string the tool splits itself (a compose command, a llama-swap ``cmd``): a new line of
+        # a block is one more separator, so the words get a line of their own
         node = word.node
         assert node is not None
         block = node.style in ("|", ">") or (node.style == "" and _line_start(text, word.start) > node.start)
-        if _inside_script_quote(text, node, word.start):
-            # a script in quotes inside the command (``bash -c '...'``): a new line would start a new
-            # shell command there, so continue the line the shell way, or stay on it
-            if _continued_from_above(text, word.start) and _rest_of_line_blank(text, word.end):
-                return [Edit(source.span(word.end), f" \\{newline}{_indent_of(text, word.start)}{joined}")]
-            return [Edit(source.span(word.end), " " + joined)]
-        if block and _rest_of_line_blank(text, word.end):
+        if block and _rest_of_line_blank(text, word.end) and not _continued_from_above(text, word.start):
             indent = _indent_of(text, word.start)
-            if _continued_from_above(text, word.start) and not word.compose:
-                # a llama-swap ``cmd`` (or similar) written with shell continuations
-                return [Edit(source.span(word.end), f" \\{newline}{indent}{joined}")]
             at = _next_line_start(text, word.end)
             if at >= len(text) and not text.endswith("\n"):
                 return [Edit(source.span(len(text)), f"{newline}{indent}{joined}")]
             return [Edit(source.span(at), f"{indent}{joined}{newline}")]
-        return [Edit(source.span(word.end), " " + joined)]
-    # shell: continue a command that already spans lines in the same way
-    if _continued_from_above(text, word.start):
+    # shell (or a script inside YAML): a new line would start a new command, so continue a command
+    # that already spans lines the same way, or stay on the line
+    if _continued_from_above(text, word.start) and _rest_of_line_blank(text, word.end):
         return [Edit(source.span(word.end), f" \\{newline}{_indent_of(text, word.start)}{joined}")]
     return [Edit(source.span(word.end), " " + joined)]
 
@@ -502,18 +505,29 @@ def insert_before(source: SourceFile, token: Token, words: Sequence[str]) -> lis
                                                       for item in items))]
     if word.container == "yaml-string" and word.style in QUOTES and not all(_SAFE_WORD.fullmatch(w) for w in words):
         return None
-    joined = " ".join(words) if word.container == "yaml-string" and word.compose else _shell_text(words)
+    joined = _shell_text(words)
     if _first_on_line(text, word.start):
         start = _line_start(text, word.start)
         indent = text[start:word.start]
-        if word.container == "shell" and _continued_from_above(text, word.start):
+        if _continued_from_above(text, word.start):
             return [Edit(source.span(start), f"{indent}{joined} \\{newline}")]
-        if word.container == "yaml-string" and word.node is not None and word.node.style in ("|", ">"):
+        if word.container == "yaml-string" and word.node is not None and word.node.style in ("|", ">") \
+                and not _is_script(source, word):
             return [Edit(source.span(start), f"{indent}{joined}{newline}")]
     return [Edit(source.span(word.start), joined + " ")]
 
 
 # --- removing words ------------------------------------------------------------------------------------
+
+def _same_container(one: Word, other: Word) -> bool:
+    if one.container != other.container:
+        return False
+    if one.container in ("yaml-item", "yaml-flow-item"):
+        return one.parent is other.parent
+    if one.container == "yaml-string":
+        return one.node is other.node
+    return True
+
 
 def remove_args(source: SourceFile, launch: Launch, first: int, count: int = 1) -> Edit | None:
     """Remove ``count`` consecutive words of ``launch.args`` from index ``first`` (a flag and its value)."""
@@ -538,11 +552,17 @@ def remove_args(source: SourceFile, launch: Launch, first: int, count: int = 1) 
             return None
         return Edit(source.span(_line_start(text, len(dash) - 1), _next_line_start(text, tail.end)), "")
     following = locate(source, tokens[first + count]) if first + count < len(tokens) else None
-    previous_tokens = [*launch.program, *tokens[:first]]
+    if following is not None and not _same_container(following, head):
+        following = None
+    # the word before, written in the same container (not an image's entrypoint words, whose span
+    # is the image, nor a word of another list or string)
     previous = None
-    for candidate in reversed(previous_tokens):
-        previous = locate(source, candidate)
-        if previous is not None:
+    for candidate in reversed([*launch.program, *tokens[:first]]):
+        if launch.image is not None and candidate.span == launch.image.span:
+            continue
+        found = locate(source, candidate)
+        if found is not None:
+            previous = found if _same_container(found, head) else None
             break
     if head.container in ("yaml-flow-item", "list"):
         if previous is not None and previous.container == head.container and previous.end <= head.start:

@@ -38,6 +38,7 @@ from mtplint.source import SourceFile, Span
 if TYPE_CHECKING:
     from mtplint.checks import RuleContext
     from mtplint.engines import OptionValue
+    from mtplint.extract.launch import Launch
     from mtplint.source import Token
 
 # --- quoting modes ---------------------------------------------------------------------------------
@@ -618,12 +619,15 @@ def _offset(source: SourceFile, position: Any) -> int:
 def python_dict_site(source: SourceFile, span: Span) -> TextSite | None:
     """The dict literal at ``span`` in Python source, read with libcst (comments, trailing commas and
     the user's formatting are kept: the edits touch only the keys and values they change)."""
-    import libcst
+    try:
+        import libcst
+    except ImportError:  # a dependency; without it Python dicts get no fix rather than a wrong one
+        return None
 
     found = _python_positions(source)
     if found is None:
         return None
-    wrapper, positions = found
+    _, positions = found
     for node, where in positions.items():
         if not isinstance(node, libcst.Dict):
             continue
@@ -643,7 +647,6 @@ def python_dict_site(source: SourceFile, span: Span) -> TextSite | None:
                                        element.key.quote[0]))
         decoded = _identity(source.text, 0)
         return TextSite(source, decoded, shape, python_source=True)
-    del wrapper
     return None
 
 
@@ -787,3 +790,38 @@ def list_form(source: SourceFile, first: Span, second: Span) -> bool:
     second_start, _ = quoted_extent(source, second)
     between = source.text[first_end:second_start]
     return between.replace("\\\r\n", " ").replace("\\\n", " ").strip() != ""
+
+
+def remove_argv_words(source: SourceFile, launch: Launch, first: int, count: int) -> Edit | None:
+    """:func:`mtplint.fix.argv.remove_args`, keeping a file's missing final newline missing: when
+    the removed lines are the file's last and it has no final newline, the line break before them
+    goes too (else the newline that ended the previous line would become the file's last byte)."""
+    from mtplint.fix.argv import remove_args
+
+    edit = remove_args(source, launch, first, count)
+    text = source.text
+    if edit is None or edit.content or edit.span.end != len(text) or text.endswith("\n"):
+        return edit
+    start = edit.span.start
+    if start > 0 and text[start - 1] == "\n":
+        start -= 2 if start > 1 and text[start - 2] == "\r" else 1
+        return Edit(source.span(start, edit.span.end), "")
+    return edit
+
+
+def remove_argv_groups(source: SourceFile, launch: Launch, groups: Sequence[tuple[int, int]]) -> list[Edit] | None:
+    """Remove groups of words (``(first index in launch.args, count)``, in order); groups next to
+    each other are removed as one, so two removals never claim the same separator."""
+    runs: list[list[int]] = []
+    for first, count in groups:
+        if runs and runs[-1][0] + runs[-1][1] == first:
+            runs[-1][1] += count
+        else:
+            runs.append([first, count])
+    edits: list[Edit] = []
+    for first, count in runs:
+        removal = remove_argv_words(source, launch, first, count)
+        if removal is None:
+            return None
+        edits.append(removal)
+    return edits
