@@ -329,5 +329,7 @@ def test_a_word_written_plain_loads_back_as_that_string(value: str) -> None:
     # PyYAML reads YAML 1.1 (booleans like `on`, base-60 numbers): stricter than compose-go's YAML 1.2
     if plain_yaml_ok(value):
         assert yaml.safe_load(f"- {value}\n") == [value]
-    else:
-        assert yaml.safe_load(yaml_item_text(value, "")) == value
+    if plain_yaml_ok(value, flow=True):
+        assert yaml.safe_load(f"[a, {value}]") == ["a", value]
+    assert yaml.safe_load(f"- {yaml_item_text(value, '')}\n") == [value]
+    assert yaml.safe_load(f"[a, {yaml_item_text(value, '', flow=True)}]") == ["a", value]

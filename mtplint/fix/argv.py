@@ -243,12 +243,15 @@ def _inside_script_quote(text: str, node: YNode, offset: int) -> bool:
     return _quote_state(text[start:offset], offset - start) != ""
 
 
-def plain_yaml_ok(value: str) -> bool:
-    """``value`` may be written as a plain YAML scalar and loads back as this string."""
+def plain_yaml_ok(value: str, flow: bool = False) -> bool:
+    """``value`` may be written as a plain YAML scalar and loads back as this string (in a flow
+    sequence too, where a comma ends the item, when ``flow``)."""
+    if flow and "," in value:
+        return False
     if re.fullmatch(r"--?[A-Za-z][\w.-]*", value):
         return True  # a flag: ``- --model`` is a string
     return bool(_SAFE_WORD.fullmatch(value)) and not _YAML_NON_STRING.fullmatch(value) \
-        and not value.startswith(("-", ":", "@", "%"))
+        and not value.startswith(("-", ":", "@", "%", ",")) and not value.endswith(":")
 
 
 def sibling_quote(word: Word) -> str:
@@ -267,8 +270,8 @@ def sibling_quote(word: Word) -> str:
     return max(counts, key=lambda style: (counts[style], style == ""))
 
 
-def yaml_item_text(value: str, quote: str) -> str:
-    if quote == "" and plain_yaml_ok(value):
+def yaml_item_text(value: str, quote: str, flow: bool = False) -> str:
+    if quote == "" and plain_yaml_ok(value, flow):
         return value
     quote = quote or '"'
     if quote == "'":
@@ -390,7 +393,7 @@ def split_at_equals(source: SourceFile, token: Token) -> Edit | None:
         return Edit(source.span(equals, equals + 1), f"{quote}{source.newline}{indent}- {quote}")
     if word.container in ("yaml-flow-item", "list"):
         quote = word.style if word.style in QUOTES else ""
-        if word.container == "yaml-flow-item" and not quote and not plain_yaml_ok(value):
+        if word.container == "yaml-flow-item" and not quote and not plain_yaml_ok(value, flow=True):
             return None
         separator = _separator_before(source, word) if word.container == "list" else ", "
         return Edit(source.span(equals, equals + 1), f"{quote}{separator}{quote}")
@@ -446,7 +449,7 @@ def insert_after(source: SourceFile, token: Token, words: Sequence[str]) -> list
     if word.container in ("yaml-flow-item", "list"):
         quote = word.style if word.style in QUOTES else ""
         if word.container == "yaml-flow-item":
-            items = [yaml_item_text(w, sibling_quote(word)) for w in words]
+            items = [yaml_item_text(w, sibling_quote(word), flow=True) for w in words]
             return [Edit(source.span(word.end), "".join(", " + item for item in items))]
         items = [_list_item_text(w, quote) for w in words]
         after = text[word.end:]
@@ -498,7 +501,7 @@ def insert_before(source: SourceFile, token: Token, words: Sequence[str]) -> lis
     if word.container in ("yaml-flow-item", "list"):
         quote = word.style if word.style in QUOTES else ""
         if word.container == "yaml-flow-item":
-            items = [yaml_item_text(w, sibling_quote(word)) for w in words]
+            items = [yaml_item_text(w, sibling_quote(word), flow=True) for w in words]
             return [Edit(source.span(word.start), "".join(item + ", " for item in items))]
         items = [_list_item_text(w, quote) for w in words]
         return [Edit(source.span(word.start), "".join(item + _separator_before(source, word).rstrip() + " "
