@@ -26,7 +26,8 @@ def test_concise(tmp_path: Path) -> None:
     assert code == 1
     first, *rest = out.splitlines()
     assert first.startswith("serve.sh:3:20: MTP101 KV-cache dtype `turboquant_4bit_nc`")
-    assert rest == ["Found 1 finding (1 error)."]
+    assert rest == ["Found 1 finding (1 error).",
+                    "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option)."]
 
 
 def test_full_shows_a_code_frame_with_carets_under_the_token(tmp_path: Path) -> None:
@@ -39,7 +40,8 @@ def test_full_shows_a_code_frame_with_carets_under_the_token(tmp_path: Path) -> 
     assert lines[3] == "3 |   --kv-cache-dtype turboquant_4bit_nc \\"
     assert lines[4] == "  |                    " + "^" * len("turboquant_4bit_nc") + " MTP101"
     assert "  = docs: mtplint rule MTP101" in lines
-    assert lines[-1] == "Found 1 finding (1 error)."
+    assert lines[-2:] == ["Found 1 finding (1 error).",
+                          "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option)."]
 
 
 def test_json_has_ruffs_keys(tmp_path: Path) -> None:
@@ -51,7 +53,12 @@ def test_json_has_ruffs_keys(tmp_path: Path) -> None:
     assert finding["filename"] == "serve.sh"
     assert finding["location"] == {"row": 3, "column": 20}
     assert finding["end_location"] == {"row": 3, "column": 38}
-    assert finding["fix"] is None and finding["noqa_row"] == 3
+    assert finding["noqa_row"] == 3
+    assert finding["fix"] == {
+        "applicability": "unsafe",
+        "message": "Use `--kv-cache-dtype fp8_e5m2`",
+        "edits": [{"content": "fp8_e5m2", "location": {"row": 3, "column": 20}, "end_location": {"row": 3, "column": 38}}],
+    }
     assert finding["url"].endswith("MTP101.yaml")
 
 
