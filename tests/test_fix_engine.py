@@ -416,3 +416,13 @@ def test_a_fix_whose_edits_overlap_each_other_is_reported_not_applied(tmp_path: 
     assert code == 1
     assert (tmp_path / "serve.sh").read_text() == SERVE
     assert err.count("fix not applied (Broken): its edits overlap each other") == 1
+
+
+def test_a_fix_that_only_brings_an_info_note_is_kept(tmp_path: Path) -> None:
+    """MTP113's fix turns speculation on; the MTP003 note it brings ("no GPU identity") is not damage."""
+    script = tmp_path / "serve.sh"
+    script.write_text("#!/bin/sh\nexec llama-server -m /models/Qwen3-8B-Q4_K_M.gguf \\\n"
+                      "  -md /models/Qwen3-0.6B-Q8_0.gguf -np 1\n")
+    code, _, err = run_cli(["check", "--isolated", "--engine-version", "llama.cpp=b9500", "--fix", "."], cwd=tmp_path)
+    assert code == 0, err
+    assert script.read_text().endswith("-np 1 \\\n  --spec-type draft-simple\n")
