@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from mtplint import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-COMMANDS = ("check", "inspect", "rule", "rules", "version")
+COMMANDS = ("check", "inspect", "rule", "rules", "version", "recommend", "crossover", "clean")
 
 
 class UsageError(Exception):
@@ -33,6 +33,32 @@ def _engine_versions(values: Sequence[str]) -> dict[str, str]:
                 raise UsageError(f"--engine-version expects ENGINE=VERSION (e.g. vllm=0.11.0), got {item!r}")
             versions[engine.strip()] = version.strip()
     return versions
+
+
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of processes, got {value!r}") from None
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {jobs}")
+    return jobs
+
+
+def cmd_clean(out: TextIO, err: TextIO) -> int:
+    """``mtplint clean``: remove the cache directory, as ``ruff clean``."""
+    from mtplint.cache import clean
+
+    try:
+        removed = clean(Path.cwd())
+    except OSError as error:
+        err.write(f"mtplint: error: {error}\n")
+        return EXIT_ERROR
+    for path in removed:
+        out.write(f"Removing cache at: {path}\n")
+    if not removed:
+        out.write("No cache found.\n")
+    return EXIT_CLEAN
 
 
 def _selectors(value: str) -> list[str]:
@@ -74,6 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("-o", "--output-file", type=Path, metavar="FILE", help="write the report to FILE, not stdout")
     check.add_argument("--stdin-filename", type=Path, metavar="PATH",
                        help="lint standard input as the content of PATH (an editor's unsaved buffer)")
+    check.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
+                       help="worker processes (default: 1 for fewer than 64 files, else one per CPU)")
+    check.add_argument("--no-cache", action="store_true",
+                       help="do not read or write the cache (.mtplint_cache, or $MTPLINT_CACHE_DIR)")
     fixing = check.add_argument_group("fixes")
     fixing.add_argument("--fix", action="store_true", help="apply the safe fixes (writes the files)")
     fixing.add_argument("--unsafe-fixes", action="store_true",
@@ -93,6 +123,10 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("code", help="rule code or name, e.g. MTP102")
     rule.add_argument("--output-format", choices=("text", "json"), default="text")
     commands.add_parser("version", help="print the version")
+    commands.add_parser("clean", help="remove the cache directory (.mtplint_cache, or $MTPLINT_CACHE_DIR)")
+    from mtplint.tuner.cli import add_parsers as add_tuner_parsers  # argparse only; the models load on use
+
+    add_tuner_parsers(commands)
     return parser
 
 
@@ -117,8 +151,15 @@ def _report_internal(errors: list[str], err: TextIO) -> None:
 
 
 def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from mtplint.checks.catalog import CatalogError
+    from mtplint.config import ConfigError, register_config_catalog
     from mtplint.pipeline import run
 
+    try:  # GPUs and models added in configuration
+        register_config_catalog(args.paths[0] if args.paths else Path.cwd())
+    except (CatalogError, ConfigError) as error:
+        err.write(f"mtplint: error: {error}\n")
+        return EXIT_ERROR
     result = run(args.paths or [Path(".")], _pipeline_options(args))
     if args.format == "json":
         payload = {
@@ -149,7 +190,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return _check_and_fix(args, settings, output_format, out, err)
         stdin = _stdin_buffer(args, settings) if args.stdin_filename is not None else None
         result = lint([args.stdin_filename] if stdin else args.paths or [Path(".")], settings,
-                      stdin[0] if stdin else None)
+                      stdin[0] if stdin else None, jobs=args.jobs, cache=not args.no_cache)
     except (CatalogError, ConfigError) as error:
         err.write(f"mtplint: error: {error}\n")
         return EXIT_ERROR
@@ -333,6 +374,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             return cmd_rules(args, out, err)
         if args.command == "rule":
             return cmd_rule(args, out, err)
+        if args.command in ("recommend", "crossover"):
+            from mtplint.tuner.cli import run as run_tuner
+
+            return run_tuner(args, out, err)
+        if args.command == "clean":
+            return cmd_clean(out, err)
         if args.command == "version":
             out.write(f"mtplint {__version__}\n")
             return EXIT_CLEAN

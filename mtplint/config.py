@@ -10,16 +10,12 @@ Command-line options win over the file.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 CONFIG_NAMES = (".mtplint.toml", "mtplint.toml", "pyproject.toml")
 
@@ -34,11 +30,25 @@ class ConfigFile:
     values: dict[str, Any]
 
 
+def _toml() -> Any:
+    """tomllib, imported only when there is a configuration file to read (it costs start-up time)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    return tomllib
+
+
 def _table(path: Path) -> dict[str, Any] | None:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise ConfigError(f"{path}: cannot read configuration: {error.strerror or error}") from error
+    if path.name == "pyproject.toml" and "mtplint" not in text:
+        return None  # most projects' pyproject.toml: no [tool.mtplint] table, no need to parse it
+    tomllib = _toml()
+    try:
+        data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from error
     if path.name == "pyproject.toml":
@@ -49,7 +59,8 @@ def _table(path: Path) -> dict[str, Any] | None:
 
 
 def find_config(start: Path) -> Path | None:
-    directory = start.resolve()
+    # realpath, not resolve(): a symlink loop given on the command line must not raise RuntimeError
+    directory = Path(os.path.realpath(start))
     if directory.is_file():
         directory = directory.parent
     for candidate in (directory, *directory.parents):
@@ -74,6 +85,7 @@ def load_config(path: Path, _seen: tuple[Path, ...] = ()) -> ConfigFile:
         validate(table, "config.schema.json", where)
     except CatalogError as error:
         raise ConfigError(str(error)) from error
+    _check_catalog_entries(table, where)
     values = dict(table)
     for key in ("extend-rules",):
         if key in values:
@@ -85,8 +97,46 @@ def load_config(path: Path, _seen: tuple[Path, ...] = ()) -> ConfigFile:
         base = load_config(base_path, (*_seen, resolved))
         merged = dict(base.values)
         merged.update(values)
+        for key in CATALOG_KEYS:  # entries add up; this file's win over the base's with the same id
+            own = values.get(key, [])
+            ids = {entry["id"] for entry in own}
+            merged[key] = [*own, *(entry for entry in base.values.get(key, []) if entry["id"] not in ids)]
         values = merged
     return ConfigFile(path, values)
+
+
+#: configuration keys holding catalog entries (``[[tool.mtplint.gpus]]``, ``[[tool.mtplint.models]]``)
+CATALOG_KEYS = ("gpus", "models")
+
+
+def _check_catalog_entries(table: dict[str, Any], where: str) -> None:
+    """What the entry schemas cannot say: ids are unique in a file and model patterns compile."""
+    for key in CATALOG_KEYS:
+        seen: set[str] = set()
+        for index, entry in enumerate(table.get(key, [])):
+            if entry["id"] in seen:
+                raise ConfigError(f"{where}: key `{key}.{index}.id`: {entry['id']!r} is defined twice")
+            seen.add(entry["id"])
+    for index, entry in enumerate(table.get("models", [])):
+        for number, pattern in enumerate(entry["patterns"]):
+            try:
+                re.compile(pattern)
+            except re.error as error:
+                raise ConfigError(f"{where}: key `models.{index}.patterns.{number}`: {pattern!r} is not a regular "
+                                  f"expression ({error})") from error
+
+
+def register_catalog(values: dict[str, Any]) -> None:
+    """Make the configuration's GPUs and models (or none) part of the catalogs for this run."""
+    from mtplint.user_catalog import register_user_catalog
+
+    register_user_catalog(values.get("gpus", []), values.get("models", []))
+
+
+def register_config_catalog(start: Path) -> None:
+    """``mtplint inspect``: register the catalog entries of the configuration closest to ``start``."""
+    path = find_config(start)
+    register_catalog(load_config(path).values if path is not None else {})
 
 
 #: engines ``engine-versions`` / ``--engine-version`` may name, and the version shapes they accept
@@ -138,6 +188,7 @@ def settings_for(args: argparse.Namespace) -> tuple[Any, str]:
             config = load_config(path)
             values = config.values
             where = str(path)
+    register_catalog(values)
     engine_versions = _checked_engine_versions(dict(values.get("engine-versions", {})), where)
     engine_versions.update(_checked_engine_versions(_engine_versions(args.engine_version), "--engine-version"))
     gpu = args.gpu or values.get("gpu")

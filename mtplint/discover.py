@@ -14,8 +14,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:  # pathspec costs tens of milliseconds to import: only a tree with a .gitignore pays it
+    import pathspec
 
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".mypy_cache", ".ruff_cache", ".pytest_cache",
@@ -85,6 +87,24 @@ def relevant(data: bytes, kind: str) -> bool:
     return kind == "systemd" or PREFILTER.search(data) is not None
 
 
+def relevant_file(path: Path, kind: str, chunk_size: int = 1 << 20) -> bool:
+    """:func:`relevant` for a file read in chunks (one too large to load whole); the chunks
+    overlap by more than the longest prefilter word so none is cut in two."""
+    if kind == "systemd":
+        return True
+    overlap = 64
+    tail = b""
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(chunk_size):
+                if PREFILTER.search(tail + chunk):
+                    return True
+                tail = chunk[-overlap:]
+    except OSError:
+        return False
+    return False
+
+
 class _Ignore:
     """``.gitignore`` rules of one directory, with the directory they are relative to."""
 
@@ -106,6 +126,8 @@ def _load_gitignore(directory: Path) -> _Ignore | None:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
+    import pathspec
+
     return _Ignore(directory, pathspec.GitIgnoreSpec.from_lines(lines))
 
 

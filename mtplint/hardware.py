@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -21,11 +21,34 @@ from mtplint.source import Span
 class Gpu:
     id: str
     name: str
+    #: total memory as nvidia-smi reports it (MiB, ECC included); for a GPU that reports none (DGX
+    #: Spark's unified memory) or whose total is not known, the nominal GB as GiB (``memory_reported``
+    #: is then False); for a MIG slice, the slice's nominal size
     memory_mib: int
     bandwidth_gbs: float
+    #: dense BF16 TFLOPS (FP32 accumulate on GeForce)
     bf16_tflops: float
+    #: FP8 tensor cores
     fp8: bool
     aliases: tuple[str, ...]
+    #: dense FP8 TFLOPS; None without FP8 tensor cores or when not published
+    fp8_tflops: float | None = None
+    #: every name nvidia-smi / torch / k8s labels use for it (research/catalog.md §1.2)
+    names: tuple[str, ...] = ()
+    arch: str | None = None
+    #: CUDA compute capability ("8.9") or the AMD gfx target ("gfx942")
+    compute_capability: str | None = None
+    vendor: str = "nvidia"
+    memory_reported: bool = True
+    memory_note: str | None = None
+    #: fields whose value is unverified ((?) in research/catalog.md)
+    uncertain: tuple[str, ...] = ()
+    #: the MIG profile (``1g.10gb``) when the name carried one
+    mig_profile: str | None = None
+    #: names of different parts that contain one of this GPU's names (``rtx 3090 ti``)
+    excludes: tuple[str, ...] = ()
+    #: added in configuration (``[[tool.mtplint.gpus]]``)
+    user: bool = False
 
 
 @dataclass
@@ -42,41 +65,92 @@ class Hardware:
         return {"value": self.gpu.id if self.gpu else self.product, "count": self.count, "origin": self.origin}
 
 
-@cache
-def catalog() -> tuple[Gpu, ...]:
-    data = json.loads(resources.files("mtplint.data").joinpath("gpus.json").read_text(encoding="utf-8"))
-    return tuple(
-        Gpu(
-            id=entry["id"], name=entry["name"], memory_mib=entry["memory_mib"], bandwidth_gbs=entry["bandwidth_gbs"],
-            bf16_tflops=entry["bf16_tflops"], fp8=entry["fp8"], aliases=tuple(entry.get("aliases", ())),
-        )
-        for entry in data["gpus"]
+def gpu_from_entry(entry: dict[str, Any], *, user: bool = False) -> Gpu:
+    """A catalog entry (``mtplint/data/gpus.json`` or configuration) as a :class:`Gpu`."""
+    reported = entry.get("memory_mib")
+    names = entry.get("names") or {}
+    return Gpu(
+        id=entry["id"], name=entry["name"],
+        memory_mib=reported if reported is not None else round(entry["nominal_memory_gb"] * 1024),
+        bandwidth_gbs=entry["bandwidth_gbs"], bf16_tflops=entry["bf16_tflops"], fp8=entry["fp8"],
+        aliases=tuple(entry.get("aliases", ())), fp8_tflops=entry.get("fp8_tflops"),
+        names=tuple(dict.fromkeys(name for key in ("nvidia_smi", "torch", "k8s") for name in names.get(key, ()))),
+        arch=entry.get("arch"), compute_capability=entry.get("compute_capability"), vendor=entry.get("vendor", "nvidia"),
+        memory_reported=reported is not None, memory_note=entry.get("memory_note"),
+        uncertain=tuple(entry.get("uncertain", ())), excludes=tuple(entry.get("excludes", ())), user=user,
     )
 
 
+@cache
+def catalog() -> tuple[Gpu, ...]:
+    """Configured GPUs first (a user entry replaces the shipped one with its id), then the shipped ones."""
+    from mtplint.user_catalog import merged, user_gpus
+
+    data = json.loads(resources.files("mtplint.data").joinpath("gpus.json").read_text(encoding="utf-8"))
+    user = user_gpus()
+    user_ids = {entry["id"] for entry in user}
+    return tuple(gpu_from_entry(entry, user=entry["id"] in user_ids) for entry in merged(user, data["gpus"]))
+
+
+#: MIG profile (``-MIG-1g.10gb``) and GFD time-slicing (``-SHARED``) suffixes (research/catalog.md §1.2 rule 3)
+_MIG = re.compile(r"[-_ ]mig[-_ ]?(\d+)g\.(\d+)gb$", re.IGNORECASE)
+_SHARED = re.compile(r"[-_ ]shared$", re.IGNORECASE)
+
+
 def _normalise(name: str) -> str:
-    text = name.lower()
-    text = re.sub(r"-mig-\d+g\.\d+gb$", "", text)
-    text = re.sub(r"-shared$", "", text)
+    """research/catalog.md §1.2 rule 1: lower case, ``-``/``_`` as spaces, no vendor words."""
+    text = _SHARED.sub("", _MIG.sub("", name.strip())).lower()
     text = re.sub(r"[-_]+", " ", text)
     text = re.sub(r"\b(nvidia|geforce|tesla)\b", " ", text)
     return " ".join(text.split())
 
 
+def _contains(text: str, phrase: str) -> bool:
+    return bool(phrase) and re.search(rf"(?:^| ){re.escape(phrase)}(?: |$)", text) is not None
+
+
 def find_gpu(name: str) -> Gpu | None:
-    """Map an id (``rtx-4090``), a product label (``NVIDIA-GeForce-RTX-4090``) or an nvidia-smi name."""
-    wanted = name.strip().lower()
+    """Map an id (``rtx-4090``), a k8s label value (``NVIDIA-GeForce-RTX-4090``, ``nvidia-h100-80gb``)
+    or an nvidia-smi / torch name to a catalog GPU.
+
+    research/catalog.md §1.2: a name equal to one of a GPU's names wins; otherwise the longest name
+    contained in the text does (so ``gh200`` beats ``h200``, ``a100 80gb`` beats ``a100``), skipping a
+    GPU when the text names a different part that contains its name (``h100 nvl``, ``rtx 3090 ti``).
+    A MIG suffix gives the slice's memory, not the card's; ``-SHARED`` is dropped.
+    """
+    text = name.strip()
+    mig = _MIG.search(text)
+    found = _match(text)
+    if found is None or mig is None:
+        return found
+    slice_gib = int(mig.group(2))
+    # the profile's nominal size (1g.10gb reads ~9.7 GB): an upper bound of the slice's memory
+    return replace(found, memory_mib=slice_gib * 1024, memory_reported=False,
+                   mig_profile=f"{mig.group(1)}g.{mig.group(2)}gb")
+
+
+def _match(name: str) -> Gpu | None:
+    wanted = _SHARED.sub("", _MIG.sub("", name)).lower()
     for gpu in catalog():
         if wanted == gpu.id:
             return gpu
     normalised = _normalise(name)
-    # most specific alias first, so gh200 wins over h200 and l40s over l40
+    if not normalised:
+        return None
     best: tuple[int, Gpu] | None = None
-    for gpu in catalog():
-        for alias in (gpu.id.replace("-", " "), *gpu.aliases):
-            alias_norm = _normalise(alias)
-            if re.search(rf"(?:^| ){re.escape(alias_norm)}(?: |$)", normalised) and (best is None or len(alias_norm) > best[0]):
-                best = (len(alias_norm), gpu)
+    for gpu in catalog():  # user entries come first and win ties
+        if any(_contains(normalised, _normalise(other)) for other in gpu.excludes):
+            continue
+        for candidate in (gpu.id.replace("-", " "), gpu.name, *gpu.names, *gpu.aliases):
+            phrase = _normalise(candidate)
+            if phrase == normalised:
+                score = 10_000 + len(phrase)
+            elif _contains(normalised, phrase):
+                score = len(phrase)
+            else:
+                continue
+            if best is None or score > best[0]:
+                best = (score, gpu)
     return best[1] if best else None
 
 

@@ -34,8 +34,18 @@ class LintResult:
     rules: list[Rule]
 
 
-def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = None) -> LintResult:
-    """``loader``: see :func:`mtplint.pipeline.run` (``--fix`` passes one seeded with fixed texts)."""
+def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = None, *,
+         jobs: int | None = 1, cache: bool = False) -> LintResult:
+    """``loader``: see :func:`mtplint.pipeline.run` (``--fix`` passes one seeded with fixed texts).
+
+    ``jobs``: worker processes (None: as many as CPUs when there are enough files, see
+    :func:`mtplint.parallel.default_jobs`); ``cache``: reuse and store per-file results in the
+    on-disk cache (:mod:`mtplint.cache`). Both give the same findings, in the same order, as the
+    plain run; neither applies to a seeded ``loader`` (a fix being re-linted in memory)."""
+    if loader is None and (cache or jobs != 1):
+        from mtplint.parallel import lint_units
+
+        return lint_units(paths, settings, jobs=jobs, use_cache=cache)
     catalog = load_catalog(settings.extend_rules)
     rules = selected_rules(catalog, settings.select, settings.extend_select, settings.ignore)
     chosen = {rule.code for rule in rules}

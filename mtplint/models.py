@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -20,14 +21,36 @@ class ModelInfo:
     arch: str
     hybrid: bool
     mtp_layers: int | None
+    #: the config.json key engines read the MTP depth from (``text_config.mtp_num_hidden_layers``,
+    #: ``num_nextn_predict_layers``); None when there is none (Qwen3-Next) or not known
+    mtp_config_key: str | None = None
+    #: ids of catalog entries for repacks of this model that drop the MTP weights
+    mtp_less_variants: tuple[str, ...] = ()
+    #: added in configuration (``[[tool.mtplint.models]]``)
+    user: bool = False
+
+
+@cache
+def catalog_entries() -> tuple[dict[str, Any], ...]:
+    """The model entries in match order: configured models first (one with a shipped id replaces
+    it), then ``mtplint/data/models.json``."""
+    from mtplint.user_catalog import merged, user_models
+
+    data = json.loads(resources.files("mtplint.data").joinpath("models.json").read_text(encoding="utf-8"))
+    return merged(user_models(), data["models"])
 
 
 @cache
 def _catalog() -> tuple[tuple[re.Pattern[str], ModelInfo], ...]:
-    data = json.loads(resources.files("mtplint.data").joinpath("models.json").read_text(encoding="utf-8"))
+    from mtplint.user_catalog import user_models
+
+    user_ids = {entry["id"] for entry in user_models()}
     entries = []
-    for entry in data["models"]:
-        info = ModelInfo(entry["id"], entry["family"], entry["arch"], entry["hybrid"], entry["mtp_layers"])
+    for entry in catalog_entries():
+        mtp = entry.get("mtp") or {}
+        info = ModelInfo(entry["id"], entry["family"], entry["arch"], entry["hybrid"], entry["mtp_layers"],
+                         mtp_config_key=mtp.get("config_key"), mtp_less_variants=tuple(entry.get("mtp_less_variants", ())),
+                         user=entry["id"] in user_ids)
         for pattern in entry["patterns"]:
             entries.append((re.compile(pattern, re.IGNORECASE), info))
     return tuple(entries)

@@ -11,15 +11,16 @@ import contextlib
 import importlib
 import re
 import traceback
+import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mtplint.discover import Candidate, discover, relevant
+from mtplint.discover import Candidate, discover, relevant, relevant_file
 from mtplint.engines import Engine, EngineContext, Parsed, engine_for
 from mtplint.extract import MAX_FILE_BYTES, ExtractContext, Extractor, FileLoader, Malformed, decode
-from mtplint.extract.launch import Launch
+from mtplint.extract.launch import Launch, VersionHint
 from mtplint.hardware import Hardware, find_gpu, parse_gpu_spec
 from mtplint.settings import Setting
 from mtplint.source import Diagnostic, Issues, SourceFile
@@ -169,11 +170,17 @@ def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, cont
     return EngineVersion(version.engine, version.version, False, "flags", low, version.high, version.span)
 
 
+#: version pins per directory, per loader (one run reads each directory's pins once; a loader is a
+#: run's view of the files, so the pins it found stay true for as long as it lives)
+_PINS: weakref.WeakKeyDictionary[FileLoader, dict[Path, list[VersionHint]]] = weakref.WeakKeyDictionary()
+
+
 def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Options) -> LaunchReport:
     engine = engine_for(launch.engine)
     hints = [*launch.version_hints]
     if launch.source.path.exists():
-        hints.extend(pins_near(launch.source.path, options.root, loader.load))
+        memo = _PINS.setdefault(loader, {})
+        hints.extend(pins_near(launch.source.path, options.root, loader.load, memo))
     version = resolve(launch.engine, engine.known_versions(), hints, options.engine_versions.get(launch.engine))
     hardware = hardware_for(launch, options)
     context = EngineContext(loader, issues)
@@ -189,12 +196,19 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
     path = candidate.path
     try:
         if not path.is_file():
+            if candidate.kind != "missing":
+                path.stat()  # a file deleted since discovery, a symlink loop: OSError -> MTP001 below
             reason = "does not exist" if candidate.kind == "missing" else "is not a regular file"
             result.internal_errors.append(f"{loader.display(path)}: {reason}")
             return []
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
+            # never loaded whole; one that mentions an engine is reported, so a skipped launch is not silent
             result.files_skipped += 1
+            if relevant_file(path, candidate.kind):
+                shown = SourceFile(path, loader.display(path), "")
+                issues.add("MTP001", f"file is too large to lint ({size / 2**20:.1f} MiB; the limit is "
+                           f"{MAX_FILE_BYTES // 2**20} MiB): skipped", shown.span(0))
             return []
         seeded = loader.peek(path)
         # a text seeded into the loader (a fix being re-linted in memory) stands for the file's bytes

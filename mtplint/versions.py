@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
@@ -22,6 +23,7 @@ from mtplint.source import SourceFile, Span
 PIP_NAMES = {"vllm": "vllm", "sglang": "sglang", "vllm-mlx": "vllm-mlx", "vllm_mlx": "vllm-mlx", "mlx-lm": "mlx-lm", "mlx_lm": "mlx-lm"}
 
 
+@lru_cache(maxsize=4096)  # a tree's launches compare the same few dozen versions again and again
 def version_key(text: str) -> tuple[int, ...] | Version:
     """Sort key: llama.cpp builds (``b9180``) as ints, everything else as PEP 440 versions."""
     build = re.fullmatch(r"b(\d+)", text.strip())
@@ -115,21 +117,34 @@ def pins_in_text(text: str, source: SourceFile | None = None) -> list[VersionHin
 PIN_FILES = ("requirements*.txt", "requirements/*.txt", "pyproject.toml", "Dockerfile*", "*.Dockerfile", "constraints*.txt")
 
 
-def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None]) -> list[VersionHint]:
-    """Pins in the launch file's directory and its parents up to ``root``."""
+def _pins_in_directory(directory: Path, read: Callable[[Path], SourceFile | None]) -> list[VersionHint]:
+    hints: list[VersionHint] = []
+    seen: set[Path] = set()
+    for pattern in PIN_FILES:
+        for candidate in sorted(directory.glob(pattern)):
+            if candidate in seen or not candidate.is_file():
+                continue
+            seen.add(candidate)
+            source = read(candidate)
+            if source is not None:
+                hints.extend(pins_in_text(source.text, source))
+    return hints
+
+
+def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],
+              memo: dict[Path, list[VersionHint]] | None = None) -> list[VersionHint]:
+    """Pins in the launch file's directory and its parents up to ``root``. ``memo``: one run's
+    pins per directory (a tree's launches share their parents; globbing them per launch is slow)."""
     hints: list[VersionHint] = []
     directory = path.resolve().parent
     root = root.resolve()
-    seen: set[Path] = set()
     while True:
-        for pattern in PIN_FILES:
-            for candidate in sorted(directory.glob(pattern)):
-                if candidate in seen or not candidate.is_file():
-                    continue
-                seen.add(candidate)
-                source = read(candidate)
-                if source is not None:
-                    hints.extend(pins_in_text(source.text, source))
+        if memo is None:
+            hints.extend(_pins_in_directory(directory, read))
+        else:
+            if directory not in memo:
+                memo[directory] = _pins_in_directory(directory, read)
+            hints.extend(memo[directory])
         if directory == root or directory.parent == directory or root not in directory.parents:
             break
         directory = directory.parent

@@ -13,6 +13,13 @@ from mtplint.cli import main
 DATA = Path(__file__).parent / "data"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _cache_outside_the_checkout(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Runs with cwd inside tests/data would otherwise leave ``.mtplint_cache`` folders in the checkout
+    (tests of the cache itself set or clear the variable for their own runs)."""
+    os.environ.setdefault("MTPLINT_CACHE_DIR", str(tmp_path_factory.mktemp("mtplint_cache")))
+
+
 def run_cli(args: list[str], cwd: Path | None = None) -> tuple[int, str, str]:
     import io
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mtplint.hardware import find_gpu
-from mtplint.tuner import crossover, model_sizes
+from mtplint.tuner import model_sizes
 from mtplint.tuner.memory import MemoryInputs, estimate
 from mtplint.tuner.sizes import WeightFormat, kv_bytes_per_element, weight_format
 from tests.conftest import run_cli
@@ -20,42 +20,6 @@ def gpu(name: str):  # type: ignore[no-untyped-def]
     found = find_gpu(name)
     assert found is not None
     return found
-
-
-def test_rtx3090_q4_k2_crossover_fits_the_concurrency_sweep() -> None:
-    # E-thc: Qwen3.6-35B-A3B Q4, MTP n=2 on an RTX 3090: +0.4% at concurrency 4, -74% at 8
-    sizes = model_sizes("qwen3.6-35b-a3b")
-    for form in (FOUR_BIT, weight_format("unsloth/Qwen3.6-35B-A3B-GGUF:Q4_K_M", None, sizes)):
-        result = crossover(gpu("rtx-3090"), sizes, 2, form)
-        assert 4 <= result.batch < 8
-
-
-@pytest.mark.parametrize("k", [1, 2, 3])
-def test_consumer_gpu_crossover_is_single_digit_to_low_teens(k: int) -> None:
-    # seed: "crossover batch 4-8 on consumer GPUs" (4-bit weights); the model gives 4-11 (error ~2x)
-    result = crossover(gpu("rtx-3090"), model_sizes("qwen3.6-35b-a3b"), k, FOUR_BIT)
-    assert 4 <= result.batch <= 11
-
-
-def test_h200_deepseek_fp8_still_gains_at_batch_32() -> None:
-    # E-sgl-ds: 1.5x at batch 32 on H200 (FP8 weights on FP8 tensor cores keep the full ridge)
-    result = crossover(gpu("h200"), model_sizes("deepseek-v3"), 3)
-    assert result.weights.fp8
-    assert result.batch > 32
-
-
-def test_gain_at_batch_one_reproduces_the_seed_tpot_figure() -> None:
-    # seed: +27.5% TPOT at k=1 on an RTX 3090 (Qwen3.6-35B-A3B); MoE verify penalty included
-    result = crossover(gpu("rtx-3090"), model_sizes("qwen3.6-35b-a3b"), 1, FOUR_BIT)
-    assert result.gain_at_one == pytest.approx(1.275, abs=0.02)
-    assert result.acceptance_known
-
-
-def test_bf16_dense_keeps_the_ridge_and_4bit_quarters_it() -> None:
-    bf16 = crossover(gpu("h100-sxm"), model_sizes("qwen3.6-27b"), 3)
-    assert bf16.knee_tokens == pytest.approx(295, rel=0.01)  # catalog §1.1 ridge
-    assert bf16.batch == 73  # catalog §3.3: "H100 SXM BF16 dense with k=3 gives ~74"
-    assert crossover(gpu("h100-sxm"), model_sizes("qwen3.6-27b"), 3, FOUR_BIT).knee_tokens < bf16.knee_tokens / 3.5
 
 
 @pytest.mark.parametrize(("name", "quantization", "label"), [

@@ -15,8 +15,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 DOCS_URL = "https://github.com/mtplint/mtplint/blob/main/rules/{code}.yaml"
 
 
@@ -130,11 +128,22 @@ def _describe(error: Any) -> tuple[str, str]:
     return ".".join(path) or "(top level)", str(error.message)
 
 
+@cache
+def _schema_registry() -> Any:
+    """Every schema in ``schemas/`` by its ``$id``, so one can ``$ref`` another (config.schema.json
+    reuses the catalog entry schemas) without any network lookup."""
+    from referencing import Registry, Resource
+
+    documents = [schema(path.name) for path in sorted(schemas_dir().glob("*.schema.json"))]
+    return Registry().with_resources(
+        (document["$id"], Resource.from_contents(document)) for document in documents if "$id" in document)
+
+
 def validate(document: Any, schema_name: str, where: str) -> None:
     """Validate against a schema in ``schemas/``; errors name the file, the key and the problem."""
     import jsonschema  # imported here: only user-supplied files are validated at run time
 
-    validator = jsonschema.Draft202012Validator(schema(schema_name))
+    validator = jsonschema.Draft202012Validator(schema(schema_name), registry=_schema_registry())
     errors = sorted(validator.iter_errors(document), key=lambda e: (len(list(e.absolute_path)), list(map(str, e.absolute_path))))
     if errors:
         best = jsonschema.exceptions.best_match(errors)
@@ -164,6 +173,8 @@ def _rule_from(data: dict[str, Any], origin: str) -> Rule:
 
 
 def load_rule_file(path: Path, origin: str, check_schema: bool) -> Rule:
+    import yaml  # imported here: the built-in rules come compiled (see COMPILED_CATALOG)
+
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as error:
@@ -193,9 +204,62 @@ def _check_when(when: dict[str, dict[str, Any]], path: Path) -> None:
             raise CatalogError(f"{path}: key `when.{name}`: not an effective setting{hint}")
 
 
+#: the built-in rule files, already parsed: ``tools/compile_rules.py`` writes it from ``rules/*.yaml``
+#: (which stay the source of truth). Parsing 40 YAML files with PyYAML's pure-Python loader costs
+#: ~0.3 s -- more than linting a compose file -- so start-up reads this JSON instead, after checking
+#: that it was compiled from exactly the rule files present (a digest of their bytes).
+COMPILED_CATALOG = Path(__file__).with_name("builtin_rules.json")
+
+
+def _rule_files() -> list[Path]:
+    return sorted(rules_dir().glob("MTP*.yaml"))
+
+
+def rules_digest(paths: list[Path]) -> str:
+    """Digest of the rule files' names and bytes (a few hundred KB: well under a millisecond)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in paths:
+        data = path.read_bytes()
+        digest.update(f"{path.name}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def compile_catalog(paths: list[Path]) -> dict[str, Any]:
+    """The compiled form of the rule files: their digest and each file's data as parsed from YAML."""
+    documents = []
+    for path in paths:
+        rule = load_rule_file(path, "builtin", check_schema=False)  # the same checks as a direct load
+        documents.append({"file": path.name, "code": rule.code, "data": _yaml_load(path.read_text(encoding="utf-8"))})
+    return {"digest": rules_digest(paths), "rules": documents}
+
+
+def _compiled_rules(paths: list[Path]) -> tuple[Rule, ...] | None:
+    try:
+        compiled = json.loads(COMPILED_CATALOG.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(compiled, dict) or compiled.get("digest") != rules_digest(paths):
+        return None  # a rule file was edited since: the YAML wins
+    return tuple(_rule_from(document["data"], "builtin") for document in compiled["rules"])
+
+
+def _yaml_load(text: str) -> Any:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML was built with it
+    return yaml.load(text, Loader=loader)  # a safe loader
+
+
 @cache
 def builtin_rules() -> tuple[Rule, ...]:
-    return tuple(load_rule_file(path, "builtin", check_schema=False) for path in sorted(rules_dir().glob("MTP*.yaml")))
+    paths = _rule_files()
+    compiled = _compiled_rules(paths)
+    if compiled is not None:
+        return compiled
+    return tuple(load_rule_file(path, "builtin", check_schema=False) for path in paths)
 
 
 def load_catalog(extend: tuple[Path, ...] = ()) -> dict[str, Rule]:

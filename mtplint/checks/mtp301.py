@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mtplint.checks import Finding, RuleContext
-from mtplint.tuner.crossover import crossover_for_report
+from mtplint.tuner.crossover import crossover_for_report, describe_batch
 
 SEQS_FLAG = {"vllm": "--max-num-seqs", "sglang": "--max-running-requests", "llama.cpp": "-np"}
 
@@ -33,13 +33,14 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     how = f"{flag} {concurrency}" + (" (default)" if setting.origin == "default" else "")
     alpha = f"acceptance {result.acceptance:g}" + ("" if result.acceptance_known else " assumed")
     severity_note = "" if throughput else " (info with objective=latency; a warning with objective=throughput)"
+    at_load = result.speedup_at(concurrency)
     yield ctx.report_finding(
         f"{how} is above MTP's crossover for k={result.draft_tokens} on the {result.gpu.id} with "
-        f"{result.weights.label} weights: past ~{result.batch} concurrent sequences a decode step carries more "
-        f"than ~{result.knee_tokens:.0f} tokens and turns compute-bound, so verifying {result.draft_tokens + 1} "
-        f"tokens per sequence costs more than MTP saves (expected gain at batch 1: "
-        f"{(result.gain_at_one - 1):+.0%}, {alpha}); cap concurrency near {result.batch}, or turn MTP off for "
-        f"throughput-bound serving{severity_note}",
+        f"{result.weights.label} weights ({result.engine} kernels): the expected speed-up is "
+        f"{result.gain_at_one:.2f}x at batch 1 but {at_load:.2f}x at {concurrency} sequences, and it stays >= 1x "
+        f"only up to {describe_batch(result)} -- verifying {result.draft_tokens + 1} tokens per sequence then costs "
+        f"more than MTP saves (decode turns compute-bound near ~{result.knee_tokens:.0f} tokens per step; {alpha}); "
+        f"cap concurrency near {max(result.batch, 1)}, or turn MTP off for throughput-bound serving{severity_note}",
         ctx.span_of("max_concurrency", "spec_tokens", "spec_method"),
         severity="warning" if throughput else "info",
     )

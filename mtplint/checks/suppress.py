@@ -25,6 +25,7 @@ an ``.env`` file that holds the offending value works too.
 
 from __future__ import annotations
 
+import bisect
 import io
 import re
 from collections.abc import Iterable, Iterator
@@ -34,7 +35,7 @@ from pathlib import Path
 
 from mtplint.checks import Edit, Finding, Fix
 from mtplint.checks.catalog import Rule
-from mtplint.pipeline import Result
+from mtplint.pipeline import LaunchReport, Result
 from mtplint.source import SourceFile, Span
 
 _CODE = r"[A-Za-z]{2,6}\d{3}"
@@ -131,10 +132,13 @@ def yaml_block_headers(text: str) -> list[tuple[int, int]]:
 def _yaml_comments(text: str) -> Iterator[int]:
     import yaml
 
+    # libyaml's scanner when present: the pure-Python one is quadratic in flow nesting depth
+    # (10,000 ``[`` took seconds) and ~50x slower on long lines
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     covered: list[tuple[int, int]] = []
     scanned_to = 0
     try:
-        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+        for token in yaml.scan(text, Loader=loader):
             start, end = token.start_mark.index, token.end_mark.index
             if isinstance(token, yaml.ScalarToken):
                 if token.style in (">", "|"):
@@ -149,11 +153,16 @@ def _yaml_comments(text: str) -> Iterator[int]:
         yield from _line_comments(text, limit)
     else:
         limit = len(text)
+    # scalar tokens come in file order and do not overlap: find the one before a ``#`` by bisection
+    # (a linear scan per ``#`` made a file of many ``#`` quadratic)
+    covered.sort()
+    starts = [start for start, _ in covered]
     for match in re.finditer("#", text[:limit]):
         index = match.start()
         if index and text[index - 1] not in " \t\n":
             continue
-        if any(start <= index < end for start, end in covered):
+        before = bisect.bisect_right(starts, index) - 1
+        if before >= 0 and index < covered[before][1]:
             continue
         yield index
 
@@ -235,9 +244,10 @@ def _per_file_ignored(file: str, code: str, per_file_ignores: dict[str, list[str
     return False
 
 
-def _sources(result: Result, findings: Iterable[Finding]) -> dict[str, SourceFile]:
+def _sources(result: Result, findings: Iterable[Finding],
+             launch_sources: dict[str, SourceFile] | None = None) -> dict[str, SourceFile]:
     """Files holding a launch or a finding (a ``--config`` YAML, an ``.env``, a malformed file)."""
-    sources: dict[str, SourceFile] = {}
+    sources: dict[str, SourceFile] = dict(launch_sources or {})
     for report in result.launches:
         sources.setdefault(report.launch.source.display, report.launch.source)
     for finding in findings:
@@ -260,25 +270,40 @@ def _sources(result: Result, findings: Iterable[Finding]) -> dict[str, SourceFil
     return sources
 
 
+def launch_end_line(report: LaunchReport) -> int | None:
+    """The last line of a launch's command in its own file (where a trailing ``noqa`` may sit)."""
+    launch = report.launch
+    if launch.span is None:
+        return None
+    ends = [t.span.end_line for t in launch.argv if t.span is not None and t.span.file == launch.span.file]
+    return max([launch.span.end_line, *ends])
+
+
 def apply_suppressions(
     findings: list[Finding],
     result: Result,
     per_file_ignores: dict[str, list[str]],
     catalog: dict[str, Rule],
     chosen: set[str],
+    *,
+    launch_sources: dict[str, SourceFile] | None = None,
+    launch_ends: dict[tuple[str, int], int] | None = None,
 ) -> tuple[list[Finding], list[Finding]]:
-    """Split findings into kept and suppressed; add MTP002 for suppressions that matched nothing."""
-    sources = _sources(result, findings)
+    """Split findings into kept and suppressed; add MTP002 for suppressions that matched nothing.
+
+    ``launch_sources`` / ``launch_ends``: the files holding launches and the last line of each
+    launch (keyed by file and start offset), for a run whose launches were modelled elsewhere (in
+    worker processes, or read from the cache: ``result.launches`` is then empty)."""
+    sources = _sources(result, findings, launch_sources)
     kept: list[Finding] = []
     suppressed: list[Finding] = []
     by_file = {name: suppressions_in(source) for name, source in sources.items()}
     # a command continued over lines (``\`` in shell) can carry a comment only on its last line
-    launch_ends: dict[tuple[str, int], int] = {}
+    launch_ends = dict(launch_ends or {})
     for report in result.launches:
-        launch = report.launch
-        if launch.span is not None:
-            ends = [t.span.end_line for t in launch.argv if t.span is not None and t.span.file == launch.span.file]
-            launch_ends[(launch.span.file, launch.span.start)] = max([launch.span.end_line, *ends])
+        end = launch_end_line(report)
+        if end is not None and report.launch.span is not None:
+            launch_ends[(report.launch.span.file, report.launch.span.start)] = end
     # a comment cannot sit inside a YAML block scalar: the line of its header (``command: >``) speaks
     # for every line of the block
     header_of: dict[str, dict[int, int]] = {}
@@ -356,7 +381,7 @@ def unused_noqa_fix(source: SourceFile, suppression: Suppression, codes: set[str
         end_of_line -= 1
     written = re.findall(_CODE, match.group("codes") or "")
     if not match.group("tool") and file_syntax(source) == "python":
-        # a plain ``# noqa`` in Python speaks for flake8/ruff too: only our own codes go
+        # a plain ``noqa`` comment in Python speaks for flake8/ruff too: only our own codes go
         if codes is None or not written:
             return None
         codes = {code for code in codes if code.startswith("MTP")}

@@ -541,7 +541,12 @@ def _config_words(table: FlagTable, launch: Launch, path_word: Word, ctx: Engine
             parsed.errors.append(CliError(
                 f"Unsupported config option '{key_norm}' with action '{unsupported[key_norm]}'", key_span, key, "invalid-value"))
             continue
-        value = value_node.python()
+        try:
+            value = value_node.python()
+        except YamlError as error:  # nested too deeply, or an alias bomb: unreadable, not a crash
+            ctx.issues.add("MTP001", f"malformed SGLang config file: {error}", source.span(error.offset, error.offset + 1))
+            parsed.open_ended = True
+            continue
         flag = Word(f"--{key}", key_span, "config-file")
         if isinstance(value, bool):
             if generation == 1 or key_norm in store_true:

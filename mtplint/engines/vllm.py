@@ -579,6 +579,9 @@ class VllmEngine:
                 continue
             if explicit is not None:
                 self._store(run, flag, explicit, word, option)
+                stored = run.parsed.options.get(flag.dest)
+                if flag.nargs in ("*", "+") and stored is not None and not isinstance(stored.value, list):
+                    stored.value = [stored.value]  # argparse: ``--x=a`` with nargs="+" stores ['a']
                 index += 1
                 continue
             values: list[Word] = []
@@ -596,7 +599,11 @@ class VllmEngine:
                 index = cursor
                 continue
             if wanted in ("*", "+") or (isinstance(wanted, int) and wanted > 1):
-                converted = [self._convert_value(run, flag, v.text, v, option) for v in values]
+                try:
+                    converted = [self._convert_value(run, flag, v.text, v, option) for v in values]
+                except ValueError:  # recorded as a CliError by _convert_value (``--cudagraph-capture-sizes ''``)
+                    index = cursor
+                    continue
                 run.parsed.options[flag.dest] = OptionValue(
                     list(converted), values[0].span if values else word.span, word.origin, option or "",
                     tuple(name for v in values for name in v.unresolved))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,7 +55,8 @@ class FileLoader:
         self.cwd = Path.cwd().resolve()
 
     def display(self, path: Path) -> str:
-        resolved = path.resolve() if path.is_absolute() else (self.cwd / path).resolve()
+        # realpath, not resolve(): a symlink loop must be shown, not raise RuntimeError
+        resolved = Path(os.path.realpath(path if path.is_absolute() else self.cwd / path))
         for base in (self.cwd, self.root):
             try:
                 return resolved.relative_to(base).as_posix()

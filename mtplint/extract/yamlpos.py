@@ -27,6 +27,8 @@ except ImportError:  # pragma: no cover - depends on the PyYAML build
 _TAG_PREFIX = "tag:yaml.org,2002:"
 _SKIPPABLE = set(" \t\r\n\\\"'")
 _ESCAPE_LENGTHS = {"x": 4, "u": 6, "U": 10}
+#: values :meth:`YNode.python` may build for one call (aliases expanded)
+MAX_PYTHON_VALUES = 10_000
 
 
 class YamlError(Exception):
@@ -92,14 +94,22 @@ class YNode:
     def is_null(self) -> bool:
         return self.is_scalar and self.tag == _TAG_PREFIX + "null"
 
-    def python(self, _depth: int = 0) -> Any:
-        """The plain Python value (YAML 1.1 core types); maps keep their order."""
+    def python(self, _depth: int = 0, _budget: list[int] | None = None) -> Any:
+        """The plain Python value (YAML 1.1 core types); maps keep their order.
+
+        Aliases are expanded here (the tree shares them), so the number of values built is
+        capped: a "billion laughs" document raises :class:`YamlError` instead of eating memory.
+        """
+        budget = [MAX_PYTHON_VALUES] if _budget is None else _budget
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise YamlError("YAML aliases expand to too many values", self.start)
         if _depth > 200:
             raise YamlError("YAML nesting too deep", self.start)
         if self.kind == "map":
-            return {k: v.python(_depth + 1) for k, _, v in self.entries()}
+            return {k: v.python(_depth + 1, budget) for k, _, v in self.entries()}
         if self.kind == "seq":
-            return [item.python(_depth + 1) for item in self.items]
+            return [item.python(_depth + 1, budget) for item in self.items]
         return scalar_value(self.str, self.tag)
 
 

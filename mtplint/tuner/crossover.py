@@ -1,37 +1,63 @@
-"""Where MTP turns from a gain into a loss as the batch grows (MTP301).
+"""Where MTP turns from a gain into a loss as the batch grows (MTP301, ``mtplint crossover``).
 
-The model (research/catalog.md §3.1 and §3.3, Leviathan et al. 2023 + a roofline):
+The model (research/catalog.md §3.1 and §3.3: Leviathan et al. 2023 plus a roofline), per decode step:
 
-* Decode is memory-bound while the tokens in one forward step stay below the GPU's knee
-  ``n* = FLOPS x b_w / (2 x BW)``: the ridge point (dense BF16 FLOPS / bandwidth, catalog §1.1) for BF16
-  weights and for FP8 weights on FP8 tensor cores, ``ridge x b/2`` otherwise (4-bit weight-only: /4,
-  FP8 weight-only on Ampere: /2, GGUF Q4_K_M: /3.3).
-* A speculative step verifies ``k + 1`` tokens per sequence, so at batch B it runs ``B (k+1)`` tokens.
-  Once that passes n*, verification costs grow linearly and the gain disappears: the **crossover batch**
-  is ``B* = floor(n* / (k + 1))`` (catalog §3.3 "heuristic crossover").
-* **Gain at batch 1** (memory-bound) = ``E(alpha, k) / (verify + k c)`` with ``E = (1 - alpha^(k+1)) /
-  (1 - alpha)`` tokens per step (Leviathan Eq. 1), ``c`` the MTP step's cost relative to a target step
-  (catalog §3.1 table) and ``verify`` the cost of verifying ``k+1`` tokens relative to one plain step:
-  1 for dense models; for MoE ``(1 - s) + s U(k+1)/U(1)`` where ``U(n) = E_count (1 - (1 - top_k/E_count)^n)``
-  distinct experts are read and ``s`` is the routed experts' share of the active bytes (catalog §3.1
-  "MoE penalty", uniform routing assumed).
+* **Speed-up at batch B** with ``k`` draft tokens::
 
-Checked against the published points (tests/test_tuner_crossover.py):
+      speedup(B) = E(alpha, k) x T(B, B) / (T(B (k+1), B) + drafting(B))
 
-* RTX 3090, Qwen3.6-35B-A3B Q4, k=2 -> B* = 6: llama.cpp measured +0.4% at concurrency 4 and -74% at 8.
-* Consumer GPUs with 4-bit weights: B* between 4 and 9 for k = 1..3 on an RTX 3090 (seed: 4-8).
-* H200, DeepSeek-V3 FP8, k=3 -> B* = 51: SGLang measured 1.5x at batch 32 (still a gain).
-* Qwen3.6-35B-A3B, k=1, alpha 0.94: +27.6% at batch 1 (seed: +27.5% TPOT on an RTX 3090).
+  ``E = 1 + a1 + a1 a2 + ... + a1...ak`` tokens per step (Leviathan Eq. 1 with a per-position
+  acceptance: ``a1 = alpha``, the catalog's first-draft-token acceptance, each later position
+  :data:`ACCEPTANCE_DECAY` times the one before); ``T(n, B)`` the time of one target forward pass over ``n`` tokens of ``B``
+  sequences; the verify pass carries ``B (k+1)`` tokens. The same ratio is the gain in per-user
+  decode speed (TPOT) and in aggregate throughput at that batch.
+* **Step time** ``T(n, B)``: the weight bytes read, ``W(n)``, over the GPU's bandwidth, against
+  ``2 x P_active x n`` FLOPs over its dense BF16 rate (FP8 rate for FP8 weights on FP8 tensor cores),
+  each scaled by how close the engine's kernels get (:data:`KERNELS`):
 
-Error: the crossover is good to about a factor of 2 (kernel efficiency, long contexts move it out,
-small-active MoE moves it in at low batch); the gain at batch 1 to +-15 points, dominated by the
-acceptance alpha, which depends on the workload (defaults: the catalog's figure, else 0.8).
+  - vLLM / SGLang (CUDA graphs, tensor-core GEMMs that overlap loads and maths): the roofline
+    ``max(memory, compute)`` plus a fixed tensor-parallel cost (two all-reduces per layer);
+  - llama.cpp (quantised mat-vec / MMQ kernels): ``memory + compute`` -- batched decode in
+    llama-server scales about linearly with the batch, so the two do not overlap.
+
+  ``W(n)`` is the active weights for dense models. For MoE models verifying ``n`` tokens reads the
+  union of the experts they route to, ``U(n) = E_count (1 - (1 - top_k/E_count)^n)`` (uniform routing,
+  catalog §3.1 "MoE penalty"): ``W(n) = b (P_shared + P_routed x U(n) / top_k)``, capped by the
+  experts that exist.
+  Hybrid (Gated DeltaNet) models write ``k`` extra copies of their recurrent state when verifying
+  (vLLM keeps a state copy per draft position, catalog §2.3).
+* **Drafting**: vLLM and SGLang run the MTP head ``k`` times over the whole batch,
+  ``k x c x T(B, B)`` with ``c`` the draft step's cost relative to a target step (catalog §3.1 table).
+  llama-server drafts slot by slot (its MTP path wants ``n_parallel = 1``, E-llamacppex), so drafting
+  costs ``B x k x c x T(1, 1)``.
+* The **crossover batch** is the largest batch whose speed-up is still >= 1; ``knee_tokens`` is the
+  number of tokens per step where the weights stop hiding the maths, ``n* = FLOPS_eff x b / (2 BW_eff)``.
+
+What is left out, on purpose: per-sequence traffic common to both passes -- the KV-cache read and the
+recurrent state every step reads and writes. It dilutes the verify pass's extra cost, so leaving it out
+makes the crossover *conservative* (earlier), which matches the losses measured at high concurrency
+that a roofline alone misses (vLLM's 2024 blog: 1.4x slower at high QPS; InferenceX GLM-5.1: 28% more
+throughput without MTP at high concurrency, catalog §3.2). Long contexts move the crossover out (the
+27B on an RTX 3090 gains 2.37x only at 32-64k, catalog §3.2). Also not modelled: prefill
+interleaved with decode (chunked prefill takes the same token budget); kernel launch overheads
+besides TP communication; non-uniform expert routing.
+
+On MoE models the curve can dip below 1x at a few sequences and recover at large batches (the
+union of experts read saturates). The crossover is the *first* batch where the gain ends: a server
+whose concurrency swings through that range loses there, whatever happens further out.
+
+Checked against the published points (tests/test_tuner_crossover.py), with these errors: the
+speed-up to +-25% of the measured factor (dominated by alpha, which depends on the workload: defaults
+are the catalog's figure, else 0.8), the crossover batch to a factor of about 2. The points: RTX 3090 /
+llama.cpp / Qwen3.6-35B-A3B Q4, k=2: +22.7% at 1 stream, +0.4% at 4, a loss at 8 (model: +22%, -11%,
+-16%); RTX 4090 / llama.cpp / Qwen3.6-27B Q4, k=3: 1.85x at 1 stream; 8x H200 / SGLang / DeepSeek-V3
+FP8, k=3: 1.8x at batch 1 and 1.5x at 32 (model: 1.6x, 1.85x); the seed's 4-8 crossover for 4-bit
+Qwen3.6 on an RTX 3090 / 4090 (model, llama.cpp, k=1: 6 / 8).
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mtplint.models import find_model
@@ -45,6 +71,65 @@ if TYPE_CHECKING:
 DEFAULT_ACCEPTANCE = 0.8
 #: draft cost when unknown: Leviathan et al. report c < 0.05 for their drafts
 DEFAULT_DRAFT_COST = 0.05
+#: the largest batch the curve is followed to
+MAX_BATCH = 1024
+#: each later draft position is accepted this much less often than the one before: an MTP head is one
+#: layer run k times on its own output (vLLM warns that k > 1 "may result in lower acceptance rate",
+#: catalog §2.2). The value is an assumption (D); with it the published speed-ups below are reproduced
+#: within the stated error.
+ACCEPTANCE_DECAY = 0.9
+MIB = 1024**2
+
+
+def tokens_per_step(acceptance: float, k: int) -> float:
+    """Expected tokens a verify step emits: 1 + a1 + a1 a2 + ..., with a_i = acceptance x decay^(i-1)."""
+    total, reach = 1.0, 1.0
+    for position in range(k):
+        reach *= min(1.0, acceptance * ACCEPTANCE_DECAY**position)
+        total += reach
+    return total
+
+
+@dataclass(frozen=True)
+class Kernels:
+    """How close an engine's decode kernels get to the GPU's peaks, and how it drafts."""
+
+    engine: str
+    #: share of the datasheet bandwidth a decode step reaches
+    bandwidth: float
+    #: share of the dense BF16 (or FP8) tensor rate the GEMMs reach, full-precision weights
+    compute: float
+    #: the same for weight-only quantised formats (dequantisation inside the GEMM)
+    compute_quantised: float
+    #: memory and maths overlap (roofline ``max``) rather than add up
+    overlapped: bool
+    #: drafts one sequence at a time rather than the whole batch at once
+    drafts_per_sequence: bool
+    #: seconds of one all-reduce between tensor-parallel GPUs (two per layer)
+    all_reduce_s: float = 15e-6
+
+
+#: Efficiencies (D, see the notes): vLLM/SGLang reach ~80% of HBM/GDDR bandwidth in decode and ~60%
+#: of the dense tensor rate in decode-shaped GEMMs (Marlin-style 4-bit kernels ~40%). llama.cpp's
+#: CUDA backend: llama-batched-bench on an RTX 3090 / 4090 (8B Q4_0) shows the step time growing by
+#: ~10% / ~6% per extra sequence, i.e. ~27% of the BF16 rate spent per token on top of the weight read.
+KERNELS: dict[str, Kernels] = {
+    "vllm": Kernels("vllm", bandwidth=0.8, compute=0.6, compute_quantised=0.4, overlapped=True,
+                    drafts_per_sequence=False),
+    "sglang": Kernels("sglang", bandwidth=0.8, compute=0.6, compute_quantised=0.4, overlapped=True,
+                      drafts_per_sequence=False),
+    "llama.cpp": Kernels("llama.cpp", bandwidth=0.75, compute=0.27, compute_quantised=0.27, overlapped=False,
+                         drafts_per_sequence=True),
+    "mlx": Kernels("mlx", bandwidth=0.75, compute=0.3, compute_quantised=0.3, overlapped=False,
+                   drafts_per_sequence=False),
+}
+
+
+def kernels_for(engine: str | None, weights: WeightFormat | None = None) -> Kernels:
+    """The engine's kernels; without an engine, GGUF weights mean llama.cpp and anything else vLLM."""
+    if engine is None:
+        engine = "llama.cpp" if weights is not None and weights.label.startswith("GGUF") else "vllm"
+    return KERNELS.get(engine, KERNELS["vllm"])
 
 
 @dataclass(frozen=True)
@@ -52,52 +137,134 @@ class Crossover:
     gpu: Gpu
     draft_tokens: int
     weights: WeightFormat
-    #: tokens per forward step where decode stops being memory-bound
+    engine: str
+    #: tokens per forward step where decode stops being memory-bound (with the engine's efficiencies)
     knee_tokens: float
-    #: largest batch at which MTP still pays
+    #: largest batch at which MTP still pays (0: not even at batch 1)
     batch: int
     #: expected decode speed-up at batch 1 (1.25 = +25%)
     gain_at_one: float
     acceptance: float
     acceptance_known: bool
+    tensor_parallel: int = 1
+    #: speed-up at batch 1, 2, ... up to twice the crossover (at least 16 points)
+    curve: tuple[float, ...] = field(default=(), repr=False)
+    model: ModelSizes | None = field(default=None, repr=False)
+
+    def speedup_at(self, batch: int) -> float:
+        """The speed-up at ``batch`` (recomputed past the stored curve)."""
+        if 1 <= batch <= len(self.curve):
+            return self.curve[batch - 1]
+        return _Model(self.gpu, self.model, self.weights, kernels_for(self.engine), self.tensor_parallel,
+                      self.acceptance).speedup(self.draft_tokens, batch)
 
 
-def knee_tokens(gpu: Gpu, weights: WeightFormat) -> float:
+def knee_tokens(gpu: Gpu, weights: WeightFormat, engine: str | None = None) -> float:
     """n*: tokens per step at which decode turns compute-bound for these weights on this GPU."""
-    ridge = gpu.bf16_tflops * 1e12 / (gpu.bandwidth_gbs * 1e9)
+    kernels = kernels_for(engine, weights)
+    flops = _flops(gpu, weights, kernels)
+    return flops * weights.bytes_per_param / (2 * gpu.bandwidth_gbs * 1e9 * kernels.bandwidth)
+
+
+def _flops(gpu: Gpu, weights: WeightFormat, kernels: Kernels) -> float:
+    """Usable FLOP/s for these weights: FP8 weights on FP8 tensor cores run at the FP8 rate."""
+    fp8_rate = getattr(gpu, "fp8_tflops", None) or gpu.bf16_tflops * 2
     if weights.fp8 and gpu.fp8:
-        return ridge
-    return ridge * min(weights.bytes_per_param, 2.0) / 2
+        return fp8_rate * 1e12 * kernels.compute
+    quantised = weights.bytes_per_param < 2 and not weights.fp8
+    return gpu.bf16_tflops * 1e12 * (kernels.compute_quantised if quantised else kernels.compute)
 
 
-def verify_cost(sizes: ModelSizes | None, k: int) -> float:
-    """Cost of verifying k+1 tokens relative to one plain decode step at batch 1."""
-    if sizes is None or sizes.experts is None:
-        return 1.0
-    experts = sizes.experts
+class _Model:
+    """Step times for one GPU, model, weight format and engine (see the module docstring)."""
 
-    def union(tokens: int) -> float:
-        return experts.count * (1 - (1 - experts.top_k / experts.count) ** tokens)
+    def __init__(self, gpu: Gpu, sizes: ModelSizes | None, weights: WeightFormat, kernels: Kernels,
+                 tensor_parallel: int, acceptance: float) -> None:
+        self.gpu, self.weights, self.kernels = gpu, weights, kernels
+        self.tensor_parallel = max(1, tensor_parallel)
+        self.acceptance = acceptance
+        # a model the catalog cannot size is taken as a dense 8B: the curve's shape depends on the
+        # ratio of the terms, which for dense models is set by the GPU and the weight format alone
+        self.active = (sizes.active_params_b if sizes else 8.0) * 1e9
+        self.total = (sizes.params_b if sizes else 8.0) * 1e9
+        self.experts = sizes.experts if sizes else None
+        self.state = (sizes.recurrent_state_mib if sizes else 0.0) * MIB
+        self.layers = getattr(sizes, "layers", None) or 48
+        self.draft_cost = sizes.draft_cost if sizes and sizes.draft_cost is not None else DEFAULT_DRAFT_COST
+        self.bandwidth = gpu.bandwidth_gbs * 1e9 * kernels.bandwidth * self.tensor_parallel
+        self.flops = _flops(gpu, weights, kernels) * self.tensor_parallel
 
-    return (1 - experts.routed_share) + experts.routed_share * union(k + 1) / union(1)
+    def weight_bytes(self, tokens: int) -> float:
+        b = self.weights.bytes_per_param
+        if self.experts is None:
+            return self.active * b
+        e = self.experts
+        routed_active = self.active * e.routed_share
+        shared = self.active - routed_active
+        distinct = e.count * (1 - (1 - e.top_k / e.count) ** tokens)
+        routed = min(routed_active * distinct / e.top_k, self.total - shared)
+        return (shared + routed) * b
+
+    def step(self, tokens: int, sequences: int, draft_tokens: int = 0) -> float:
+        """Seconds for one target forward pass over ``tokens`` tokens of ``sequences`` sequences."""
+        # only the extra state copies a verify pass writes: the read and write every step does anyway
+        # is per-sequence traffic common to both passes, left out like the KV read (see the docstring)
+        state = sequences * self.state * draft_tokens
+        memory = (self.weight_bytes(tokens) + state) / self.bandwidth
+        compute = 2 * self.active * tokens / self.flops
+        busy = max(memory, compute) if self.kernels.overlapped else memory + compute
+        comms = 2 * self.layers * self.kernels.all_reduce_s if self.tensor_parallel > 1 else 0.0
+        return busy + comms
+
+    def tokens_per_step(self, k: int) -> float:
+        return tokens_per_step(self.acceptance, k)
+
+    def speedup(self, k: int, batch: int) -> float:
+        plain = self.step(batch, batch)
+        verify = self.step(batch * (k + 1), batch, k)
+        if self.kernels.drafts_per_sequence:
+            drafting = batch * k * self.draft_cost * self.step(1, 1)
+        else:
+            drafting = k * self.draft_cost * plain
+        return self.tokens_per_step(k) * plain / (verify + drafting)
 
 
-def gain_at_batch_one(sizes: ModelSizes | None, k: int) -> tuple[float, float, bool]:
-    """(speed-up, alpha used, whether alpha came from the catalog)."""
-    known = sizes is not None and sizes.acceptance is not None
-    alpha = sizes.acceptance if sizes is not None and sizes.acceptance is not None else DEFAULT_ACCEPTANCE
-    cost = sizes.draft_cost if sizes is not None and sizes.draft_cost is not None else DEFAULT_DRAFT_COST
-    tokens = (1 - alpha ** (k + 1)) / (1 - alpha)
-    return tokens / (verify_cost(sizes, k) + k * cost), alpha, known
+def _acceptance(sizes: ModelSizes | None, acceptance: float | None) -> tuple[float, bool]:
+    if acceptance is not None:
+        return acceptance, True
+    if sizes is not None and sizes.acceptance is not None:
+        return sizes.acceptance, True
+    return DEFAULT_ACCEPTANCE, False
 
 
-def crossover(gpu: Gpu, model: ModelSizes | None, k: int, weights: WeightFormat | None = None) -> Crossover:
-    """The crossover batch and the batch-1 gain for ``k`` draft tokens (see the module docstring)."""
+def speedup(gpu: Gpu, model: ModelSizes | None, k: int, batch: int, weights: WeightFormat | None = None, *,
+            engine: str | None = None, acceptance: float | None = None, tensor_parallel: int = 1) -> float:
+    """Expected decode speed-up of MTP with ``k`` draft tokens at ``batch`` concurrent sequences."""
     form = weights or weight_format(None, None, model)
-    knee = knee_tokens(gpu, form)
-    gain, alpha, known = gain_at_batch_one(model, k)
-    return Crossover(gpu=gpu, draft_tokens=k, weights=form, knee_tokens=knee,
-                     batch=max(1, math.floor(knee / (k + 1))), gain_at_one=gain, acceptance=alpha, acceptance_known=known)
+    alpha, _ = _acceptance(model, acceptance)
+    return _Model(gpu, model, form, kernels_for(engine, form), tensor_parallel, alpha).speedup(k, max(1, batch))
+
+
+def crossover(gpu: Gpu, model: ModelSizes | None, k: int, weights: WeightFormat | None = None, *,
+              engine: str | None = None, acceptance: float | None = None, tensor_parallel: int = 1) -> Crossover:
+    """The crossover batch, the batch-1 gain and the speed-up curve for ``k`` draft tokens."""
+    form = weights or weight_format(None, None, model)
+    alpha, known = _acceptance(model, acceptance)
+    kernels = kernels_for(engine, form)
+    curve_model = _Model(gpu, model, form, kernels, tensor_parallel, alpha)
+    curve: list[float] = []
+    batch = 0
+    for size in range(1, MAX_BATCH + 1):
+        gain = curve_model.speedup(k, size)
+        curve.append(gain)
+        if gain >= 1 and batch == size - 1:
+            batch = size
+        if size >= max(16, 2 * batch + 1) and gain < 1:
+            break
+    return Crossover(gpu=gpu, draft_tokens=k, weights=form, engine=kernels.engine,
+                     knee_tokens=knee_tokens(gpu, form, kernels.engine), batch=batch, gain_at_one=curve[0],
+                     acceptance=alpha, acceptance_known=known, tensor_parallel=max(1, tensor_parallel),
+                     curve=tuple(curve), model=model)
 
 
 def crossover_for_report(report: LaunchReport) -> Crossover | None:
@@ -118,5 +285,15 @@ def crossover_for_report(report: LaunchReport) -> Crossover | None:
     model_name = value("model")
     info = find_model(model_name) if isinstance(model_name, str) else None
     sizes = model_sizes(info.id if info else None)
+    tp = value("tensor_parallel")
     return crossover(gpu, sizes, k, weight_format(model_name if isinstance(model_name, str) else None,
-                                                    value("quantization"), sizes))
+                                                  value("quantization"), sizes),
+                     engine=report.launch.engine, tensor_parallel=tp if isinstance(tp, int) and tp > 0 else 1)
+
+
+def describe_batch(result: Crossover) -> str:
+    """``"batch 6"`` or ``"not even at batch 1"``."""
+    return f"batch {result.batch}" if result.batch else "not even at batch 1"
+
+
+__all__ = ["KERNELS", "Crossover", "Kernels", "crossover", "crossover_for_report", "knee_tokens", "speedup"]

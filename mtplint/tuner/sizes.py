@@ -8,11 +8,9 @@ such as ``Q4_K_M``), else the checkpoint's own dtype.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 GIB = 1024**3
@@ -25,6 +23,8 @@ class Experts:
     top_k: int
     #: share of the active weight bytes that sit in routed experts
     routed_share: float
+    #: shared (always active) experts
+    shared: int = 0
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,12 @@ class ModelSizes:
     draft_cost: float | None
     #: per-position acceptance alpha, where a published figure exists
     acceptance: float | None
+    #: layers in all / with a KV cache (None when the catalog entry does not say)
+    layers: int | None = None
+    full_attention_layers: int | None = None
+    hidden_size: int | None = None
+    #: ``sizes`` fields whose value is unverified ((?) in research/catalog.md)
+    uncertain: tuple[str, ...] = ()
 
     @property
     def hybrid(self) -> bool:
@@ -51,20 +57,25 @@ class ModelSizes:
 
 @cache
 def _sizes() -> dict[str, ModelSizes]:
-    data = json.loads(resources.files("mtplint.data").joinpath("models.json").read_text(encoding="utf-8"))
+    from mtplint.models import catalog_entries  # the shipped entries plus any configured ones
+
     found: dict[str, ModelSizes] = {}
-    for entry in data["models"]:
+    for entry in catalog_entries():
         sizes: dict[str, Any] | None = entry.get("sizes")
         if not sizes:
             continue
         experts = sizes.get("experts")
+        layers: dict[str, Any] = entry.get("layers") or {}
         found[entry["id"]] = ModelSizes(
             id=entry["id"], params_b=sizes["params_b"], active_params_b=sizes["active_params_b"],
             mtp_params_b=sizes.get("mtp_params_b", 0.0), checkpoint_dtype=sizes["checkpoint_dtype"],
             kv_bytes_per_token=sizes["kv_bytes_per_token"], mtp_kv_bytes_per_token=sizes.get("mtp_kv_bytes_per_token", 0),
             recurrent_state_mib=sizes["recurrent_state_mib"], max_context=sizes.get("max_context"),
-            experts=Experts(experts["count"], experts["top_k"], experts["routed_share"]) if experts else None,
+            experts=Experts(experts["count"], experts["top_k"], experts["routed_share"], experts.get("shared", 0))
+            if experts else None,
             draft_cost=sizes.get("draft_cost"), acceptance=sizes.get("acceptance"),
+            layers=layers.get("total"), full_attention_layers=layers.get("full_attention"),
+            hidden_size=entry.get("hidden_size"), uncertain=tuple(sizes.get("uncertain", ())),
         )
     return found
 

@@ -1,0 +1,188 @@
+"""The on-disk cache of ``mtplint check``: one entry per linted file, as ruff's ``.ruff_cache``.
+
+An entry holds what linting one file produced (its launches' findings, its diagnostics; see
+:mod:`mtplint.lint`) and is found by a key made of
+
+* the file's name and bytes,
+* mtplint's version and a fingerprint of the installed package (its files' sizes and times: a
+  development checkout edited in place must not reuse results of the code before the edit),
+* the effective settings (rules selected, house rules' contents, ``--gpu``, engine versions,
+  objective, excludes, root).
+
+Linting a file also reads other files: ``.env``, compose override files, a ``--config`` YAML, the
+script a unit starts, version pins up the tree. The entry lists each with the hash of its bytes
+(or "absent"), and the listing of every directory involved (a new ``compose.override.yaml`` or
+``requirements.txt`` changes what is read); an entry is used only when all of them still match.
+A cache can therefore make a run faster, never different.
+
+Location: ``$MTPLINT_CACHE_DIR``, else ``.mtplint_cache`` in the working directory; it holds a
+``CACHEDIR.TAG`` (backup tools skip it) and a ``.gitignore`` of ``*`` (git does too).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from mtplint import __version__
+
+#: bump when the entry format changes
+FORMAT = 1
+CACHE_DIR_NAME = ".mtplint_cache"
+CACHEDIR_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by mtplint.\n"
+    "# For information about cache directory tags see https://bford.info/cachedir/\n"
+)
+ABSENT = "-"
+
+
+def cache_dir(root: Path) -> Path:
+    configured = os.environ.get("MTPLINT_CACHE_DIR")
+    return Path(configured) if configured else root / CACHE_DIR_NAME
+
+
+def package_fingerprint() -> str:
+    """Sizes and modification times of the files of the mtplint package (a few hundred stats)."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256(__version__.encode())
+    stack = [package]
+    entries: list[str] = []
+    while stack:
+        directory = stack.pop()
+        try:
+            with os.scandir(directory) as scan:
+                for entry in scan:
+                    if entry.name == "__pycache__":
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(Path(entry.path))
+                    elif entry.is_file():
+                        info = entry.stat()
+                        entries.append(f"{entry.path}\0{info.st_size}\0{info.st_mtime_ns}")
+        except OSError:
+            continue
+    for line in sorted(entries):
+        digest.update(line.encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+def file_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class Probe:
+    """Hashes of files and directory listings, each computed once per run."""
+
+    def __init__(self, cache: Path | None = None) -> None:
+        self._files: dict[str, str] = {}
+        self._dirs: dict[str, str] = {}
+        #: the cache directory itself is not part of any listing (creating it must not invalidate)
+        self._cache = os.path.abspath(cache) if cache is not None else None
+
+    def file(self, path: str) -> str:
+        if path not in self._files:
+            try:
+                with open(path, "rb") as handle:
+                    self._files[path] = file_digest(handle.read())
+            except OSError:
+                self._files[path] = ABSENT
+        return self._files[path]
+
+    def directory(self, path: str) -> str:
+        if path not in self._dirs:
+            try:
+                names = sorted(name for name in os.listdir(path)
+                               if os.path.join(os.path.abspath(path), name) != self._cache)
+            except OSError:
+                self._dirs[path] = ABSENT
+            else:
+                self._dirs[path] = hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
+        return self._dirs[path]
+
+
+class Cache:
+    """Entries of one run's settings; ``get``/``put`` by a linted file's name and bytes."""
+
+    def __init__(self, directory: Path, settings_key: str) -> None:
+        self.directory = directory
+        self.settings_key = settings_key
+        self.probe = Probe(directory)
+        self._ready = False
+        self.hits = 0
+        self.misses = 0
+
+    def key(self, display: str, data: bytes) -> str:
+        digest = hashlib.sha256(f"{FORMAT}\0{self.settings_key}\0{display}\0".encode("utf-8", "surrogateescape"))
+        digest.update(data)
+        return digest.hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.directory / f"v{FORMAT}" / key[:2] / f"{key[2:]}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        try:
+            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.misses += 1
+            return None
+        if not isinstance(entry, dict) or not self._still_valid(entry.get("deps")):
+            self.misses += 1
+            return None
+        self.hits += 1
+        record: dict[str, Any] = entry["record"]
+        return record
+
+    def _still_valid(self, deps: Any) -> bool:
+        if not isinstance(deps, dict):
+            return False
+        files, dirs = deps.get("files", {}), deps.get("dirs", {})
+        return (all(self.probe.file(path) == digest for path, digest in files.items())
+                and all(self.probe.directory(path) == digest for path, digest in dirs.items()))
+
+    def put(self, key: str, record: dict[str, Any], deps: dict[str, dict[str, str]]) -> None:
+        """Write an entry (atomically: a concurrent run sees the old entry or the new, never half)."""
+        try:
+            self._prepare()
+            path = self._path(key)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                json.dump({"deps": deps, "record": record}, out, ensure_ascii=False, separators=(",", ":"))
+            os.replace(temporary, path)
+        except OSError:
+            pass  # a read-only tree: lint without caching
+
+    def _prepare(self) -> None:
+        if self._ready:
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        tag = self.directory / "CACHEDIR.TAG"
+        if not tag.exists():
+            tag.write_text(CACHEDIR_TAG, encoding="utf-8")
+        ignore = self.directory / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# created by mtplint\n*\n", encoding="utf-8")
+        self._ready = True
+
+
+def settings_key(parts: dict[str, Any]) -> str:
+    text = json.dumps({"format": FORMAT, "package": package_fingerprint(), **parts}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def clean(root: Path) -> list[Path]:
+    """Remove the cache directory; returns what was removed."""
+    directory = cache_dir(root)
+    if not directory.is_dir():
+        return []
+    if not (directory / "CACHEDIR.TAG").is_file():
+        # never delete a directory mtplint did not create ($MTPLINT_CACHE_DIR pointing somewhere else)
+        raise OSError(f"{directory} has no CACHEDIR.TAG: not an mtplint cache, left alone")
+    shutil.rmtree(directory)
+    return [directory]

@@ -1,0 +1,371 @@
+"""``mtplint check`` file by file: in worker processes (``--jobs``) and through the on-disk cache.
+
+The plain run (:func:`mtplint.lint.lint`) reads every file, then models every launch, then runs
+the rules. Here the unit of work is one discovered file: its extraction, the modelling of the
+launches found in it, and the rules on them, reduced to a JSON *record* (findings, diagnostics,
+internal errors, and what :func:`mtplint.pipeline._unique` and the suppressions need to know of
+each launch). Records are what workers send back and what the cache stores. Everything that
+looks across files happens afterwards in the parent, over the records in discovery order, exactly
+as the plain run does it:
+
+* a script's stand-alone launch is dropped when a unit, Dockerfile or wrapper elsewhere in the run
+  also started it (``_unique``),
+* the same malformed file reported by several launches becomes one MTP001,
+* a specific rule supersedes a general one on the same token,
+* ``noqa`` comments and ``per-file-ignores`` (MTP002 "unused noqa" needs every finding of the run),
+* the final order (by file, line, column, code).
+
+So ``--jobs 1``, ``--jobs N`` and a cached run give the same output (tests/test_parallel.py,
+tests/test_cache.py).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mtplint.discover import Candidate, discover
+from mtplint.extract import MAX_FILE_BYTES, FileLoader
+from mtplint.source import Diagnostic, Issues, SourceFile, Span
+
+if TYPE_CHECKING:
+    from mtplint.cache import Cache
+    from mtplint.checks import Finding
+    from mtplint.checks.catalog import Rule
+    from mtplint.lint import LintResult, LintSettings
+
+#: below this many files to lint, worker processes cost more than they save (process start-up and
+#: imports are ~0.1 s per worker; one file takes ~1-5 ms): ``--jobs`` left to its default runs in-process
+PARALLEL_THRESHOLD = 64
+
+Record = dict[str, Any]
+Deps = dict[str, dict[str, str]]
+
+
+def cpu_count() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def default_jobs(files: int) -> int:
+    """One process for a few files (a pre-commit hook, an editor), one per CPU for a tree -- as ruff."""
+    return 1 if files < PARALLEL_THRESHOLD else cpu_count()
+
+
+# -- (de)serialising the pieces of a record --------------------------------------------------------
+
+def span_json(span: Span | None) -> list[Any] | None:
+    if span is None:
+        return None
+    return [span.file, span.start, span.end, span.line, span.column, span.end_line, span.end_column]
+
+
+def span_from(data: list[Any] | None) -> Span | None:
+    return None if data is None else Span(*data)
+
+
+def finding_json(finding: Finding) -> dict[str, Any]:
+    fix = finding.fix
+    return {
+        "code": finding.rule.code,
+        "message": finding.message,
+        "span": span_json(finding.span),
+        "fix": None if fix is None else [fix.applicability, fix.message,
+                                         [[span_json(edit.span), edit.content] for edit in fix.edits]],
+        "launch": span_json(finding.launch_span),
+        "severity": finding.severity_override,
+    }
+
+
+def finding_from(data: dict[str, Any], catalog: dict[str, Rule]) -> Finding:
+    from mtplint.checks import Edit, Finding, Fix
+
+    fix = data["fix"]
+    return Finding(
+        catalog[data["code"]],
+        data["message"],
+        Span(*data["span"]),
+        None if fix is None else Fix(fix[0], fix[1], [Edit(Span(*span), content) for span, content in fix[2]]),
+        span_from(data["launch"]),
+        severity_override=data["severity"],
+    )
+
+
+def _diagnostics_json(items: list[Diagnostic]) -> list[list[Any]]:
+    return [[item.code, item.message, span_json(item.span)] for item in items]
+
+
+# -- the work on one file (in a worker or in-process) ----------------------------------------------
+
+class RecordingLoader(FileLoader):
+    """A :class:`FileLoader` that notes every file a unit of work asked for (found or not)."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.requested: dict[str, SourceFile | None] = {}
+
+    def load(self, path: Path) -> SourceFile | None:
+        source = super().load(path)
+        self.requested[os.path.abspath(path)] = source
+        return source
+
+
+def analyse(candidate: Candidate, loader: RecordingLoader, settings: LintSettings, rules: Sequence[Rule],
+            catalog: dict[str, Rule], with_deps: bool) -> tuple[Record, Deps | None]:
+    """Extract, model and check one discovered file; the record of it and, for the cache, the
+    files and directories its result depends on."""
+    from mtplint.checks import run_rule
+    from mtplint.checks.suppress import launch_end_line
+    from mtplint.lint import META_RULES
+    from mtplint.pipeline import Result, extract_file, model_launch
+
+    loader.requested = {}
+    chosen = {rule.code for rule in rules}
+    scratch = Result(loader=loader)
+    issues = Issues()
+    launches = extract_file(candidate, loader, issues, scratch)
+    record: Record = {"skipped": scratch.files_skipped, "diagnostics": _diagnostics_json(issues.items),
+                      "errors": list(scratch.internal_errors), "launches": []}
+    # realpath, not resolve() (pipeline._extracted): the same answer, but no RuntimeError on a symlink loop
+    candidate_path = os.path.realpath(candidate.path)
+    for launch in launches:
+        span = launch.span
+        item: Record = {
+            "key": [launch.source.display, span.start if span else -1],
+            "context": launch.context,
+            "via_other": os.path.realpath(launch.source.path) != candidate_path,
+            "path": str(launch.source.path),
+            "display": launch.source.display,
+            # a launch read from text no file holds as such (rare): keep the text for the noqa scan
+            "text": None if loader.peek(launch.source.path) is launch.source else launch.source.text,
+            "span_key": [span.file, span.start] if span else None,
+            "end": None, "findings": [], "unresolved": [], "diagnostics": [], "errors": [],
+        }
+        record["launches"].append(item)
+        launch_issues = Issues()
+        try:
+            report = model_launch(launch, loader, launch_issues, settings.pipeline)
+        except Exception as error:  # one bad launch must not stop the run (as pipeline.run)
+            item["errors"].append(
+                f"{launch.source.display}: internal error while modelling a launch ({type(error).__name__}: {error})\n"
+                f"{traceback.format_exc()}"
+            )
+            item["diagnostics"] = _diagnostics_json(launch_issues.items)
+            continue
+        item["diagnostics"] = _diagnostics_json(launch_issues.items)
+        item["end"] = launch_end_line(report)
+        report.objective = settings.objective
+        item["findings"] = [finding_json(finding) for rule in rules if rule.code not in META_RULES
+                            for finding in run_rule(rule, report)]
+        if "MTP003" in chosen:
+            from mtplint.checks.mtp003 import unresolved_findings
+
+            item["unresolved"] = [finding_json(f) for f in unresolved_findings(catalog["MTP003"], report, list(rules))]
+    return record, (_deps(candidate, loader, settings.pipeline.root) if with_deps else None)
+
+
+def _deps(candidate: Candidate, loader: RecordingLoader, root: Path) -> Deps:
+    from mtplint.cache import Probe, cache_dir
+
+    probe = Probe(cache_dir(root))
+    files: dict[str, str] = {}
+    directories: set[str] = set()
+    for path, source in loader.requested.items():
+        # the digest of the bytes read, or (a binary file, a folder, nothing there) what the probe sees
+        files[path] = source.digest if source is not None and source.digest else probe.file(path)
+        directories.add(os.path.dirname(path))
+    # files found by listing a directory (compose override files, version pins up to the root,
+    # systemd drop-ins) appear or disappear without being asked for by name
+    directory = Path(os.path.abspath(candidate.path)).parent
+    top = root.resolve()
+    while True:
+        directories.add(str(directory))
+        if directory == top or directory.parent == directory or top not in directory.parents:
+            break
+        directory = directory.parent
+    return {"files": files, "dirs": {path: probe.directory(path) for path in sorted(directories)}}
+
+
+# -- worker processes ----------------------------------------------------------------------------
+
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_start(settings: LintSettings, codes: list[str], with_deps: bool) -> None:
+    from mtplint.checks.catalog import load_catalog
+
+    catalog = load_catalog(settings.extend_rules)
+    _WORKER.update(settings=settings, catalog=catalog, rules=[catalog[code] for code in codes], with_deps=with_deps,
+                   loader=RecordingLoader(settings.pipeline.root))
+
+
+def _worker_chunk(chunk: list[tuple[int, Candidate]]) -> list[tuple[int, Record, Deps | None]]:
+    w = _WORKER
+    return [(index, *analyse(candidate, w["loader"], w["settings"], w["rules"], w["catalog"], w["with_deps"]))
+            for index, candidate in chunk]
+
+
+def _pool_context() -> Any:
+    import multiprocessing  # only a run with workers pays for it
+
+    # fork: the workers start with everything the parent imported and loaded (rules, flag tables);
+    # where fork is unavailable (Windows, macOS default) spawn re-imports, which is only slower
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
+# -- the run ---------------------------------------------------------------------------------------
+
+def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, use_cache: bool) -> LintResult:
+    from mtplint.checks.catalog import load_catalog
+    from mtplint.checks.selection import selected_rules
+
+    catalog = load_catalog(settings.extend_rules)
+    rules = selected_rules(catalog, settings.select, settings.extend_select, settings.ignore)
+    options = settings.pipeline
+    candidates = discover(paths, options.root, options.excludes, options.respect_gitignore)
+    records: list[Record | None] = [None] * len(candidates)
+    cache = _open_cache(settings, rules, catalog) if use_cache else None
+    keys: dict[int, str] = {}
+    display = FileLoader(options.root).display
+    work: list[tuple[int, Candidate]] = []
+    for index, candidate in enumerate(candidates):
+        if cache is not None:
+            key = _cache_key(cache, candidate, display)
+            if key is not None:
+                keys[index] = key
+                records[index] = cache.get(key)
+        if records[index] is None:
+            work.append((index, candidate))
+
+    workers = default_jobs(len(work)) if jobs is None else max(1, jobs)
+    workers = min(workers, max(1, len(work)))
+    with_deps = cache is not None
+    done: list[tuple[int, Record, Deps | None]] = []
+    if workers == 1:
+        loader = RecordingLoader(options.root)
+        done = [(index, *analyse(candidate, loader, settings, rules, catalog, with_deps)) for index, candidate in work]
+    else:
+        # contiguous chunks keep a directory's files together (they share .env, pins, scripts);
+        # several chunks per worker even out files that cost more than others
+        size = max(1, math.ceil(len(work) / (workers * 4)))
+        chunks = [work[start:start + size] for start in range(0, len(work), size)]
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(workers, mp_context=_pool_context(), initializer=_worker_start,
+                                 initargs=(settings, [rule.code for rule in rules], with_deps)) as pool:
+            for results in pool.map(_worker_chunk, chunks):
+                done.extend(results)
+    for index, record, deps in done:
+        records[index] = record
+        if cache is not None and deps is not None and index in keys:
+            cache.put(keys[index], record, deps)
+    return assemble([record for record in records if record is not None], settings, catalog, rules)
+
+
+def _cache_key(cache: Cache, candidate: Candidate, display: Any) -> str | None:
+    try:
+        if not candidate.path.is_file() or candidate.path.stat().st_size > MAX_FILE_BYTES:
+            return None  # reported (or skipped) by the work itself, every time
+        data = candidate.path.read_bytes()
+    except OSError:
+        return None
+    return cache.key(f"{candidate.kind}\0{display(candidate.path)}\0{candidate.path}", data)
+
+
+def _open_cache(settings: LintSettings, rules: Sequence[Rule], catalog: dict[str, Rule]) -> Cache:
+    from mtplint import cache as caching
+
+    options = settings.pipeline
+    house = {code: [rule.to_json(), rule.when, rule.message, rule.docs]
+             for code, rule in catalog.items() if rule.origin != "builtin"}
+    key = caching.settings_key({
+        "rules": [rule.code for rule in rules],
+        "house": house,
+        "root": str(options.root.resolve()),
+        "cwd": os.getcwd(),
+        "excludes": list(options.excludes),
+        "gitignore": options.respect_gitignore,
+        "engine_versions": options.engine_versions,
+        "gpu": options.gpu,
+        "objective": settings.objective,
+    })
+    return caching.Cache(caching.cache_dir(options.root), key)
+
+
+def _unique(items: list[Record]) -> list[Record]:
+    """:func:`mtplint.pipeline._unique` over launch records."""
+    started = {tuple(item["key"]) for item in items if item["via_other"]}
+    seen: set[tuple[Any, ...]] = set()
+    unique = []
+    for item in items:
+        key = tuple(item["key"])
+        if not item["via_other"]:
+            if key not in started:
+                unique.append(item)
+            continue
+        identity = (*key, item["context"])
+        if identity not in seen:
+            seen.add(identity)
+            unique.append(item)
+    return unique
+
+
+def assemble(records: list[Record], settings: LintSettings, catalog: dict[str, Rule], rules: list[Rule]) -> LintResult:
+    """The run's result from its files' records, in the plain run's order (see module docstring)."""
+    from mtplint.checks import Finding, one_finding_per_mistake
+    from mtplint.checks.suppress import apply_suppressions
+    from mtplint.lint import LintResult
+    from mtplint.pipeline import Result
+
+    loader = FileLoader(settings.pipeline.root)
+    result = Result(loader=loader, files_seen=len(records))
+    diagnostics: list[list[Any]] = []
+    launches: list[Record] = []
+    for record in records:
+        result.files_skipped += record["skipped"]
+        diagnostics.extend(record["diagnostics"])
+        result.internal_errors.extend(record["errors"])
+        launches.extend(record["launches"])
+    unique = _unique(launches)
+    for item in unique:
+        diagnostics.extend(item["diagnostics"])
+        result.internal_errors.extend(item["errors"])
+    result.diagnostics = [Diagnostic(code, message, Span(*span)) for code, message, span in diagnostics]
+
+    chosen = {rule.code for rule in rules}
+    findings = [finding_from(data, catalog) for item in unique for data in item["findings"]]
+    findings += [finding_from(data, catalog) for item in unique for data in item["unresolved"]]
+    if "MTP001" in chosen:
+        parse_rule = catalog["MTP001"]
+        unparsable: dict[tuple[str, int], Finding] = {}
+        for diagnostic in result.diagnostics:
+            if diagnostic.code != "MTP001":
+                continue
+            key = (diagnostic.span.file, diagnostic.span.start)
+            if key not in unparsable or len(diagnostic.message) > len(unparsable[key].message):
+                unparsable[key] = Finding(parse_rule, diagnostic.message, diagnostic.span)
+        findings.extend(unparsable.values())
+    findings = one_finding_per_mistake(findings)
+
+    sources: dict[str, SourceFile] = {}
+    ends: dict[tuple[str, int], int] = {}
+    for item in unique:
+        if item["display"] not in sources:
+            text = item["text"]
+            source = (SourceFile(Path(item["path"]), item["display"], text) if text is not None
+                      else loader.load(Path(item["path"])))
+            if source is not None:
+                sources[item["display"]] = source
+        if item["span_key"] is not None and item["end"] is not None:
+            ends[(item["span_key"][0], item["span_key"][1])] = item["end"]
+    kept, suppressed = apply_suppressions(findings, result, settings.per_file_ignores, catalog, chosen,
+                                          launch_sources=sources, launch_ends=ends)
+    kept.sort(key=Finding.sort_key)
+    return LintResult(kept, suppressed, result, rules)

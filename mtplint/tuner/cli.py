@@ -1,0 +1,179 @@
+"""``mtplint recommend`` and ``mtplint crossover`` (hooked into :mod:`mtplint.cli` by ``add_parsers``).
+
+Only argparse is imported at parser-building time; the models load when a tuner command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any, TextIO
+
+#: batch sizes the crossover table shows
+TABLE_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+ENGINE_CHOICES = ("vllm", "sglang", "llama.cpp")
+EXIT_CLEAN, EXIT_ERROR = 0, 2
+
+
+def add_parsers(commands: Any) -> None:
+    """Add the tuner's subcommands to ``mtplint``'s subparsers."""
+    recommend = commands.add_parser("recommend", help="should this deployment run MTP, with which k, and how")
+    recommend.add_argument("--gpu", required=True, metavar="ID[xN]", help="GPU, e.g. rtx-4090, h100-sxm, rtx-4090x2")
+    recommend.add_argument("--model", required=True, help="served model, e.g. Qwen/Qwen3.6-27B-FP8")
+    recommend.add_argument("--use-case", choices=("single-user", "multi-user"), default="single-user")
+    recommend.add_argument("--objective", choices=("latency", "throughput"), default="latency")
+    recommend.add_argument("--engine", choices=ENGINE_CHOICES, default="vllm")
+    recommend.add_argument("--engine-version", metavar="VERSION", help="engine version (default: the newest known)")
+    recommend.add_argument("--concurrency", type=int, help="sequences decoding together (multi-user; default 64)")
+    recommend.add_argument("--kv-cache-dtype", help="KV-cache dtype the server uses")
+    recommend.add_argument("--quantization", help="engine --quantization (default: from the model name)")
+    recommend.add_argument("--tensor-parallel", type=int, help="tensor-parallel size (default: the GPU count)")
+    recommend.add_argument("--max-model-len", type=int, help="context length (default: what fits)")
+    recommend.add_argument("--max-k", type=int, default=3, help="largest k considered (default 3)")
+    recommend.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
+
+    cross = commands.add_parser("crossover", help="speed-up of MTP by batch size, and where it turns into a loss")
+    cross.add_argument("--gpu", required=True, metavar="ID[xN]", help="GPU, e.g. rtx-3090")
+    cross.add_argument("--model", help="served model (default: a dense 8B)")
+    cross.add_argument("--engine", choices=ENGINE_CHOICES,
+                       help="engine (default: vLLM and llama.cpp side by side)")
+    cross.add_argument("--weights", help="weight format: bf16, fp8, 4-bit, or a GGUF preset such as Q4_K_M "
+                                         "(default: from the model name)")
+    cross.add_argument("--tensor-parallel", type=int, default=None, help="tensor-parallel size (default: the GPU count)")
+    cross.add_argument("--acceptance", type=float, help="first-draft-token acceptance (default: the catalog's figure)")
+    cross.add_argument("--max-k", type=int, default=3, help="rows k = 1 .. max-k (default 3)")
+    cross.add_argument("--plot", metavar="FILE.svg", help="also draw the speed-up curves into an SVG file")
+    cross.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    try:
+        if args.command == "recommend":
+            return _recommend(args, out)
+        return _crossover(args, out)
+    except ValueError as error:
+        err.write(f"mtplint: error: {error}\n")
+        return EXIT_ERROR
+
+
+# --- recommend ----------------------------------------------------------------------------------
+
+def _recommend(args: argparse.Namespace, out: TextIO) -> int:
+    from mtplint.tuner.recommend import recommend
+
+    result = recommend(use_case=args.use_case, objective=args.objective, gpu=args.gpu, model=args.model,
+                       engine=args.engine, concurrency=args.concurrency, kv_cache_dtype=args.kv_cache_dtype,
+                       quantization=args.quantization, tensor_parallel=args.tensor_parallel,
+                       max_model_len=args.max_model_len, engine_version=args.engine_version, max_k=args.max_k)
+    if args.format == "json":
+        out.write(json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
+        return EXIT_CLEAN
+    if result.enable:
+        verdict = f"MTP: enable, k={result.num_speculative_tokens}"
+    else:
+        verdict = "MTP: refused" if result.refused else "MTP: leave off"
+    lines = [f"{verdict}  ({result.model} on {result.gpu}, {result.engine} {result.engine_version}, "
+             f"{result.use_case.value}, {result.objective.value}, batch {result.batch})",
+             f"  why: {result.reason}"]
+    if result.gains:
+        gains = ", ".join(f"k={k} {gain:.2f}x" for k, gain in result.gains.items())
+        lines.append(f"  speed-up at batch {result.batch}: {gains}")
+    if result.crossover is not None:
+        cross = result.crossover
+        known = "" if cross.acceptance_known else " (default)"
+        lines.append(f"  crossover (k={cross.draft_tokens}): batch {cross.batch}; {cross.gain_at_one:.2f}x at batch 1; "
+                     f"acceptance {cross.acceptance:g}{known}; weights {cross.weights.label}")
+    if result.memory is not None:
+        memory = result.memory
+        lines.append(f"  memory (GiB): {memory.terms_text()} = {memory.resident:.1f} of {memory.budget:.1f} "
+                     f"({memory.budget_text()}); {memory.left:.1f} left for the KV cache")
+    lines.extend(f"  note: {note}" for note in result.notes)
+    lines.append("  command:")
+    lines.extend("    " + line for line in result.serve_command.shell(multiline=True).splitlines())
+    lines.extend(f"  see: {url}" for url in result.references)
+    out.write("\n".join(lines) + "\n")
+    return EXIT_CLEAN
+
+
+# --- crossover ----------------------------------------------------------------------------------
+
+def _weights(text: str | None, model: str | None, sizes: Any) -> Any:
+    from mtplint.tuner.sizes import GGUF_BITS, WeightFormat, weight_format
+
+    if text is None:
+        return weight_format(model, None, sizes)
+    key = text.strip().lower().replace("_", "-")
+    named = {"bf16": WeightFormat("BF16", 2.0), "fp16": WeightFormat("BF16", 2.0), "fp8": WeightFormat("FP8", 1.0, fp8=True),
+             "4-bit": weight_format("x-4bit", None, None), "int4": weight_format("x-4bit", None, None),
+             "awq": weight_format("x-awq", None, None), "gptq": weight_format("x-gptq", None, None),
+             "fp4": weight_format("x-fp4", None, None), "nvfp4": weight_format("x-nvfp4", None, None),
+             "8-bit": weight_format("x-int8", None, None), "int8": weight_format("x-int8", None, None)}
+    if key in named:
+        return named[key]
+    tag = text.strip().upper().removeprefix("UD-")
+    if tag in GGUF_BITS:
+        return WeightFormat(f"GGUF {tag}", GGUF_BITS[tag] / 8)
+    raise ValueError(f"unknown weight format {text!r} (bf16, fp8, 4-bit, awq, gptq, fp4, 8-bit, or a GGUF preset "
+                     f"such as Q4_K_M)")
+
+
+def crossover_table(gpu: str, model: str | None, engines: tuple[str, ...], weights: str | None = None,
+                    max_k: int = 3, tensor_parallel: int | None = None,
+                    acceptance: float | None = None) -> list[dict[str, Any]]:
+    """One row per engine and k: the crossover batch and the speed-up at :data:`TABLE_BATCHES`."""
+    from mtplint.tuner.crossover import crossover
+    from mtplint.tuner.recommend import resolve_gpu, resolve_model
+    from mtplint.tuner.sizes import model_sizes
+
+    if max_k < 1:
+        raise ValueError(f"--max-k must be >= 1, got {max_k}")
+    card, count = resolve_gpu(gpu)
+    sizes = model_sizes(resolve_model(model).id) if model else None
+    form = _weights(weights, model, sizes)
+    tp = tensor_parallel or count or 1
+    rows = []
+    for engine in engines:
+        for k in range(1, max_k + 1):
+            result = crossover(card, sizes, k, form, engine=engine, acceptance=acceptance, tensor_parallel=tp)
+            rows.append({"engine": engine, "k": k, "crossover": result, "batch": result.batch,
+                         "gain_at_one": result.gain_at_one,
+                         "speedup": {b: result.speedup_at(b) for b in TABLE_BATCHES}})
+    return rows
+
+
+def _crossover(args: argparse.Namespace, out: TextIO) -> int:
+    engines = (args.engine,) if args.engine else ("vllm", "llama.cpp")
+    rows = crossover_table(args.gpu, args.model, engines, args.weights, args.max_k, args.tensor_parallel,
+                           args.acceptance)
+    first: Any = rows[0]["crossover"]
+    if args.plot:
+        from pathlib import Path
+
+        from mtplint.tuner.plot import crossover_svg
+
+        title = f"MTP speed-up by batch: {args.model or 'dense 8B'} on {first.gpu.id} ({first.weights.label})"
+        Path(args.plot).write_text(crossover_svg([row["crossover"] for row in rows], title), encoding="utf-8")
+    if args.format == "json":
+        data = {"gpu": first.gpu.id, "model": args.model, "weights": first.weights.label,
+                "acceptance": first.acceptance, "acceptance_known": first.acceptance_known,
+                "rows": [{"engine": row["engine"], "k": row["k"], "crossover_batch": row["batch"],
+                          "speedup": {str(b): round(v, 3) for b, v in row["speedup"].items()}} for row in rows]}
+        out.write(json.dumps(data, indent=2) + "\n")
+        return EXIT_CLEAN
+    known = "" if first.acceptance_known else ", a default"
+    out.write(f"MTP speed-up by batch size: {args.model or 'a dense 8B model (no --model)'} on {first.gpu.id}, "
+              f"{first.weights.label} weights, acceptance {first.acceptance:g}{known}\n")
+    header = ["engine", "k", "crossover"] + [f"b={b}" for b in TABLE_BATCHES]
+    table = [header]
+    for row in rows:
+        table.append([row["engine"], str(row["k"]), str(row["batch"]) if row["batch"] else "none",
+                      *(f"{row['speedup'][b]:.2f}" for b in TABLE_BATCHES)])
+    widths = [max(len(line[i]) for line in table) for i in range(len(header))]
+    for line in table:
+        out.write("  ".join(cell.rjust(width) if i else cell.ljust(width)
+                            for i, (cell, width) in enumerate(zip(line, widths, strict=True))).rstrip() + "\n")
+    out.write("crossover: the largest batch at which MTP is still >= 1x; b=N: speed-up at N concurrent sequences "
+              "(model: mtplint/tuner/crossover.py, about +-20 points on the speed-up, a factor ~2 on the crossover)\n")
+    if args.plot:
+        out.write(f"wrote {args.plot}\n")
+    return EXIT_CLEAN

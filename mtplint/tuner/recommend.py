@@ -1,0 +1,455 @@
+"""``recommend``: should this deployment run MTP, with how many draft tokens, and how to launch it.
+
+The seed's "Optimize layer: qwen3.6-mtp" auto-tuner, on mtplint's own models:
+
+* the speed-up comes from :mod:`mtplint.tuner.crossover` (roofline + Leviathan acceptance; the
+  module docstring states the model and its error: about +-20 points on the gain, a factor of ~2 on
+  the crossover batch);
+* the memory check from :mod:`mtplint.tuner.memory` (the MTP201 estimate, term by term);
+* the command from :mod:`mtplint.tuner.commands` (which lints clean with ``mtplint check``).
+
+Decisions, in order:
+
+1. **Refused** (no gain figure is meaningful): a model the catalog knows ships no MTP head (MTP105),
+   or one for which that is not known; vLLM with a TurboQuant KV cache (MTP101, vLLM #40831); weights
+   that do not fit the GPUs at all.
+2. **Target batch**: 1 for a single user; ``concurrency`` (default :data:`DEFAULT_CONCURRENCY`) for
+   several users -- the number of sequences decoding together at the busy hour.
+3. **k** in 1 ... ``max_k`` (3 by default: every catalogued MTP head is one layer reused k times --
+   vLLM warns k > 1 lowers acceptance, llama.cpp collapsed at n_max >= 4 on an RTX 4090, MTP302;
+   Qwen's recipes use 1-3):
+
+   - objective **throughput**: the k with the highest speed-up *at the target batch*; MTP on only if
+     that speed-up is above 1 (aggregate tokens/s at that concurrency);
+   - objective **latency**: the k with the highest speed-up *at batch 1* (the TPOT a user sees when
+     the server is not saturated) among the ks whose crossover batch is still >= the target batch,
+     so the busy hour is never slower than without MTP. For a single user both objectives agree.
+
+4. **Memory**: the MTP201 estimate for the chosen k at the target concurrency; while it is tight, k
+   steps down; if even k = 1 is tight MTP is off (the reason names the GiB).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from mtplint.hardware import Gpu, catalog, parse_gpu_spec
+from mtplint.models import ModelInfo, find_model
+from mtplint.tuner.commands import (
+    ServeCommand,
+    llama_mtp_command,
+    sglang_mtp_command,
+    vllm_mtp_command,
+)
+from mtplint.tuner.crossover import Crossover, crossover
+from mtplint.tuner.memory import (
+    ACTIVATIONS_GIB,
+    REFERENCE_CONTEXT,
+    MemoryEstimate,
+    MemoryInputs,
+    _sglang_graph_max_bs,
+    estimate,
+)
+from mtplint.tuner.sizes import GIB, ModelSizes, kv_bytes_per_element, model_sizes, weight_format
+
+#: concurrency assumed for a multi-user deployment when none is given
+DEFAULT_CONCURRENCY = 64
+#: one-layer MTP heads: more draft tokens than this lose acceptance (MTP302)
+MAX_DRAFT_TOKENS = 3
+ENGINES = ("vllm", "sglang", "llama.cpp")
+#: vLLM's ``--gpu-memory-utilization`` (0.9 by default up to 0.32, 0.92 in 0.33): written into the
+#: command so the estimate holds for every version
+VLLM_MEMORY_FRACTION = 0.9
+#: the ``--mem-fraction-static`` Qwen's SGLang recipes and SGLang's Qwen3.6 generator use
+#: (research/sglang.md §6); written into the command so the estimate does not depend on SGLang's
+#: auto formula, which changed across versions
+SGLANG_MEMORY_FRACTION = 0.8
+
+
+class UseCase(str, Enum):
+    SINGLE_USER = "single-user"
+    MULTI_USER = "multi-user"
+
+
+class Objective(str, Enum):
+    LATENCY = "latency"
+    THROUGHPUT = "throughput"
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The tuner's answer; ``enable`` False with ``reason`` when MTP should stay off."""
+
+    enable: bool
+    reason: str
+    #: k for the command (None when MTP is off)
+    num_speculative_tokens: int | None
+    #: speed-up factor at the target batch for the chosen k (or the best k when MTP is off);
+    #: None when refused
+    expected_gain: float | None
+    #: the crossover for the chosen (or best) k
+    crossover: Crossover | None
+    #: the number of sequences decoding together the decision was made for
+    batch: int
+    memory: MemoryEstimate | None
+    command: tuple[str, ...]
+    env: tuple[tuple[str, str], ...] = ()
+    #: a blocked combination or a deployment that cannot run: no gain figure applies
+    refused: bool = False
+    references: tuple[str, ...] = ()
+    engine: str = "vllm"
+    engine_version: str = ""
+    gpu: str = ""
+    model: str = ""
+    use_case: UseCase = UseCase.SINGLE_USER
+    objective: Objective = Objective.LATENCY
+    #: k -> speed-up at the target batch, for every k considered
+    gains: dict[int, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def serve_command(self) -> ServeCommand:
+        return ServeCommand(self.engine, self.command, self.env, self.engine_version)
+
+    @property
+    def command_line(self) -> str:
+        """The command for a POSIX shell (environment assignments first)."""
+        return self.serve_command.shell()
+
+    def to_json(self) -> dict[str, Any]:
+        cross = self.crossover
+        return {
+            "enable": self.enable,
+            "refused": self.refused,
+            "reason": self.reason,
+            "num_speculative_tokens": self.num_speculative_tokens,
+            "expected_gain": None if self.expected_gain is None else round(self.expected_gain, 3),
+            "batch": self.batch,
+            "crossover": None if cross is None else {
+                "k": cross.draft_tokens, "batch": cross.batch, "gain_at_one": round(cross.gain_at_one, 3),
+                "acceptance": cross.acceptance, "acceptance_known": cross.acceptance_known,
+                "weights": cross.weights.label, "knee_tokens": round(cross.knee_tokens, 1),
+            },
+            "gains": {str(k): round(v, 3) for k, v in self.gains.items()},
+            "memory": None if self.memory is None else {
+                "budget_gib": round(self.memory.budget, 2), "left_gib": round(self.memory.left, 2),
+                "needed_gib": round(self.memory.needed, 2), "tight": self.memory.tight,
+                "terms_gib": {name: round(gib, 2) for name, gib in self.memory.terms.items()},
+            },
+            "engine": self.engine, "engine_version": self.engine_version, "gpu": self.gpu, "model": self.model,
+            "use_case": self.use_case.value, "objective": self.objective.value,
+            "command": list(self.command), "env": dict(self.env), "command_line": self.command_line,
+            "references": list(self.references), "notes": list(self.notes),
+        }
+
+
+# --- lookups ------------------------------------------------------------------------------------
+
+def resolve_gpu(gpu: str | Gpu) -> tuple[Gpu, int | None]:
+    """A catalog GPU and the count written after it (``rtx-4090x2``); ValueError names close matches."""
+    if isinstance(gpu, Gpu):
+        return gpu, None
+    found, count, name = parse_gpu_spec(gpu)
+    if found is None:
+        names = sorted({g.id for g in catalog()})
+        close = difflib.get_close_matches(name.lower(), names, n=3, cutoff=0.4)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise ValueError(f"unknown GPU {gpu!r}{hint} (known: {', '.join(names)})")
+    return found, count
+
+
+def resolve_model(model: str) -> ModelInfo:
+    """The catalog entry for a repo id or path; ValueError names close catalog entries."""
+    info = find_model(model)
+    if info is None:
+        from mtplint.models import _catalog
+
+        ids = sorted({entry.id for _, entry in _catalog()})
+        base = model.rsplit("/", 1)[-1].lower()
+        close = difflib.get_close_matches(base, ids, n=3, cutoff=0.4)
+        hint = f"; close catalog entries: {', '.join(close)}" if close else ""
+        raise ValueError(f"unknown model {model!r}: no entry of mtplint's model catalog matches it{hint} "
+                         f"(catalogued: {', '.join(ids)})")
+    return info
+
+
+def _rule_urls(code: str) -> tuple[str, ...]:
+    from mtplint.checks.catalog import load_catalog
+
+    rule = load_catalog().get(code)
+    if rule is None:
+        return ()
+    return tuple(str(ref["url"]) for ref in rule.docs.get("references", ()) if ref.get("url"))
+
+
+def _rule_summary(code: str) -> str:
+    from mtplint.checks.catalog import load_catalog
+
+    rule = load_catalog().get(code)
+    return rule.summary if rule is not None else ""
+
+
+# --- memory -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Deployment:
+    engine: str
+    gpu: Gpu
+    sizes: ModelSizes
+    model: str
+    quantization: str | None
+    kv_dtype: str | None
+    tensor_parallel: int
+    sequences: int
+    context: int | None
+
+    def memory(self, k: int) -> MemoryEstimate | None:
+        kv_bytes = kv_bytes_per_element(self.kv_dtype or "auto")
+        if kv_bytes is None:
+            return None
+        sizes, n = self.sizes, self.sequences
+        context = self.context or sizes.max_context or REFERENCE_CONTEXT
+        if self.engine == "vllm":
+            fraction, copies, graphs = VLLM_MEMORY_FRACTION, 1 + k, min(n * (1 + k) * 2, 512)
+        elif self.engine == "sglang":
+            # per-draft-token SSM snapshots plus the two extra_buffer slots a hybrid's radix cache keeps
+            fraction = SGLANG_MEMORY_FRACTION
+            copies = 1 + (k + 1 if k else 0) + (2 if sizes.hybrid and k else 0)
+            graphs = min(_sglang_graph_max_bs(self.gpu, self.tensor_parallel), n)
+        else:
+            fraction, copies, graphs = 1.0, 1 + k, 0
+            context = max(1, context // n) if self.context else context
+        return estimate(MemoryInputs(
+            engine=self.engine, gpu=self.gpu, sizes=sizes,
+            weights=weight_format(self.model, self.quantization, sizes), method="mtp" if k else "none",
+            draft_tokens=k, max_sequences=n, kv_bytes=kv_bytes, fraction=fraction,
+            tensor_parallel=self.tensor_parallel, context_per_sequence=max(context, 1),
+            recurrent_copies=copies, graph_sizes=graphs,
+        ))
+
+    def context_that_fits(self, memory: MemoryEstimate) -> int:
+        """Tokens of main-model KV the memory left after the resident terms and activations holds."""
+        kv_bytes = memory.inputs.kv_bytes / 2
+        per_token = (self.sizes.kv_bytes_per_token
+                     + (self.sizes.mtp_kv_bytes_per_token if memory.inputs.method == "mtp" else 0)) * kv_bytes
+        if per_token <= 0:
+            return self.sizes.max_context or 0
+        free = (memory.left - ACTIVATIONS_GIB) * GIB
+        return max(0, int(free // per_token))
+
+
+def _round_context(tokens: int) -> int:
+    """Down to a multiple of 1024 (engines' block sizes divide it)."""
+    return tokens // 1024 * 1024
+
+
+# --- the recommendation -------------------------------------------------------------------------
+
+def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str | Gpu, model: str,
+              engine: str = "vllm", concurrency: int | None = None, kv_cache_dtype: str | None = None,
+              quantization: str | None = None, tensor_parallel: int | None = None,
+              max_model_len: int | None = None, engine_version: str | None = None,
+              max_k: int = MAX_DRAFT_TOKENS) -> Recommendation:
+    """Whether to run MTP for this deployment, with which k, the expected gain and the serve command.
+
+    ``gpu`` is a catalog id or name (``rtx-4090``, ``h100-sxm``; ``rtx-4090x2`` sets the tensor-parallel
+    size to 2 unless ``tensor_parallel`` is given). ``concurrency`` is the number of sequences decoding
+    together for ``multi-user`` (default :data:`DEFAULT_CONCURRENCY`); ``single-user`` is batch 1.
+    Raises ValueError for an unknown GPU, model, engine, use case or objective.
+    """
+    use = UseCase(use_case)
+    goal = Objective(objective)
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r} (one of {', '.join(ENGINES)})")
+    if max_k < 1:
+        raise ValueError(f"max_k must be >= 1, got {max_k}")
+    card, count = resolve_gpu(gpu)
+    info = resolve_model(model)
+    tp = tensor_parallel or count or 1
+    if use is UseCase.SINGLE_USER:
+        if concurrency not in (None, 1):
+            raise ValueError(f"single-user decodes one sequence; use multi-user for concurrency {concurrency}")
+        batch = 1
+    else:
+        batch = DEFAULT_CONCURRENCY if concurrency is None else concurrency
+        if batch < 1:
+            raise ValueError(f"concurrency must be >= 1, got {batch}")
+
+    base: dict[str, Any] = {"engine": engine, "gpu": card.id, "model": model, "use_case": use, "objective": goal,
+                            "batch": batch}
+
+    def build(k: int, context: int | None = None, capture: int | None = None) -> ServeCommand:
+        if engine == "vllm":
+            return vllm_mtp_command(model, k, tensor_parallel=tp, max_num_seqs=batch, max_model_len=context,
+                                    gpu_memory_utilization=VLLM_MEMORY_FRACTION, kv_cache_dtype=kv_cache_dtype,
+                                    quantization=quantization, max_cudagraph_capture_size=capture,
+                                    version=engine_version)
+        if engine == "sglang":
+            return sglang_mtp_command(model, k, tensor_parallel=tp, max_running_requests=batch,
+                                      context_length=context, mem_fraction_static=SGLANG_MEMORY_FRACTION,
+                                      kv_cache_dtype=kv_cache_dtype, quantization=quantization,
+                                      version=engine_version)
+        return llama_mtp_command(model, k, parallel=batch, ctx_size=context, cache_type=kv_cache_dtype,
+                                 version=engine_version)
+
+    def refuse(reason: str, references: tuple[str, ...] = ()) -> Recommendation:
+        command = build(0, max_model_len)
+        return Recommendation(enable=False, reason=reason, num_speculative_tokens=None, expected_gain=None,
+                              crossover=None, memory=None, command=command.argv, env=command.env, refused=True,
+                              references=references, engine_version=command.version, **base)
+
+    # 1. blocked combinations
+    if info.mtp_layers == 0:
+        return refuse(f"{model} ships no MTP head (model catalog entry `{info.id}`, rule MTP105): vLLM refuses to "
+                      "start, llama-server crashes at start, vllm-mlx silently ignores `--enable-mtp`",
+                      _rule_urls("MTP105"))
+    if info.mtp_layers is None:
+        return refuse(f"it is not known whether {model} ships MTP weights (model catalog entry `{info.id}`); "
+                      "check its `model.safetensors.index.json` for `mtp.` keys before turning MTP on")
+    if engine == "vllm" and kv_cache_dtype and kv_cache_dtype.lower().startswith("turboquant"):
+        return refuse(f"KV-cache dtype `{kv_cache_dtype}` is TurboQuant (rule MTP101): {_rule_summary('MTP101')} "
+                      "(vLLM #40831, no upstream fix through 0.33). Use `--kv-cache-dtype fp8_e5m2` with MTP, "
+                      "or keep TurboQuant without speculation", _rule_urls("MTP101"))
+
+    # 2. gains for every k
+    sizes = model_sizes(info.id)
+    weights = weight_format(model, quantization, sizes)
+    curves = {k: crossover(card, sizes, k, weights, engine=engine, tensor_parallel=tp) for k in range(1, max_k + 1)}
+    gains = {k: cross.speedup_at(batch) for k, cross in curves.items()}
+    notes: list[str] = []
+    if sizes is None:
+        notes.append(f"the catalog has no sizes for `{info.id}`: gains are for a dense 8B model in {weights.label}, "
+                     "and memory is not checked")
+    if not next(iter(curves.values())).acceptance_known:
+        notes.append(f"acceptance {next(iter(curves.values())).acceptance:g} per position is a default, not a "
+                     "published figure for this model")
+    if engine == "llama.cpp" and batch > 1:
+        notes.append("llama.cpp drafts slot by slot and its MTP path with several slots is the least tested "
+                     "(MTP304: cross-slot issues reported)")
+
+    if goal is Objective.THROUGHPUT or batch == 1:
+        candidates = sorted((k for k in gains if gains[k] > 1), key=lambda k: (-gains[k], k))
+    else:
+        candidates = sorted((k for k, cross in curves.items() if cross.batch >= batch),
+                            key=lambda k: (-curves[k].gain_at_one, k))
+
+    deployment = None if sizes is None else _Deployment(engine, card, sizes, model, quantization, kv_cache_dtype,
+                                                        tp, batch, max_model_len)
+    plain_memory = deployment.memory(0) if deployment is not None else None
+    plain_fits = plain_memory is None or plain_memory.left >= plain_memory.needed
+    if not plain_fits:
+        assert plain_memory is not None
+        does_not_fit = (f"the model does not fit: {plain_memory.terms_text()} GiB resident against a budget of "
+                        f"{plain_memory.budget:.1f} GiB ({plain_memory.budget_text()}) leaves {plain_memory.left:.1f} "
+                        f"GiB where the KV cache and activations need at least {plain_memory.needed:.1f}; use a "
+                        "quantised checkpoint (FP8 / 4-bit / GGUF), more GPUs (tensor parallel) or fewer sequences")
+
+    # 3. MTP does not pay at this batch
+    best = max(gains, key=lambda k: (gains[k], -k))
+    if not candidates:
+        cross = curves[best]
+        if batch == 1:
+            reason = (f"MTP does not pay even for one user: {gains[best]:.2f}x at best (k={best}) on "
+                      f"{card.id} with {weights.label} weights")
+        else:
+            reason = (f"{batch} concurrent sequences are past the crossover: MTP pays only up to batch "
+                      f"{cross.batch} (k={best}) on {card.id} with {weights.label} weights and gives "
+                      f"{gains[best]:.2f}x at {batch}; turn it on only for deployments below ~{max(cross.batch, 1)} "
+                      "concurrent sequences")
+        if not plain_fits:
+            notes.append(does_not_fit)
+        return _disabled(reason, gains, cross, gains[best], build, plain_memory if plain_fits else None,
+                         max_model_len, deployment, notes, _rule_urls("MTP301"), base)
+
+    # 4. it would pay: the weights must fit, then step k down while the MTP buffers are tight
+    if not plain_fits:
+        return refuse(f"MTP would give {gains[candidates[0]]:.2f}x (k={candidates[0]}), but {does_not_fit}",
+                      _rule_urls("MTP201"))
+    chosen: int | None = None
+    memory: MemoryEstimate | None = None
+    for k in sorted((c for c in candidates if c <= candidates[0]), reverse=True):
+        memory = deployment.memory(k) if deployment is not None else None
+        if memory is None or not memory.tight:
+            chosen = k
+            break
+    if chosen is None:
+        assert memory is not None
+        reason = (f"MTP would give {gains[candidates[0]]:.2f}x but its buffers do not fit even at k=1: "
+                  f"{memory.terms_text()} GiB of a {memory.budget:.1f} GiB budget leaves {memory.left:.1f} GiB where "
+                  f"the KV cache and activations need {memory.needed:.1f}; use FP8 KV, quantised weights or fewer "
+                  "sequences")
+        return _disabled(reason, gains, curves[candidates[0]], gains[candidates[0]], build, plain_memory,
+                         max_model_len, deployment, notes, _rule_urls("MTP201"), base)
+    if chosen != candidates[0]:
+        notes.append(f"k={candidates[0]} would be faster ({gains[candidates[0]]:.2f}x) but its buffers leave too "
+                     f"little memory for the KV cache; stepped down to k={chosen}")
+    cross = curves[chosen]
+    context = _context(deployment, memory, max_model_len)
+    capture = _capture_size(engine, card, chosen, batch, memory)
+    if capture is not None:
+        notes.append(f"CUDA graphs captured up to batch {capture}: vLLM's default capture size would exceed the "
+                     "recurrent-state cache lines of this hybrid model (MTP203)")
+    command = build(chosen, context, capture)
+    gain = gains[chosen]
+    pays = f"MTP pays up to batch {cross.batch} on {card.id} with {weights.label} weights"
+    if batch == 1:
+        reason = f"k={chosen} gives {gain:.2f}x decode speed for one user, the best of k=1-{max_k}; {pays}"
+    elif goal is Objective.THROUGHPUT:
+        reason = (f"k={chosen} gives {gain:.2f}x decode throughput at {batch} concurrent sequences, the best of "
+                  f"k=1-{max_k}; {pays}")
+    else:
+        reason = (f"k={chosen} gives {cross.gain_at_one:.2f}x per-user decode speed when the server is quiet and "
+                  f"{gain:.2f}x at {batch} concurrent sequences: the fastest k of 1-{max_k} still above 1x at that "
+                  f"concurrency; {pays}")
+    return Recommendation(enable=True, reason=reason, num_speculative_tokens=chosen, expected_gain=gain,
+                          crossover=cross, memory=memory, command=command.argv, env=command.env,
+                          references=_rule_urls("MTP301"), engine_version=command.version, gains=gains,
+                          notes=tuple(notes), **base)
+
+
+def _capture_size(engine: str, gpu: Gpu, k: int, batch: int, memory: MemoryEstimate | None) -> int | None:
+    """``--max-cudagraph-capture-size`` for vLLM on a hybrid when the default capture size,
+    ``min(max_num_seqs x (1+k) x 2, 512)``, exceeds the recurrent-state cache lines (MTP203's bound)."""
+    if engine != "vllm" or memory is None or memory.inputs.sizes.recurrent_state_mib <= 0:
+        return None
+    from mtplint.checks.mtp203 import CAPTURE_CAP, DATACENTER_BLACKWELL
+    from mtplint.tuner.sizes import MIB
+
+    default = min(batch * (1 + k) * 2, 1024 if gpu.id in DATACENTER_BLACKWELL else CAPTURE_CAP)
+    free = memory.budget - memory.terms.get("weights", 0.0) - memory.terms.get("mtp_weights", 0.0) - ACTIVATIONS_GIB
+    lines = max(0, int(free / (memory.inputs.sizes.recurrent_state_mib * MIB / GIB)))
+    return max(lines // 2, 1) if default > lines else None
+
+
+def _context(deployment: _Deployment | None, memory: MemoryEstimate | None, given: int | None) -> int | None:
+    """The context to write into the command: the user's, else the model's maximum when the KV cache
+    holds it, else what fits (rounded to 1024) -- engines refuse to start when one sequence of the
+    model's full context does not fit (vLLM) or allocate it all up front (llama-server ``-c 0``)."""
+    if given or deployment is None or memory is None:
+        return given
+    fits = deployment.context_that_fits(memory)
+    longest = deployment.sizes.max_context
+    if deployment.engine == "llama.cpp":
+        # -c is the total the slots share
+        wanted = (longest or REFERENCE_CONTEXT) * deployment.sequences
+        return min(_round_context(fits), wanted) if fits < wanted or longest is None else wanted
+    if longest is not None and fits >= longest:
+        return None
+    return max(_round_context(fits), 1024)
+
+
+def _disabled(reason: str, gains: dict[int, float], cross: Crossover, gain: float, build: Any,
+              memory: MemoryEstimate | None, given_context: int | None, deployment: _Deployment | None,
+              notes: list[str], references: tuple[str, ...], base: dict[str, Any]) -> Recommendation:
+    command: ServeCommand = build(0, _context(deployment, memory, given_context))
+    return Recommendation(enable=False, reason=reason, num_speculative_tokens=None, expected_gain=gain,
+                          crossover=cross, memory=memory, command=command.argv, env=command.env,
+                          references=references, engine_version=command.version, gains=gains,
+                          notes=tuple(notes), **base)
+
+
+__all__ = ["DEFAULT_CONCURRENCY", "MAX_DRAFT_TOKENS", "Objective", "Recommendation", "UseCase", "recommend",
+           "resolve_gpu", "resolve_model"]

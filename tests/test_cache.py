@@ -1,0 +1,170 @@
+"""The on-disk cache: a cached run prints what an uncached run prints; edits invalidate entries."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+from tests.speedtree import build
+
+
+def _check(tree: Path, *extra: str) -> tuple[int, str, str]:
+    return run_cli(["check", "--output-format", "json", *extra, str(tree)], cwd=tree.parent)
+
+
+def _entries(root: Path) -> list[Path]:
+    return sorted((root / ".mtplint_cache").rglob("*.json"))
+
+
+@pytest.fixture(autouse=True)
+def _default_cache_location(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MTPLINT_CACHE_DIR", raising=False)
+
+
+def test_cached_run_gives_the_uncached_output(tmp_path: Path) -> None:
+    tree = build(tmp_path)
+    uncached = _check(tree, "--no-cache")
+    assert not (tmp_path / ".mtplint_cache").exists()
+    first = _check(tree)
+    assert _entries(tmp_path)
+    mtimes = {path: path.stat().st_mtime_ns for path in _entries(tmp_path)}
+    second = _check(tree)
+    assert uncached == first == second
+    assert {path: path.stat().st_mtime_ns for path in _entries(tmp_path)} == mtimes  # all hits, nothing rewritten
+    for fmt in ("full", "sarif"):
+        base = ["check", "--output-format", fmt, str(tree)]
+        assert run_cli(base, cwd=tmp_path) == run_cli([*base, "--no-cache"], cwd=tmp_path)
+
+
+def test_cache_directory_is_tagged_and_ignored_by_git(tmp_path: Path) -> None:
+    tree = build(tmp_path, copies=1)
+    _check(tree)
+    cache = tmp_path / ".mtplint_cache"
+    assert (cache / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+def test_editing_a_referenced_env_file_invalidates_the_compose_entry(tmp_path: Path) -> None:
+    tree = build(tmp_path, copies=1)
+    project = tree / "project0"
+    (project / "compose.override.yaml").unlink()
+    (project / "compose.yaml").write_text((project / "compose.yaml").read_text().replace(
+        "--kv-cache-dtype turboquant_4bit_nc", "--kv-cache-dtype ${KV_DTYPE:-auto}"))
+    before = _check(tree)
+    assert not [f for f in json.loads(before[1]) if f["code"] == "MTP101"]
+    (project / ".env").write_text("KV_DTYPE=turboquant_4bit_nc\n")
+    after = _check(tree)
+    assert after == _check(tree, "--no-cache")
+    assert [f for f in json.loads(after[1]) if f["code"] == "MTP101" and f["filename"].endswith("compose.yaml")]
+
+
+def test_new_override_file_and_edited_config_file_are_noticed(tmp_path: Path) -> None:
+    tree = build(tmp_path, copies=2)
+    _check(tree)
+    # project1 had no override; one appears next to its compose file
+    (tree / "project1" / "compose.override.yaml").write_text(
+        (tree / "project0" / "compose.override.yaml").read_text())
+    # the --config file a script passes changes
+    (tree / "project0" / "deploy" / "vllm.yaml").write_text("tensor-parallel-size: 2\nmax-num-seqs: [broken\n")
+    assert _check(tree) == _check(tree, "--no-cache")
+
+
+def test_settings_are_part_of_the_key(tmp_path: Path) -> None:
+    tree = build(tmp_path, copies=1)
+    for extra in ([], ["--select", "MTP1"], ["--gpu", "h100"], ["--engine-version", "vllm=0.11.0"], []):
+        assert _check(tree, *extra) == _check(tree, "--no-cache", *extra)
+
+
+def test_cache_dir_from_the_environment_and_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tree = build(tmp_path, copies=1)
+    elsewhere = tmp_path / "elsewhere"
+    monkeypatch.setenv("MTPLINT_CACHE_DIR", str(elsewhere))
+    _check(tree)
+    assert (elsewhere / "CACHEDIR.TAG").is_file() and not (tmp_path / ".mtplint_cache").exists()
+    code, out, _ = run_cli(["clean"], cwd=tmp_path)
+    assert code == 0 and str(elsewhere) in out and not elsewhere.exists()
+    code, out, _ = run_cli(["clean"], cwd=tmp_path)
+    assert code == 0 and "No cache" in out
+
+
+def test_clean_leaves_a_directory_mtplint_did_not_make(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "data.txt").write_text("keep")
+    monkeypatch.setenv("MTPLINT_CACHE_DIR", str(precious))
+    code, _, err = run_cli(["clean"], cwd=tmp_path)
+    assert code == 2 and "CACHEDIR.TAG" in err and (precious / "data.txt").exists()
+
+
+def test_fix_runs_do_not_use_the_cache(tmp_path: Path) -> None:
+    tree = build(tmp_path, copies=1)
+    _check(tree)
+    before = {path: path.read_text() for path in tree.rglob("*") if path.is_file()}
+    code, _, _ = run_cli(["check", "--fix", "--exit-zero", str(tree)], cwd=tmp_path)
+    assert code == 0
+    # fixes were written even though every file had a cache entry, and the next run sees the fixed files
+    assert {path: path.read_text() for path in tree.rglob("*") if path.is_file()} != before
+    assert _check(tree) == _check(tree, "--no-cache")
+
+
+def test_compiled_rule_catalog_matches_the_yaml() -> None:
+    """mtplint/checks/builtin_rules.json is rules/*.yaml compiled (tools/compile_rules.py)."""
+    from mtplint.checks.catalog import (
+        COMPILED_CATALOG,
+        _compiled_rules,
+        _rule_files,
+        compile_catalog,
+        load_rule_file,
+    )
+
+    paths = _rule_files()
+    compiled = json.loads(COMPILED_CATALOG.read_text(encoding="utf-8"))
+    assert compiled == json.loads(json.dumps(compile_catalog(paths))), "run: python tools/compile_rules.py"
+    from_json = _compiled_rules(paths)
+    assert from_json is not None
+    assert from_json == tuple(load_rule_file(path, "builtin", check_schema=False) for path in paths)
+
+
+def test_stale_compiled_catalog_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mtplint.checks import catalog
+
+    stale = json.loads(catalog.COMPILED_CATALOG.read_text(encoding="utf-8"))
+    stale["rules"][0]["data"]["summary"] = "edited"
+    stale["digest"] = "0" * 64
+    path = tmp_path / "builtin_rules.json"
+    path.write_text(json.dumps(stale))
+    monkeypatch.setattr(catalog, "COMPILED_CATALOG", path)
+    assert catalog._compiled_rules(catalog._rule_files()) is None
+
+
+def _modules_after(code: str, cwd: Path) -> set[str]:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    out = subprocess.run([sys.executable, "-c", f"{code}\nimport sys\nprint('\\n'.join(sys.modules))"],
+                         capture_output=True, text=True, check=True, cwd=cwd, env=env).stdout
+    return set(out.split())
+
+
+HEAVY = ("libcst", "jsonschema", "tree_sitter", "tree_sitter_bash", "ruamel")
+
+
+def test_importing_the_cli_loads_no_parser(tmp_path: Path) -> None:
+    modules = _modules_after("import mtplint.cli", tmp_path)
+    assert not [name for name in modules if name.split(".")[0] in HEAVY]
+
+
+def test_checking_a_compose_file_loads_no_shell_or_python_parser(tmp_path: Path) -> None:
+    tree = build(tmp_path, copies=1)
+    compose = tree / "project0" / "compose.yaml"
+    for flags in ("'--no-cache'", "'--jobs', '1'"):
+        modules = _modules_after(
+            f"import io\nfrom mtplint.cli import main\nmain(['check', {flags}, '--exit-zero', {str(compose)!r}], out=io.StringIO())",
+            tmp_path)
+        assert not [name for name in modules if name.split(".")[0] in HEAVY]
+        assert "pathspec" not in modules  # no .gitignore here
+        assert "tomllib" not in modules  # no configuration file here

@@ -1,0 +1,69 @@
+"""``--jobs``: worker processes give the same findings, in the same order, as one process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+from tests.speedtree import build
+
+
+def _check(tree: Path, *extra: str) -> tuple[int, str, str]:
+    return run_cli(["check", "--output-format", "json", "--no-cache", *extra, str(tree)], cwd=tree.parent)
+
+
+def test_two_workers_give_the_output_of_one(tmp_path: Path) -> None:
+    tree = build(tmp_path, copies=4)
+    one = _check(tree, "--jobs", "1")
+    two = _check(tree, "--jobs", "2")
+    assert one == two
+    findings = json.loads(one[1])
+    codes = {finding["code"] for finding in findings}
+    # the tree exercises the cross-file parts: the malformed file, the override, the unit's script
+    assert {"MTP001", "MTP101", "MTP108"} <= codes
+    files = [finding["filename"] for finding in findings]
+    assert files == sorted(files)
+
+
+def test_script_started_by_a_unit_is_read_once_with_the_units_environment(tmp_path: Path) -> None:
+    """Workers see different files; the drop of the script's stand-alone reading happens afterwards."""
+    tree = build(tmp_path, copies=2)
+    one = json.loads(_check(tree, "--jobs", "1")[1])
+    two = json.loads(_check(tree, "--jobs", "2")[1])
+    script = [f for f in two if f["filename"].endswith("project0/deploy/serve.sh")]
+    assert script and script == [f for f in one if f["filename"].endswith("project0/deploy/serve.sh")]
+
+
+@pytest.mark.parametrize("fmt", ["full", "concise", "sarif", "github"])
+def test_every_output_format_is_the_same_with_workers(tmp_path: Path, fmt: str) -> None:
+    tree = build(tmp_path, copies=2)
+    base = ["check", "--output-format", fmt, str(tree)]
+    plain = run_cli([*base, "--no-cache", "--jobs", "1"], cwd=tree.parent)
+    assert run_cli([*base, "--no-cache", "--jobs", "2"], cwd=tree.parent) == plain
+
+
+def test_noqa_and_per_file_ignores_apply_across_workers(tmp_path: Path) -> None:
+    tree = build(tmp_path, copies=2)
+    (tree / "mtplint.toml").write_text('[per-file-ignores]\n"*.py" = ["MTP1"]\n')
+    one = _check(tree, "--jobs", "1")
+    assert one == _check(tree, "--jobs", "2")
+    findings = json.loads(one[1])
+    assert not [f for f in findings if f["filename"].endswith(".py") and f["code"].startswith("MTP1")]
+    # the unknown code in serve.sh's noqa is reported (MTP002), once per file
+    unknown = [f for f in findings if f["code"] == "MTP002" and f["filename"].endswith("serve.sh")]
+    assert len(unknown) == 2
+
+
+def test_jobs_must_be_a_positive_number(tmp_path: Path) -> None:
+    assert run_cli(["check", "--jobs", "0", str(tmp_path)])[0] == 2
+    assert run_cli(["check", "-j", "many", str(tmp_path)])[0] == 2
+
+
+def test_default_jobs_follow_the_number_of_files() -> None:
+    from mtplint.parallel import PARALLEL_THRESHOLD, cpu_count, default_jobs
+
+    assert default_jobs(1) == 1
+    assert default_jobs(PARALLEL_THRESHOLD) == cpu_count()

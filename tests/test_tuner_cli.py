@@ -1,0 +1,86 @@
+"""``mtplint recommend`` and ``mtplint crossover``: text, JSON, the SVG plot, usage errors."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from tests.conftest import run_cli
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def test_recommend_text_names_k_gain_memory_and_command() -> None:
+    code, out, err = run_cli(["recommend", "--gpu", "rtx-4090", "--model", "unsloth/Qwen3.6-27B-MTP-GGUF:Q4_K_M",
+                              "--use-case", "single-user", "--objective", "latency", "--engine", "llama.cpp"])
+    assert code == 0, err
+    assert out.startswith("MTP: enable, k=3  (unsloth/Qwen3.6-27B-MTP-GGUF:Q4_K_M on rtx-4090, llama.cpp b10470")
+    assert "speed-up at batch 1: k=1 1.53x, k=2 1.76x, k=3 1.80x" in out
+    assert "crossover (k=3): batch 4" in out
+    assert "memory (GiB): weights (GGUF Q4_K_M) 15.4" in out
+    assert "    llama-server \\\n      -hf unsloth/Qwen3.6-27B-MTP-GGUF:Q4_K_M \\\n      --spec-type draft-mtp" in out
+
+
+def test_recommend_json_for_a_disabled_deployment() -> None:
+    code, out, err = run_cli(["recommend", "--gpu", "h100-sxm", "--model", "Qwen/Qwen3.6-27B-FP8", "--use-case",
+                              "multi-user", "--objective", "throughput", "--concurrency", "256", "--format", "json"])
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["enable"] is False and data["refused"] is False and data["batch"] == 256
+    assert data["crossover"]["batch"] < 256 and "past the crossover" in data["reason"]
+    assert data["command"][:3] == ["vllm", "serve", "Qwen/Qwen3.6-27B-FP8"]
+    assert "--speculative-config" not in data["command"]
+
+
+def test_recommend_refusal_in_json_carries_the_references() -> None:
+    code, out, _ = run_cli(["recommend", "--gpu", "h100-sxm", "--model", "Qwen/Qwen3.6-27B", "--kv-cache-dtype",
+                            "turboquant_k8v4", "--format", "json"])
+    data = json.loads(out)
+    assert code == 0 and data["refused"] and "https://github.com/vllm-project/vllm/issues/40831" in data["references"]
+
+
+def test_unknown_gpu_or_model_exits_2() -> None:
+    code, _, err = run_cli(["recommend", "--gpu", "rtx-4091", "--model", "Qwen/Qwen3.6-27B"])
+    assert code == 2 and "unknown GPU 'rtx-4091'; did you mean rtx-4090" in err
+    code, _, err = run_cli(["crossover", "--gpu", "rtx-3090", "--model", "acme/thing-7b"])
+    assert code == 2 and "unknown model 'acme/thing-7b'" in err
+    code, _, err = run_cli(["crossover", "--gpu", "rtx-3090", "--weights", "q9_z"])
+    assert code == 2 and "unknown weight format" in err
+
+
+def test_crossover_table_rows_per_engine_and_k() -> None:
+    code, out, err = run_cli(["crossover", "--gpu", "rtx-3090", "--model", "Qwen/Qwen3.6-35B-A3B", "--weights",
+                              "Q4_K_M"])
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("MTP speed-up by batch size: Qwen/Qwen3.6-35B-A3B on rtx-3090, GGUF Q4_K_M weights")
+    assert lines[1].split() == ["engine", "k", "crossover", "b=1", "b=2", "b=4", "b=8", "b=16", "b=32", "b=64",
+                                "b=128", "b=256"]
+    rows = [line.split() for line in lines[2:8]]
+    assert [(row[0], row[1]) for row in rows] == [("vllm", "1"), ("vllm", "2"), ("vllm", "3"),
+                                                  ("llama.cpp", "1"), ("llama.cpp", "2"), ("llama.cpp", "3")]
+    # llama.cpp on a consumer GPU with a GGUF crosses over at single-digit batches (seed: 4-8)
+    assert all(1 <= int(row[2]) <= 8 for row in rows[3:])
+
+
+def test_crossover_json_and_one_engine() -> None:
+    code, out, _ = run_cli(["crossover", "--gpu", "rtx-4090", "--engine", "vllm", "--weights", "4-bit",
+                            "--max-k", "2", "--format", "json"])
+    data = json.loads(out)
+    assert code == 0 and [row["k"] for row in data["rows"]] == [1, 2]
+    assert data["weights"] == "4-bit" and set(data["rows"][0]["speedup"]) >= {"1", "8", "256"}
+
+
+def test_crossover_plot_is_well_formed_svg_with_a_polyline_per_k(tmp_path: Path) -> None:
+    target = tmp_path / "crossover.svg"
+    code, out, err = run_cli(["crossover", "--gpu", "rtx-3090", "--model", "Qwen/Qwen3.6-27B", "--engine",
+                              "llama.cpp", "--weights", "Q4_K_M", "--plot", str(target)])
+    assert code == 0, err and f"wrote {target}" in out
+    root = ET.parse(target).getroot()
+    assert root.tag == f"{SVG}svg"
+    curves = root.findall(f".//{SVG}polyline")
+    assert [curve.get("data-k") for curve in curves] == ["1", "2", "3"]
+    assert all(len((curve.get("points") or "").split()) == 512 for curve in curves)
+    assert root.find(f".//{SVG}line[@class='break-even']") is not None
+    assert "Qwen/Qwen3.6-27B on rtx-3090" in (root.findtext(f"{SVG}title") or "")

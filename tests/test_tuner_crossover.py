@@ -1,0 +1,120 @@
+"""The crossover model (mtplint/tuner/crossover.py) against the seed's figures and the published points in
+research/catalog.md §3.2 and llamacpp-mlx.md §5. Stated error (module docstring): speed-ups within +-25% of the measured
+factor, crossover batches within a factor of about 2."""
+
+from __future__ import annotations
+
+import pytest
+
+from mtplint.hardware import Gpu, find_gpu
+from mtplint.tuner import model_sizes
+from mtplint.tuner.crossover import crossover, knee_tokens, speedup, tokens_per_step
+from mtplint.tuner.sizes import WeightFormat, weight_format
+
+GGUF_Q4 = WeightFormat("GGUF Q4_K_M", 4.9 / 8)
+AWQ = WeightFormat("4-bit", 0.55)
+BF16 = WeightFormat("BF16", 2.0)
+FP8 = WeightFormat("FP8", 1.0, fp8=True)
+SPEEDUP_ERROR = 0.25  # relative
+
+
+def gpu(name: str) -> Gpu:
+    found = find_gpu(name)
+    assert found is not None
+    return found
+
+
+@pytest.mark.parametrize("card", ["rtx-3090", "rtx-4090"])
+def test_seed_consumer_crossover_at_4bit_lies_between_4_and_8_and_does_not_grow_with_k(card: str) -> None:
+    # seed: "crossover at batch 4-8 on consumer GPUs" for Qwen3.6 at 4-bit (GGUF Q4 on llama.cpp, the engine
+    # behind the only measurements, catalog §3.2 "supported only by the RTX 3090 / llama.cpp / Q4 data")
+    sizes = model_sizes("qwen3.6-27b")
+    batches = [crossover(gpu(card), sizes, k, GGUF_Q4).batch for k in (1, 2, 3)]
+    assert 4 <= batches[0] <= 8
+    assert batches == sorted(batches, reverse=True)
+
+
+def test_a_gguf_model_name_selects_llama_cpp_kernels() -> None:
+    sizes = model_sizes("qwen3.6-27b")
+    form = weight_format("unsloth/Qwen3.6-27B-GGUF:Q4_K_M", None, sizes)
+    assert crossover(gpu("rtx-3090"), sizes, 1, form).engine == "llama.cpp"
+    assert crossover(gpu("rtx-3090"), sizes, 1, AWQ).engine == "vllm"
+
+
+def test_the_crossover_depends_on_the_engine() -> None:
+    # vLLM's Marlin 4-bit GEMMs overlap loads and maths: the same card and weights hold out longer
+    sizes = model_sizes("qwen3.6-27b")
+    llama = crossover(gpu("rtx-4090"), sizes, 1, GGUF_Q4, engine="llama.cpp").batch
+    vllm = crossover(gpu("rtx-4090"), sizes, 1, AWQ, engine="vllm").batch
+    assert vllm > 1.5 * llama
+
+
+def test_rtx3090_llama_cpp_measurements_on_the_moe_are_reproduced() -> None:
+    # E-thc (catalog §3.2): Qwen3.6-35B-A3B Q4, MTP n=2, RTX 3090, llama.cpp: +22.7% at 1 stream, +0.4% at 4, loss at 8
+    sizes = model_sizes("qwen3.6-35b-a3b")
+    curve = crossover(gpu("rtx-3090"), sizes, 2, GGUF_Q4, engine="llama.cpp")
+    assert curve.speedup_at(1) == pytest.approx(1.227, rel=SPEEDUP_ERROR)
+    assert curve.speedup_at(4) == pytest.approx(1.004, rel=SPEEDUP_ERROR)
+    assert curve.speedup_at(8) < 1
+    # the seed's single-stream TPOT figure for k=1: +27.5%
+    assert speedup(gpu("rtx-3090"), sizes, 1, 1, GGUF_Q4) == pytest.approx(1.275, rel=SPEEDUP_ERROR)
+
+
+def test_rtx4090_dense_27b_batch_one_gain() -> None:
+    # llamacpp-mlx.md §5: RTX 4090, Qwen3.6-27B UD-Q4_K_XL, n_max 3: 45 -> 84 tok/s (1.85x)
+    form = WeightFormat("GGUF Q4_K_XL", 5.0 / 8)
+    assert speedup(gpu("rtx-4090"), model_sizes("qwen3.6-27b"), 3, 1, form) == pytest.approx(1.85, rel=SPEEDUP_ERROR)
+
+
+def test_h200_deepseek_fp8_still_gains_at_batch_32() -> None:
+    # E-sgl-ds: DeepSeek-V3 MTP on 8x H200 with SGLang (steps 3): 1.8x at batch 1 and 1.5x at batch 32
+    result = crossover(gpu("h200"), model_sizes("deepseek-v3"), 3, engine="sglang", tensor_parallel=8)
+    assert result.weights.fp8
+    assert result.speedup_at(1) == pytest.approx(1.8, rel=SPEEDUP_ERROR)
+    assert result.speedup_at(32) == pytest.approx(1.5, rel=SPEEDUP_ERROR)
+    assert result.batch > 32
+
+
+def test_bf16_on_vllm_on_an_h100_pays_well_past_batch_64() -> None:
+    # EAGLE-3 1.38x at batch 64 (SGLang) and DeepSeek 1.5x at batch 32: the datacenter crossover is far out
+    sizes = model_sizes("qwen3.6-27b")
+    batches = [crossover(gpu("h100-sxm"), sizes, k, BF16, engine="vllm").batch for k in (1, 2, 3)]
+    assert min(batches) >= 96
+    # ... but not without end: at 256 concurrent sequences MTP costs throughput (vLLM blog: 1.4x slower at high QPS)
+    assert all(speedup(gpu("h100-sxm"), sizes, k, 256, BF16, engine="vllm") < 1 for k in (1, 2, 3))
+    # a dense 8B (EAGLE-3's published setting) still gains at batch 64 on SGLang
+    assert speedup(gpu("h100-sxm"), None, 3, 64, BF16, engine="sglang") > 1.38 * (1 - SPEEDUP_ERROR)
+
+
+def test_weight_dtype_moves_the_knee() -> None:
+    h100 = gpu("h100-sxm")
+    bf16 = knee_tokens(h100, BF16, "vllm")
+    # catalog §1.1 ridge 295 FLOP/byte, scaled by the kernels' compute/bandwidth efficiency (0.6 / 0.8)
+    assert bf16 == pytest.approx(295 * 0.6 / 0.8, rel=0.02)
+    assert knee_tokens(h100, AWQ, "vllm") < bf16 / 3.5
+    # FP8 weights on FP8 tensor cores keep the knee (twice the rate, half the bytes)
+    assert knee_tokens(h100, FP8, "vllm") == pytest.approx(bf16, rel=0.05)
+    # ... but not on Ampere, which runs FP8 checkpoints through weight-only kernels
+    assert knee_tokens(gpu("a100-80g"), FP8, "vllm") == pytest.approx(knee_tokens(gpu("a100-80g"), BF16, "vllm") / 2)
+
+
+def test_moe_expert_union_penalises_verification_at_low_batch() -> None:
+    # catalog §3.1: the 35B-A3B pays ~1.6x per verify step at k=2, the dense 27B does not
+    card = gpu("h100-sxm")
+    dense = speedup(card, model_sizes("qwen3.6-27b"), 2, 1, BF16, acceptance=0.8)
+    moe = speedup(card, model_sizes("qwen3.6-35b-a3b"), 2, 1, BF16, acceptance=0.8)
+    assert moe < dense - 0.4
+
+
+def test_tokens_per_step_is_leviathan_with_decaying_acceptance() -> None:
+    assert tokens_per_step(0.8, 1) == pytest.approx(1.8)
+    assert tokens_per_step(0.8, 2) == pytest.approx(1 + 0.8 + 0.8 * 0.72)
+    assert tokens_per_step(1.0, 3) == pytest.approx(1 + 1 + 0.9 + 0.9 * 0.81)
+
+
+def test_curve_and_speedup_agree() -> None:
+    sizes = model_sizes("qwen3.6-27b")
+    result = crossover(gpu("rtx-4090"), sizes, 2, AWQ)
+    for batch in (1, 3, result.batch, result.batch + 1, 300):
+        assert result.speedup_at(batch) == pytest.approx(speedup(gpu("rtx-4090"), sizes, 2, batch, AWQ))
+    assert result.speedup_at(result.batch) >= 1 > result.speedup_at(result.batch + 1)
