@@ -28,6 +28,11 @@ class ModelInfo:
     mtp_less_variants: tuple[str, ...] = ()
     #: added in configuration (``[[tool.mtplint.models]]``)
     user: bool = False
+    #: published checkpoints in other formats (``fp8``, ``gguf``): Hugging Face repos
+    checkpoints: tuple[tuple[str, str], ...] = ()
+
+    def checkpoint(self, form: str) -> str | None:
+        return dict(self.checkpoints).get(form)
 
 
 @cache
@@ -50,7 +55,8 @@ def _catalog() -> tuple[tuple[re.Pattern[str], ModelInfo], ...]:
         mtp = entry.get("mtp") or {}
         info = ModelInfo(entry["id"], entry["family"], entry["arch"], entry["hybrid"], entry["mtp_layers"],
                          mtp_config_key=mtp.get("config_key"), mtp_less_variants=tuple(entry.get("mtp_less_variants", ())),
-                         user=entry["id"] in user_ids)
+                         user=entry["id"] in user_ids,
+                         checkpoints=tuple(sorted((entry.get("checkpoints") or {}).items())))
         for pattern in entry["patterns"]:
             entries.append((re.compile(pattern, re.IGNORECASE), info))
     return tuple(entries)

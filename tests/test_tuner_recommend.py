@@ -20,11 +20,35 @@ def test_single_user_latency_on_rtx_4090_enables_k_1_to_3() -> None:
         assert str(result.num_speculative_tokens) in result.command_line
 
 
-def test_bf16_27b_does_not_fit_a_24_gb_card() -> None:
-    # vLLM recipe: BF16 needs 1xH200 or 2xH100, Int4 fits a 24 GB card (research/catalog.md §2.4)
+def test_the_issue_example_picks_the_checkpoint_that_fits_a_24_gb_card() -> None:
+    # `mtplint recommend --gpu rtx-4090 --model Qwen/Qwen3.6-27B --use-case single-user --objective latency`:
+    # BF16 (50 GiB) and FP8 (25 GiB) do not fit 24 GB (vLLM recipe: "Int4 fits a single 24 GB card",
+    # research/catalog.md §2.3), so the tuner serves the MTP-keeping 4-bit GGUF with llama.cpp
     result = recommend(use_case="single-user", objective="latency", gpu="rtx-4090", model="Qwen/Qwen3.6-27B")
+    assert result.enable and not result.refused, result.reason
+    assert result.num_speculative_tokens in (1, 2, 3)
+    assert result.engine == "llama.cpp" and result.model == "unsloth/Qwen3.6-27B-MTP-GGUF:Q4_K_M"
+    assert any("50.3 GiB of BF16 weights" in note and "21.6 GiB budget" in note for note in result.notes)
+    assert result.command[:3] == ("llama-server", "-hf", "unsloth/Qwen3.6-27B-MTP-GGUF:Q4_K_M")
+
+
+def test_bf16_27b_with_vllm_asked_for_does_not_fit_a_24_gb_card() -> None:
+    result = recommend(use_case="single-user", objective="latency", gpu="rtx-4090", model="Qwen/Qwen3.6-27B",
+                       engine="vllm")
     assert not result.enable and result.refused
     assert "does not fit" in result.reason and "weights (BF16) 50.3" in result.reason and "21.6 GiB" in result.reason
+
+
+def test_the_fp8_release_is_served_where_bf16_does_not_fit() -> None:
+    result = recommend(use_case="single-user", objective="latency", gpu="l40s", model="Qwen/Qwen3.6-27B")
+    assert result.enable and result.engine == "vllm" and result.model == "Qwen/Qwen3.6-27B-FP8"
+    assert "Qwen/Qwen3.6-27B-FP8" in result.command
+
+
+def test_llama_cpp_always_gets_a_gguf() -> None:
+    result = recommend(use_case="single-user", objective="latency", gpu="rtx-3090", model="Qwen/Qwen3.6-35B-A3B",
+                       engine="llama.cpp")
+    assert result.model == "unsloth/Qwen3.6-35B-A3B-MTP-GGUF:Q4_K_M" and result.enable
 
 
 @pytest.mark.parametrize("model", ["Qwen/Qwen3.6-27B", "Qwen/Qwen3.6-27B-FP8"])
@@ -67,16 +91,16 @@ def test_model_without_mtp_head_is_refused(model: str) -> None:
 
 def test_tight_memory_steps_k_down_or_turns_mtp_off() -> None:
     # a 27B Int4 on an L4 (23 GiB): 8 sequences hold k=1's recurrent-state copies but not k=3's;
-    # 16 sequences do not even hold k=1's
+    # 12 sequences do not even hold k=1's
     stepped = recommend(use_case="multi-user", objective="throughput", gpu="l4", model="Qwen/Qwen3.6-27B-GPTQ-Int4",
                         concurrency=8)
     assert stepped.enable and stepped.num_speculative_tokens == 1
     assert "stepped down to k=1" in " ".join(stepped.notes)
     assert stepped.memory is not None and not stepped.memory.tight
     tight = recommend(use_case="multi-user", objective="throughput", gpu="l4", model="Qwen/Qwen3.6-27B-GPTQ-Int4",
-                      concurrency=16)
+                      concurrency=12)
     assert not tight.enable and not tight.refused
-    assert "do not fit even at k=1" in tight.reason and "recurrent state (16 seqs x 2 copies" in tight.reason
+    assert "do not fit even at k=1" in tight.reason and "recurrent state (12 seqs x 2 copies" in tight.reason
 
 
 def test_unknown_gpu_and_model_name_close_matches() -> None:

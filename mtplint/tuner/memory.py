@@ -23,8 +23,8 @@ The model (all terms in GiB, summed over the tensor-parallel group):
 N is the maximum concurrency; C the *reference context* ``min(context per sequence, 4096)`` -- a
 chat turn, not the worst case, so the draft KV term is what a loaded server actually holds.
 
-What must stay free: the main model's KV cache needs room, at least 10% of the budget, plus 1 GiB for
-activations and the CUDA context. The launch is **tight** when ``budget - resident`` is below that.
+What must stay free: the main model's KV cache needs room for one reference-context turn of every
+sequence (at least 5% of the budget), plus 1 GiB for activations and the CUDA context. The launch is **tight** when ``budget - resident`` is below that.
 
 Error: weights, KV and recurrent terms are exact arithmetic on config shapes (catalog.md §2), within
 +-10% for quantised formats (bits per weight of a preset vary by tensor); CUDA graphs +-50%; the
@@ -56,8 +56,8 @@ if TYPE_CHECKING:
 
 #: tokens per sequence the draft KV / main KV floor is computed for
 REFERENCE_CONTEXT = 4096
-#: share of the budget the main KV cache needs at least
-KV_FLOOR_SHARE = 0.10
+#: share of the budget the main KV cache needs at least, when one chat turn per sequence needs less
+KV_FLOOR_SHARE = 0.05
 #: activations, sampler buffers and the CUDA context
 ACTIVATIONS_GIB = 1.0
 #: per captured batch size (SGLang's reserve formula: ``cuda_graph_max_bs * 2`` MiB)
@@ -110,7 +110,10 @@ class MemoryEstimate:
 
     @property
     def needed(self) -> float:
-        return self.budget * KV_FLOOR_SHARE + ACTIVATIONS_GIB
+        """GiB that must stay free: a reference-context turn of main KV for every sequence admitted (at
+        least :data:`KV_FLOOR_SHARE` of the budget), plus activations."""
+        turns = self.inputs.max_sequences * self.main_kv_per_sequence
+        return max(turns, self.budget * KV_FLOOR_SHARE) + ACTIVATIONS_GIB
 
     @property
     def tight(self) -> bool:

@@ -249,7 +249,7 @@ def _round_context(tokens: int) -> int:
 # --- the recommendation -------------------------------------------------------------------------
 
 def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str | Gpu, model: str,
-              engine: str = "vllm", concurrency: int | None = None, kv_cache_dtype: str | None = None,
+              engine: str | None = None, concurrency: int | None = None, kv_cache_dtype: str | None = None,
               quantization: str | None = None, tensor_parallel: int | None = None,
               max_model_len: int | None = None, engine_version: str | None = None,
               max_k: int = MAX_DRAFT_TOKENS) -> Recommendation:
@@ -258,10 +258,15 @@ def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str |
     ``gpu`` is a catalog id or name (``rtx-4090``, ``h100-sxm``; ``rtx-4090x2`` sets the tensor-parallel
     size to 2 unless ``tensor_parallel`` is given). ``concurrency`` is the number of sequences decoding
     together for ``multi-user`` (default :data:`DEFAULT_CONCURRENCY`); ``single-user`` is batch 1.
-    Raises ValueError for an unknown GPU, model, engine, use case or objective.
+    ``engine`` None picks one: vLLM, unless the model only fits the GPUs as a 4-bit GGUF (llama.cpp).
+    When the checkpoint named does not fit but the catalog knows a smaller published one (the FP8
+    release, an MTP-keeping GGUF), the command uses that and a note says so; llama.cpp always gets a
+    GGUF. Raises ValueError for an unknown GPU, model, engine, use case or objective.
     """
     use = UseCase(use_case)
     goal = Objective(objective)
+    chosen_by_tuner = engine is None
+    engine = engine or "vllm"
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r} (one of {', '.join(ENGINES)})")
     if max_k < 1:
@@ -278,6 +283,10 @@ def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str |
         if batch < 1:
             raise ValueError(f"concurrency must be >= 1, got {batch}")
 
+    notes: list[str] = []
+    if info.mtp_layers:
+        engine, model = _checkpoint(engine, model, info, card, tp, batch, quantization, kv_cache_dtype,
+                                    max_model_len, chosen_by_tuner and engine_version is None, notes)
     base: dict[str, Any] = {"engine": engine, "gpu": card.id, "model": model, "use_case": use, "objective": goal,
                             "batch": batch}
 
@@ -319,7 +328,6 @@ def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str |
     weights = weight_format(model, quantization, sizes)
     curves = {k: crossover(card, sizes, k, weights, engine=engine, tensor_parallel=tp) for k in range(1, max_k + 1)}
     gains = {k: cross.speedup_at(batch) for k, cross in curves.items()}
-    notes: list[str] = []
     if sizes is None:
         notes.append(f"the catalog has no sizes for `{info.id}`: gains are for a dense 8B model in {weights.label}, "
                      "and memory is not checked")
@@ -408,6 +416,57 @@ def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str |
                           crossover=cross, memory=memory, command=command.argv, env=command.env,
                           references=_rule_urls("MTP301"), engine_version=command.version, gains=gains,
                           notes=tuple(notes), **base)
+
+
+#: the GGUF quantisation proposed for llama.cpp: what the published MTP measurements on 24-32 GB
+#: cards run (research/llamacpp-mlx.md §5 table: Q4_K_M / UD-Q4_K_XL)
+GGUF_QUANT = "Q4_K_M"
+
+
+def _is_gguf(model: str) -> bool:
+    return "gguf" in model.lower()
+
+
+def _fits(engine: str, model: str, card: Gpu, tp: int, batch: int, quantization: str | None,
+          kv_cache_dtype: str | None, max_model_len: int | None) -> tuple[bool, MemoryEstimate | None]:
+    info = find_model(model)
+    sizes = model_sizes(info.id) if info else None
+    if sizes is None:
+        return True, None
+    memory = _Deployment(engine, card, sizes, model, quantization, kv_cache_dtype, tp, batch, max_model_len).memory(0)
+    return memory is None or memory.left >= memory.needed, memory
+
+
+def _checkpoint(engine: str, model: str, info: ModelInfo, card: Gpu, tp: int, batch: int,
+                quantization: str | None, kv_cache_dtype: str | None, max_model_len: int | None,
+                may_switch_engine: bool, notes: list[str]) -> tuple[str, str]:
+    """The engine and checkpoint to serve: the one named when it fits, else a smaller published one."""
+    gguf = info.checkpoint("gguf")
+    if engine == "llama.cpp":
+        if _is_gguf(model) or model.lower().endswith(".gguf") or gguf is None:
+            return engine, model
+        notes.append(f"llama-server reads GGUF files: serving {gguf}:{GGUF_QUANT}, a GGUF of {model} that keeps "
+                     "the MTP head (plain GGUFs converted before b9180 drop it, MTP105)")
+        return engine, f"{gguf}:{GGUF_QUANT}"
+    fits, memory = _fits(engine, model, card, tp, batch, quantization, kv_cache_dtype, max_model_len)
+    if fits or memory is None or quantization:
+        return engine, model
+    why = (f"{model} needs {memory.terms['weights']:.1f} GiB of {memory.inputs.weights.label} weights against a "
+           f"{memory.budget:.1f} GiB budget ({memory.budget_text()})")
+    fp8 = info.checkpoint("fp8")
+    if fp8 and not memory.inputs.weights.fp8 and memory.inputs.weights.bytes_per_param > 1:
+        fp8_fits, _ = _fits(engine, fp8, card, tp, batch, None, kv_cache_dtype, max_model_len)
+        if fp8_fits:
+            notes.append(f"{why}: serving the FP8 release {fp8} instead")
+            return engine, fp8
+    if may_switch_engine and gguf:
+        served = f"{gguf}:{GGUF_QUANT}"
+        gguf_fits, _ = _fits("llama.cpp", served, card, tp, batch, None, kv_cache_dtype, max_model_len)
+        if gguf_fits:
+            notes.append(f"{why}, and no FP8 release fits either: serving the 4-bit GGUF {served} with llama.cpp "
+                         "(pass --engine to keep vLLM or SGLang with a quantised checkpoint of your own)")
+            return "llama.cpp", served
+    return engine, model
 
 
 def _capture_size(engine: str, gpu: Gpu, k: int, batch: int, memory: MemoryEstimate | None) -> int | None:
