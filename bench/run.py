@@ -183,12 +183,23 @@ def run_chunked(prefix: Sequence[str], files: Sequence[str], cwd: Path) -> Run:
     return total
 
 
-def measure(label: str, repeats: int, action: Callable[[], Run]) -> Series:
-    series = Series(label)
-    for _ in range(repeats):
-        series.runs.append(action())
-    print(f"  {label:44} median {series.wall:8.3f} s  (runs {series.spread})  max RSS {series.max_rss_mb:6.1f} MB",
-          flush=True)
+Plan = dict[str, tuple[str, Callable[[], Run]]]
+
+
+def measure(plan: Plan, repeats: int) -> dict[str, Series]:
+    """Run every measurement of ``plan`` once per round, ``repeats`` rounds.
+
+    Interleaving puts the runs that are compared with each other side by side in time, so a change
+    in machine load (or a warming cache) shifts both sides of a ratio, not one.
+    """
+    series = {key: Series(label) for key, (label, _) in plan.items()}
+    for round_number in range(repeats):
+        for key, (_, action) in plan.items():
+            series[key].runs.append(action())
+        print(f"    round {round_number + 1}/{repeats} done", flush=True)
+    for one in series.values():
+        print(f"  {one.label:44} median {one.wall:8.3f} s  (runs {one.spread})  max RSS {one.max_rss_mb:6.1f} MB",
+              flush=True)
     return series
 
 
@@ -439,41 +450,40 @@ def _bench(args: argparse.Namespace, tree_repeats: int, file_repeats: int, workd
     shellcheck = [tools.shellcheck] if tools.shellcheck else []
     print("single file:", compose, flush=True)
     if compose:
-        series["one_mtplint"] = measure("mtplint check (one compose file)", file_repeats,
-                                        lambda: run_once([*mtplint_check(tools, None), compose], root))
+        single: Plan = {"one_mtplint": ("mtplint check (one compose file)",
+                                        lambda: run_once([*mtplint_check(tools, None), compose], root))}
         if yamllint:
-            series["one_yamllint"] = measure("yamllint (same file)", file_repeats,
-                                             lambda: run_once([*yamllint, compose], root))
+            single["one_yamllint"] = ("yamllint (same file)", lambda: run_once([*yamllint, compose], root))
+        series.update(measure(single, file_repeats))
 
-    # ---- whole tree
-    print("whole tree:", flush=True)
+    # ---- whole tree, the peers, the parse floor and the doubled tree, round by round
     one_worker = " --jobs 1" if tools.has_jobs else ""
-    series["tree_1"] = measure(f"mtplint check .{one_worker}", tree_repeats,
-                               lambda: run_once([*mtplint_check(tools, 1), "."], root, sample_tree=True))
+    plan: Plan = {"tree_1": (f"mtplint check .{one_worker}",
+                             lambda: run_once([*mtplint_check(tools, 1), "."], root, sample_tree=True))}
     if tools.has_jobs and args.jobs > 1:
-        series["tree_n"] = measure(f"mtplint check . --jobs {args.jobs}", tree_repeats,
-                                   lambda: run_once([*mtplint_check(tools, args.jobs), "."], root, sample_tree=True))
+        plan["tree_n"] = (f"mtplint check . --jobs {args.jobs}",
+                          lambda: run_once([*mtplint_check(tools, args.jobs), "."], root, sample_tree=True))
     if yamllint and files.yaml:
-        series["yamllint"] = measure(f"yamllint ({len(files.yaml)} YAML files)", tree_repeats,
-                                     lambda: run_chunked([*yamllint, "-f", "parsable"], files.yaml, root))
+        plan["yamllint"] = (f"yamllint ({len(files.yaml)} YAML files)",
+                            lambda: run_chunked([*yamllint, "-f", "parsable"], files.yaml, root))
     if shellcheck and files.shell:
-        series["shellcheck"] = measure(f"shellcheck ({len(files.shell)} scripts)", tree_repeats,
-                                       lambda: run_chunked([*shellcheck, "-f", "gcc"], files.shell, root))
+        plan["shellcheck"] = (f"shellcheck ({len(files.shell)} scripts)",
+                              lambda: run_chunked([*shellcheck, "-f", "gcc"], files.shell, root))
     floor_list = workdir / "floor-files.txt"
     floor_list.write_text("\n".join([*files.yaml, *files.shell]) + "\n")
-    series["floor"] = measure("parse floor (libyaml + tree-sitter-bash)", tree_repeats,
-                              lambda: run_once([tools.python, str(BENCH_DIR / "parse_floor.py"), str(floor_list)], root))
-
-    # ---- scaling: two copies of the tree
+    plan["floor"] = ("parse floor (libyaml + tree-sitter-bash)",
+                     lambda: run_once([tools.python, str(BENCH_DIR / "parse_floor.py"), str(floor_list)], root))
     if not args.no_scaling:
+        # two copies of the tree: 2N files of the same mix
         double = workdir / "double"
         double.mkdir()
         for copy in ("a", "b"):
             shutil.copytree(root, double / copy, symlinks=True)
-        warm_page_cache(tree_files(double / "a"))
-        warm_page_cache(tree_files(double / "b"))
-        series["tree_2x"] = measure(f"mtplint check .{one_worker} ({2 * n_files} files)", tree_repeats,
-                                    lambda: run_once([*mtplint_check(tools, 1), "."], double, sample_tree=True))
+            warm_page_cache(tree_files(double / copy))
+        plan["tree_2x"] = (f"mtplint check .{one_worker} ({2 * n_files} files)",
+                           lambda: run_once([*mtplint_check(tools, 1), "."], double, sample_tree=True))
+    print(f"whole tree: {len(plan)} measurements x {tree_repeats} rounds", flush=True)
+    series.update(measure(plan, tree_repeats))
 
     rows = _rows(series, n_files, args.jobs, tools)
     print()
@@ -587,7 +597,8 @@ def _report(args: argparse.Namespace, tools: Tools, files: TreeFiles, origin: st
         "",
         f"- Every run is a fresh process (median of {tree_repeats} runs per tree measurement, {file_repeats} per"
         " single-file measurement), timed from spawn to exit with output discarded; interpreter start-up counts for"
-        " every tool alike. The page cache is warmed by reading the tree once first. mtplint's modules are"
+        " every tool alike. The runs are interleaved (each round runs every measurement once), so what is compared"
+        " is measured side by side in time. The page cache is warmed by reading the tree once first. mtplint's modules are"
         " byte-compiled first (`compileall`), as `pip install` does for yamllint's, so an editable install under"
         " `PYTHONDONTWRITEBYTECODE=1` does not pay for compiling its source on every run.",
         "- mtplint runs `check .` from the tree root (so discovery, `.gitignore` handling, the byte prefilter, parsing,"

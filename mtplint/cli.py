@@ -124,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("--output-format", choices=("text", "json"), default="text")
     commands.add_parser("version", help="print the version")
     commands.add_parser("clean", help="remove the cache directory (.mtplint_cache, or $MTPLINT_CACHE_DIR)")
-    from mtplint.tuner.cli import add_parsers as add_tuner_parsers  # argparse only; the models load on use
+    from mtplint.cli_tuner import add_parsers as add_tuner_parsers  # argparse only; the models load on use
 
     add_tuner_parsers(commands)
     return parser
@@ -375,7 +375,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         if args.command == "rule":
             return cmd_rule(args, out, err)
         if args.command in ("recommend", "crossover"):
-            from mtplint.tuner.cli import run as run_tuner
+            from mtplint.cli_tuner import run as run_tuner
 
             return run_tuner(args, out, err)
         if args.command == "clean":

@@ -11,9 +11,9 @@ import json
 import re
 from dataclasses import dataclass, replace
 from functools import cache
-from importlib import resources
 from typing import Any
 
+from mtplint.shipped import package_path
 from mtplint.source import Span
 
 
@@ -86,7 +86,7 @@ def catalog() -> tuple[Gpu, ...]:
     """Configured GPUs first (a user entry replaces the shipped one with its id), then the shipped ones."""
     from mtplint.user_catalog import merged, user_gpus
 
-    data = json.loads(resources.files("mtplint.data").joinpath("gpus.json").read_text(encoding="utf-8"))
+    data = json.loads(package_path("data", "gpus.json").read_text(encoding="utf-8"))
     user = user_gpus()
     user_ids = {entry["id"] for entry in user}
     return tuple(gpu_from_entry(entry, user=entry["id"] in user_ids) for entry in merged(user, data["gpus"]))

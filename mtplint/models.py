@@ -10,8 +10,9 @@ import json
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
+
+from mtplint.shipped import package_path
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ def catalog_entries() -> tuple[dict[str, Any], ...]:
     it), then ``mtplint/data/models.json``."""
     from mtplint.user_catalog import merged, user_models
 
-    data = json.loads(resources.files("mtplint.data").joinpath("models.json").read_text(encoding="utf-8"))
+    data = json.loads(package_path("data", "models.json").read_text(encoding="utf-8"))
     return merged(user_models(), data["models"])
 
 

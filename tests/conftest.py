@@ -7,8 +7,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from mtplint.cli import main
+
+# CI runs the same examples every time: a property that fails there fails for everyone, and a new
+# counterexample is found on a developer's machine (random by default), not on a merge
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+if os.environ.get("CI") == "true":
+    settings.load_profile("ci")
 
 DATA = Path(__file__).parent / "data"
 

@@ -1,4 +1,4 @@
-"""The crossover model (mtplint/tuner/crossover.py) against the seed's figures and the published points in
+"""The crossover model (mtplint/tuner/batching.py) against the seed's figures and the published points in
 research/catalog.md §3.2 and llamacpp-mlx.md §5. Stated error (module docstring): speed-ups within +-25% of the measured
 factor, crossover batches within a factor of about 2."""
 
@@ -8,7 +8,7 @@ import pytest
 
 from mtplint.hardware import Gpu, find_gpu
 from mtplint.tuner import model_sizes
-from mtplint.tuner.crossover import crossover, knee_tokens, speedup, tokens_per_step
+from mtplint.tuner.batching import crossover, knee_tokens, speedup, tokens_per_step
 from mtplint.tuner.sizes import WeightFormat, weight_format
 
 GGUF_Q4 = WeightFormat("GGUF Q4_K_M", 4.9 / 8)

@@ -11,9 +11,10 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from mtplint.shipped import package_path
 
 DOCS_URL = "https://github.com/mtplint/mtplint/blob/main/rules/{code}.yaml"
 
@@ -76,14 +77,14 @@ class Rule:
 
 def rules_dir() -> Path:
     """``rules/`` of the checkout, or its copy inside the installed wheel."""
-    shipped = Path(str(resources.files("mtplint"))) / "_shipped" / "rules"
+    shipped = package_path("_shipped", "rules")
     if shipped.is_dir():
         return shipped
     return Path(__file__).resolve().parents[2] / "rules"
 
 
 def schemas_dir() -> Path:
-    shipped = Path(str(resources.files("mtplint"))) / "_shipped" / "schemas"
+    shipped = package_path("_shipped", "schemas")
     if shipped.is_dir():
         return shipped
     return Path(__file__).resolve().parents[2] / "schemas"

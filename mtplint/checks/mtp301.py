@@ -1,6 +1,6 @@
 """MTP301 mtp-above-crossover: the server admits more concurrent sequences than MTP pays for.
 
-The crossover is :func:`mtplint.tuner.crossover.crossover` (its docstring states the model, the
+The crossover is :func:`mtplint.tuner.batching.crossover` (its docstring states the model, the
 published points it reproduces and its error). The rule data's severity is ``warning``; with the
 configured objective ``latency`` (the default) the finding is reported as ``info`` -- many
 sequences are then the exception, not the load (RULES.md MTP301). Silent without a GPU identity.
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mtplint.checks import Finding, RuleContext
-from mtplint.tuner.crossover import crossover_for_report, describe_batch
+from mtplint.tuner.batching import crossover_for_report, describe_batch
 
 SEQS_FLAG = {"vllm": "--max-num-seqs", "sglang": "--max-running-requests", "llama.cpp": "-np"}
 

@@ -11,11 +11,11 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from mtplint.checks import RuleContext
 from mtplint.engines import CliError, OptionValue
+from mtplint.shipped import package_path
 from mtplint.source import Span
 from mtplint.versions import compare
 
@@ -39,7 +39,7 @@ class SpecRelease:
 
 @cache
 def spec_releases() -> tuple[SpecRelease, ...]:
-    path = resources.files("mtplint.engines").joinpath("data", "vllm", "speculative", "keys.json")
+    path = package_path("engines", "data", "vllm", "speculative", "keys.json")
     data = json.loads(path.read_text(encoding="utf-8"))["releases"]
     releases = [
         SpecRelease(version, frozenset(entry["keys"]), frozenset(entry["internal"]),

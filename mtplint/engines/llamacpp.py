@@ -30,13 +30,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from mtplint.engines import CliError, EngineContext, OptionValue, Parsed
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.settings import Setting
+from mtplint.shipped import package_path
 from mtplint.source import Span, Token
 from mtplint.versions import EngineVersion
 
@@ -139,7 +139,7 @@ def _dest(names: Iterable[str], env: str | None) -> str:
 
 @cache
 def _base_table() -> tuple[LlamaOption, ...]:
-    text = resources.files("mtplint.engines").joinpath("data/llamacpp/options.json").read_text(encoding="utf-8")
+    text = package_path("engines", "data", "llamacpp", "options.json").read_text(encoding="utf-8")
     document: dict[str, Any] = json.loads(text)
     options = []
     for entry in document["options"]:

@@ -20,13 +20,13 @@ import argparse
 import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any, NoReturn
 
 from mtplint.engines import CliError, EngineContext, OptionValue, Parsed
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.settings import Setting
+from mtplint.shipped import package_path
 from mtplint.source import Span, Token
 from mtplint.versions import EngineVersion
 
@@ -63,7 +63,7 @@ def _converter(type_name: str | None) -> Any:
 
 @cache
 def _table(program: str) -> dict[str, Any]:
-    text = resources.files("mtplint.engines").joinpath(f"data/mlx/{program}.json").read_text(encoding="utf-8")
+    text = package_path("engines", "data", "mlx", f"{program}.json").read_text(encoding="utf-8")
     table: dict[str, Any] = json.loads(text)
     return table
 

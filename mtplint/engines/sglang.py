@@ -17,7 +17,6 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from mtplint.engines import CliError, EngineContext, OptionValue, Parsed
@@ -25,6 +24,7 @@ from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import ModelInfo, find_model
 from mtplint.settings import Setting
+from mtplint.shipped import package_path
 from mtplint.source import Span, Token
 from mtplint.versions import EngineVersion, compare
 
@@ -134,7 +134,7 @@ def _action(row: dict[str, Any]) -> Action:
 
 
 def _data_dir() -> Any:
-    return resources.files("mtplint.engines").joinpath("data").joinpath("sglang")
+    return package_path("engines", "data", "sglang")
 
 
 @cache

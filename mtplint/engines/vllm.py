@@ -28,7 +28,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from mtplint.engines import CliError, EngineContext, OptionValue, Parsed
@@ -36,6 +35,7 @@ from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import find_model
 from mtplint.settings import Setting
+from mtplint.shipped import package_path
 from mtplint.source import Span, Token
 from mtplint.versions import EngineVersion, compare
 
@@ -83,7 +83,7 @@ class FlagTable:
 
 
 def _data_dir() -> Any:
-    return resources.files("mtplint.engines").joinpath("data").joinpath("vllm")
+    return package_path("engines", "data", "vllm")
 
 
 @cache

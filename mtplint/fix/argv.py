@@ -44,7 +44,8 @@ _SAFE_WORD = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
 #: plain YAML scalars that would not load as strings (YAML 1.1 booleans/null, numbers)
 _YAML_NON_STRING = re.compile(
     r"(?i:y|n|yes|no|true|false|on|off|null|~|=|[-+]?\.(?:inf|nan))|[-+]?(\d[\d_]*)?(\.\d*)?([eE][-+]?\d+)?"
-    r"|0x[0-9a-fA-F_]+|0o?[0-7_]+|[-+]?\d[\d_]*(:[0-5]?\d)+(\.\d*)?")  # the last: YAML 1.1 base 60
+    r"|[-+]?0b[01_]+|[-+]?0x[0-9a-fA-F_]+|[-+]?0o?[0-7_]+|[-+]?\d[\d_]*(:[0-5]?\d)+(\.\d*)?"  # YAML 1.1 base 60
+    r"|\d{4}-\d\d?-\d\d?(?:[Tt].*)?")  # YAML 1.1 timestamps load as dates
 
 
 # --- containers ------------------------------------------------------------------------------------

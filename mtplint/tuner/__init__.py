@@ -1,13 +1,13 @@
-"""Estimates behind the hardware-aware rules (MTP201, MTP301) and, later, the tuner.
+"""The hardware-aware model behind MTP201 / MTP301 and the tuner (`mtplint recommend`, `mtplint crossover`).
 
 * :mod:`mtplint.tuner.sizes`: the model sizes the estimates need (``models.json`` ``sizes``) and the
   weight / KV formats a launch runs with (bytes per parameter, bytes per KV element).
 * :mod:`mtplint.tuner.memory`: :func:`estimate_memory` -- resident memory with speculation, term by
   term, against the budget (GPU memory x utilisation x TP).
-* :mod:`mtplint.tuner.crossover`: :func:`crossover` -- the batch size where MTP turns from a gain into
+* :mod:`mtplint.tuner.batching`: :func:`crossover` -- the batch size where MTP turns from a gain into
   a loss for a GPU, model and k, and the expected gain at batch 1.
 
-* :mod:`mtplint.tuner.recommend`: :func:`recommend` -- enable MTP or not, k, the expected gain and
+* :mod:`mtplint.tuner.advisor`: :func:`recommend` -- enable MTP or not, k, the expected gain and
   the serve command for a GPU, model, engine, use case and objective.
 * :mod:`mtplint.tuner.commands`: the serve commands (:func:`vllm_mtp_command`,
   :func:`sglang_mtp_command`, :func:`llama_mtp_command`), which lint clean.
@@ -18,11 +18,33 @@ touching the rules.
 
 from __future__ import annotations
 
-from mtplint.tuner.commands import ServeCommand, llama_mtp_command, sglang_mtp_command, vllm_mtp_command
-from mtplint.tuner.crossover import Crossover, crossover, crossover_for_report
-from mtplint.tuner.memory import MemoryEstimate, estimate_memory
-from mtplint.tuner.recommend import Objective, Recommendation, UseCase, recommend
-from mtplint.tuner.sizes import ModelSizes, WeightFormat, model_sizes
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mtplint.tuner.advisor import Objective, Recommendation, UseCase, recommend
+    from mtplint.tuner.batching import Crossover, crossover, crossover_for_report, speedup
+    from mtplint.tuner.commands import ServeCommand, llama_mtp_command, sglang_mtp_command, vllm_mtp_command
+    from mtplint.tuner.memory import MemoryEstimate, estimate_memory
+    from mtplint.tuner.sizes import ModelSizes, WeightFormat, model_sizes
+
+#: exported name -> the module defining it, imported on first use: the rules load the memory model
+#: for every launch, and must not pay for the recommender and its command builders
+_EXPORTS = {
+    "Objective": "advisor", "Recommendation": "advisor", "UseCase": "advisor", "recommend": "advisor",
+    "Crossover": "batching", "crossover": "batching", "crossover_for_report": "batching", "speedup": "batching",
+    "ServeCommand": "commands", "llama_mtp_command": "commands", "sglang_mtp_command": "commands",
+    "vllm_mtp_command": "commands", "MemoryEstimate": "memory", "estimate_memory": "memory",
+    "ModelSizes": "sizes", "WeightFormat": "sizes", "model_sizes": "sizes",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mtplint.tuner' has no attribute {name!r}")
+    return getattr(import_module(f"mtplint.tuner.{module}"), name)
+
 
 __all__ = [
     "Crossover",
@@ -40,5 +62,6 @@ __all__ = [
     "model_sizes",
     "recommend",
     "sglang_mtp_command",
+    "speedup",
     "vllm_mtp_command",
 ]

@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
-from mtplint.tuner.crossover import Crossover
+from mtplint.tuner.batching import Crossover
 
 WIDTH, HEIGHT = 720, 420
 LEFT, RIGHT, TOP, BOTTOM = 60, 170, 40, 50

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 # --- recommend ----------------------------------------------------------------------------------
 
 def _recommend(args: argparse.Namespace, out: TextIO) -> int:
-    from mtplint.tuner.recommend import recommend
+    from mtplint.tuner.advisor import recommend
 
     result = recommend(use_case=args.use_case, objective=args.objective, gpu=args.gpu, model=args.model,
                        engine=args.engine, concurrency=args.concurrency, kv_cache_dtype=args.kv_cache_dtype,
@@ -121,8 +121,8 @@ def crossover_table(gpu: str, model: str | None, engines: tuple[str, ...], weigh
                     max_k: int = 3, tensor_parallel: int | None = None,
                     acceptance: float | None = None) -> list[dict[str, Any]]:
     """One row per engine and k: the crossover batch and the speed-up at :data:`TABLE_BATCHES`."""
-    from mtplint.tuner.crossover import crossover
-    from mtplint.tuner.recommend import resolve_gpu, resolve_model
+    from mtplint.tuner.advisor import resolve_gpu, resolve_model
+    from mtplint.tuner.batching import crossover
     from mtplint.tuner.sizes import model_sizes
 
     if max_k < 1:
@@ -173,7 +173,7 @@ def _crossover(args: argparse.Namespace, out: TextIO) -> int:
         out.write("  ".join(cell.rjust(width) if i else cell.ljust(width)
                             for i, (cell, width) in enumerate(zip(line, widths, strict=True))).rstrip() + "\n")
     out.write("crossover: the largest batch at which MTP is still >= 1x; b=N: speed-up at N concurrent sequences "
-              "(model: mtplint/tuner/crossover.py, about +-20 points on the speed-up, a factor ~2 on the crossover)\n")
+              "(model: mtplint/tuner/batching.py, about +-20 points on the speed-up, a factor ~2 on the crossover)\n")
     if args.plot:
         out.write(f"wrote {args.plot}\n")
     return EXIT_CLEAN

@@ -2,7 +2,7 @@
 
 The seed's "Optimize layer: qwen3.6-mtp" auto-tuner, on mtplint's own models:
 
-* the speed-up comes from :mod:`mtplint.tuner.crossover` (roofline + Leviathan acceptance; the
+* the speed-up comes from :mod:`mtplint.tuner.batching` (roofline + Leviathan acceptance; the
   module docstring states the model and its error: about +-20 points on the gain, a factor of ~2 on
   the crossover batch);
 * the memory check from :mod:`mtplint.tuner.memory` (the MTP201 estimate, term by term);
@@ -38,13 +38,13 @@ from typing import Any
 
 from mtplint.hardware import Gpu, catalog, parse_gpu_spec
 from mtplint.models import ModelInfo, find_model
+from mtplint.tuner.batching import Crossover, crossover
 from mtplint.tuner.commands import (
     ServeCommand,
     llama_mtp_command,
     sglang_mtp_command,
     vllm_mtp_command,
 )
-from mtplint.tuner.crossover import Crossover, crossover
 from mtplint.tuner.memory import (
     ACTIVATIONS_GIB,
     REFERENCE_CONTEXT,
