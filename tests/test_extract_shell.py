@@ -357,3 +357,15 @@ echo "vllm serve not-a-launch"
         ("vllm", "line 2"), ("vllm", "line 3"), ("llama.cpp", "line 4")]
     assert found[1].env["VLLM_USE_V1"].value.value == "1"
     assert "VLLM_USE_V1" not in found[0].env
+
+
+def test_emoji_keep_their_values_and_positions() -> None:
+    # characters outside the BMP are swapped for one BMP character before tree-sitter sees them (they
+    # corrupt its memory); values come from the original text and columns count characters
+    script = ('#!/usr/bin/env bash\necho "🚀 starting 🤖"\n'
+              'vllm serve Qwen/Qwen3.6-27B --served-model-name "qwen-🚀" --port 8000\n')
+    (command,) = [c for c in commands(script) if c.argv[0].value == "vllm"]
+    values = [token.value for token in command.argv]
+    assert values[values.index("--served-model-name") + 1] == "qwen-🚀"
+    port = command.argv[values.index("--port")]
+    assert position(port)[:2] == (3, 58)

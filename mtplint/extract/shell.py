@@ -939,6 +939,9 @@ class _Interpreter:
         return runner.commands
 
 
+_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+
+
 class _Script:
     """A parsed script: the tree plus the mapping from UTF-8 bytes back to characters."""
 
@@ -949,6 +952,11 @@ class _Script:
         # they are spaces. Same length, so character positions are unchanged.
         # A `\` before CRLF is read as a continuation too (lenient: bash itself would escape the CR).
         parse_text = text.text.replace("\\\r\n", "\\\n ").replace("\r\n", " \n")
+        # Characters outside the Basic Multilingual Plane (emoji, ...) corrupt tree-sitter-bash's memory
+        # (a segfault some parses later; found by tests/test_properties.py, tree-sitter 0.24-0.26 with
+        # tree-sitter-bash 0.23-0.25). One BMP character for one keeps positions; values are read from
+        # the original text, so the emoji survive.
+        parse_text = _ASTRAL.sub("\ufffd", parse_text)
         data = parse_text.encode("utf-8")
         if len(data) == len(parse_text):
             self.char_of_byte: list[int] | None = None
