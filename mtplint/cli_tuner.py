@@ -22,7 +22,8 @@ def add_parsers(commands: Any) -> None:
     recommend.add_argument("--model", required=True, help="served model, e.g. Qwen/Qwen3.6-27B-FP8")
     recommend.add_argument("--use-case", choices=("single-user", "multi-user"), default="single-user")
     recommend.add_argument("--objective", choices=("latency", "throughput"), default="latency")
-    recommend.add_argument("--engine", choices=ENGINE_CHOICES, default="vllm")
+    recommend.add_argument("--engine", choices=ENGINE_CHOICES,
+                           help="engine (default: vLLM, or llama.cpp when only a 4-bit GGUF fits the GPU)")
     recommend.add_argument("--engine-version", metavar="VERSION", help="engine version (default: the newest known)")
     recommend.add_argument("--concurrency", type=int, help="sequences decoding together (multi-user; default 64)")
     recommend.add_argument("--kv-cache-dtype", help="KV-cache dtype the server uses")
@@ -173,7 +174,7 @@ def _crossover(args: argparse.Namespace, out: TextIO) -> int:
         out.write("  ".join(cell.rjust(width) if i else cell.ljust(width)
                             for i, (cell, width) in enumerate(zip(line, widths, strict=True))).rstrip() + "\n")
     out.write("crossover: the largest batch at which MTP is still >= 1x; b=N: speed-up at N concurrent sequences "
-              "(model: mtplint/tuner/batching.py, about +-20 points on the speed-up, a factor ~2 on the crossover)\n")
+              "(model: mtplint/tuner/batching.py, speed-ups within about +-25%, the crossover within a factor of ~2)\n")
     if args.plot:
         out.write(f"wrote {args.plot}\n")
     return EXIT_CLEAN

@@ -3,7 +3,7 @@
 The seed's "Optimize layer: qwen3.6-mtp" auto-tuner, on mtplint's own models:
 
 * the speed-up comes from :mod:`mtplint.tuner.batching` (roofline + Leviathan acceptance; the
-  module docstring states the model and its error: about +-20 points on the gain, a factor of ~2 on
+  module docstring states the model and its error: speed-ups within about +-25%, a factor of ~2 on
   the crossover batch);
 * the memory check from :mod:`mtplint.tuner.memory` (the MTP201 estimate, term by term);
 * the command from :mod:`mtplint.tuner.commands` (which lints clean with ``mtplint check``).
