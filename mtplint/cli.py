@@ -74,13 +74,44 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-respect-gitignore", action="store_true", help="also lint files .gitignore excludes")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="mtplint",
-        description="Lint the launch configuration of LLM servers that use speculative decoding (MTP).",
-    )
-    parser.add_argument("--version", action="version", version=f"mtplint {__version__}")
-    commands = parser.add_subparsers(dest="command")
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns``, without importing shutil (and with it zlib, bz2 and
+    lzma: ~5 ms of every run's start-up, for argparse's help width): same rules, same fallback."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    try:
+        lines = int(os.environ["LINES"])
+    except (KeyError, ValueError):
+        lines = 0
+    if columns <= 0 or lines <= 0:
+        try:
+            size = os.get_terminal_size(sys.__stdout__.fileno())  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            size = os.terminal_size((80, 24))
+        if columns <= 0:
+            columns = size.columns or 80
+    return columns
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        if width is None:  # as argparse computes it, minus the shutil import
+            width = _terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser with :class:`_HelpFormatter`; subcommand parsers are of the same class."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
+def _add_check(commands: Any) -> None:
     check = commands.add_parser("check", help="lint files (default command)")
     _common(check)
     check.add_argument("--output-format", choices=("full", "concise", "json", "sarif", "github"),
@@ -114,19 +145,61 @@ def build_parser() -> argparse.ArgumentParser:
     fixing.add_argument("--show-fixes", action="store_true", help="list the fixes applied (with --fix) or available")
     fixing.add_argument("--exit-non-zero-on-fix", action="store_true",
                         help="exit 1 when a fix was applied, even if no finding remains")
+
+
+def _add_inspect(commands: Any) -> None:
     inspect = commands.add_parser("inspect", help="show every launch found and its effective settings")
     _common(inspect)
     inspect.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
+
+
+def _add_rules(commands: Any) -> None:
     rules = commands.add_parser("rules", help="list the rules")
     rules.add_argument("--output-format", choices=("text", "json"), default="text")
+
+
+def _add_rule(commands: Any) -> None:
     rule = commands.add_parser("rule", help="show a rule's documentation")
     rule.add_argument("code", help="rule code or name, e.g. MTP102")
     rule.add_argument("--output-format", choices=("text", "json"), default="text")
+
+
+def _add_version(commands: Any) -> None:
     commands.add_parser("version", help="print the version")
+
+
+def _add_clean(commands: Any) -> None:
     commands.add_parser("clean", help="remove the cache directory (.mtplint_cache, or $MTPLINT_CACHE_DIR)")
+
+
+def _add_tuner(commands: Any) -> None:
     from mtplint.cli_tuner import add_parsers as add_tuner_parsers  # argparse only; the models load on use
 
     add_tuner_parsers(commands)
+
+
+#: the subcommands' parsers, in the order ``mtplint --help`` lists them
+_SUBCOMMANDS: tuple[tuple[tuple[str, ...], Any], ...] = (
+    (("check",), _add_check), (("inspect",), _add_inspect), (("rules",), _add_rules), (("rule",), _add_rule),
+    (("version",), _add_version), (("clean",), _add_clean), (("recommend", "crossover"), _add_tuner),
+)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``command``, only that subcommand's parser is filled in (the
+    others are there by name, so usage lines and messages read the same: start-up time, every run)."""
+    parser = _ArgumentParser(
+        prog="mtplint",
+        description="Lint the launch configuration of LLM servers that use speculative decoding (MTP).",
+    )
+    parser.add_argument("--version", action="version", version=f"mtplint {__version__}")
+    commands = parser.add_subparsers(dest="command")
+    for names, add in _SUBCOMMANDS:
+        if command is None or command in names:
+            add(commands)
+        else:
+            for name in names:
+                commands.add_parser(name, add_help=False)  # never parsed with: a name, not a parser
     return parser
 
 
@@ -175,7 +248,68 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_ERROR if result.internal_errors else EXIT_CLEAN
 
 
+def _nothing_to_lint(args: argparse.Namespace) -> bool:
+    """Whether this ``check`` is over named files none of which can hold a launch (the pre-commit
+    case of a commit that touches only a README or CI workflows), so the run would report nothing,
+    decided without loading the pipeline (~50 ms of start-up).
+
+    Only a plain run qualifies: no configuration file, no option that needs validating against the
+    rule catalog or the GPU catalog, no fix, SARIF or stdin. Each file must be a readable regular
+    file that the pipeline would skip on the same test (:func:`mtplint.discover.relevant_file`, the
+    byte prefilter); anything else -- a directory, a missing or unreadable file, UTF-16 text, whose
+    words the prefilter can only see decoded -- takes the full path."""
+    if (not args.paths or args.stdin_filename is not None or args.fix or args.fix_only or args.diff
+            or args.show_fixes or args.select is not None or args.extend_select or args.ignore or args.extend_rules
+            or args.engine_version or args.gpu or args.config_file is not None
+            or (args.output_format or "full") not in ("full", "concise", "json", "github")):
+        return False
+    import codecs
+
+    from mtplint.discover import classify, relevant_file
+
+    for path in args.paths:
+        try:
+            if not path.is_file():
+                return False
+            with path.open("rb") as handle:
+                head = handle.read(4)
+        except OSError:
+            return False
+        if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            return False
+        if relevant_file(path, classify(path) or "unknown"):
+            return False
+    if not args.isolated:
+        from mtplint.config import ConfigError, find_config
+
+        try:
+            if find_config(args.paths[0]) is not None:
+                return False
+        except ConfigError:
+            return False  # reported by the full path, as it always is
+    return True
+
+
+def _report_nothing(args: argparse.Namespace, out: TextIO) -> int:
+    """What :func:`cmd_check` writes for a run without findings, in the chosen format."""
+    from mtplint.report import findings as formats
+
+    output_format = args.output_format or "full"
+    if output_format == "json":
+        out.write(formats.as_json([]))
+    elif output_format == "github":
+        from mtplint.report import github
+
+        out.write(github.render([]))
+    else:
+        out.write(formats.concise([]) if output_format == "concise" else formats.full([]))
+        out.write(formats.summary([], 0, unsafe_fixes=args.unsafe_fixes))
+    return EXIT_CLEAN
+
+
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.output_file is None and _nothing_to_lint(args):
+        return _report_nothing(args, out)
     from mtplint.checks.catalog import CatalogError
     from mtplint.config import ConfigError, settings_for
     from mtplint.lint import lint
@@ -362,7 +496,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     arguments = list(sys.argv[1:] if argv is None else argv)
     if not arguments or (arguments[0] not in COMMANDS and arguments[0] not in ("-h", "--help", "--version")):
         arguments = ["check", *arguments]
-    parser = build_parser()
+    parser = build_parser(arguments[0] if arguments[0] in COMMANDS else None)
     try:
         args = parser.parse_args(arguments)
     except SystemExit as exit_:

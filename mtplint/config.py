@@ -26,6 +26,8 @@ class ConfigError(Exception):
 
 @dataclass
 class ConfigFile:
+    """A configuration file and its ``[tool.mtplint]`` (or top-level ``mtplint.toml``) values."""
+
     path: Path
     values: dict[str, Any]
 

@@ -19,6 +19,8 @@ from mtplint.source import Span
 
 @dataclass(frozen=True)
 class Gpu:
+    """A GPU of the catalog (``mtplint/data/gpus.json`` or the configuration's ``gpus``)."""
+
     id: str
     name: str
     #: total memory as nvidia-smi reports it (MiB, ECC included); for a GPU that reports none (DGX

@@ -17,6 +17,8 @@ from mtplint.shipped import package_path
 
 @dataclass(frozen=True)
 class ModelInfo:
+    """A catalogued model family: architecture, hybrid attention, MTP layers."""
+
     id: str
     family: str
     arch: str

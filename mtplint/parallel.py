@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import os
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -152,6 +151,8 @@ def analyse(candidate: Candidate, loader: RecordingLoader, settings: LintSetting
         try:
             report = model_launch(launch, loader, launch_issues, settings.pipeline)
         except Exception as error:  # one bad launch must not stop the run (as pipeline.run)
+            import traceback  # only for internal errors: ~4 ms of start-up otherwise
+
             item["errors"].append(
                 f"{launch.source.display}: internal error while modelling a launch ({type(error).__name__}: {error})\n"
                 f"{traceback.format_exc()}"

@@ -10,6 +10,7 @@ replaces the shipped one; a user model's patterns are tried before every shipped
 from __future__ import annotations
 
 import copy
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,15 +24,18 @@ def register_user_catalog(gpus: Sequence[dict[str, Any]], models: Sequence[dict[
     global _gpus, _models
     _gpus = tuple(copy.deepcopy(dict(entry)) for entry in gpus)
     _models = tuple(copy.deepcopy(dict(entry)) for entry in models)
-    # imported here: those modules read this one when they build their caches
-    from mtplint import hardware
-    from mtplint import models as model_catalog
-    from mtplint.tuner import sizes
-
-    hardware.catalog.cache_clear()
-    model_catalog.catalog_entries.cache_clear()
-    model_catalog._catalog.cache_clear()
-    sizes._sizes.cache_clear()
+    # those modules read this one when they build their caches; one not loaded yet has no cache to
+    # drop (and loading it here would cost every run its start-up: the tuner's tables)
+    hardware = sys.modules.get("mtplint.hardware")
+    if hardware is not None:
+        hardware.catalog.cache_clear()
+    model_catalog = sys.modules.get("mtplint.models")
+    if model_catalog is not None:
+        model_catalog.catalog_entries.cache_clear()
+        model_catalog._catalog.cache_clear()
+    sizes = sys.modules.get("mtplint.tuner.sizes")
+    if sizes is not None:
+        sizes._sizes.cache_clear()
 
 
 def user_gpus() -> tuple[dict[str, Any], ...]:

@@ -40,6 +40,8 @@ class Edit:
 
 @dataclass
 class Fix:
+    """The edits that resolve a finding, and whether ``--fix`` may apply them on its own."""
+
     applicability: str  # safe | unsafe | display-only
     message: str
     edits: list[Edit] = field(default_factory=list)
@@ -48,8 +50,29 @@ class Fix:
         return {"applicability": self.applicability, "message": self.message, "edits": [e.to_json() for e in self.edits]}
 
 
+def applies(fix: Fix | None, unsafe: bool) -> bool:
+    """Whether ``--fix`` applies this fix (``unsafe``: ``--unsafe-fixes`` was given)."""
+    if fix is None or not fix.edits:
+        return False
+    return fix.applicability == "safe" or (unsafe and fix.applicability == "unsafe")
+
+
+def available(findings: Iterable[Finding], unsafe: bool) -> tuple[int, int]:
+    """(fixes ``--fix`` would apply, unsafe fixes hidden without ``--unsafe-fixes``); here, not in
+    :mod:`mtplint.fix.apply`, so a plain ``check`` counts them without loading the fix machinery."""
+    fixable = hidden = 0
+    for finding in findings:
+        if applies(finding.fix, unsafe):
+            fixable += 1
+        elif finding.fix is not None and finding.fix.edits and finding.fix.applicability == "unsafe":
+            hidden += 1
+    return fixable, hidden
+
+
 @dataclass
 class Finding:
+    """One rule's verdict on one place in a file."""
+
     rule: Rule
     message: str
     span: Span

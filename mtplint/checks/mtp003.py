@@ -19,7 +19,6 @@ launch because of it (rules judge the flags they can see), so saying one did wou
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from mtplint.checks import Finding, RuleContext
 from mtplint.checks.catalog import Rule
@@ -81,13 +80,20 @@ FLAG_SETTINGS: dict[str, str] = {
 ENV_SETTINGS: dict[str, str] = {"SGLANG_ENABLE_SPEC_V2": "spec_v2", "SGL_ENABLE_SPEC_V2": "spec_v2"}
 
 
-@dataclass
 class Unresolved:
-    """One value mtplint could not resolve, and the setting it feeds."""
+    """One value mtplint could not resolve, and the setting it feeds; ``what``: how the user wrote
+    it (``$KV``, ``${SEQS}``). A plain class: rule modules load on every run, and dataclass() costs
+    start-up time."""
 
-    setting: str
-    what: str  # how the user wrote it: ``$KV``, ``${SEQS}``
-    span: Span | None
+    __slots__ = ("setting", "span", "what")
+
+    def __init__(self, setting: str, what: str, span: Span | None) -> None:
+        self.setting = setting
+        self.what = what
+        self.span = span
+
+    def __repr__(self) -> str:
+        return f"Unresolved(setting={self.setting!r}, what={self.what!r}, span={self.span!r})"
 
 
 def needs(rule: Rule) -> tuple[str, ...]:

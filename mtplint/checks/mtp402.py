@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from mtplint.checks import Edit, Finding, Fix, RuleContext
 from mtplint.checks.mtp5xx import flag_name
@@ -47,14 +46,17 @@ def _instead(name: str, key: str | None) -> str:
 
 # --- the fix: one `--speculative-config` JSON instead of the removed flags ------------------------
 
-@dataclass
 class _Removed:
-    """One removed flag as written: its words (flag, value) and the key/value it becomes."""
+    """One removed flag as written: its words (flag, value) and the key/value it becomes (a plain
+    class: rule modules load on every run, and dataclass() costs start-up time)."""
 
-    words: list[Token]
-    previous: Token
-    key: str
-    value: object
+    __slots__ = ("key", "previous", "value", "words")
+
+    def __init__(self, words: list[Token], previous: Token, key: str, value: object) -> None:
+        self.words = words
+        self.previous = previous
+        self.key = key
+        self.value = value
 
 
 def _config_value(key: str, text: str) -> tuple[str, object]:

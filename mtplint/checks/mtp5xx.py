@@ -6,10 +6,8 @@ span lookups, closest-name suggestions and the engine flag sets used for them.
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -24,17 +22,25 @@ ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "llama.cpp": "llama.cpp", "
 
 # --- vLLM SpeculativeConfig per release (data/vllm/speculative/keys.json, tools/gen_vllm_spec_keys.py) ---
 
-@dataclass(frozen=True)
 class SpecRelease:
-    version: str
-    keys: frozenset[str]
-    internal: frozenset[str]
-    #: values the ``method`` type accepts; None: a plain ``str`` (0.8.x), nothing refused by type
-    methods: frozenset[str] | None
-    #: method names normalised to ``mtp`` with a deprecation warning
-    mtp_aliases: frozenset[str]
-    #: what an unknown key does: type-error (0.8.x), ignored (0.11-0.15), refused (0.16+)
-    unknown_keys: str
+    """What one vLLM release accepts in ``--speculative-config`` (keys, methods, unknown-key behaviour).
+
+    ``methods``: values the ``method`` type accepts (None: a plain ``str`` (0.8.x), nothing refused by
+    type); ``mtp_aliases``: method names normalised to ``mtp`` with a deprecation warning;
+    ``unknown_keys``: what an unknown key does: type-error (0.8.x), ignored (0.11-0.15), refused
+    (0.16+). A plain class (read-only by convention): this module loads on every vLLM check, and
+    dataclass() costs start-up time."""
+
+    __slots__ = ("internal", "keys", "methods", "mtp_aliases", "unknown_keys", "version")
+
+    def __init__(self, version: str, keys: frozenset[str], internal: frozenset[str], methods: frozenset[str] | None,
+                 mtp_aliases: frozenset[str], unknown_keys: str) -> None:
+        self.version = version
+        self.keys = keys
+        self.internal = internal
+        self.methods = methods
+        self.mtp_aliases = mtp_aliases
+        self.unknown_keys = unknown_keys
 
 
 @cache
@@ -146,6 +152,8 @@ def json_value_span(ctx: RuleContext, option: OptionValue, key: str, value: str)
 
 def closest(name: str, candidates: Iterable[str], cutoff: float = 0.6) -> list[str]:
     """Close names (difflib), best first; an exact match after ``_`` -> ``-`` comes first."""
+    import difflib  # only for a name that is not known: not worth loading on every run
+
     pool = sorted(set(candidates))
     exact = [c for c in pool if c != name and c.replace("_", "-") == name.replace("_", "-")]
     if exact:

@@ -29,7 +29,6 @@ import bisect
 import io
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -45,13 +44,18 @@ _NOQA = re.compile(
 )
 
 
-@dataclass
 class Suppression:
-    line: int
-    codes: frozenset[str] | None  # None: every code
-    span: Span
-    file_level: bool
-    used: set[str] = field(default_factory=set)
+    """A ``noqa`` comment (or a file-level one): its line, codes (None: every code), and which codes
+    it was used for. A plain class: an internal record, not worth a dataclass's start-up cost."""
+
+    __slots__ = ("codes", "file_level", "line", "span", "used")
+
+    def __init__(self, line: int, codes: frozenset[str] | None, span: Span, file_level: bool) -> None:
+        self.line = line
+        self.codes = codes
+        self.span = span
+        self.file_level = file_level
+        self.used: set[str] = set()
 
 
 # -- which characters are comments -----------------------------------------------------------------

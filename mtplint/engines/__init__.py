@@ -83,6 +83,8 @@ class Parsed:
 
 @dataclass
 class EngineContext:
+    """What an engine's parser may use besides the launch: the run's files and its diagnostics."""
+
     loader: FileLoader
     issues: Issues
 

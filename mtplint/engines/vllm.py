@@ -42,20 +42,26 @@ from mtplint.versions import EngineVersion, compare
 # --- flag tables ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, eq=False)
+# Flag, FlagTable, Word and _Run are internal records (never compared, copied or printed): plain
+# classes, as dataclass() would cost ~0.5 ms of start-up each, generating methods by exec.
 class Flag:
     """One argparse action of the ``vllm serve`` parser, as generated from a wheel."""
 
-    options: tuple[str, ...]
-    dest: str
-    nargs: Any
-    action: str
-    type: str
-    default: Any
-    choices: tuple[Any, ...] | None
-    negative: frozenset[str]
-    const: Any = None
-    required: bool = False
+    __slots__ = ("action", "choices", "const", "default", "dest", "nargs", "negative", "options", "required", "type")
+
+    def __init__(self, options: tuple[str, ...], dest: str, nargs: Any, action: str, type: str, default: Any,
+                 choices: tuple[Any, ...] | None, negative: frozenset[str], const: Any = None,
+                 required: bool = False) -> None:
+        self.options = options
+        self.dest = dest
+        self.nargs = nargs
+        self.action = action
+        self.type = type
+        self.default = default
+        self.choices = choices
+        self.negative = negative
+        self.const = const
+        self.required = required
 
     @property
     def takes_value(self) -> bool:
@@ -65,17 +71,17 @@ class Flag:
         return "/".join(self.options) if self.options else self.dest
 
 
-@dataclass(eq=False)
 class FlagTable:
-    version: str
-    flags: tuple[Flag, ...]
-    allow_abbrev: bool
-    by_option: dict[str, Flag] = field(default_factory=dict)
-    by_dest: dict[str, Flag] = field(default_factory=dict)
+    """The ``vllm serve`` flags of one release, indexed by option string and by dest."""
 
-    def __post_init__(self) -> None:
-        self.by_option = {option: flag for flag in self.flags for option in flag.options}
-        self.by_dest = {flag.dest: flag for flag in self.flags}
+    __slots__ = ("allow_abbrev", "by_dest", "by_option", "flags", "version")
+
+    def __init__(self, version: str, flags: tuple[Flag, ...], allow_abbrev: bool) -> None:
+        self.version = version
+        self.flags = flags
+        self.allow_abbrev = allow_abbrev
+        self.by_option: dict[str, Flag] = {option: flag for flag in flags for option in flag.options}
+        self.by_dest: dict[str, Flag] = {flag.dest: flag for flag in flags}
 
     @property
     def positional(self) -> Flag | None:
@@ -124,20 +130,26 @@ def load_table(version: str) -> FlagTable:
 # --- words ----------------------------------------------------------------------------------------
 
 
-@dataclass
 class Word:
-    """One argv word on its way through the preprocessing, with where it came from."""
+    """One argv word on its way through the preprocessing, with where it came from.
 
-    text: str
-    span: Span | None
-    origin: str = "explicit"
-    unresolved: tuple[str, ...] = ()
-    #: for a synthesised ``--x <json>`` from dotted keys / a YAML dict: where each top-level key was set
-    key_spans: dict[str, Span | None] = field(default_factory=dict)
-    #: the value is Python data already (a YAML dict), kept to give values their own spans
-    synthetic: bool = False
-    #: the ``--x <json>`` vLLM assembles from dotted ``--x.key`` flags (it replaces any full ``--x`` value)
-    dotted: bool = False
+    ``key_spans``: for a synthesised ``--x <json>`` from dotted keys / a YAML dict, where each
+    top-level key was set; ``synthetic``: the value is Python data already (a YAML dict), kept to
+    give values their own spans; ``dotted``: the ``--x <json>`` vLLM assembles from dotted
+    ``--x.key`` flags (it replaces any full ``--x`` value)."""
+
+    __slots__ = ("dotted", "key_spans", "origin", "span", "synthetic", "text", "unresolved")
+
+    def __init__(self, text: str, span: Span | None, origin: str = "explicit", unresolved: tuple[str, ...] = (),
+                 key_spans: dict[str, Span | None] | None = None, synthetic: bool = False,
+                 dotted: bool = False) -> None:
+        self.text = text
+        self.span = span
+        self.origin = origin
+        self.unresolved = unresolved
+        self.key_spans: dict[str, Span | None] = {} if key_spans is None else key_spans
+        self.synthetic = synthetic
+        self.dotted = dotted
 
     @property
     def resolved(self) -> bool:
@@ -148,13 +160,17 @@ class _Abort(Exception):
     """The real parser stops here (a ValueError / assertion before argparse runs)."""
 
 
-@dataclass
 class _Run:
-    launch: Launch
-    version: str
-    ctx: EngineContext | None
-    parsed: Parsed
-    serve: bool
+    """One parse of one launch: where errors and notes go while the argv is read."""
+
+    __slots__ = ("ctx", "launch", "parsed", "serve", "version")
+
+    def __init__(self, launch: Launch, version: str, ctx: EngineContext | None, parsed: Parsed, serve: bool) -> None:
+        self.launch = launch
+        self.version = version
+        self.ctx = ctx
+        self.parsed = parsed
+        self.serve = serve
 
     def error(self, message: str, span: Span | None, flag: str | None = None, kind: str = "invalid-value") -> None:
         self.parsed.errors.append(CliError(message, span, flag, kind))

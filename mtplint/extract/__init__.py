@@ -8,10 +8,8 @@ share one parse (see :mod:`mtplint.extract.yamlfiles`).
 from __future__ import annotations
 
 import codecs
-import hashlib
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from mtplint.extract.launch import GpuHint, Launch, Recognised, VersionHint, image_engine, image_version
@@ -75,8 +73,8 @@ class FileLoader:
                 data = path.read_bytes()
                 if b"\x00" not in data[:8192] or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
                     text, encoding, bom = decode_with_encoding(data)
-                    digest = hashlib.sha256(data).hexdigest()
-                    source = SourceFile(path, self.display(path), text, encoding, bom, digest)
+                    # digest=None: sha256 of these bytes, computed if a fix or the cache asks
+                    source = SourceFile(path, self.display(path), text, encoding, bom, None)
         except (OSError, UnicodeDecodeError):
             source = None
         self._cache[key] = source
@@ -98,14 +96,18 @@ class FileLoader:
         self._cache[source.path.resolve() if source.path.exists() else source.path] = source
 
 
-@dataclass
 class ExtractContext:
-    """What an extractor may use besides its own file."""
+    """What an extractor may use besides its own file: the run's files, where diagnostics go, and
+    ``related``: the extra files a launch depends on (``.env``, ``env_file``, a started script), shown
+    by ``inspect``. (A plain class, not a dataclass: this module is on every run's start-up path.)"""
 
-    loader: FileLoader
-    issues: Issues = field(default_factory=Issues)
-    #: extra files a launch depends on (``.env``, ``env_file``, a started script): shown by ``inspect``
-    related: dict[str, list[str]] = field(default_factory=dict)
+    __slots__ = ("issues", "loader", "related")
+
+    def __init__(self, loader: FileLoader, issues: Issues | None = None,
+                 related: dict[str, list[str]] | None = None) -> None:
+        self.loader = loader
+        self.issues = Issues() if issues is None else issues
+        self.related: dict[str, list[str]] = {} if related is None else related
 
     def malformed(self, source: SourceFile, message: str, offset: int = 0) -> None:
         self.issues.add("MTP001", message, source.span(offset, offset + 1 if source.text else offset))

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mtplint.checks import Edit, Finding, Fix
+from mtplint.checks import Edit, Finding, Fix, applies, available  # noqa: F401 (available: re-exported)
 from mtplint.extract import FileLoader
 from mtplint.fix import apply_edits
 from mtplint.lint import LintResult, LintSettings, lint
@@ -37,13 +37,6 @@ from mtplint.source import SourceFile
 
 #: passes before giving up on a fixed point (ruff stops at 100; a launch has few findings)
 MAX_PASSES = 10
-
-
-def applies(fix: Fix | None, unsafe: bool) -> bool:
-    """Whether ``--fix`` applies this fix (``unsafe``: ``--unsafe-fixes`` was given)."""
-    if fix is None or not fix.edits:
-        return False
-    return fix.applicability == "safe" or (unsafe and fix.applicability == "unsafe")
 
 
 @dataclass(frozen=True)
@@ -438,12 +431,3 @@ def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = Fal
     return FixRun(originals, texts, applied, rejected, state.result, initial, passes, converged)
 
 
-def available(findings: Iterable[Finding], unsafe: bool) -> tuple[int, int]:
-    """(fixes ``--fix`` would apply, unsafe fixes hidden without ``--unsafe-fixes``)."""
-    fixable = hidden = 0
-    for finding in findings:
-        if applies(finding.fix, unsafe):
-            fixable += 1
-        elif finding.fix is not None and finding.fix.edits and finding.fix.applicability == "unsafe":
-            hidden += 1
-    return fixable, hidden

@@ -97,11 +97,11 @@ def summary(findings: Sequence[Finding], suppressed: int, *, fixed: int = 0, uns
     """The closing lines; ``fixed``: how many findings ``--fix`` fixed (ruff: ``Found 3 errors (2
     fixed, 1 remaining).``); the fix counts follow ruff, with unsafe fixes hidden unless
     ``unsafe_fixes``."""
-    from mtplint.fix.apply import available
-    from mtplint.report.fixes import fix_counts
-
     if not findings and not fixed:
         return "All checks passed!\n"
+    from mtplint.checks import available
+    from mtplint.report.fixes import fix_counts
+
     counts: dict[str, int] = {}
     for finding in findings:
         counts[finding.severity] = counts.get(finding.severity, 0) + 1

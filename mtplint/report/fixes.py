@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -20,6 +19,8 @@ def _plural(count: int, word: str) -> str:
 def unified_diff(changed: Sequence[tuple[SourceFile, str]]) -> str:
     """One unified diff per changed file (``--- name`` / ``+++ name``, as ruff prints it). Line
     endings are shown as they are in the file (a CRLF file's lines end in CRLF)."""
+    import difflib  # only --diff needs it
+
     out: list[str] = []
     for source, text in changed:
         before = source.text.splitlines(keepends=True)

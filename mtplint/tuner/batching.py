@@ -134,6 +134,8 @@ def kernels_for(engine: str | None, weights: WeightFormat | None = None) -> Kern
 
 @dataclass(frozen=True)
 class Crossover:
+    """Where MTP stops paying as the batch grows, for one GPU, engine, weight format and depth."""
+
     gpu: Gpu
     draft_tokens: int
     weights: WeightFormat

@@ -77,6 +77,8 @@ TERM_LABELS = {
 
 @dataclass(frozen=True)
 class MemoryInputs:
+    """Everything a memory estimate depends on, as resolved from the launch or the tuner's options."""
+
     engine: str
     gpu: Gpu
     sizes: ModelSizes
@@ -94,6 +96,8 @@ class MemoryInputs:
 
 @dataclass
 class MemoryEstimate:
+    """GPU memory by term (weights, KV cache, activations, ...) against the budget the engine gets."""
+
     inputs: MemoryInputs
     #: term name (see TERM_LABELS) -> GiB
     terms: dict[str, float] = field(default_factory=dict)

@@ -19,6 +19,8 @@ MIB = 1024**2
 
 @dataclass(frozen=True)
 class Experts:
+    """Mixture-of-experts shape of a model (routed experts, how many run per token, shared ones)."""
+
     count: int
     top_k: int
     #: share of the active weight bytes that sit in routed experts
@@ -29,6 +31,8 @@ class Experts:
 
 @dataclass(frozen=True)
 class ModelSizes:
+    """A catalogued model's sizes: parameters, KV bytes per token, recurrent state, MTP head."""
+
     id: str
     params_b: float
     active_params_b: float
@@ -87,6 +91,8 @@ def model_sizes(model_id: str | None) -> ModelSizes | None:
 
 @dataclass(frozen=True)
 class WeightFormat:
+    """How the weights are stored: a label and the bytes each parameter takes."""
+
     label: str
     bytes_per_param: float
     #: FP8 weights (which run at FP8 speed only on GPUs with FP8 tensor cores)
@@ -103,18 +109,30 @@ GGUF_BITS: dict[str, float] = {
     "Q4_K_M": 4.9, "Q4_K_L": 5.0, "Q4_K_XL": 5.0, "Q5_0": 5.5, "Q5_1": 6.0, "Q5_K_S": 5.5, "Q5_K_M": 5.7,
     "Q5_K_XL": 5.9, "Q6_K": 6.6, "Q6_K_XL": 6.8, "Q8_0": 8.5, "Q8_K_XL": 9.0, "BF16": 16.0, "F16": 16.0,
 }
-_GGUF_TAG = re.compile(r"(?<![A-Za-z0-9])(?:UD-)?(" + "|".join(sorted(map(re.escape, GGUF_BITS), key=len, reverse=True))
-                       + r")(?![A-Za-z0-9])", re.IGNORECASE)
+
+
+# the patterns compile on first use (a few ms of start-up for every ``mtplint check`` otherwise)
+@cache
+def _gguf_tag() -> re.Pattern[str]:
+    alternatives = "|".join(sorted(map(re.escape, GGUF_BITS), key=len, reverse=True))
+    return re.compile(r"(?<![A-Za-z0-9])(?:UD-)?(" + alternatives + r")(?![A-Za-z0-9])", re.IGNORECASE)
+
 
 #: 4-bit weight-only formats: 4 bits + one FP16 scale (and zero) per group of 128 -> ~4.25-4.5 bits
 FOUR_BIT = 0.55
-_NAME_FORMATS: tuple[tuple[re.Pattern[str], WeightFormat], ...] = (
-    (re.compile(r"nvfp4|mxfp4|(?<![a-z])fp4", re.I), WeightFormat("FP4", FOUR_BIT)),
-    (re.compile(r"(?<![a-z])fp8|w8a8-fp8", re.I), WeightFormat("FP8", 1.0, fp8=True)),
-    (re.compile(r"awq|gptq|int4|w4a16|4bit|4-bit|bnb-4bit", re.I), WeightFormat("4-bit", FOUR_BIT)),
-    (re.compile(r"int8|w8a8|8bit|8-bit", re.I), WeightFormat("8-bit", 1.0)),
-    (re.compile(r"6bit|6-bit", re.I), WeightFormat("6-bit", 0.8)),
-)
+
+
+@cache
+def _name_formats() -> tuple[tuple[re.Pattern[str], WeightFormat], ...]:
+    return (
+        (re.compile(r"nvfp4|mxfp4|(?<![a-z])fp4", re.I), WeightFormat("FP4", FOUR_BIT)),
+        (re.compile(r"(?<![a-z])fp8|w8a8-fp8", re.I), WeightFormat("FP8", 1.0, fp8=True)),
+        (re.compile(r"awq|gptq|int4|w4a16|4bit|4-bit|bnb-4bit", re.I), WeightFormat("4-bit", FOUR_BIT)),
+        (re.compile(r"int8|w8a8|8bit|8-bit", re.I), WeightFormat("8-bit", 1.0)),
+        (re.compile(r"6bit|6-bit", re.I), WeightFormat("6-bit", 0.8)),
+    )
+
+
 #: engine ``--quantization`` values (vLLM/SGLang) -> format; methods that read the checkpoint's own
 #: format (compressed-tensors, modelopt, auto-round) fall through to the name
 _METHOD_FORMATS: dict[str, WeightFormat] = {
@@ -134,11 +152,11 @@ def weight_format(model_name: str | None, quantization: Any, sizes: ModelSizes |
     if isinstance(quantization, str) and quantization.lower() in _METHOD_FORMATS:
         return _METHOD_FORMATS[quantization.lower()]
     name = model_name or ""
-    gguf = _GGUF_TAG.search(name)
+    gguf = _gguf_tag().search(name)
     if gguf is not None and (name.lower().endswith(".gguf") or "gguf" in name.lower()):
         tag = gguf.group(1).upper()
         return WeightFormat(f"GGUF {tag}", GGUF_BITS[tag] / 8)
-    for pattern, form in _NAME_FORMATS:
+    for pattern, form in _name_formats():
         if pattern.search(name):
             return form
     if sizes is not None and sizes.checkpoint_dtype == "fp8":

@@ -1,0 +1,186 @@
+"""Start-up of ``mtplint check`` on one file (the pre-commit case, issue 7): what a plain run loads.
+
+Each test runs mtplint in a fresh interpreter and looks at ``sys.modules`` afterwards; a module in
+the "never" lists below costs start-up time on every commit without being needed for the run.
+Assertions are on what is imported, not on time, so they hold on any machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mtplint import cli
+from mtplint.cli import build_parser
+
+COMPOSE = """\
+# mtplint: gpu=l40s
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.11.0
+    command: >
+      Qwen/Qwen3-8B
+      --max-model-len 32768
+      --enable-prefix-caching
+      --speculative-config '{"method": "qwen3_next_mtp", "num_speculative_tokens": 3}'
+"""
+
+#: parsers and formatters a compose-file check has no use for
+NOT_FOR_A_COMPOSE_CHECK = (
+    "libcst", "jsonschema", "tree_sitter", "tree_sitter_bash", "ruamel", "tomllib",
+    "mtplint.extract.shell", "mtplint.extract.python",
+    "mtplint.tuner.advisor", "mtplint.tuner.commands", "mtplint.cli_tuner",
+    "mtplint.fix.apply", "mtplint.fix.write",
+    "mtplint.report.sarif", "mtplint.report.github",
+)
+#: standard-library modules only an error path, --diff, a suggestion or a digest needs
+STDLIB_NOT_NEEDED = ("difflib", "traceback", "shutil", "hashlib", "_hashlib")
+
+
+def _modules_after(argv: list[str], cwd: Path) -> tuple[set[str], str]:
+    code = ("import io, sys\nfrom mtplint.cli import main\nout = io.StringIO()\n"
+            f"code = main({argv!r}, out=out)\n"
+            "print(code)\nprint(out.getvalue(), file=sys.stderr)\nprint('\\n'.join(sys.modules))")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env.pop("MTPLINT_OUTPUT_FORMAT", None)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=cwd, env=env)
+    return set(done.stdout.split()[1:]), done.stderr
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "compose.yaml").write_text(COMPOSE)
+    (tmp_path / "README.md").write_text("# a project\n\nNothing to launch here.\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize("cache_flag", ["--no-cache", None])
+def test_checking_a_compose_file_loads_only_what_it_needs(project: Path, cache_flag: str | None) -> None:
+    argv = ["check", *([cache_flag] if cache_flag else []), "compose.yaml"]
+    modules, report = _modules_after(argv, project)
+    assert "MTP" in report  # the run did lint the launch: findings with fixes were reported
+    assert "mtplint.engines.vllm" in modules
+    unwanted = sorted(name for name in modules
+                      if name in NOT_FOR_A_COMPOSE_CHECK or name.split(".")[0] in NOT_FOR_A_COMPOSE_CHECK)
+    assert unwanted == []
+    if cache_flag == "--no-cache":
+        assert sorted(set(STDLIB_NOT_NEEDED) & modules) == []
+
+
+def test_checking_a_readme_loads_no_pipeline(project: Path) -> None:
+    """A commit that touches only files without a launch is answered by the byte prefilter alone."""
+    modules, report = _modules_after(["check", "--no-cache", "README.md"], project)
+    assert report.startswith("All checks passed!")
+    assert "yaml" not in modules
+    assert not [name for name in modules if name.startswith(("mtplint.engines", "mtplint.extract", "mtplint.checks"))]
+    assert "mtplint.pipeline" not in modules
+
+
+def test_the_check_parser_alone_reads_the_command_line_as_the_full_parser() -> None:
+    """``main`` builds only the chosen subcommand's parser; it must parse as the complete one does."""
+    argv = ["check", "--no-cache", "--select", "MTP1,MTP2", "--ignore", "MTP102", "-j", "2", "--fix", "a.yaml", "b"]
+    assert vars(build_parser("check").parse_args(argv)) == vars(build_parser().parse_args(argv))
+
+
+@pytest.mark.parametrize("argv", [["check", "--help"], ["check", "--no-such-flag"], ["rule"], ["--help"]])
+def test_usage_and_errors_read_as_with_the_full_parser(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    outputs = []
+    for parser in (build_parser(), build_parser(argv[0] if not argv[0].startswith("-") else None)):
+        with pytest.raises(SystemExit):
+            parser.parse_args(argv)
+        outputs.append(capsys.readouterr())
+    assert outputs[0] == outputs[1]
+
+
+@pytest.mark.parametrize("columns", ["60", "200", "oops", None])
+def test_help_width_follows_columns_as_argparse(columns: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The help formatter sizes itself as argparse's does (``COLUMNS``, else the terminal, else 80),
+    without importing shutil."""
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    ours = _subparser(build_parser("check"), "check")
+    stock = _subparser(build_parser("check"), "check")
+    stock.formatter_class = argparse.HelpFormatter
+    assert ours.format_help() == stock.format_help()
+
+
+def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    commands = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    found: argparse.ArgumentParser = commands.choices[name]
+    return found
+
+
+# -- nothing to lint: named files none of which can hold a launch --------------------------------
+
+IRRELEVANT: dict[str, str | bytes] = {
+    "README.md": "# a project\n\nNothing to launch here.\n",
+    ".github/workflows/ci.yml": "on: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps: [{run: make}]\n",
+    "app.py": "import sys\n\nprint(sys.argv)\n",
+    "logo.png": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+}
+
+
+def _write(root: Path, files: dict[str, str | bytes]) -> None:
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+
+
+def _both_paths(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[tuple[int, str, str], tuple[int, str, str]]:
+    """(the run as it is, the run with the shortcut turned off)."""
+    results = []
+    for shortcut in (True, False):
+        if not shortcut:
+            monkeypatch.setattr(cli, "_nothing_to_lint", lambda args: False)
+        out, err = io.StringIO(), io.StringIO()
+        code = cli.main(argv, out=out, err=err)
+        results.append((code, out.getvalue(), err.getvalue()))
+    monkeypatch.undo()
+    return results[0], results[1]
+
+
+@pytest.mark.parametrize("output_format", ["full", "concise", "json", "github", "sarif"])
+def test_irrelevant_files_report_as_the_full_run_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      output_format: str) -> None:
+    _write(tmp_path, IRRELEVANT)
+    monkeypatch.chdir(tmp_path)
+    argv = ["check", "--output-format", output_format, *IRRELEVANT]
+    shortcut, full = _both_paths(argv, monkeypatch)
+    assert shortcut == full
+    assert shortcut[0] == 0
+
+
+NOT_A_SHORTCUT: list[tuple[dict[str, str | bytes], list[str]]] = [
+    ({"compose.yaml": COMPOSE, "README.md": "hello\n"}, ["check", "README.md", "compose.yaml"]),  # one has a launch
+    ({"README.md": "hello\n"}, ["check", "README.md", "missing.yaml"]),  # a missing file is an error
+    ({"README.md": "hello\n"}, ["check", "."]),  # a directory
+    ({"README.md": "hello\n"}, ["check", "--select", "NOPE", "README.md"]),  # an unknown selector is an error
+    ({"README.md": "hello\n"}, ["check", "--gpu", "no-such-gpu", "README.md"]),
+    ({"README.md": "hello\n", "pyproject.toml": "[tool.mtplint]\nselect = [\"NOPE\"]\n"}, ["check", "README.md"]),
+    ({"README.md": "hello\n", "pyproject.toml": "[tool.mtplint\n"}, ["check", "README.md"]),  # invalid TOML
+    ({"run.sh": "vllm serve m --speculative-config '{}'\n".encode("utf-16")}, ["check", "run.sh"]),  # BOM
+    ({"app.service": "[Service]\nExecStart=/opt/start.sh\n"}, ["check", "app.service"]),  # units always read
+]
+
+
+@pytest.mark.parametrize(("files", "argv"), NOT_A_SHORTCUT)
+def test_anything_else_takes_the_full_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           files: dict[str, str | bytes], argv: list[str]) -> None:
+    _write(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    parsed = cli.build_parser("check").parse_args(argv)
+    assert not cli._nothing_to_lint(parsed)
+    shortcut, full = _both_paths(argv, monkeypatch)
+    assert shortcut == full
