@@ -77,9 +77,14 @@ def classify(path: Path, head: bytes = b"") -> str | None:
         return "systemd"
     if suffix == ".ini":
         return "ini"
-    if suffix == "" or suffix not in (".md", ".txt", ".json", ".toml", ".cfg", ".lock", ".env"):
+    if _may_have_shebang(suffix):
         return _shebang_kind(head)
     return None
+
+
+def _may_have_shebang(suffix: str) -> bool:
+    """Whether a file whose name did not classify it is worth opening to read its first line."""
+    return suffix == "" or suffix not in (".md", ".txt", ".json", ".toml", ".cfg", ".lock", ".env")
 
 
 def relevant(data: bytes, kind: str) -> bool:
@@ -106,61 +111,78 @@ def relevant_file(path: Path, kind: str, chunk_size: int = 1 << 20) -> bool:
 
 
 class _Ignore:
-    """``.gitignore`` rules of one directory, with the directory they are relative to."""
+    """``.gitignore`` rules of one directory; ``prefix`` is that directory's walked path plus ``/``,
+    so a walked path below it is matched on the rest of its string (no ``Path`` arithmetic: a
+    large tree has tens of thousands of entries)."""
 
-    def __init__(self, base: Path, spec: pathspec.GitIgnoreSpec) -> None:
-        self.base = base
+    def __init__(self, prefix: str, spec: pathspec.GitIgnoreSpec) -> None:
+        self.prefix = prefix
         self.spec = spec
 
-    def matches(self, path: Path, is_dir: bool) -> bool:
-        try:
-            relative = path.relative_to(self.base).as_posix()
-        except ValueError:
+    def matches(self, path: str, is_dir: bool) -> bool:
+        if not path.startswith(self.prefix):
             return False
-        return bool(self.spec.match_file(relative + ("/" if is_dir else "")))
+        return bool(self.spec.match_file(path[len(self.prefix):] + ("/" if is_dir else "")))
 
 
-def _load_gitignore(directory: Path) -> _Ignore | None:
-    path = directory / ".gitignore"
+def _load_gitignore(directory: str) -> _Ignore | None:
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        with open(os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
     except OSError:
         return None
     import pathspec
 
-    return _Ignore(directory, pathspec.GitIgnoreSpec.from_lines(lines))
+    return _Ignore(directory.rstrip(os.sep) + os.sep, pathspec.GitIgnoreSpec.from_lines(lines))
 
 
-def _excluded(path: Path, root: Path, patterns: Sequence[str]) -> bool:
-    try:
-        relative = path.resolve().relative_to(root).as_posix()
-    except ValueError:
-        relative = path.as_posix()
-    return any(fnmatch(relative, pattern) or fnmatch(path.name, pattern) or relative.startswith(pattern.rstrip("/") + "/")
+def _excluded(relative: str, name: str, patterns: Sequence[str]) -> bool:
+    """``relative``: the path relative to the project root (posix), or the path as given when it
+    lies outside the root."""
+    return any(fnmatch(relative, pattern) or fnmatch(name, pattern) or relative.startswith(pattern.rstrip("/") + "/")
                for pattern in patterns)
 
 
-def _walk(directory: Path, root: Path, ignores: list[_Ignore], excludes: Sequence[str], respect_gitignore: bool) -> Iterator[Path]:
+def _relative_base(directory: Path, root: Path) -> str | None:
+    """Where a walked directory lies relative to the root (``""``: the root itself); None outside."""
+    try:
+        relative = directory.resolve().relative_to(root).as_posix()
+    except (ValueError, OSError):
+        return None
+    return "" if relative == "." else relative
+
+
+def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes: Sequence[str],
+          respect_gitignore: bool) -> Iterator[str]:
+    """Files below ``directory`` (a path string, as joined from the given directory), sorted by name;
+    ``relative``: the directory relative to the root, for ``exclude`` (None: outside the root)."""
     local = _load_gitignore(directory) if respect_gitignore else None
     active = [*ignores, local] if local else ignores
     try:
-        entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+        with os.scandir(directory) as scan:
+            entries = sorted(scan, key=lambda entry: entry.name)
     except OSError:
         return
     for entry in entries:
-        path = Path(entry.path)
+        path = entry.path
+        name = entry.name
         try:
             is_dir = entry.is_dir(follow_symlinks=False)
-            is_file = entry.is_file(follow_symlinks=True)
+            is_file = not is_dir and entry.is_file(follow_symlinks=True)
         except OSError:
             continue
+        if not (is_dir or is_file):
+            continue
+        entry_relative = None if relative is None else (f"{relative}/{name}" if relative else name)
+        if is_dir and name in DEFAULT_EXCLUDES:
+            continue
+        if any(ignore.matches(path, is_dir) for ignore in active):
+            continue
+        if excludes and _excluded(Path(path).as_posix() if entry_relative is None else entry_relative, name, excludes):
+            continue
         if is_dir:
-            if entry.name in DEFAULT_EXCLUDES or any(i.matches(path, True) for i in active) or _excluded(path, root, excludes):
-                continue
-            yield from _walk(path, root, active, excludes, respect_gitignore)
-        elif is_file:
-            if any(i.matches(path, False) for i in active) or _excluded(path, root, excludes):
-                continue
+            yield from _walk(path, entry_relative, active, excludes, respect_gitignore)
+        else:
             yield path
 
 
@@ -178,8 +200,11 @@ def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), re
     root = root.resolve()
     for given in paths:
         if given.is_dir():
-            for path in _walk(given, root, [], excludes, respect_gitignore):
-                kind = classify(path, _head(path))
+            for name in _walk(str(given), _relative_base(given, root), [], excludes, respect_gitignore):
+                path = Path(name)
+                kind = classify(path)
+                if kind is None and _may_have_shebang(path.suffix.lower()):
+                    kind = classify(path, _head(path))
                 if kind:
                     found.setdefault(path, Candidate(path, kind))
         elif given.exists() or given.is_symlink():

@@ -132,10 +132,11 @@ def embedded_documents(node: YNode) -> list[YNode]:
         if id(current) in seen:
             continue
         seen.add(id(current))
+        inner_text = current.text  # aligned with the inner text before the node moves to the outer file
         current.source = node.source
         current.start, current.end = at(current.start), at(current.end)
-        if current.text is not None:
-            current.text = MappedText(current.text.text, [at(o) for o in current.text.offsets], node.source)
+        if inner_text is not None:
+            current.text = MappedText(inner_text.text, [at(o) for o in inner_text.offsets], node.source)
         stack.extend(current.items)
         for key, value in current.pairs:
             stack.extend((key, value))

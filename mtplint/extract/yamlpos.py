@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -39,19 +38,48 @@ class YamlError(Exception):
         self.offset = offset
 
 
-@dataclass(eq=False)
 class YNode:
-    """A YAML node: ``kind`` is ``map``, ``seq`` or ``scalar``."""
+    """A YAML node: ``kind`` is ``map``, ``seq`` or ``scalar``.
 
-    kind: str
-    tag: str
-    start: int
-    end: int
-    source: SourceFile
-    text: MappedText | None = None
-    style: str | None = None
-    items: list[YNode] = field(default_factory=list)
-    pairs: list[tuple[YNode, YNode]] = field(default_factory=list)
+    A scalar read from a file aligns its value with the raw text (:func:`align`) only when a
+    position inside it is first asked for: most scalars of a large manifest are never reported, and
+    the alignment is the costliest step of reading. (A plain class: tens of thousands are built per
+    large file.)"""
+
+    __slots__ = ("_text", "_value", "end", "items", "kind", "pairs", "source", "start", "style", "tag")
+
+    def __init__(self, kind: str, tag: str, start: int, end: int, source: SourceFile, text: MappedText | None = None,
+                 style: str | None = None, items: list[YNode] | None = None,
+                 pairs: list[tuple[YNode, YNode]] | None = None) -> None:
+        self.kind = kind
+        self.tag = tag
+        self.start = start
+        self.end = end
+        self.source = source
+        self.style = style
+        self.items: list[YNode] = [] if items is None else items
+        self.pairs: list[tuple[YNode, YNode]] = [] if pairs is None else pairs
+        self._text = text
+        self._value: builtins.str | None = text.text if text is not None else None
+
+    @classmethod
+    def scalar_from(cls, source: SourceFile, node: yaml.ScalarNode) -> YNode:
+        """A scalar of the file, aligned with its raw text on first use of :attr:`text`."""
+        result = cls("scalar", node.tag, node.start_mark.index, node.end_mark.index, source, style=node.style)
+        result._value = node.value
+        return result
+
+    @property
+    def text(self) -> MappedText | None:
+        """The scalar's value with the offset of each character (None for a map or a sequence)."""
+        if self._text is None and self._value is not None:
+            self._text = align(self.source, self._value, _content_start(self.source, self.start, self.style), self.end)
+        return self._text
+
+    @text.setter
+    def text(self, value: MappedText | None) -> None:
+        self._text = value
+        self._value = value.text if value is not None else None
 
     # -- reading ------------------------------------------------------------------------------
     @property
@@ -68,7 +96,7 @@ class YNode:
 
     @property
     def str(self) -> builtins.str:
-        return self.text.text if self.text is not None else ""
+        return self._value if self._value is not None else ""
 
     def get(self, key: builtins.str) -> YNode | None:
         for key_node, value in self.pairs:
@@ -181,9 +209,7 @@ def align(source: SourceFile, value: str, raw_start: int, raw_end: int) -> Mappe
     return MappedText(value, offsets, source)
 
 
-def _content_start(source: SourceFile, node: yaml.Node) -> int:
-    start: int = node.start_mark.index
-    style = getattr(node, "style", None)
+def _content_start(source: SourceFile, start: int, style: str | None) -> int:
     if style in ("|", ">"):
         newline = source.text.find("\n", start)
         return len(source.text) if newline < 0 else newline + 1
@@ -209,8 +235,7 @@ class _Converter:
             raise YamlError("YAML document too large (too many nodes)", node.start_mark.index)
         start, end = node.start_mark.index, node.end_mark.index
         if isinstance(node, yaml.ScalarNode):
-            text = align(self.source, node.value, _content_start(self.source, node), end)
-            result = YNode("scalar", node.tag, start, end, self.source, text=text, style=node.style)
+            result = YNode.scalar_from(self.source, node)
             self.seen[id(node)] = result
             return result
         if isinstance(node, yaml.SequenceNode):
