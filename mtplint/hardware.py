@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from mtplint.shipped import package_path
@@ -111,6 +111,7 @@ def _contains(text: str, phrase: str) -> bool:
     return bool(phrase) and re.search(rf"(?:^| ){re.escape(phrase)}(?: |$)", text) is not None
 
 
+@lru_cache(maxsize=1024)  # a tree names the same few GPUs; cleared with the catalog (user entries)
 def find_gpu(name: str) -> Gpu | None:
     """Map an id (``rtx-4090``), a k8s label value (``NVIDIA-GeForce-RTX-4090``, ``nvidia-h100-80gb``)
     or an nvidia-smi / torch name to a catalog GPU.

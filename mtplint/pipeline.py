@@ -19,11 +19,11 @@ from typing import Any
 from mtplint.discover import Candidate, discover, relevant, relevant_file
 from mtplint.engines import Engine, EngineContext, Parsed, engine_for
 from mtplint.extract import MAX_FILE_BYTES, ExtractContext, Extractor, FileLoader, Malformed, decode
-from mtplint.extract.launch import Launch, VersionHint
+from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware, find_gpu, parse_gpu_spec
 from mtplint.settings import Setting
 from mtplint.source import Diagnostic, Issues, SourceFile
-from mtplint.versions import EngineVersion, compare, pins_near, resolve
+from mtplint.versions import EngineVersion, PinMemo, compare, pins_near, resolve
 
 EXTRACTORS = {
     "compose": "mtplint.extract.compose",
@@ -177,7 +177,7 @@ def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, cont
 
 #: version pins per directory, per loader (one run reads each directory's pins once; a loader is a
 #: run's view of the files, so the pins it found stay true for as long as it lives)
-_PINS: weakref.WeakKeyDictionary[FileLoader, dict[Path, list[VersionHint]]] = weakref.WeakKeyDictionary()
+_PINS: weakref.WeakKeyDictionary[FileLoader, PinMemo] = weakref.WeakKeyDictionary()
 
 
 def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Options) -> LaunchReport:

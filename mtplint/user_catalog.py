@@ -29,6 +29,7 @@ def register_user_catalog(gpus: Sequence[dict[str, Any]], models: Sequence[dict[
     hardware = sys.modules.get("mtplint.hardware")
     if hardware is not None:
         hardware.catalog.cache_clear()
+        hardware.find_gpu.cache_clear()
     model_catalog = sys.modules.get("mtplint.models")
     if model_catalog is not None:
         model_catalog.catalog_entries.cache_clear()

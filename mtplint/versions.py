@@ -131,20 +131,37 @@ def _pins_in_directory(directory: Path, read: Callable[[Path], SourceFile | None
     return hints
 
 
+#: one run's pins: ("directory", resolved dir) -> pins in it; ("chain", launch dir) -> pins up to the root
+PinMemo = dict[tuple[str, Path], list[VersionHint]]
+
+
 def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],
-              memo: dict[Path, list[VersionHint]] | None = None) -> list[VersionHint]:
+              memo: PinMemo | None = None) -> list[VersionHint]:
     """Pins in the launch file's directory and its parents up to ``root``. ``memo``: one run's
     pins per directory (a tree's launches share their parents; globbing them per launch is slow)."""
+    if memo is not None:
+        # the whole chain, per launch directory as written: a tree's launches share directories, and
+        # resolving each launch's path is most of the cost
+        chain = memo.get(("chain", path.parent))
+        if chain is None:
+            chain = memo[("chain", path.parent)] = _pins_up_to_root(path.parent, root, read, memo)
+        return list(chain)
+    return _pins_up_to_root(path.parent, root, read, None)
+
+
+def _pins_up_to_root(start: Path, root: Path, read: Callable[[Path], SourceFile | None],
+                     memo: PinMemo | None) -> list[VersionHint]:
     hints: list[VersionHint] = []
-    directory = path.resolve().parent
+    directory = start.resolve()
     root = root.resolve()
     while True:
         if memo is None:
             hints.extend(_pins_in_directory(directory, read))
         else:
-            if directory not in memo:
-                memo[directory] = _pins_in_directory(directory, read)
-            hints.extend(memo[directory])
+            own = memo.get(("directory", directory))
+            if own is None:
+                own = memo[("directory", directory)] = _pins_in_directory(directory, read)
+            hints.extend(own)
         if directory == root or directory.parent == directory or root not in directory.parents:
             break
         directory = directory.parent

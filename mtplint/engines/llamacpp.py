@@ -202,6 +202,8 @@ def _before_spec_rename(option: LlamaOption) -> LlamaOption:
 class _Lookup:
     by_name: dict[str, tuple[LlamaOption, bool]]
     options: tuple[LlamaOption, ...]
+    #: every variable some option reads (most launches set none: their env pass is skipped)
+    env_names: frozenset[str]
 
 
 @cache
@@ -213,7 +215,7 @@ def _lookup(build: int) -> _Lookup:
             by_name[name] = (option, True)
         for name in option.negated:
             by_name[name] = (option, False)
-    return _Lookup(by_name, table)
+    return _Lookup(by_name, table, frozenset(name for option in table for name in option.env_names))
 
 
 def find_option(key: str, build: int) -> tuple[LlamaOption, bool] | None:
@@ -364,6 +366,8 @@ class LlamaCppEngine:
 
     def _parse_env(self, launch: Launch, build: int, lookup: _Lookup, parsed: LlamaParsed) -> None:
         """The ``LLAMA_ARG_*`` loop of ``common_params_parse_ex`` (option-definition order)."""
+        if lookup.env_names.isdisjoint(launch.env):
+            return
         for option in lookup.options:
             entry = None
             negative = False

@@ -58,6 +58,7 @@ Qwen3.6 on an RTX 3090 / 4090 (model, llama.cpp, k=1: 6 / 8).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from mtplint.models import find_model
@@ -247,6 +248,8 @@ def speedup(gpu: Gpu, model: ModelSizes | None, k: int, batch: int, weights: Wei
     return _Model(gpu, model, form, kernels_for(engine, form), tensor_parallel, alpha).speedup(k, max(1, batch))
 
 
+# a pure function of immutable inputs; a tree's launches share a few GPU/model/k combinations
+@lru_cache(maxsize=1024)
 def crossover(gpu: Gpu, model: ModelSizes | None, k: int, weights: WeightFormat | None = None, *,
               engine: str | None = None, acceptance: float | None = None, tensor_parallel: int = 1) -> Crossover:
     """The crossover batch, the batch-1 gain and the speed-up curve for ``k`` draft tokens."""
