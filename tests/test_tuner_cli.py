@@ -76,11 +76,34 @@ def test_crossover_plot_is_well_formed_svg_with_a_polyline_per_k(tmp_path: Path)
     target = tmp_path / "crossover.svg"
     code, out, err = run_cli(["crossover", "--gpu", "rtx-3090", "--model", "Qwen/Qwen3.6-27B", "--engine",
                               "llama.cpp", "--weights", "Q4_K_M", "--plot", str(target)])
-    assert code == 0, err and f"wrote {target}" in out
+    assert code == 0, err
+    assert f"wrote {target}" in out
     root = ET.parse(target).getroot()
     assert root.tag == f"{SVG}svg"
     curves = root.findall(f".//{SVG}polyline")
     assert [curve.get("data-k") for curve in curves] == ["1", "2", "3"]
     assert all(len((curve.get("points") or "").split()) == 512 for curve in curves)
-    assert root.find(f".//{SVG}line[@class='break-even']") is not None
+    break_even = root.find(f".//{SVG}line[@class='break-even']")
+    assert break_even is not None
     assert "Qwen/Qwen3.6-27B on rtx-3090" in (root.findtext(f"{SVG}title") or "")
+    # the curves say what the table says: a gain at batch 1 (above the 1.0x line, smaller y), a loss at 512
+    one = float(break_even.get("y1") or 0)
+    for curve in curves:
+        points = [tuple(map(float, point.split(","))) for point in (curve.get("points") or "").split()]
+        assert points[0][1] < one < points[-1][1]
+        assert [x for x, _ in points] == sorted(x for x, _ in points)
+
+
+def test_crossover_plot_legend_fits_inside_the_image(tmp_path: Path) -> None:
+    # the longest labels ("llama.cpp k=3 (x-over 126)") were cut at the right edge of a fixed 720 px canvas
+    target = tmp_path / "crossover.svg"
+    code, _, err = run_cli(["crossover", "--gpu", "h100-sxm", "--model", "Qwen/Qwen3.6-27B", "--plot", str(target)])
+    assert code == 0, err
+    root = ET.parse(target).getroot()
+    width = float(root.get("width") or 0)
+    assert root.get("viewBox") == f"0 0 {width:g} {root.get('height')}"
+    labels = root.findall(f".//{SVG}g[@class='legend']/{SVG}text")
+    assert len(labels) == 6 and any(label.text == "llama.cpp k=3 (x-over 7)" for label in labels)
+    for label in labels:
+        # 7.5 px per character bounds a 12 px sans-serif face (DejaVu Sans averages ~7 px on these labels)
+        assert float(label.get("x") or 0) + 7.5 * len(label.text or "") <= width

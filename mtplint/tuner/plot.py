@@ -12,8 +12,15 @@ from xml.sax.saxutils import escape
 
 from mtplint.tuner.batching import Crossover
 
-WIDTH, HEIGHT = 720, 420
-LEFT, RIGHT, TOP, BOTTOM = 60, 170, 40, 50
+HEIGHT = 420
+LEFT, TOP, BOTTOM = 60, 40, 50
+#: the plot area's width; the legend to its right is as wide as its longest label
+PLOT_WIDTH = 490
+#: an upper bound on the advance of one character at font-size 12 in a sans-serif face (DejaVu Sans, the
+#: widest common fallback, averages ~7 px on these labels), so the legend is never cut at the right edge
+CHAR_WIDTH = 7.5
+#: legend swatch (24 px) plus the gaps around it
+LEGEND_PADDING = 12 + 30 + 12
 #: the batch axis runs 1 .. 2^MAX_POWER
 MAX_POWER = 9
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#17becf")
@@ -25,7 +32,10 @@ def crossover_svg(curves: Sequence[Crossover], title: str) -> str:
     batches = range(1, 2**MAX_POWER + 1)
     values = [[curve.speedup_at(b) for b in batches] for curve in curves]
     top = max(1.25, math.ceil(max(max(v) for v in values) * 4 + 0.5) / 4)
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    labels = [f"{curve.engine} k={curve.draft_tokens} (x-over {curve.batch or 'none'})" for curve in curves]
+    legend_width = LEGEND_PADDING + CHAR_WIDTH * max((len(label) for label in labels), default=0)
+    plot_w, plot_h = PLOT_WIDTH, HEIGHT - TOP - BOTTOM
+    width = max(math.ceil(LEFT + plot_w + legend_width), math.ceil(CHAR_WIDTH * 14 / 12 * len(title)) + 20)
 
     def x(batch: float) -> float:
         return LEFT + plot_w * math.log2(batch) / MAX_POWER
@@ -33,11 +43,11 @@ def crossover_svg(curves: Sequence[Crossover], title: str) -> str:
     def y(value: float) -> float:
         return TOP + plot_h * (1 - min(value, top) / top)
 
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-             f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">',
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{HEIGHT}" '
+             f'viewBox="0 0 {width} {HEIGHT}" font-family="sans-serif" font-size="12">',
              f'<title>{escape(title)}</title>',
              '<rect width="100%" height="100%" fill="white"/>',
-             f'<text x="{WIDTH / 2:.0f}" y="22" text-anchor="middle" font-size="14">{escape(title)}</text>']
+             f'<text x="{width / 2:.0f}" y="22" text-anchor="middle" font-size="14">{escape(title)}</text>']
     # axes and grid
     parts.append(f'<g class="axes" stroke="#333" fill="none"><line x1="{LEFT}" y1="{TOP + plot_h}" '
                  f'x2="{LEFT + plot_w}" y2="{TOP + plot_h}"/><line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" '
@@ -65,17 +75,16 @@ def crossover_svg(curves: Sequence[Crossover], title: str) -> str:
                  'stroke="#000" stroke-dasharray="4 4"/>')
     engines = list(dict.fromkeys(curve.engine for curve in curves))
     legend = ['<g class="legend">']
-    for index, (curve, series) in enumerate(zip(curves, values, strict=True)):
+    for index, (curve, series, label) in enumerate(zip(curves, values, labels, strict=True)):
         colour = COLOURS[index % len(COLOURS)]
         dash = DASHES[engines.index(curve.engine) % len(DASHES)]
         points = " ".join(f"{x(b):.1f},{y(v):.1f}" for b, v in zip(batches, series, strict=True))
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-        label = f"{curve.engine} k={curve.draft_tokens} (x-over {curve.batch or 'none'})"
         parts.append(f'<polyline class="curve" data-engine="{escape(curve.engine)}" data-k="{curve.draft_tokens}" '
                      f'fill="none" stroke="{colour}" stroke-width="2"{dash_attr} points="{points}">'
                      f'<title>{escape(label)}</title></polyline>')
         ly = TOP + 10 + 18 * index
-        lx = WIDTH - RIGHT + 12
+        lx = LEFT + plot_w + 12
         legend.append(f'<line x1="{lx}" y1="{ly}" x2="{lx + 24}" y2="{ly}" stroke="{colour}" stroke-width="2"'
                       f'{dash_attr}/><text x="{lx + 30}" y="{ly + 4}">{escape(label)}</text>')
     legend.append('</g>')
