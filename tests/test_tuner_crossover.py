@@ -82,8 +82,38 @@ def test_bf16_on_vllm_on_an_h100_pays_well_past_batch_64() -> None:
     assert min(batches) >= 96
     # ... but not without end: at 256 concurrent sequences MTP costs throughput (vLLM blog: 1.4x slower at high QPS)
     assert all(speedup(gpu("h100-sxm"), sizes, k, 256, BF16, engine="vllm") < 1 for k in (1, 2, 3))
-    # a dense 8B (EAGLE-3's published setting) still gains at batch 64 on SGLang
-    assert speedup(gpu("h100-sxm"), None, 3, 64, BF16, engine="sglang") > 1.38 * (1 - SPEEDUP_ERROR)
+
+
+def _fit_acceptance(target: float, **setting: object) -> float:
+    """The first-draft acceptance at which the model's batch-1 speed-up equals a published one."""
+    low, high = 0.3, 1.0
+    for _ in range(40):
+        middle = (low + high) / 2
+        if speedup(batch=1, acceptance=middle, **setting) < target:  # type: ignore[arg-type]
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
+def test_eagle3_on_sglang_keeps_its_published_gain_at_batch_64() -> None:
+    # E-sgl-eagle (catalog §3.2): Llama-3.1-8B, 1x H100, SGLang + EAGLE-3, MT-bench: 158.34 -> 373.25 tok/s (2.36x)
+    # at batch 1; E-eagle3: "1.38x throughput improvement at a batch size of 64". EAGLE-3 drafts a tree: SGLang's
+    # documented defaults are 5 steps, top-k 4 and 8 draft tokens verified per sequence, so verification carries
+    # 8 tokens per sequence, not k+1. The acceptance is fitted to the batch-1 figure; batch 64 is a prediction.
+    setting: dict[str, object] = {"gpu": gpu("h100-sxm"), "model": None, "k": 5, "weights": BF16, "engine": "sglang",
+                                  "verify_tokens": 8}
+    alpha = _fit_acceptance(373.25 / 158.34, **setting)
+    at_64 = speedup(batch=64, acceptance=alpha, **setting)  # type: ignore[arg-type]
+    assert at_64 == pytest.approx(1.38, rel=SPEEDUP_ERROR)  # model: 1.15x
+    # how many tokens the verify pass carries decides the figure: with 4 (k=3, a chain) the model says 2.1x, far
+    # above the published 1.38x -- 64 x 4 tokens is still below the H100's knee (~220 tokens per step)
+    assert speedup(gpu("h100-sxm"), None, 3, 64, BF16, engine="sglang", acceptance=0.8) > 1.38 * (1 + SPEEDUP_ERROR)
+    # the tree widens the verify pass, so the crossover comes earlier, but still past batch 64
+    result = crossover(gpu("h100-sxm"), None, 5, BF16, engine="sglang", acceptance=alpha, verify_tokens=8)
+    assert 64 < result.batch < crossover(gpu("h100-sxm"), None, 5, BF16, engine="sglang", acceptance=alpha).batch
+    assert result.speedup_at(300) == pytest.approx(
+        speedup(gpu("h100-sxm"), None, 5, 300, BF16, engine="sglang", acceptance=alpha, verify_tokens=8))
 
 
 def test_weight_dtype_moves_the_knee() -> None:

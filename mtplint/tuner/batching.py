@@ -9,7 +9,8 @@ The model (research/catalog.md §3.1 and §3.3: Leviathan et al. 2023 plus a roo
   ``E = 1 + a1 + a1 a2 + ... + a1...ak`` tokens per step (Leviathan Eq. 1 with a per-position
   acceptance: ``a1 = alpha``, the catalog's first-draft-token acceptance, each later position
   :data:`ACCEPTANCE_DECAY` times the one before); ``T(n, B)`` the time of one target forward pass over ``n`` tokens of ``B``
-  sequences; the verify pass carries ``B (k+1)`` tokens. The same ratio is the gain in per-user
+  sequences; the verify pass carries ``B (k+1)`` tokens -- or ``B x verify_tokens`` when drafts form a
+  tree (SGLang's ``--speculative-num-draft-tokens`` with top-k > 1). The same ratio is the gain in per-user
   decode speed (TPOT) and in aggregate throughput at that batch.
 * **Step time** ``T(n, B)``: the weight bytes read, ``W(n)``, over the GPU's bandwidth, against
   ``2 x P_active x n`` FLOPs over its dense BF16 rate (FP8 rate for FP8 weights on FP8 tensor cores),
@@ -51,8 +52,11 @@ speed-up to +-25% of the measured factor (dominated by alpha, which depends on t
 are the catalog's figure, else 0.8), the crossover batch to a factor of about 2. The points: RTX 3090 /
 llama.cpp / Qwen3.6-35B-A3B Q4, k=2: +22.7% at 1 stream, +0.4% at 4, a loss at 8 (model: +22%, -11%,
 -16%); RTX 4090 / llama.cpp / Qwen3.6-27B Q4, k=3: 1.85x at 1 stream; 8x H200 / SGLang / DeepSeek-V3
-FP8, k=3: 1.8x at batch 1 and 1.5x at 32 (model: 1.6x, 1.85x); the seed's 4-8 crossover for 4-bit
-Qwen3.6 on an RTX 3090 / 4090 (model, llama.cpp, k=1: 6 / 8).
+FP8, k=3: 1.8x at batch 1 and 1.5x at 32 (model: 1.7x, 1.87x -- the model's curve rises from batch 8 on, as
+the union of experts read saturates, where the measurement falls: both points are within the error, the
+trend is not); H100 / SGLang / Llama-3.1-8B EAGLE-3 (a tree: 8 tokens verified per sequence), acceptance
+fitted to the 2.36x at batch 1: 1.38x at batch 64 (model: 1.15x); the seed's 4-8 crossover for 4-bit
+Qwen3.6-27B on an RTX 3090 / 4090 (model, llama.cpp, k=1: 6 / 8).
 """
 
 from __future__ import annotations
@@ -150,6 +154,8 @@ class Crossover:
     acceptance: float
     acceptance_known: bool
     tensor_parallel: int = 1
+    #: tokens verified per sequence when not ``draft_tokens + 1`` (tree drafting)
+    verify_tokens: int | None = None
     #: speed-up at batch 1, 2, ... up to twice the crossover (at least 16 points)
     curve: tuple[float, ...] = field(default=(), repr=False)
     model: ModelSizes | None = field(default=None, repr=False)
@@ -159,7 +165,7 @@ class Crossover:
         if 1 <= batch <= len(self.curve):
             return self.curve[batch - 1]
         return _Model(self.gpu, self.model, self.weights, kernels_for(self.engine), self.tensor_parallel,
-                      self.acceptance).speedup(self.draft_tokens, batch)
+                      self.acceptance).speedup(self.draft_tokens, batch, self.verify_tokens)
 
 
 def knee_tokens(gpu: Gpu, weights: WeightFormat, engine: str | None = None) -> float:
@@ -222,9 +228,9 @@ class _Model:
     def tokens_per_step(self, k: int) -> float:
         return tokens_per_step(self.acceptance, k)
 
-    def speedup(self, k: int, batch: int) -> float:
+    def speedup(self, k: int, batch: int, verify_tokens: int | None = None) -> float:
         plain = self.step(batch, batch)
-        verify = self.step(batch * (k + 1), batch, k)
+        verify = self.step(batch * (verify_tokens or k + 1), batch, k)
         if self.kernels.drafts_per_sequence:
             drafting = batch * k * self.draft_cost * self.step(1, 1)
         else:
@@ -241,18 +247,24 @@ def _acceptance(sizes: ModelSizes | None, acceptance: float | None) -> tuple[flo
 
 
 def speedup(gpu: Gpu, model: ModelSizes | None, k: int, batch: int, weights: WeightFormat | None = None, *,
-            engine: str | None = None, acceptance: float | None = None, tensor_parallel: int = 1) -> float:
-    """Expected decode speed-up of MTP with ``k`` draft tokens at ``batch`` concurrent sequences."""
+            engine: str | None = None, acceptance: float | None = None, tensor_parallel: int = 1,
+            verify_tokens: int | None = None) -> float:
+    """Expected decode speed-up of MTP with ``k`` draft tokens at ``batch`` concurrent sequences.
+
+    ``verify_tokens``: tokens verified per sequence when the drafts form a tree (default ``k + 1``)."""
     form = weights or weight_format(None, None, model)
     alpha, _ = _acceptance(model, acceptance)
-    return _Model(gpu, model, form, kernels_for(engine, form), tensor_parallel, alpha).speedup(k, max(1, batch))
+    return _Model(gpu, model, form, kernels_for(engine, form), tensor_parallel, alpha).speedup(
+        k, max(1, batch), verify_tokens)
 
 
 # a pure function of immutable inputs; a tree's launches share a few GPU/model/k combinations
 @lru_cache(maxsize=1024)
 def crossover(gpu: Gpu, model: ModelSizes | None, k: int, weights: WeightFormat | None = None, *,
-              engine: str | None = None, acceptance: float | None = None, tensor_parallel: int = 1) -> Crossover:
-    """The crossover batch, the batch-1 gain and the speed-up curve for ``k`` draft tokens."""
+              engine: str | None = None, acceptance: float | None = None, tensor_parallel: int = 1,
+              verify_tokens: int | None = None) -> Crossover:
+    """The crossover batch, the batch-1 gain and the speed-up curve for ``k`` draft tokens
+    (``verify_tokens`` per sequence when the drafts form a tree, default ``k + 1``)."""
     form = weights or weight_format(None, None, model)
     alpha, known = _acceptance(model, acceptance)
     kernels = kernels_for(engine, form)
@@ -260,7 +272,7 @@ def crossover(gpu: Gpu, model: ModelSizes | None, k: int, weights: WeightFormat 
     curve: list[float] = []
     batch = 0
     for size in range(1, MAX_BATCH + 1):
-        gain = curve_model.speedup(k, size)
+        gain = curve_model.speedup(k, size, verify_tokens)
         curve.append(gain)
         if gain >= 1 and batch == size - 1:
             batch = size
@@ -269,7 +281,7 @@ def crossover(gpu: Gpu, model: ModelSizes | None, k: int, weights: WeightFormat 
     return Crossover(gpu=gpu, draft_tokens=k, weights=form, engine=kernels.engine,
                      knee_tokens=knee_tokens(gpu, form, kernels.engine), batch=batch, gain_at_one=curve[0],
                      acceptance=alpha, acceptance_known=known, tensor_parallel=max(1, tensor_parallel),
-                     curve=tuple(curve), model=model)
+                     verify_tokens=verify_tokens, curve=tuple(curve), model=model)
 
 
 def crossover_for_report(report: LaunchReport) -> Crossover | None:
