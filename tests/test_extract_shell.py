@@ -311,6 +311,35 @@ docker run --gpus all --ipc=host -p 30000:30000 \\
     assert launch.version_hints and launch.version_hints[0].spec == "==0.5.9"
 
 
+def test_docker_run_container_sees_only_its_own_environment(tmp_path: Path) -> None:
+    """``export`` and ``VAR=x`` before ``docker run`` set the docker client's environment, not the
+    container's: only ``-e KEY=value`` and ``-e NAME`` (copied from the client) reach the engine."""
+    script = """\
+#!/usr/bin/env bash
+export SGLANG_ENABLE_SPEC_V2=1
+export HF_HOME=/srv/hf
+CUDA_VISIBLE_DEVICES=0,1 docker run --gpus all --ipc=host \\
+  -e HF_HOME -e HF_TOKEN -e NCCL_DEBUG=INFO \\
+  lmsysorg/sglang:v0.5.9-cu129 \\
+  python3 -m sglang.launch_server --model-path Qwen/Qwen3.6-27B \\
+    --speculative-algorithm NEXTN --speculative-num-steps 3
+"""
+    (launch,) = launches(tmp_path, {"docker.sh": script}, "docker.sh")
+    assert set(launch.env) == {"HF_HOME", "HF_TOKEN", "NCCL_DEBUG"}  # no SGLANG_ENABLE_SPEC_V2, no CUDA_VISIBLE_DEVICES
+    assert launch.env["HF_HOME"].value.value == "/srv/hf"
+    assert launch.env["HF_HOME"].span is not None and (launch.env["HF_HOME"].span.line,
+                                                       launch.env["HF_HOME"].span.column) == (5, 6)
+    # not set by the script: it comes from whoever runs it, so it is not known
+    assert launch.env["HF_TOKEN"].value.unresolved == ("HF_TOKEN",)
+    assert launch.env["NCCL_DEBUG"].value.value == "INFO"
+
+
+def test_env_wrapper_before_docker_run_feeds_only_inherited_names(tmp_path: Path) -> None:
+    script = "env HF_TOKEN=hf_abc VLLM_USE_V1=0 docker run -e HF_TOKEN vllm/vllm-openai:v0.11.0 Qwen/Qwen3.6-27B\n"
+    (launch,) = launches(tmp_path, {"run.sh": script}, "run.sh")
+    assert {name: entry.value.value for name, entry in launch.env.items()} == {"HF_TOKEN": "hf_abc"}
+
+
 def test_extract_launch_inside_if_and_pipeline(tmp_path: Path) -> None:
     script = """\
 #!/usr/bin/env bash

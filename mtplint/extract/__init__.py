@@ -117,6 +117,20 @@ def env_entries(pairs: Iterable[tuple[str, Token]], origin: str = "explicit") ->
     return {name: EnvEntry(name, value, value.span, origin) for name, value in pairs}
 
 
+def _container_environment(recognised: Recognised, host: dict[str, EnvEntry]) -> dict[str, EnvEntry]:
+    """What ``docker run -e NAME`` copies into the container from the docker client's environment
+    (``host`` plus ``env VAR=x`` before ``docker``). The rest of that environment stays outside: a
+    shell's ``export`` before ``docker run`` does not reach the engine. A NAME the file does not set
+    comes from whoever runs it: unresolved."""
+    client = {**host, **env_entries(recognised.host_env)}
+    environment: dict[str, EnvEntry] = {}
+    for name, flag_value in recognised.docker_inherit:
+        known = client.get(name)
+        value = known.value if known is not None else Token(f"${{{name}}}", flag_value.span, (name,))
+        environment[name] = EnvEntry(name, value, flag_value.span)
+    return environment
+
+
 def build_launch(
     recognised: Recognised,
     source: SourceFile,
@@ -132,7 +146,7 @@ def build_launch(
     ``env`` is the environment the surrounding file gives the command; assignments in the argv
     itself (``env VAR=x``, ``docker run -e``) are added on top, as they would be at run time.
     """
-    environment = dict(env or {})
+    environment = _container_environment(recognised, env or {}) if recognised.container else dict(env or {})
     environment.update(env_entries(recognised.env))
     environment.update(env_entries(recognised.docker_env))
     hints: list[VersionHint] = []

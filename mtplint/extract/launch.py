@@ -88,6 +88,12 @@ class Recognised:
     image: Token | None = None
     docker_env: list[tuple[str, Token]] = field(default_factory=list)
     gpu_count: int | None = None
+    #: runs inside a container (``docker run``): the caller's environment does not reach the engine;
+    #: only ``docker_env`` does, and ``docker_inherit`` (``-e NAME``: NAME copied from the caller)
+    container: bool = False
+    docker_inherit: list[tuple[str, Token]] = field(default_factory=list)
+    #: ``env VAR=x docker run …``: the docker client's environment, seen only through ``-e NAME``
+    host_env: list[tuple[str, Token]] = field(default_factory=list)
 
 
 # --- images -------------------------------------------------------------------------------------
@@ -166,6 +172,7 @@ _PROGRAM_SUBCOMMANDS = {
     "vllm-mlx": ("serve", "vllm-mlx", "vllm-mlx serve"),
 }
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DOCKER_VALUE_OPTIONS = {
     "--name", "-p", "--publish", "-v", "--volume", "--mount", "--network", "--net", "--ipc", "--shm-size",
     "--runtime", "--gpus", "-w", "--workdir", "-u", "--user", "--restart", "--entrypoint", "--platform",
@@ -274,6 +281,7 @@ def _recognise_docker(words: list[Token], index: int, env: list[tuple[str, Token
         return None
     index += 1
     docker_env: list[tuple[str, Token]] = []
+    docker_inherit: list[tuple[str, Token]] = []
     gpu_count: int | None = None
     entrypoint: Token | None = None
     while index < len(words):
@@ -301,6 +309,8 @@ def _recognise_docker(words: list[Token], index: int, env: list[tuple[str, Token
         if option in ("-e", "--env") and "=" in argument.value:
             key, _, env_value = argument.value.partition("=")
             docker_env.append((key, Token(env_value, argument.span, argument.unresolved)))
+        elif option in ("-e", "--env") and argument.resolved and _ENV_NAME.fullmatch(argument.value):
+            docker_inherit.append((argument.value, argument))
         elif option == "--gpus":
             gpu_count = _gpus_count(argument.value.strip("\"'"))
         elif option == "--entrypoint":
@@ -318,8 +328,11 @@ def _recognise_docker(words: list[Token], index: int, env: list[tuple[str, Token
         return None
     result.image = image
     result.docker_env = docker_env
+    result.docker_inherit = docker_inherit
     result.gpu_count = gpu_count
-    result.env = [*env, *result.env]
+    result.container = True
+    # `env VAR=x docker run …` sets the docker client's environment, not the container's
+    result.host_env = env
     return result
 
 
