@@ -383,3 +383,57 @@ def test_inspect_reports_an_override_pair_once(inspect: Callable[..., dict[str, 
     assert launch["context"] == "service vllm"
     assert launch["env"] == {"HF_HOME": "/models", "VLLM_USE_V1": "0", "VLLM_LOGGING_LEVEL": "DEBUG"}
     assert data["diagnostics"] == []
+
+
+MOUNTED_CONFIG = """\
+services:
+  qwen:
+    image: vllm/vllm-openai:v0.29.0
+    volumes:
+      - hf-cache:/root/.cache/huggingface
+      - ./deploy/vllm:/etc/vllm:ro
+    command: --config /etc/vllm/qwen.yaml --port 8000
+  qwen-long-syntax:
+    image: lmsysorg/sglang:v0.5.9-cu129
+    working_dir: /srv
+    volumes:
+      - type: bind
+        source: ./deploy/sglang.yaml
+        target: /srv/server.yaml
+        read_only: true
+    command: ["python3", "-m", "sglang.launch_server", "--config", "server.yaml"]
+volumes:
+  hf-cache:
+"""
+
+
+def test_config_file_is_read_through_the_service_bind_mount(inspect: Callable[..., dict[str, Any]]) -> None:
+    """``--config /etc/vllm/qwen.yaml`` is the container's path: the file is the one mounted there."""
+    files = {
+        "compose.yaml": MOUNTED_CONFIG,
+        "deploy/vllm/qwen.yaml": "model: Qwen/Qwen3.6-27B\nspeculative-config:\n  method: mtp\n"
+                                 "  num_speculative_tokens: 2\nmax-num-seqs: 8\n",
+        "deploy/sglang.yaml": "model-path: Qwen/Qwen3.6-35B-A3B\nspeculative-algorithm: NEXTN\n"
+                              "speculative-num-steps: 3\n",
+    }
+    vllm_launch, sglang_launch = inspect(files, "compose.yaml")["launches"]
+    assert vllm_launch["options"]["model"] == "Qwen/Qwen3.6-27B"
+    assert vllm_launch["options"]["max_num_seqs"] == 8
+    assert vllm_launch["config_files"] == ["deploy/vllm/qwen.yaml"]
+    assert "open_ended" not in vllm_launch
+    tokens = vllm_launch["effective"]["spec_tokens"]
+    assert (tokens["file"], tokens["line"], tokens["column"]) == ("deploy/vllm/qwen.yaml", 4, 27)
+    # a relative path is taken from working_dir, inside the file mount
+    assert sglang_launch["options"]["model_path"] == "Qwen/Qwen3.6-35B-A3B"
+    assert sglang_launch["options"]["speculative_num_steps"] == 3
+    assert sglang_launch["cli_errors"] == []
+
+
+def test_config_file_outside_the_checkout_is_unknown_not_an_error(inspect: Callable[..., dict[str, Any]]) -> None:
+    """A path only the container has (a named volume, a ConfigMap) leaves the options open, for both
+    engines: the file may well exist when the server starts."""
+    files = {"compose.yaml": MOUNTED_CONFIG}
+    for launch in inspect(files, "compose.yaml")["launches"]:
+        assert launch["cli_errors"] == [], launch["engine"]
+        assert launch["open_ended"] is True
+        assert any("file not found" in note for note in launch["notes"])

@@ -89,8 +89,7 @@ class EngineContext:
     issues: Issues
 
     def resolve(self, launch: Launch, path: str) -> Path:
-        candidate = Path(path)
-        return candidate if candidate.is_absolute() else launch.base_dir / candidate
+        return launch.host_path(path)
 
 
 class Engine(Protocol):

@@ -517,7 +517,10 @@ def _config_words(table: FlagTable, launch: Launch, path_word: Word, ctx: Engine
         return None
     source = ctx.loader.load(ctx.resolve(launch, path_text))
     if source is None:
-        parsed.errors.append(CliError(f"Config file not found: {path_text}", path_word.span, "--config", "invalid-value"))
+        # not in the checkout is not "not there when the server starts" (a ConfigMap mount, a file
+        # copied at deploy time): its options are unknown, as vLLM's model treats a missing --config
+        parsed.open_ended = True
+        parsed.notes.append(f"--config {path_text}: file not found; its options are not seen")
         return None
     parsed.config_files.append(source.display)
     try:

@@ -60,7 +60,7 @@ _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh"})
 #: scalar tags compose does not take as strings (YAML 1.1 resolution, as PyYAML gives them)
 _NOT_STRINGS = frozenset({"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"})
 #: keys whose value a later file replaces (compose-go override merge)
-_REPLACED = ("image", "command", "entrypoint", "runtime", "gpus")
+_REPLACED = ("image", "command", "entrypoint", "runtime", "gpus", "working_dir")
 
 #: services already reported in a run (one loader per run), so an override pair is reported once
 _REPORTED: weakref.WeakKeyDictionary[FileLoader, set[tuple[str, ...]]] = weakref.WeakKeyDictionary()
@@ -167,6 +167,7 @@ class _Service:
     fields: dict[str, _At] = field(default_factory=dict)
     environment: list[_At] = field(default_factory=list)
     env_files: list[_At] = field(default_factory=list)
+    volumes: list[_At] = field(default_factory=list)
     devices: _At | None = None
 
 
@@ -347,6 +348,11 @@ def _merge(service: _Service, layer: _At) -> None:
                 service.env_files.clear()
             if not reset:
                 service.env_files.append(at)
+        elif key == "volumes":  # merged by target: a later file's mount of the same target wins
+            if reset or value.tag == "!override":
+                service.volumes.clear()
+            if not reset:
+                service.volumes.append(at)
         elif key == "deploy" and value.is_map:
             devices = _path(value, "resources", "reservations", "devices")
             if devices is not None:
@@ -437,6 +443,8 @@ class _ServiceLaunches:
             span, source = key.node.span(), key.file.source
         launch = build_launch(recognised, source, base_dir=self.project.directory,
                               context=f"service {self.service.name}", env=env, gpu=gpu, span=span)
+        launch.mounts = self._bind_mounts()
+        launch.workdir = self._scalar(self.service.fields.get("working_dir"))
         for name in names_of(self.holes):
             launch.notes.append(f"compose variable {name} has no value in .env and no default "
                                 "(docker compose would substitute an empty string): left unresolved")
@@ -513,6 +521,38 @@ class _ServiceLaunches:
         return launches
 
     # -- environment --------------------------------------------------------------------------------
+    # -- files the container sees ---------------------------------------------------------------
+    def _scalar(self, at: _At | None) -> str | None:
+        if at is None or not at.node.is_scalar or at.node.is_null:
+            return None
+        interpolated = self.project.text(at)
+        return None if interpolated.unresolved else interpolated.text.text
+
+    def _bind_mounts(self) -> dict[str, Path]:
+        """``volumes`` that bind a host path (``./configs:/configs:ro``, or the long form with
+        ``type: bind``): container path -> host path, relative host paths from the compose file's
+        directory. Named volumes and paths with unset variables or ``~`` map to nothing readable."""
+        mounts: dict[str, Path] = {}
+        for at in self.service.volumes:
+            if not at.node.is_seq:
+                continue
+            for item in at.node.items:
+                source: str | None = None
+                target: str | None = None
+                if item.is_scalar:
+                    text = self._scalar(_At(item, at.file))
+                    parts = text.split(":") if text else []
+                    if len(parts) >= 2 and parts[0].startswith((".", "/")):
+                        source, target = parts[0], parts[1]
+                elif item.is_map:
+                    kind, source, target = (self._scalar(_At(node, at.file)) if node is not None else None
+                                            for node in (item.get("type"), item.get("source"), item.get("target")))
+                    if kind != "bind":
+                        source = None
+                if source and target and target.startswith("/"):
+                    mounts[target.rstrip("/") or "/"] = at.file.directory / source
+        return mounts
+
     def _environment(self) -> dict[str, EnvEntry]:
         explicit: dict[str, EnvEntry] = {}
         for at in self.service.environment:

@@ -72,10 +72,31 @@ class Launch:
     version_hints: list[VersionHint] = field(default_factory=list)
     context: str = ""
     notes: list[str] = field(default_factory=list)
+    #: bind mounts of the container the launch runs in: container path -> host path (compose
+    #: ``volumes``), so that ``--config /configs/x.yaml`` is read from the file mounted there
+    mounts: dict[str, Path] = field(default_factory=dict)
+    #: the container's working directory (compose ``working_dir``), for relative paths it is given
+    workdir: str | None = None
 
     @property
     def argv(self) -> list[Token]:
         return [*self.program, *self.args]
+
+    def host_path(self, path: str) -> Path:
+        """Where the file the engine opens as ``path`` is in the checkout: through the container's
+        bind mounts when one covers it, else relative to ``base_dir``."""
+        import posixpath
+
+        inside = path if path.startswith("/") else posixpath.join(self.workdir, path) if self.workdir else None
+        if inside is not None and self.mounts:
+            inside = posixpath.normpath(inside)
+            covering = [target for target in self.mounts if inside == target or inside.startswith(target.rstrip("/") + "/")]
+            if covering:
+                target = max(covering, key=len)
+                rest = inside[len(target):].lstrip("/")
+                return self.mounts[target] / rest if rest else self.mounts[target]
+        candidate = Path(path)
+        return candidate if candidate.is_absolute() else self.base_dir / candidate
 
 
 @dataclass
