@@ -102,6 +102,29 @@ def test_python_noqa_comment_and_not_a_string(tmp_path: Path) -> None:
     assert check(tmp_path, {"launch.py": text.format(comment="  # noqa: MTP101 -- measured, no loops on 0.30")}) == []
 
 
+PY_ONE_LINE = ('from vllm import LLM\n\n'
+               'llm = LLM(model="Qwen/Qwen3.6-27B", kv_cache_dtype="turboquant_4bit_nc", enable_prefix_caching=False, '
+               'speculative_config={{"method": "mtp", "num_speculative_tokens": 2}}){comment}\n')
+
+
+@pytest.mark.parametrize("comment", ["  # noqa: E501", "  # noqa: PLR0913", "  # noqa:E501,W291"])
+def test_python_noqa_of_another_linter_suppresses_nothing_of_ours(tmp_path: Path, comment: str) -> None:
+    """A long launch line carries ruff's/flake8's ``# noqa: E501``: it is not a bare ``# noqa``
+    (which would hide the MTP101 error on that line) and not an unused suppression of ours."""
+    findings = check(tmp_path, {"launch.py": PY_ONE_LINE.format(comment=comment)})
+    assert where(findings) == [("MTP101", "launch.py", 3)]
+
+
+def test_python_noqa_mixing_our_code_and_another_linters(tmp_path: Path) -> None:
+    assert check(tmp_path, {"launch.py": PY_ONE_LINE.format(comment="  # noqa: MTP101, E501")}) == []
+
+
+def test_foreign_code_in_an_mtplint_noqa_is_unknown(tmp_path: Path) -> None:
+    findings = check(tmp_path, {"launch.py": PY_ONE_LINE.format(comment="  # mtplint: noqa: MTP101, E501")})
+    assert [(f["code"], f["message"]) for f in findings] == [
+        ("MTP002", "unknown code E501 in `noqa` (see `mtplint rules`)")]
+
+
 def test_dockerfile_shell_form_comment(tmp_path: Path) -> None:
     text = (f"FROM vllm/vllm-openai:v0.30.0\n"
             f"CMD vllm serve Qwen/Qwen3.6-27B {TURBO} --speculative-config {SPEC} --no-enable-prefix-caching@C@\n")
@@ -207,3 +230,5 @@ def test_file_level_and_codes_are_parsed() -> None:
     assert [(s.line, s.file_level, sorted(s.codes or [])) for s in found] == [
         (1, True, ["MTP101", "MTP102"]), (2, False, []), (3, False, ["MTP105", "MTP106"])]
     assert suppressions_in(SourceFile.from_text("# noqanything\n# mtplint: gpu=rtx-4090\n", "c.yaml")) == []
+    plain = suppressions_in(SourceFile.from_text("import os  # noqa: F401\nx = 1  # noqa: PLR2004, MTP101\n", "l.py"))
+    assert [sorted(s.codes or []) for s in plain] == [["F401"], ["MTP101", "PLR2004"]]

@@ -37,7 +37,10 @@ from mtplint.checks.catalog import Rule
 from mtplint.pipeline import LaunchReport, Result
 from mtplint.source import SourceFile, Span
 
-_CODE = r"[A-Za-z]{2,6}\d{3}"
+#: a rule code in a ``noqa`` list, as ruff and flake8 read them (``F401``, ``E501``, ``PLR0913``,
+#: ``MTP102``): a plain noqa comment listing E501 names another linter's code -- read as a bare
+#: noqa it would silently suppress every mtplint finding on that line
+_CODE = r"[A-Za-z]+\d+"
 _NOQA = re.compile(
     rf"[#;]\s*(?P<tool>mtplint:\s*)?noqa(?:(?P<colon>\s*:\s*)(?P<codes>{_CODE}(?:[\s,]+{_CODE})*))?(?![\w-])",
     re.IGNORECASE,
@@ -48,13 +51,16 @@ class Suppression:
     """A ``noqa`` comment (or a file-level one): its line, codes (None: every code), and which codes
     it was used for. A plain class: an internal record, not worth a dataclass's start-up cost."""
 
-    __slots__ = ("codes", "file_level", "line", "span", "used")
+    __slots__ = ("codes", "file_level", "line", "ours", "span", "used")
 
-    def __init__(self, line: int, codes: frozenset[str] | None, span: Span, file_level: bool) -> None:
+    def __init__(self, line: int, codes: frozenset[str] | None, span: Span, file_level: bool,
+                 ours: bool = True) -> None:
         self.line = line
         self.codes = codes
         self.span = span
         self.file_level = file_level
+        #: the ``mtplint:`` form (every code in it is meant for mtplint), not a plain noqa comment
+        self.ours = ours
         self.used: set[str] = set()
 
 
@@ -226,11 +232,19 @@ def suppressions_in(source: SourceFile) -> list[Suppression]:
             file_level = bool(match.group("tool")) and match.start() == start and not before.strip()
             codes_text = match.group("codes")
             codes = frozenset(c.upper() for c in re.split(r"[\s,]+", codes_text.strip())) if codes_text else None
-            found.append(Suppression(line, codes, source.span(match.start(), match.end()), file_level))
+            found.append(Suppression(line, codes, source.span(match.start(), match.end()), file_level,
+                                     ours=bool(match.group("tool"))))
     return found
 
 
 # -- applying them ---------------------------------------------------------------------------------
+
+def _looks_like_ours(code: str, catalog: dict[str, Rule]) -> bool:
+    """A code in a plain ``# noqa:`` list that is meant for mtplint: ``MTP…`` or the prefix of a
+    house rule (``ACME01`` for ``ACME001``); ``E501``, ``F401``, ``SC2086`` belong to other linters."""
+    prefix = code.rstrip("0123456789")
+    return prefix == "MTP" or any(known.rstrip("0123456789") == prefix for known in catalog)
+
 
 def _covers(suppression: Suppression, code: str) -> bool:
     return suppression.codes is None or code in suppression.codes
@@ -357,7 +371,8 @@ def apply_suppressions(
                     continue
                 unused = sorted(code for code in suppression.codes
                                 if code not in suppression.used and code in chosen and code != "MTP002")
-                unknown = sorted(code for code in suppression.codes if code not in catalog)
+                unknown = sorted(code for code in suppression.codes
+                                 if code not in catalog and (suppression.ours or _looks_like_ours(code, catalog)))
                 if unused or unknown:
                     parts = []
                     if unused:
