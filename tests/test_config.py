@@ -105,6 +105,7 @@ def test_explicit_config_option(tmp_path: Path) -> None:
 
 
 HOUSE_RULE_NO_WHEN = "code: ACME001\nname: house\nseverity: warning\nengines: [vllm]\nfix: none\nsummary: A house rule without conditions.\n" + RULE_DOCS
+HOUSE_RULE = HOUSE_RULE_NO_WHEN + "when:\n  max_concurrency: {gt: 64}\n"
 
 
 @pytest.mark.parametrize(
@@ -156,6 +157,18 @@ HOUSE_RULE_NO_WHEN = "code: ACME001\nname: house\nseverity: warning\nengines: [v
                      ["--extend-rules", "policy/MTP102.yaml"], ["key `code`", "built-in rule"], id="house-rule-reuses-builtin-code"),
         pytest.param({"policy/ACME001.yaml": "code: ACME001\nname: [unclosed\n"}, ["--extend-rules", "policy"],
                      ["ACME001.yaml", "invalid YAML"], id="rule-file-bad-yaml"),
+        pytest.param({"policy/ACME001.yaml": HOUSE_RULE, "policy/ACME001-copy.yaml": HOUSE_RULE},
+                     ["--extend-rules", "policy"], ["ACME001-copy.yaml", "key `code`", "ACME001 is already defined in",
+                                                    "ACME001.yaml"], id="house-rule-code-defined-twice"),
+        pytest.param({"policy/ACME001.yaml": HOUSE_RULE.replace("name: house", "name: prefix-caching-with-mtp")},
+                     ["--extend-rules", "policy"], ["ACME001.yaml", "key `name`", "already the name of MTP102"],
+                     id="house-rule-reuses-builtin-name"),
+        pytest.param({"policy/ACME001.yaml": HOUSE_RULE + 'message: "MTP with {max_seqs} sequences"\n'},
+                     ["--extend-rules", "policy"], ["ACME001.yaml", "key `message`", "`{max_seqs}`",
+                                                    "{max_concurrency}"], id="house-rule-message-unknown-placeholder"),
+        pytest.param({"policy/ACME001.yaml": HOUSE_RULE + 'message: "MTP above {max_concurrency sequences"\n'},
+                     ["--extend-rules", "policy"], ["ACME001.yaml", "key `message`", "{{"],
+                     id="house-rule-message-unbalanced-brace"),
     ],
 )
 def test_broken_configuration_exits_two_and_names_file_key_problem(
@@ -167,3 +180,10 @@ def test_broken_configuration_exits_two_and_names_file_key_problem(
     assert err.startswith("mtplint: error: ")
     for part in expected:
         assert part in err, err
+
+
+def test_the_same_rule_directory_from_configuration_and_command_line(tmp_path: Path) -> None:
+    """``extend-rules`` add up: naming the same directory twice loads each file once, no clash."""
+    write(tmp_path, {"compose.yaml": COMPOSE, "policy/ACME001.yaml": HOUSE_RULE, "mtplint.toml": 'extend-rules = ["policy"]\n'})
+    exit_code, _out, err = run_cli(["check", "--output-format", "json", "--extend-rules", "./policy", "."], cwd=tmp_path)
+    assert exit_code in (0, 1), err

@@ -209,6 +209,26 @@ def _check_when(when: dict[str, dict[str, Any]], path: Path) -> None:
             raise CatalogError(f"{path}: key `when.{name}`: not an effective setting{hint}")
 
 
+def _check_message(message: str | None, when: dict[str, dict[str, Any]], path: Path) -> None:
+    """A house rule's ``message`` may only use ``{placeholders}`` naming settings of its ``when``
+    (the values the finding is formatted with); anything else would be printed as it stands."""
+    if message is None:
+        return
+    import string
+
+    try:
+        fields = [text for _, text, _, _ in string.Formatter().parse(message) if text is not None]
+    except ValueError as error:
+        raise CatalogError(f"{path}: key `message`: {error} (write a literal brace as {{{{ or }}}})") from error
+    for placeholder in fields:
+        name = re.split(r"[.\[]", placeholder, maxsplit=1)[0]
+        if name not in when:
+            what = f"`{{{placeholder}}}`" if placeholder else "`{}`"
+            known = ", ".join(f"{{{key}}}" for key in when)
+            raise CatalogError(f"{path}: key `message`: placeholder {what} is not a setting named in `when` "
+                               f"(this rule can use {known})")
+
+
 #: the built-in rule files, already parsed: ``tools/compile_rules.py`` writes it from ``rules/*.yaml``
 #: (which stay the source of truth). Parsing 40 YAML files with PyYAML's pure-Python loader costs
 #: ~0.3 s -- more than linting a compose file -- so start-up reads this JSON instead, after checking
@@ -293,11 +313,22 @@ def load_catalog(extend: tuple[Path, ...] = ()) -> dict[str, Rule]:
             raise CatalogError(f"{entry}: no rule files (*.yaml) in this directory")
         for path in paths:
             rule = load_rule_file(path, str(path), check_schema=True)
-            if rule.code in catalog and catalog[rule.code].origin == "builtin":
+            earlier = catalog.get(rule.code)
+            if earlier is not None and earlier.origin == "builtin":
                 raise CatalogError(f"{path}: key `code`: {rule.code} is a built-in rule; house rules need their own code")
+            if earlier is not None:
+                if Path(earlier.origin).resolve() == path.resolve():
+                    continue  # the same file named twice (a configuration and --extend-rules add up)
+                raise CatalogError(f"{path}: key `code`: {rule.code} is already defined in {earlier.origin}")
+            namesake = next((other for other in catalog.values() if other.name == rule.name), None)
+            if namesake is not None:
+                # a name selects a rule (`--select NAME`): two rules cannot share one
+                raise CatalogError(f"{path}: key `name`: {rule.name!r} is already the name of {namesake.code}"
+                                   + ("" if namesake.origin == "builtin" else f" ({namesake.origin})"))
             if rule.when is None:
                 raise CatalogError(f"{path}: key `when`: missing — a house rule needs conditions on effective settings "
                                    "(e.g. `when: {spec_method: {in: [mtp]}, max_concurrency: {gt: 64}}`)")
             _check_when(rule.when, path)
+            _check_message(rule.message, rule.when, path)
             catalog[rule.code] = rule
     return catalog
