@@ -92,6 +92,8 @@ def load_config(path: Path, _seen: tuple[Path, ...] = ()) -> ConfigFile:
     for key in ("extend-rules",):
         if key in values:
             values[key] = [str((path.parent / entry).resolve()) for entry in values[key]]
+    if "per-file-ignores" in values:
+        values["per-file-ignores"] = _anchored(values["per-file-ignores"], path.parent)
     if "extend" in values:
         base_path = (path.parent / values.pop("extend")).resolve()
         if not base_path.is_file():
@@ -105,6 +107,18 @@ def load_config(path: Path, _seen: tuple[Path, ...] = ()) -> ConfigFile:
             merged[key] = [*own, *(entry for entry in base.values.get(key, []) if entry["id"] not in ids)]
         values = merged
     return ConfigFile(path, values)
+
+
+def _anchored(per_file_ignores: dict[str, list[str]], directory: Path) -> dict[str, list[str]]:
+    """``per-file-ignores`` with every pattern that names a directory (``deploy/*``) also anchored
+    at the configuration file's directory, as ruff does: the same file is then ignored whether
+    mtplint runs from the repository root or from ``deploy/`` (where its path is ``compose.yaml``).
+    The patterns as written stay too (a bare ``*.sh`` matches a file's name anywhere)."""
+    anchored = dict(per_file_ignores)
+    for pattern, codes in per_file_ignores.items():
+        if "/" in pattern and not os.path.isabs(pattern):
+            anchored.setdefault(os.path.join(os.path.realpath(directory), pattern.removeprefix("./")), codes)
+    return anchored
 
 
 #: configuration keys holding catalog entries (``[[tool.mtplint.gpus]]``, ``[[tool.mtplint.models]]``)

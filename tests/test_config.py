@@ -99,6 +99,16 @@ def test_per_file_ignores(tmp_path: Path) -> None:
     assert codes(tmp_path, ".") == ["MTP102"]
 
 
+def test_per_file_ignores_are_relative_to_the_configuration_file(tmp_path: Path) -> None:
+    """As ruff: a pattern naming a directory holds whichever directory mtplint runs from."""
+    write(tmp_path, {"deploy/compose.yaml": COMPOSE, "other/compose.yaml": COMPOSE,
+                     "mtplint.toml": '[per-file-ignores]\n"deploy/*" = ["MTP102"]\n'})
+    assert codes(tmp_path / "deploy", ".") == []
+    assert codes(tmp_path / "deploy", "compose.yaml") == []
+    assert codes(tmp_path / "other", ".", "../deploy") == ["MTP102"]  # other/ is not deploy/
+    assert codes(tmp_path, ".") == ["MTP102"]
+
+
 def test_explicit_config_option(tmp_path: Path) -> None:
     write(tmp_path, {"compose.yaml": COMPOSE, "ci/strict.toml": 'ignore = ["MTP1"]\n'})
     assert codes(tmp_path, "--config", "ci/strict.toml", ".") == []

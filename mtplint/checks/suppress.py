@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import io
+import os
 import re
 from collections.abc import Iterable, Iterator
 from fnmatch import fnmatch
@@ -255,8 +256,13 @@ def _per_file_ignored(file: str, code: str, per_file_ignores: dict[str, list[str
 
     name = file.rsplit("/", 1)[-1]
     rule = catalog.get(code)
+    absolute = None
     for pattern, selectors in per_file_ignores.items():
         matched = fnmatch(file, pattern) or fnmatch(name, pattern) or fnmatch(file, f"*/{pattern}")
+        if not matched and os.path.isabs(pattern):
+            # a pattern anchored at its configuration file's directory (mtplint.config._anchored)
+            absolute = absolute or os.path.realpath(file)
+            matched = fnmatch(absolute, pattern)
         if matched and rule is not None and any(matches(rule, selector) for selector in selectors):
             return True
     return False
