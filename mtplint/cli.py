@@ -7,6 +7,7 @@ pipeline's light modules are imported here; parsers load when a file needs them.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -493,6 +494,10 @@ def cmd_rule(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
+    # A run builds many small objects that live to its end (node trees, launches, findings): with
+    # the default thresholds the cyclic collector rescans them ever more often, ~30% of a large
+    # tree's time, growing faster than the tree. Collections stay on, only rarer (workers inherit it).
+    gc.set_threshold(100_000, 50, 1_000)
     arguments = list(sys.argv[1:] if argv is None else argv)
     if not arguments or (arguments[0] not in COMMANDS and arguments[0] not in ("-h", "--help", "--version")):
         arguments = ["check", *arguments]
