@@ -9,6 +9,8 @@ marked ``assumed`` so rules can reason over every version still possible.
 
 from __future__ import annotations
 
+import fnmatch
+import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -117,11 +119,22 @@ def pins_in_text(text: str, source: SourceFile | None = None) -> list[VersionHin
 PIN_FILES = ("requirements*.txt", "requirements/*.txt", "pyproject.toml", "Dockerfile*", "*.Dockerfile", "constraints*.txt")
 
 
+def _names_in(directory: Path) -> list[str]:
+    try:
+        return os.listdir(directory)
+    except OSError:
+        return []
+
+
 def _pins_in_directory(directory: Path, read: Callable[[Path], SourceFile | None]) -> list[VersionHint]:
     hints: list[VersionHint] = []
     seen: set[Path] = set()
+    names = _names_in(directory)
     for pattern in PIN_FILES:
-        for candidate in sorted(directory.glob(pattern)):
+        # one listing per directory, matched per pattern (Path.glob lists it again for each one)
+        folder, _, name_pattern = pattern.rpartition("/")
+        listed = _names_in(directory / folder) if folder else names
+        for candidate in sorted(directory / folder / name for name in fnmatch.filter(listed, name_pattern)):
             if candidate in seen or not candidate.is_file():
                 continue
             seen.add(candidate)
