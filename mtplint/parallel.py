@@ -254,8 +254,9 @@ def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, u
         done = [(index, *analyse(candidate, loader, settings, rules, catalog, with_deps)) for index, candidate in work]
     else:
         # contiguous chunks keep a directory's files together (they share .env, pins, scripts);
-        # several chunks per worker even out files that cost more than others
-        size = max(1, math.ceil(len(work) / (workers * 4)))
+        # many chunks per worker even out files that cost more than others, so no worker idles
+        # long at the end while another finishes a heavy chunk
+        size = max(8, math.ceil(len(work) / (workers * 16)))
         chunks = [work[start:start + size] for start in range(0, len(work), size)]
         from concurrent.futures import ProcessPoolExecutor
 
