@@ -214,6 +214,52 @@ def test_a_fix_that_adds_a_new_finding_is_dropped(tmp_path: Path, rule: Callable
     assert code == 1
 
 
+def test_a_new_finding_that_this_run_fixes_next_does_not_drop_the_fix(tmp_path: Path, rule: Callable[[Predicate], None]) -> None:
+    """The follow-up is applied on the next pass; when its fix is not applicable in this run
+    (unsafe without ``--unsafe-fixes``) the first fix is dropped as before."""
+
+    def check(ctx: RuleContext) -> Iterator[Finding]:
+        args = ctx.report.launch.args
+        present = _args_text(ctx)
+        if "--enforce-eager" in present:
+            eager = args[present.index("--enforce-eager")].span
+            source = ctx.source_for(eager)
+            assert eager is not None and source is not None
+            fix = Fix("unsafe" if "--seed=2" in present else "safe", "Drop --enforce-eager",
+                      [Edit(source.span(eager.start - 1, eager.end), "")])
+            yield ctx.report_finding("--enforce-eager makes decoding slow", eager, fix=fix)
+        elif not {"--seed=1", "--seed=2"} & set(present):
+            seed = "--seed=2" if "32" in present else "--seed=1"
+            yield ctx.report_finding("seed", fix=Fix("safe", "Add seed", [_after_last_arg(ctx, f" {seed} --enforce-eager")]))
+
+    rule(check)
+    _project(tmp_path, {"serve.sh": SERVE, "other.sh": SERVE.replace("16", "32")})
+    code, _, err = _check(tmp_path, "--fix")
+    assert (tmp_path / "serve.sh").read_text() == SERVE.replace("16\n", "16 --seed=1\n"), err
+    assert "serve.sh" not in err
+    # other.sh: the follow-up fix is unsafe, so "Add seed" would leave a new finding behind
+    assert (tmp_path / "other.sh").read_text() == SERVE.replace("16", "32")
+    assert "other.sh:3:1: MTP102: fix not applied (Add seed): the result has a new finding" in err
+    assert code == 1
+
+
+def test_chained_safe_fixes_of_real_rules_are_all_applied(tmp_path: Path) -> None:
+    """MTP106's merge brings the JSON's deprecated alias into play (vLLM ignored that JSON while
+    dotted keys were given): MTP401 fixes it on the next pass instead of the merge being dropped."""
+    script = tmp_path / "serve.sh"
+    script.write_text("#!/usr/bin/env bash\n"
+                      "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct \\\n"
+                      "  --speculative-config '{\"method\": \"qwen3_next_mtp\", \"num_speculative_tokens\": 2}' \\\n"
+                      "  --speculative-config.num_speculative_tokens 3\n")
+    code, _, err = run_cli(["check", "--isolated", "--select", "MTP106,MTP401", "--engine-version", "vllm=0.30.0",
+                            "--fix", "."], cwd=tmp_path)
+    assert code == 0, err
+    assert "fix not applied" not in err
+    assert script.read_text() == ("#!/usr/bin/env bash\n"
+                                  "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct \\\n"
+                                  "  --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}'\n")
+
+
 def test_a_fix_that_does_not_resolve_its_finding_is_applied_once(tmp_path: Path, rule: Callable[[Predicate], None]) -> None:
     def check(ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.report_finding("never satisfied", fix=Fix("safe", "Add a comment", [_after_last_arg(ctx, " # more")]))

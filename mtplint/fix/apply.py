@@ -10,7 +10,10 @@
 3. re-lint the same paths *in memory*: the new texts are seeded into the :class:`FileLoader`, the
    disk is not written. When the pass made a file unparsable (a new MTP001), crashed the pipeline,
    or produced a finding that was not there before, the pass is redone one fix at a time and each
-   fix that does so is dropped (reported as a :class:`RejectedFix`); the others stay.
+   fix that does so is dropped (reported as a :class:`RejectedFix`); the others stay. A new finding
+   that carries a fix this run applies is not damage: it is the next pass's candidate (rewriting
+   removed flags into a ``--speculative-config`` brings the deprecated alias inside it into play,
+   and that alias is fixed next), and if its own fix is dropped, that is reported in turn.
 4. repeat from 1 on the new texts until no candidate is left (or :data:`MAX_PASSES`): a fix deferred
    because it overlapped another gets its turn against the new text. A fix offered again right
    after it was applied (it does not remove its finding) is dropped, so that a second ``--fix``
@@ -250,7 +253,7 @@ def _problems(result: LintResult) -> list[tuple[Problem, Finding | None]]:
 
 
 def _new_problems(before: LintResult, after: LintResult, edits: dict[str, list[Edit]],
-                  fixed: Sequence[Finding]) -> list[Problem]:
+                  fixed: Sequence[Finding], unsafe: bool) -> list[Problem]:
     """What ``after`` has that ``before`` had not. A problem is the same as one before when its
     code, file, position (mapped back through the edits) and message match; or -- unless it is a
     finding a fix just applied was meant to remove -- its code, file and position, or its code, file
@@ -265,6 +268,9 @@ def _new_problems(before: LintResult, after: LintResult, edits: dict[str, list[E
         if finding is not None and finding.severity == "info":
             # a note (MTP003: a check that could not run; MTP301 under the latency objective) is not damage:
             # turning speculation on, as MTP113's fix does, rightly makes "no GPU identity" appear
+            continue
+        if finding is not None and applies(finding.fix, unsafe):
+            # fixed on the next pass (see the module docstring), or reported when its fix is dropped
             continue
         code, file, offset, message = problem
         mapper = mappers.get(file)
@@ -327,7 +333,7 @@ class _Outcome:
     rejected: list[tuple[_Candidate, str]] = field(default_factory=list)
 
 
-def _try(state: _State, chosen: Sequence[_Candidate], relint: _Linter,
+def _try(state: _State, chosen: Sequence[_Candidate], relint: _Linter, unsafe: bool,
          moved: tuple[Sequence[Edit], Sequence[Finding]] | None = None) -> tuple[_State, str | None]:
     """Apply the ``chosen`` fixes together; the new state, or the old one and why the result was
     refused. ``moved``: their edits and findings as they stand in the current text, when earlier
@@ -342,15 +348,15 @@ def _try(state: _State, chosen: Sequence[_Candidate], relint: _Linter,
         return state, None
     texts = {**state.texts, **new_sources}
     result, _ = relint(texts)
-    added = _new_problems(state.result, result, {name: applied[name] for name in new_sources}, findings)
+    added = _new_problems(state.result, result, {name: applied[name] for name in new_sources}, findings, unsafe)
     if added:
         return state, _describe(added)
     return _State(texts, result, state.disk), None
 
 
-def _pass(state: _State, chosen: Sequence[_Candidate], relint: _Linter) -> tuple[_State, _Outcome]:
+def _pass(state: _State, chosen: Sequence[_Candidate], relint: _Linter, unsafe: bool) -> tuple[_State, _Outcome]:
     outcome = _Outcome()
-    together, refusal = _try(state, chosen, relint)
+    together, refusal = _try(state, chosen, relint, unsafe)
     if refusal is None:
         outcome.applied.extend(chosen)
         return together, outcome
@@ -369,7 +375,7 @@ def _pass(state: _State, chosen: Sequence[_Candidate], relint: _Linter) -> tuple
             moved.append(_shifted(edit, accepted, source))
         if len(moved) != len(candidate.fix.edits):
             continue
-        alone, refusal = _try(state, [candidate], relint, (moved, _current(candidate.finding, accepted, state)))
+        alone, refusal = _try(state, [candidate], relint, unsafe, (moved, _current(candidate.finding, accepted, state)))
         if refusal is not None:
             outcome.rejected.append((candidate, refusal))
             continue
@@ -417,7 +423,7 @@ def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = Fal
                     source = loader.by_display(edit.span.file)
                     if source is not None:
                         originals[edit.span.file] = source
-        state, outcome = _pass(state, chosen, relint)
+        state, outcome = _pass(state, chosen, relint, unsafe)
         for candidate, reason in outcome.rejected:
             refused.add(candidate.identity)
             rejected.append(RejectedFix(candidate.finding, reason))
