@@ -266,8 +266,36 @@ def main():
 """
     fixed = _fix(tmp_path, {"run.py": text}, "MTP103", SGLANG)["run.py"]
     assert "env={'HF_HOME': '/models', 'SGLANG_ENABLE_SPEC_V2': '1'})" in fixed
-    assert '    import os\n    os.environ["SGLANG_ENABLE_SPEC_V2"] = "1"\n    return sglang.Engine(' in fixed
+    # with the module's imports, in name order (not inside the function)
+    assert fixed.startswith("import os\nimport subprocess\nimport sglang\n")
+    assert '\n    os.environ["SGLANG_ENABLE_SPEC_V2"] = "1"\n    return sglang.Engine(' in fixed
     compile(fixed, "run.py", "exec")
+
+
+def test_python_import_os_joins_the_first_import_block_after_docstring_and_future(tmp_path: Path) -> None:
+    """Not just above a module-level launch, where ruff's E402 would flag it."""
+    text = (
+        '"""Serve Qwen3 with NEXTN."""\n'
+        "from __future__ import annotations\n"
+        "\n"
+        "import json\n"
+        "import sys\n"
+        "from pathlib import Path\n"
+        "\n"
+        "import sglang\n"
+        "\n"
+        'sglang.Engine(model_path="m", speculative_algorithm="NEXTN")\n'
+    )
+    fixed = _fix(tmp_path, {"run.py": text}, "MTP103", SGLANG)["run.py"]
+    assert fixed == text.replace("import json\nimport sys\n", "import json\nimport os\nimport sys\n").replace(
+        "\nsglang.Engine(", '\nos.environ["SGLANG_ENABLE_SPEC_V2"] = "1"\nsglang.Engine(')
+
+
+def test_python_without_imports_before_the_launch_imports_os_just_above_it(tmp_path: Path) -> None:
+    text = 'if True:\n    import sglang\n    sglang.Engine(model_path="m", speculative_algorithm="NEXTN")\n'
+    fixed = _fix(tmp_path, {"run.py": text}, "MTP103", SGLANG)["run.py"]
+    assert fixed == ('if True:\n    import sglang\n    import os\n    os.environ["SGLANG_ENABLE_SPEC_V2"] = "1"\n'
+                     '    sglang.Engine(model_path="m", speculative_algorithm="NEXTN")\n')
 
 
 # -- MTP107 --------------------------------------------------------------------------------------

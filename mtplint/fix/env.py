@@ -545,9 +545,42 @@ def _python_set(launch: Launch, name: str, value: str) -> list[Edit] | None:
     if indent.strip():
         return None
     lines = [f'{indent}os.environ["{name}"] = "{value}"']
+    edits = []
     if not _imports_os(tree, statement.lineno):
-        lines.insert(0, f"{indent}import os")
-    return [insert_line(source, line_start(text, at), source.newline.join(lines))]
+        header = _import_os_at(tree, statement.lineno)
+        if header is None or header == statement.lineno:
+            lines.insert(0, f"{indent}import os")
+        else:
+            edits.append(insert_line(source, source.line_start(header), "import os"))
+    edits.append(insert_line(source, line_start(text, at), source.newline.join(lines)))
+    return edits
+
+
+def _import_os_at(tree: ast.Module, before_line: int) -> int | None:
+    """The line where ``import os`` goes among the module's first block of imports (the standard
+    library's, by convention), in name order among its plain ``import x`` lines, as isort/ruff keep
+    it; ``None`` when the module has no such block before ``before_line`` (then it goes just above
+    the statement). An import placed by the statement, at module level, would be ruff's E402."""
+    block: list[ast.Import | ast.ImportFrom] = []
+    for node in tree.body:
+        if not block and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # the module docstring
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            continue
+        if not isinstance(node, ast.Import | ast.ImportFrom) or node.end_lineno is None:
+            break
+        if block and node.lineno != (block[-1].end_lineno or block[-1].lineno) + 1:
+            break  # a blank line or a comment: the next section
+        block.append(node)
+    if not block or (block[-1].end_lineno or block[-1].lineno) >= before_line:
+        return None
+    plain = [node for node in block if isinstance(node, ast.Import)]
+    later = next((node for node in plain if node.names[0].name > "os"), None)
+    if later is not None:
+        return later.lineno
+    if plain:
+        return (plain[-1].end_lineno or plain[-1].lineno) + 1
+    return block[0].lineno
 
 
 def _statement_of(tree: ast.AST, call: ast.Call) -> ast.stmt | None:
