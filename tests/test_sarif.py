@@ -1,7 +1,8 @@
 """``--output-format sarif``: a SARIF 2.1.0 log that code scanning and SARIF viewers accept.
 
-Every fixture project (tests/rules, tests/data/headline) and the bundled examples must produce a
-log that validates against the OASIS schema (JSON Schema draft 4, vendored in
+Every fixture -- the rule cases (tests/rules), the golden fix cases (tests/fixes), the fixture
+projects under tests/data (headline, compose, k8s, negative, python) -- and the bundled examples
+must produce a log that validates against the OASIS schema (JSON Schema draft 4, vendored in
 tests/data/vendor-schemas, see ORIGIN.md); the shape GitHub reads is checked on realistic files.
 """
 
@@ -20,7 +21,12 @@ from tests.conftest import run_cli
 ROOT = Path(__file__).parent.parent
 SCHEMA = Path(__file__).parent / "data" / "vendor-schemas" / "sarif-2.1.0.json"
 RULE_CASES = Path(__file__).parent / "rules"
-HEADLINE = Path(__file__).parent / "data" / "headline"
+FIX_CASES = Path(__file__).parent / "fixes"
+DATA = Path(__file__).parent / "data"
+HEADLINE = DATA / "headline"
+#: fixture projects under tests/data besides the headline ones (conformance, spec and vendor-schemas
+#: hold reference data, not projects)
+DATA_PROJECTS = ("compose", "k8s", "negative", "python")
 
 COMPOSE = """\
 services:
@@ -89,6 +95,85 @@ def test_every_headline_fixture_validates(project: str) -> None:
     _, log = sarif(["--isolated", "."], HEADLINE / project)
     assert_valid(log)
     assert log["runs"][0]["results"], f"{project}: the headline fixture reports nothing"
+
+
+@pytest.mark.parametrize("project", DATA_PROJECTS)
+def test_every_data_fixture_validates(project: str) -> None:
+    _, log = sarif(["--isolated", "."], DATA / project)
+    assert_valid(log)
+
+
+def _fix_cases() -> list[tuple[str, dict[str, Any]]]:
+    return [(path.stem, case) for path in sorted(FIX_CASES.glob("*.yaml"))
+            for case in yaml.safe_load(path.read_text(encoding="utf-8"))["cases"]]
+
+
+FIX_CASE_LIST = _fix_cases()
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    """The index in ``text`` of a 1-based SARIF line and column (``columnKind: unicodeCodePoints``)."""
+    lines = text.splitlines(keepends=True)
+    return sum(len(earlier) for earlier in lines[: line - 1]) + column - 1
+
+
+def _apply_sarif_fixes(files: dict[str, str], results: list[dict[str, Any]], unsafe: bool) -> dict[str, str]:
+    """What a SARIF consumer makes of the files by applying the results' ``fixes`` (each edit once:
+    findings that share a fix carry it each)."""
+    replacements: dict[str, list[tuple[int, int, str]]] = {}
+    for result in results:
+        for fix in result.get("fixes", []):
+            if fix["properties"]["applicability"] not in (("safe", "unsafe") if unsafe else ("safe",)):
+                continue
+            for change in fix["artifactChanges"]:
+                uri = change["artifactLocation"]["uri"]
+                for replacement in change["replacements"]:
+                    deleted = replacement["deletedRegion"]
+                    edit = (_offset(files[uri], deleted["startLine"], deleted["startColumn"]),
+                            _offset(files[uri], deleted["endLine"], deleted["endColumn"]),
+                            replacement["insertedContent"]["text"])
+                    if edit not in replacements.setdefault(uri, []):
+                        replacements[uri].append(edit)
+    fixed = dict(files)
+    for uri, edits in replacements.items():
+        for start, end, content in sorted(edits, reverse=True):
+            fixed[uri] = fixed[uri][:start] + content + fixed[uri][end:]
+    return fixed
+
+
+@pytest.mark.parametrize(("code", "case"), FIX_CASE_LIST, ids=[f"{code}-{case['name']}" for code, case in FIX_CASE_LIST])
+def test_every_fix_case_validates_and_its_sarif_fixes_give_the_golden_result(
+        code: str, case: dict[str, Any], tmp_path: Path) -> None:
+    """The SARIF ``fixes`` of a golden fix case, applied as a viewer would, give exactly the files
+    ``--fix`` writes: regions (1-based, endColumn one past the end) and inserted texts are right."""
+    for name, text in case["files"].items():
+        target = tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(text.encode("utf-8"))
+    args = case.get("args", [])
+    _, log = sarif(["--isolated", "--select", code, *args, "."], tmp_path)
+    assert_valid(log)
+    results = [result for result in log["runs"][0]["results"] if result["ruleId"] == code]
+    assert any("fixes" in result for result in results), f"{case['name']}: no SARIF fix"
+    fixed = _apply_sarif_fixes(case["files"], results, unsafe="--unsafe-fixes" in args)
+    for name, expected in case["after"].items():
+        assert fixed[name] == expected, f"{case['name']}: {name}"
+
+
+def test_every_rule_descriptor_fits_what_github_reads() -> None:
+    from mtplint.checks.catalog import builtin_rules
+    from mtplint.report.sarif import rule_descriptor
+
+    for rule in builtin_rules():
+        descriptor = rule_descriptor(rule)
+        assert descriptor["id"] == rule.code and descriptor["name"], rule.code
+        for key in ("shortDescription", "fullDescription"):
+            assert 0 < len(descriptor[key]["text"]) <= 1024, f"{rule.code} {key}"
+        assert descriptor["help"]["text"].strip() and descriptor["help"]["markdown"].startswith("# "), rule.code
+        assert descriptor["helpUri"].startswith("https://"), rule.code
+        assert descriptor["defaultConfiguration"]["level"] in ("error", "warning", "note"), rule.code
+        assert descriptor["properties"]["tags"][0] == "mtplint", rule.code
+        assert descriptor["properties"]["precision"] in ("very-high", "high", "medium", "low"), rule.code
 
 
 def test_examples_validate() -> None:
