@@ -67,13 +67,32 @@ def test_manifest_declares_both_hooks() -> None:
     (".env", True), ("deploy/.env.production", True), ("prod.env", True),
     ("serve.sh", True), ("scripts/start.bash", True), ("config.json", True), ("launch.py", True),
     ("Dockerfile", True), ("docker/Dockerfile.sglang", True), ("vllm.Dockerfile", True), ("Containerfile", True),
-    ("systemd/vllm.service", True),
+    ("systemd/vllm.service", True), ("deploy/.env-prod", True), ("Compose.YAML", True), ("serve.SH", True),
+    ("llama/presets.ini", True), ("scripts/serve.zsh", True), ("bin/serve-vllm", True),
     ("README.md", False), ("requirements.txt", False), ("main.go", False), (".envrc.example.md", False),
-    ("docs/Dockerfile/notes.md", False),
+    ("docs/Dockerfile/notes.md", False), ("images/logo.png", False),
 ])
 def test_files_pattern(path: str, selected: bool) -> None:
     pattern = re.compile(str(_hooks()["mtplint"]["files"]))
     assert bool(pattern.search(path)) is selected
+
+
+def test_files_pattern_selects_every_file_mtplint_would_lint() -> None:
+    """A file `mtplint check .` lints must reach the hook when it changes: every name that
+    :func:`mtplint.discover.classify` gives a kind, by name or (for names without an extension)
+    by its `#!` line."""
+    from mtplint.discover import classify
+
+    pattern = re.compile(str(_hooks()["mtplint"]["files"]))
+    names = ["compose.yaml", "docker-compose.prod.yml", "values.yaml", "serve.sh", "serve.bash", "serve.zsh",
+             "serve.ksh", "launch.py", "launch.pyw", "Dockerfile", "Containerfile", "Dockerfile.sglang",
+             "containerfile.cuda", "vllm.dockerfile", "vllm.service", "presets.ini", "config.ini"]
+    for name in names:
+        assert classify(Path(name)) is not None, name
+        assert pattern.search(f"deploy/{name}"), name
+    for shebang in (b"#!/usr/bin/env bash\n", b"#!/bin/sh\n", b"#!/usr/bin/env python3\n"):
+        assert classify(Path("bin/serve-vllm"), shebang) is not None
+    assert pattern.search("bin/serve-vllm")
 
 
 # -- what a hook run sees: files not passed are still read ------------------------------------
@@ -174,3 +193,4 @@ def test_pre_commit_try_repo_reports_then_fixes(tmp_path: Path) -> None:
 
     again = _pre_commit("try-repo", str(hook_repo), "mtplint", "--all-files", cwd=project, home=home)
     assert "MTP103" not in again.stdout + again.stderr, again.stdout + again.stderr
+    assert again.returncode == 0, again.stdout + again.stderr  # only an `info` finding (MTP003) is left
