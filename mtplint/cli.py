@@ -112,10 +112,13 @@ class _ArgumentParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
+OUTPUT_FORMATS = ("full", "concise", "json", "sarif", "github")
+
+
 def _add_check(commands: Any) -> None:
     check = commands.add_parser("check", help="lint files (default command)")
     _common(check)
-    check.add_argument("--output-format", choices=("full", "concise", "json", "sarif", "github"),
+    check.add_argument("--output-format", choices=OUTPUT_FORMATS,
                        default=os.environ.get("MTPLINT_OUTPUT_FORMAT") or None)
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--exit-non-zero-on-info", action="store_true",
@@ -309,6 +312,11 @@ def _report_nothing(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.output_format is not None and args.output_format not in OUTPUT_FORMATS:
+        # argparse checks `choices` for a given flag, not for a default: the value came from the
+        # environment, and a typo there (a CI variable) must not turn a SARIF report into text
+        raise UsageError(f"MTPLINT_OUTPUT_FORMAT={args.output_format!r} is not an output format "
+                         f"(choose from {', '.join(OUTPUT_FORMATS)})")
     if args.output_file is None and _nothing_to_lint(args):
         return _report_nothing(args, out)
     from mtplint.checks.catalog import CatalogError

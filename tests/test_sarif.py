@@ -323,6 +323,15 @@ def test_output_file_and_environment_variable(tmp_path: Path, monkeypatch: pytes
     assert exit_code == 1, err
     assert json.loads(out)["version"] == "2.1.0"
 
+    # the flag wins over the variable; a value that is no format is refused, not read as `full`
+    exit_code, out, err = run_cli(["check", "--isolated", "--select", "MTP101", "--output-format", "concise", "."],
+                                  cwd=tmp_path)
+    assert exit_code == 1 and out.startswith("compose.yaml:7:"), err
+    monkeypatch.setenv("MTPLINT_OUTPUT_FORMAT", "sarf")
+    exit_code, out, err = run_cli(["check", "--isolated", "-o", "mtplint.sarif", "."], cwd=tmp_path)
+    assert exit_code == 2 and "MTPLINT_OUTPUT_FORMAT='sarf' is not an output format" in err
+    assert not (tmp_path / "mtplint.sarif").exists()
+
 
 def test_stdin_filename_lints_the_buffer_not_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An editor passes its unsaved buffer on stdin; positions, fingerprints and the `.env` next to
