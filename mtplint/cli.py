@@ -269,7 +269,7 @@ def _nothing_to_lint(args: argparse.Namespace) -> bool:
         return False
     import codecs
 
-    from mtplint.discover import classify, relevant_file
+    from mtplint.discover import classify, compose_files_reading, is_dotenv, relevant_file
 
     for path in args.paths:
         try:
@@ -283,6 +283,8 @@ def _nothing_to_lint(args: argparse.Namespace) -> bool:
             return False
         if relevant_file(path, classify(path) or "unknown"):
             return False
+        if is_dotenv(path) and compose_files_reading(path):
+            return False  # the compose files beside it are linted with it
     if not args.isolated:
         from mtplint.config import ConfigError, find_config
 

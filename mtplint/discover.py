@@ -194,10 +194,29 @@ def _head(path: Path) -> bytes:
         return b""
 
 
+def is_dotenv(path: Path) -> bool:
+    """A compose environment file by its name: ``.env``, ``.env.production``, ``.env-prod``, ``sglang.env``."""
+    return re.fullmatch(r"\.env([._-].*)?|.+\.env", path.name.lower()) is not None
+
+
+def compose_files_reading(env_file: Path) -> list[Path]:
+    """The compose files next to an environment file, which read it (``.env`` of the project
+    directory, or an ``env_file:`` beside them): a commit that changes only the ``.env`` -- a new
+    image tag -- changes their launches, so linting that file means linting them."""
+    try:
+        siblings = sorted(env_file.parent.iterdir())
+    except OSError:
+        return []
+    return [path for path in siblings if classify(path) == "compose" and path.is_file()]
+
+
 def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), respect_gitignore: bool = True) -> list[Candidate]:
-    """Files to lint, in a stable order, each with its kind (before the prefilter)."""
+    """Files to lint, in a stable order, each with its kind (before the prefilter). An environment
+    file given by name brings in the compose files beside it (:func:`compose_files_reading`), as
+    pre-commit passes only the files a commit changed."""
     found: dict[Path, Candidate] = {}
     root = root.resolve()
+    readers: list[Path] = []
     for given in paths:
         if given.is_dir():
             for name in _walk(str(given), _relative_base(given, root), [], excludes, respect_gitignore):
@@ -210,6 +229,13 @@ def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), re
         elif given.exists() or given.is_symlink():
             kind = classify(given, _head(given)) or "unknown"
             found[given] = Candidate(given, kind, explicit=True)
+            if kind == "unknown" and is_dotenv(given):
+                readers.extend(compose_files_reading(given))
         else:
             found[given] = Candidate(given, "missing", explicit=True)
+    known = {candidate.path.resolve() for candidate in found.values()}
+    for path in readers:
+        if path.resolve() not in known:
+            known.add(path.resolve())
+            found[path] = Candidate(path, "compose")
     return list(found.values())

@@ -112,6 +112,30 @@ def test_compose_passed_alone_reads_its_env_file(tmp_path: Path) -> None:
     assert [f["code"] for f in json.loads(out)] != ["MTP103"] or "0.5.9" not in out
 
 
+def test_env_file_passed_alone_lints_the_compose_files_beside_it(tmp_path: Path) -> None:
+    """A commit that only bumps the image tag in `.env` (or an `env_file:`) changes the launch: the
+    hook passes just that file, and the compose file that reads it is linted (and fixed) with it."""
+    (tmp_path / "compose.yaml").write_text(
+        COMPOSE_MTP103.replace("v0.5.9-cu129", "${SGLANG_TAG}").replace(
+            "    ipc: host\n", "    ipc: host\n    env_file: [sglang.env]\n"), encoding="utf-8")
+    (tmp_path / ".env").write_text("SGLANG_TAG=v0.5.9-cu129\n", encoding="utf-8")
+    (tmp_path / "sglang.env").write_text("HF_HOME=/models\n", encoding="utf-8")
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / ".env").write_text("UNRELATED=1\n", encoding="utf-8")
+    for passed in (".env", "sglang.env"):
+        code, out, err = run_cli(["check", "--isolated", "--output-format", "json", "--select", "MTP103", passed],
+                                 cwd=tmp_path)
+        assert code == 1, err
+        [finding] = json.loads(out)
+        assert (finding["code"], finding["filename"]) == ("MTP103", "compose.yaml"), passed
+    # an environment file with no compose file beside it brings in nothing
+    code, out, err = run_cli(["check", "--isolated", "--output-format", "json", "deploy/.env"], cwd=tmp_path)
+    assert (code, json.loads(out)) == (0, []), err
+    code, _, err = run_cli(["check", "--isolated", "--fix", "--select", "MTP103", ".env"], cwd=tmp_path)
+    assert code == 0, err
+    assert 'SGLANG_ENABLE_SPEC_V2: "1"' in (tmp_path / "compose.yaml").read_text(encoding="utf-8")
+
+
 def test_compose_passed_alone_reads_the_config_file_its_launch_names(tmp_path: Path) -> None:
     (tmp_path / "compose.yaml").write_text(
         "services:\n"
