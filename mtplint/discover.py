@@ -233,9 +233,12 @@ def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), re
                 readers.extend(compose_files_reading(given))
         else:
             found[given] = Candidate(given, "missing", explicit=True)
-    known = {candidate.path.resolve() for candidate in found.values()}
-    for path in readers:
-        if path.resolve() not in known:
-            known.add(path.resolve())
-            found[path] = Candidate(path, "compose")
+    if readers:
+        # realpath, not Path.resolve: a symlink loop given by name must not raise here (it is
+        # reported as unreadable by the extraction)
+        known = {os.path.realpath(candidate.path) for candidate in found.values()}
+        for path in readers:
+            if os.path.realpath(path) not in known:
+                known.add(os.path.realpath(path))
+                found[path] = Candidate(path, "compose")
     return list(found.values())
