@@ -57,6 +57,20 @@ the union of experts read saturates, where the measurement falls: both points ar
 trend is not); H100 / SGLang / Llama-3.1-8B EAGLE-3 (a tree: 8 tokens verified per sequence), acceptance
 fitted to the 2.36x at batch 1: 1.38x at batch 64 (model: 1.15x); the seed's 4-8 crossover for 4-bit
 Qwen3.6-27B on an RTX 3090 / 4090 (model, llama.cpp, k=1: 6 / 8).
+
+Why the DeepSeek trend is not fixed (checked; each candidate term from the catalog moves batch 32 *up*):
+with TP8 and no DP attention each GPU keeps the whole MLA latent cache (576 elements per token per layer,
+catalog §2.1) and 16 of the 128 query heads, so the attention of a verify pass over 4 tokens does about
+121 FLOP per KV byte (BF16) -- under the H200's ridge with these efficiencies (~155) -- and reads the cache
+once, like the plain step: the read dilutes the verify cost (batch 32 goes to 1.94x at 4k context, 2.10x at
+16k), and it would also move the BF16 27B on an H100 at k = 1, 2 past 256 concurrent sequences (the seed's "disabled"
+verdict). The MoE GEMMs stay memory-bound too (~4 tokens per expert at batch 32 even in 64-row tiles:
+~128 FLOP/byte against an FP8 ridge of ~310), and the MTP layer's own expert union makes drafting cheaper
+at batch, not dearer. What remains is the uniform-routing union itself: the plain step already reads 64% of
+the experts at batch 32 and all of them by batch 128, so the MoE penalty fades and the curve climbs towards
+E / (1 + k c) until the maths binds (~2800 tokens per step). A fixed per-step cost (SGLang PR #3582: 77 tok/s
+at batch 1 with MTP on 8x H200, ~20 ms a step against ~1.2 ms of weight reads) flattens the dip but not
+the climb. The 1.5x at batch 32 is therefore within the stated error but not explained by this model.
 """
 
 from __future__ import annotations
