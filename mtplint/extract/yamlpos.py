@@ -267,7 +267,25 @@ class _Converter:
 
 
 def load_all(source: SourceFile, max_nodes: int = 200_000) -> list[YNode]:
-    """Every document of a YAML stream, as positioned node trees (empty documents skipped)."""
+    """Every document of a YAML stream, as positioned node trees (empty documents skipped).
+
+    Parsed once per :class:`SourceFile`: the trees are shared by every reader of the file, which
+    read them and build new nodes rather than changing them."""
+    key = ("yaml", max_nodes)
+    cached = source.parsed.get(key)
+    if cached is None:
+        try:
+            cached = _load_all(source, max_nodes)
+        except YamlError as error:
+            cached = error
+        source.parsed[key] = cached
+    if isinstance(cached, YamlError):
+        raise YamlError(str(cached), cached.offset)
+    assert isinstance(cached, list)
+    return list(cached)
+
+
+def _load_all(source: SourceFile, max_nodes: int) -> list[YNode]:
     try:
         nodes = list(yaml.compose_all(source.text, Loader=_Loader))
     except yaml.MarkedYAMLError as error:
