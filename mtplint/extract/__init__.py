@@ -51,8 +51,18 @@ class FileLoader:
         self.root = root.resolve()
         self._cache: dict[Path, SourceFile | None] = {}
         self.cwd = Path.cwd().resolve()
+        # one loader is one run's view of the files: a path resolves (and shows) the same way for
+        # as long as it lives, and resolving is a system call per path component
+        self._keys: dict[Path, Path] = {}
+        self._displays: dict[Path, str] = {}
 
     def display(self, path: Path) -> str:
+        shown = self._displays.get(path)
+        if shown is None:
+            shown = self._displays[path] = self._display(path)
+        return shown
+
+    def _display(self, path: Path) -> str:
         # realpath, not resolve(): a symlink loop must be shown, not raise RuntimeError
         resolved = Path(os.path.realpath(path if path.is_absolute() else self.cwd / path))
         for base in (self.cwd, self.root):
@@ -62,9 +72,15 @@ class FileLoader:
                 continue
         return path.as_posix()
 
+    def _key(self, path: Path) -> Path:
+        key = self._keys.get(path)
+        if key is None:
+            key = self._keys[path] = path.resolve() if path.exists() else path
+        return key
+
     def load(self, path: Path) -> SourceFile | None:
         """The file's text, or ``None`` when it does not exist or is not text."""
-        key = path.resolve() if path.exists() else path
+        key = self._key(path)
         if key in self._cache:
             return self._cache[key]
         source: SourceFile | None = None
@@ -83,7 +99,7 @@ class FileLoader:
     def peek(self, path: Path) -> SourceFile | None:
         """The file's text if it was already read or seeded with :meth:`put` (a fix's new text),
         without touching the disk."""
-        return self._cache.get(path.resolve() if path.exists() else path)
+        return self._cache.get(self._key(path))
 
     def by_display(self, display: str) -> SourceFile | None:
         """A file already read, by the name findings show for it."""
@@ -93,7 +109,7 @@ class FileLoader:
         return None
 
     def put(self, source: SourceFile) -> None:
-        self._cache[source.path.resolve() if source.path.exists() else source.path] = source
+        self._cache[self._key(source.path)] = source
 
 
 class ExtractContext:
