@@ -57,9 +57,6 @@ class SourceFile:
             starts.append(newline + 1)
             newline = find("\n", newline + 1)
         self._line_starts = starts
-        #: parses of this text, by parser (``mtplint.extract.yamlpos.load_all``): a manifest that a
-        #: kustomization, a launch's ``--config`` and a fix all read is parsed once
-        self.parsed: dict[object, object] = {}
 
     @property
     def digest(self) -> str:
