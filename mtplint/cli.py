@@ -269,7 +269,14 @@ def _nothing_to_lint(args: argparse.Namespace) -> bool:
         return False
     import codecs
 
-    from mtplint.discover import classify, compose_files_reading, is_dotenv, relevant_file
+    from mtplint.discover import (
+        classify,
+        compose_files_reading,
+        is_dotenv,
+        is_engine_config,
+        launches_naming,
+        relevant_file,
+    )
 
     for path in args.paths:
         try:
@@ -285,6 +292,8 @@ def _nothing_to_lint(args: argparse.Namespace) -> bool:
             return False
         if is_dotenv(path) and compose_files_reading(path):
             return False  # the compose files beside it are linted with it
+        if classify(path) == "yaml" and is_engine_config(path) and launches_naming(path, Path.cwd()):
+            return False  # so are the launches that read it as their --config
     if not args.isolated:
         from mtplint.config import ConfigError, find_config
 

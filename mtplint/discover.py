@@ -186,6 +186,15 @@ def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes
             yield path
 
 
+def is_engine_config(path: Path) -> bool:
+    """:func:`looks_like_engine_config` for a file."""
+    try:
+        with path.open("rb") as handle:
+            return looks_like_engine_config(handle.read(1 << 20))
+    except OSError:
+        return False
+
+
 def _head(path: Path) -> bytes:
     try:
         with path.open("rb") as handle:
@@ -210,13 +219,87 @@ def compose_files_reading(env_file: Path) -> list[Path]:
     return [path for path in siblings if classify(path) == "compose" and path.is_file()]
 
 
+#: a top-level key of a vLLM / SGLang ``--config`` YAML (an option name, dashes or underscores)
+_ENGINE_CONFIG_KEY = re.compile(
+    rb"^[\"']?(?:model|model[-_]path|served[-_]model[-_]name|speculative[-_][\w-]+|enable[-_]prefix[-_]caching"
+    rb"|no[-_]enable[-_]prefix[-_]caching|kv[-_]cache[-_]dtype|tensor[-_]parallel[-_]size|tp[-_]size"
+    rb"|max[-_]num[-_]seqs|max[-_]running[-_]requests|gpu[-_]memory[-_]utilization|mem[-_]fraction[-_]static"
+    rb"|max[-_]model[-_]len|context[-_]length|enforce[-_]eager|disable[-_]radix[-_]cache)[\"']?\s*:",
+    re.MULTILINE,
+)
+#: kinds of file that can start an engine with a ``--config`` file
+_LAUNCHING_KINDS = ("compose", "shell", "yaml", "python", "dockerfile", "systemd")
+
+
+def looks_like_engine_config(data: bytes) -> bool:
+    """Whether YAML bytes read like a vLLM/SGLang ``--config`` file: a top-level engine option key."""
+    return _ENGINE_CONFIG_KEY.search(data) is not None
+
+
+def launches_naming(config_file: Path, root: Path) -> list[Path]:
+    """Files that may start an engine with ``config_file`` as its ``--config``: files of a launching
+    kind that mention an engine and the config's file name, in its directory and each parent up to
+    ``root``, and one level below each of those (a ``configs/`` folder beside ``scripts/``).
+
+    pre-commit passes only the files a commit changed: a commit that writes ``enable-prefix-caching:
+    false`` into a vLLM config (silently ignored, MTP107) must lint the launch that reads it."""
+    name = config_file.name.encode()
+    config = os.path.realpath(config_file)
+    directory = os.path.dirname(config)
+    top = os.path.realpath(root)
+    folders: list[str] = []
+    while True:
+        folders.append(directory)
+        if directory == top or not directory.startswith(top.rstrip(os.sep) + os.sep):
+            break
+        directory = os.path.dirname(directory)
+    found: list[Path] = []
+    listed: set[str] = set()
+    for folder in folders:
+        for current in [folder, *_subfolders(folder)]:
+            if current in listed:
+                continue
+            listed.add(current)
+            for path in map(Path, _files_in(current)):
+                kind = classify(path)
+                if path == Path(config) or (kind is None and not _may_have_shebang(path.suffix.lower())):
+                    continue
+                try:
+                    with path.open("rb") as handle:
+                        data = handle.read(1 << 20)
+                except OSError:
+                    continue
+                if ((kind or classify(path, data[:256])) in _LAUNCHING_KINDS and name in data
+                        and PREFILTER.search(data)):
+                    found.append(path)
+    return found
+
+
+def _subfolders(folder: str) -> list[str]:
+    try:
+        with os.scandir(folder) as scan:
+            return sorted(entry.path for entry in scan if entry.is_dir(follow_symlinks=False)
+                          and entry.name not in DEFAULT_EXCLUDES and not entry.name.startswith("."))
+    except OSError:
+        return []
+
+
+def _files_in(folder: str) -> list[str]:
+    try:
+        with os.scandir(folder) as scan:
+            return sorted(entry.path for entry in scan if entry.is_file(follow_symlinks=False))
+    except OSError:
+        return []
+
+
 def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), respect_gitignore: bool = True) -> list[Candidate]:
-    """Files to lint, in a stable order, each with its kind (before the prefilter). An environment
-    file given by name brings in the compose files beside it (:func:`compose_files_reading`), as
-    pre-commit passes only the files a commit changed."""
+    """Files to lint, in a stable order, each with its kind (before the prefilter). As pre-commit
+    passes only the files a commit changed, an environment file given by name brings in the compose
+    files beside it (:func:`compose_files_reading`), and an engine ``--config`` YAML given by name
+    the files that launch with it (:func:`launches_naming`)."""
     found: dict[Path, Candidate] = {}
     root = root.resolve()
-    readers: list[Path] = []
+    readers: list[tuple[Path, str]] = []
     for given in paths:
         if given.is_dir():
             for name in _walk(str(given), _relative_base(given, root), [], excludes, respect_gitignore):
@@ -230,15 +313,17 @@ def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), re
             kind = classify(given, _head(given)) or "unknown"
             found[given] = Candidate(given, kind, explicit=True)
             if kind == "unknown" and is_dotenv(given):
-                readers.extend(compose_files_reading(given))
+                readers.extend((path, "compose") for path in compose_files_reading(given))
+            elif kind == "yaml" and is_engine_config(given):
+                readers.extend((path, classify(path) or "unknown") for path in launches_naming(given, root))
         else:
             found[given] = Candidate(given, "missing", explicit=True)
     if readers:
         # realpath, not Path.resolve: a symlink loop given by name must not raise here (it is
         # reported as unreadable by the extraction)
         known = {os.path.realpath(candidate.path) for candidate in found.values()}
-        for path in readers:
+        for path, kind in readers:
             if os.path.realpath(path) not in known:
                 known.add(os.path.realpath(path))
-                found[path] = Candidate(path, "compose")
+                found[path] = Candidate(path, kind)
     return list(found.values())

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from mtplint.discover import launches_naming
 from tests.conftest import run_cli
 
 ROOT = Path(__file__).parent.parent
@@ -155,6 +156,66 @@ def test_compose_passed_alone_reads_the_config_file_its_launch_names(tmp_path: P
     [finding] = json.loads(out)
     assert (finding["filename"], finding["location"]["row"]) == ("serve.yaml", 2)
 
+
+
+SERVE_YAML_MTP107 = (
+    "# vLLM --config for the MTP deployment\n"
+    "model: Qwen/Qwen3.6-27B\n"
+    "max-num-seqs: 8\n"
+    "enable-prefix-caching: false   # the flag is ignored: prefix caching stays on\n"
+)
+
+
+@pytest.mark.parametrize("layout", ["compose", "script"])
+def test_config_file_passed_alone_lints_the_launch_that_reads_it(tmp_path: Path, layout: str) -> None:
+    """A commit that only edits a vLLM ``--config`` YAML changes the launch that reads it: the hook
+    passes just that file, and the compose file or script naming it is linted with it (MTP107 is
+    reported in the config file, where the ignored ``false`` is written)."""
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "serve.yaml").write_text(SERVE_YAML_MTP107, encoding="utf-8")
+    if layout == "compose":
+        (tmp_path / "compose.yaml").write_text(
+            "services:\n"
+            "  vllm:\n"
+            "    image: vllm/vllm-openai:v0.30.0\n"
+            "    volumes: [\"./configs:/configs:ro\"]\n"
+            "    command: >\n"
+            "      --config /configs/serve.yaml\n"
+            "      --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 2}'\n",
+            encoding="utf-8")
+    else:
+        (tmp_path / "scripts").mkdir()
+        (tmp_path / "scripts" / "serve.sh").write_text(
+            "#!/usr/bin/env bash\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\n"
+            "exec vllm serve --config ../configs/serve.yaml \\\n"
+            "  --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 2}'\n",
+            encoding="utf-8")
+    (tmp_path / "ci.yaml").write_text("model: not-an-engine-config\n", encoding="utf-8")  # names no config
+    code, out, err = run_cli(["check", "--isolated", "--output-format", "json", "--select", "MTP107",
+                              "configs/serve.yaml"], cwd=tmp_path)
+    assert code == 1, err
+    [finding] = json.loads(out)
+    assert (finding["code"], finding["filename"], finding["location"]["row"]) == ("MTP107", "configs/serve.yaml", 4)
+    code, _, err = run_cli(["check", "--isolated", "--fix", "--select", "MTP107", "configs/serve.yaml"], cwd=tmp_path)
+    assert code == 0, err
+    assert "no-enable-prefix-caching: true" in (tmp_path / "configs" / "serve.yaml").read_text(encoding="utf-8")
+
+
+def test_yaml_passed_alone_brings_in_nothing_unless_a_launch_names_it(tmp_path: Path) -> None:
+    """A CI workflow, or an engine config no launch reads, is linted on its own: nothing else is read."""
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "ci.yml").write_text(
+        "on: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps: [{run: make}]\n", encoding="utf-8")
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "serve.yaml").write_text(SERVE_YAML_MTP107, encoding="utf-8")
+    (tmp_path / "compose.yaml").write_text(  # a launch, but of another config
+        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.30.0\n    command: [\"--config\", \"other.yaml\"]\n",
+        encoding="utf-8")
+    for passed in (".github/workflows/ci.yml", "configs/serve.yaml"):
+        code, out, err = run_cli(["check", "--isolated", "--output-format", "json", passed], cwd=tmp_path)
+        assert (code, json.loads(out)) == (0, []), (passed, err)
+    assert launches_naming(tmp_path / "configs" / "serve.yaml", tmp_path) == []
+    assert launches_naming(tmp_path / "compose.yaml", tmp_path) == []
 
 # -- the real pre-commit --------------------------------------------------------------------------
 

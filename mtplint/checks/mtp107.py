@@ -14,7 +14,6 @@ option at its default; this check re-reads the YAML to point at the ``key: false
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mtplint.checks import Edit, Finding, Fix, RuleContext
@@ -43,9 +42,7 @@ def _config_source(ctx: RuleContext) -> SourceFile | None:
             path_token = args[index + 1]
             if not path_token.resolved:
                 return None
-            path = Path(path_token.value)
-            if not path.is_absolute():
-                path = launch.base_dir / path
+            path = launch.host_path(path_token.value)  # through the container's bind mounts
             try:
                 return SourceFile(path, shown[0], decode(path.read_bytes()))
             except (OSError, UnicodeDecodeError):
