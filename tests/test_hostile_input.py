@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from mtplint.extract import MAX_FILE_BYTES
+from tests.conftest import write_files
 
 BROKEN_COMPOSE = textwrap.dedent("""\
     services:
@@ -69,14 +70,7 @@ def check(project: Path, *paths: str, timeout: float = 30) -> Run:
 
 def with_broken_launch(tmp_path: Path, files: dict[str, str | bytes]) -> Path:
     (tmp_path / "compose.yaml").write_text(BROKEN_COMPOSE, encoding="utf-8")
-    for name, content in files.items():
-        target = tmp_path / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            target.write_bytes(content)
-        else:
-            target.write_text(content, encoding="utf-8")
-    return tmp_path
+    return write_files(tmp_path, files)
 
 
 def assert_broken_launch_reported(run: Run) -> None:

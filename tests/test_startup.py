@@ -18,6 +18,7 @@ import pytest
 
 from mtplint import cli
 from mtplint.cli import build_parser
+from tests.conftest import write_files
 
 COMPOSE = """\
 # mtplint: gpu=l40s
@@ -128,16 +129,6 @@ IRRELEVANT: dict[str, str | bytes] = {
 }
 
 
-def _write(root: Path, files: dict[str, str | bytes]) -> None:
-    for name, content in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content)
-
-
 def _both_paths(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[tuple[int, str, str], tuple[int, str, str]]:
     """(the run as it is, the run with the shortcut turned off)."""
     results = []
@@ -154,7 +145,7 @@ def _both_paths(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[tuple
 @pytest.mark.parametrize("output_format", ["full", "concise", "json", "github", "sarif"])
 def test_irrelevant_files_report_as_the_full_run_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                       output_format: str) -> None:
-    _write(tmp_path, IRRELEVANT)
+    write_files(tmp_path, IRRELEVANT)
     monkeypatch.chdir(tmp_path)
     argv = ["check", "--output-format", output_format, *IRRELEVANT]
     shortcut, full = _both_paths(argv, monkeypatch)
@@ -178,7 +169,7 @@ NOT_A_SHORTCUT: list[tuple[dict[str, str | bytes], list[str]]] = [
 @pytest.mark.parametrize(("files", "argv"), NOT_A_SHORTCUT)
 def test_anything_else_takes_the_full_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                            files: dict[str, str | bytes], argv: list[str]) -> None:
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     monkeypatch.chdir(tmp_path)
     parsed = cli.build_parser("check").parse_args(argv)
     assert not cli._nothing_to_lint(parsed)
