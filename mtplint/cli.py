@@ -412,9 +412,9 @@ def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO,
         out.write(formats.as_json(findings))
         return
     if output_format == "concise":
-        out.write(formats.concise(findings))
+        out.write(formats.concise(findings, unsafe_fixes))
     else:
-        out.write(formats.full(findings, result.pipeline))
+        out.write(formats.full(findings, result.pipeline, unsafe_fixes))
     out.write(formats.summary(findings, len(result.suppressed), fixed=fixed, unsafe_fixes=unsafe_fixes))
 
 

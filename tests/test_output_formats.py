@@ -30,6 +30,17 @@ def test_concise(tmp_path: Path) -> None:
                     "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option)."]
 
 
+def test_the_fix_marker_follows_unsafe_fixes_as_ruffs_does(tmp_path: Path) -> None:
+    """MTP101's fix is unsafe: ``[*]`` (``--fix`` would fix it) only once ``--unsafe-fixes`` is given."""
+    for output_format in ("concise", "full"):
+        _, plain, _ = run_cli(["check", "--output-format", output_format, *ARGS, "."], cwd=project(tmp_path))
+        _, unsafe, _ = run_cli(["check", "--output-format", output_format, "--unsafe-fixes", *ARGS, "."],
+                               cwd=project(tmp_path))
+        assert plain.splitlines()[0].startswith("serve.sh:3:20: MTP101 KV-cache")
+        assert unsafe.splitlines()[0].startswith("serve.sh:3:20: MTP101 [*] KV-cache")
+        assert "[*] 1 fixable with the `--fix` option." in unsafe
+
+
 def test_full_shows_a_code_frame_with_carets_under_the_token(tmp_path: Path) -> None:
     code, out, _ = run_cli(["check", *ARGS, "."], cwd=project(tmp_path))
     assert code == 1

@@ -1,6 +1,7 @@
 """Finding output formats, in ruff's shapes: ``full`` (code frame), ``concise``, ``json``.
 
-- concise: ``path:line:col: CODE [*] message`` (``[*]``: a safe fix exists), one line per finding.
+- concise: ``path:line:col: CODE [*] message`` (``[*]``: ``--fix`` would fix it -- a safe fix, or an
+  unsafe one with ``--unsafe-fixes``), one line per finding.
 - full: the concise header, then the lines around the finding with carets under the offending token.
 - json: a list; each finding has ruff's keys ``code``, ``message``, ``filename``, ``location`` /
   ``end_location`` ``{row, column}`` (1-based), ``fix`` (null, or ``applicability``, ``message``,
@@ -22,18 +23,18 @@ if TYPE_CHECKING:
 _SEVERITY_MARK = {"error": "error", "warning": "warning", "info": "info"}
 
 
-def _fixable(finding: Finding) -> str:
-    fix = finding.fix
-    return " [*]" if fix is not None and fix.edits and fix.applicability == "safe" else ""
+def header(finding: Finding, unsafe_fixes: bool = False) -> str:
+    """``path:line:col: CODE [*] message``; ``[*]`` when ``--fix`` would fix it (as ruff: an unsafe
+    fix counts when ``--unsafe-fixes`` is given)."""
+    from mtplint.checks import applies
 
-
-def header(finding: Finding) -> str:
     span = finding.span
-    return f"{span.file}:{span.line}:{span.column}: {finding.code}{_fixable(finding)} {finding.message}"
+    marker = " [*]" if applies(finding.fix, unsafe_fixes) else ""
+    return f"{span.file}:{span.line}:{span.column}: {finding.code}{marker} {finding.message}"
 
 
-def concise(findings: Sequence[Finding]) -> str:
-    return "".join(header(f) + "\n" for f in findings)
+def concise(findings: Sequence[Finding], unsafe_fixes: bool = False) -> str:
+    return "".join(header(f, unsafe_fixes) + "\n" for f in findings)
 
 
 def _source_lines(result: Result | None) -> dict[str, list[str]]:
@@ -56,12 +57,12 @@ def _read_lines(file: str, cache: dict[str, list[str]]) -> list[str]:
     return cache[file]
 
 
-def full(findings: Sequence[Finding], result: Result | None = None) -> str:
+def full(findings: Sequence[Finding], result: Result | None = None, unsafe_fixes: bool = False) -> str:
     cache = _source_lines(result)
     out: list[str] = []
     for finding in findings:
         span = finding.span
-        out.append(header(finding))
+        out.append(header(finding, unsafe_fixes))
         lines = _read_lines(span.file, cache)
         if 0 < span.line <= len(lines):
             width = len(str(min(span.line + 1, len(lines))))
