@@ -59,6 +59,8 @@ FLOOR_RATIO = 1.5
 RSS_LIMIT_MB = 300.0
 SCALING_LIMIT = 2.2
 PARALLEL_RATIO = 0.65
+#: the imports every Python command-line YAML linter pays (see the single-file measurement)
+STARTUP_FLOOR_IMPORTS = "import yaml, argparse, pathlib, json, re, typing"
 
 
 # ----------------------------------------------------------------------------------- measuring
@@ -454,6 +456,10 @@ def _bench(args: argparse.Namespace, tree_repeats: int, file_repeats: int, workd
                                         lambda: run_once([*mtplint_check(tools, None), compose], root))}
         if yamllint:
             single["one_yamllint"] = ("yamllint (same file)", lambda: run_once([*yamllint, compose], root))
+        # what any Python linter of YAML pays before reading a byte: the interpreter, PyYAML and the
+        # standard modules a command line needs (the single-file target is measured against it)
+        single["one_floor"] = ("start-up floor (python + PyYAML + argparse, pathlib, json, re, typing)",
+                               lambda: run_once([tools.python, "-c", STARTUP_FLOOR_IMPORTS], root))
         series.update(measure(single, file_repeats))
 
     # ---- whole tree, the peers, the parse floor and the doubled tree, round by round
@@ -510,6 +516,11 @@ def _rows(series: dict[str, Series], n_files: int, jobs: int, tools: Tools) -> l
         rows.append(Row("single compose file: yamllint", f"{one_peer.wall * 1000:.0f} ms"))
         ratio = one.wall / one_peer.wall
         rows.append(Row("single file: mtplint / yamllint", f"{ratio:.2f}x", f"<= {SINGLE_FILE_RATIO}x", ratio <= SINGLE_FILE_RATIO))
+    floor = series.get("one_floor")
+    if floor:
+        rows.append(Row("start-up floor: python + PyYAML + argparse/pathlib/json/re/typing", f"{floor.wall * 1000:.0f} ms"))
+        if one_peer:
+            rows.append(Row("start-up floor / yamllint", f"{floor.wall / one_peer.wall:.2f}x"))
     tree_1 = series["tree_1"]
     rows.append(Row("tree, 1 worker: wall", f"{tree_1.wall:.2f} s ({n_files / tree_1.wall:.0f} files/s)"))
     tree_n = series.get("tree_n")
