@@ -130,7 +130,8 @@ def _add_check(commands: Any) -> None:
                        help="house rule files (YAML) or a directory of them")
     check.add_argument("--objective", choices=("latency", "throughput"), help="what the deployment optimises for")
     check.add_argument("--config", dest="config_file", type=Path, metavar="FILE",
-                       help="configuration file (default: the closest pyproject.toml / mtplint.toml / .mtplint.toml)")
+                       help="one configuration file for every path (default: for each file, the closest "
+                            "pyproject.toml / mtplint.toml / .mtplint.toml)")
     check.add_argument("--isolated", action="store_true", help="ignore configuration files")
     check.add_argument("-o", "--output-file", type=Path, metavar="FILE", help="write the report to FILE, not stdout")
     check.add_argument("--stdin-filename", type=Path, metavar="PATH",
@@ -229,15 +230,21 @@ def _report_internal(errors: list[str], err: TextIO) -> None:
 
 def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from mtplint.checks.catalog import CatalogError
-    from mtplint.config import ConfigError, register_config_catalog
+    from mtplint.config import CatalogTree, ConfigError
+    from mtplint.discover import discover
     from mtplint.pipeline import run
 
-    try:  # GPUs and models added in configuration
-        register_config_catalog(args.paths[0] if args.paths else Path.cwd())
+    paths = args.paths or [Path(".")]
+    options = _pipeline_options(args)
+    # GPUs and models added in configuration: each file's own configuration's, as `check`
+    tree = CatalogTree()
+    try:
+        tree.activate(tree.group_of(paths[0]))
+        candidates = discover(paths, options.root, options.excludes, options.respect_gitignore, tree)
     except (CatalogError, ConfigError) as error:
         err.write(f"mtplint: error: {error}\n")
         return EXIT_ERROR
-    result = run(args.paths or [Path(".")], _pipeline_options(args))
+    result = run(paths, options, candidates=candidates, activate=tree.activate if tree.nested else None)
     if args.format == "json":
         payload = {
             "launches": [report.to_json() for report in result.launches],
@@ -295,10 +302,12 @@ def _nothing_to_lint(args: argparse.Namespace) -> bool:
         if classify(path) == "yaml" and is_engine_config(path) and launches_naming(path, Path.cwd()):
             return False  # so are the launches that read it as their --config
     if not args.isolated:
-        from mtplint.config import ConfigError, find_config
+        # any file's configuration may say something about an empty run (its output format, an error in it)
+        from mtplint.config import ConfigError, ConfigFinder
 
+        finder = ConfigFinder()
         try:
-            if find_config(args.paths[0]) is not None:
+            if any(finder.closest(path) is not None for path in args.paths):
                 return False
         except ConfigError:
             return False  # reported by the full path, as it always is
@@ -391,6 +400,21 @@ def _stdin_buffer(args: argparse.Namespace, settings: Any) -> tuple[Any, dict[st
     return loader, {display: text}
 
 
+def _suppression_kind_by_file(configs: Any, kind_for: Any) -> Any:
+    """SARIF's suppression kind under several configurations: by the per-file-ignores of the
+    configuration governing the finding's file (as the suppression pass decided)."""
+    kinds: dict[int, Any] = {}
+
+    def kind(finding: Any) -> str:
+        group: int = configs.group_of_file(finding.span.file, {})
+        if group not in kinds:
+            kinds[group] = kind_for(configs.groups[group].per_file_ignores)
+        result: str = kinds[group](finding)
+        return result
+
+    return kind
+
+
 def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO, *, fixed: int = 0,
                     unsafe_fixes: bool = False, settings: Any = None, texts: dict[str, str] | None = None) -> None:
     from mtplint.report import findings as formats
@@ -399,8 +423,10 @@ def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO,
         from mtplint.report import sarif
 
         per_file_ignores = settings.per_file_ignores if settings is not None else {}
-        out.write(sarif.render(findings, result.suppressed, texts=texts,
-                               suppression_kind=sarif.suppression_kind(per_file_ignores),
+        kind = sarif.suppression_kind(per_file_ignores)
+        if settings is not None and settings.configs is not None and settings.configs.nested:
+            kind = _suppression_kind_by_file(settings.configs, sarif.suppression_kind)
+        out.write(sarif.render(findings, result.suppressed, texts=texts, suppression_kind=kind,
                                internal_errors=result.pipeline.internal_errors))
         return
     if output_format == "github":

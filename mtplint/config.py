@@ -1,10 +1,20 @@
 """Configuration: ``[tool.mtplint]`` in ``pyproject.toml``, ``mtplint.toml`` or ``.mtplint.toml``.
 
-The closest file to the first path linted wins (searching upwards, as ruff does); in one directory
-``.mtplint.toml`` beats ``mtplint.toml`` beats ``pyproject.toml`` with a ``[tool.mtplint]`` table.
+Hierarchical, as ruff's: every file is checked with the configuration closest to it (searching
+upwards from the file); in one directory ``.mtplint.toml`` beats ``mtplint.toml`` beats
+``pyproject.toml`` with a ``[tool.mtplint]`` table. :class:`ConfigTree` gives each path of a run
+its configuration: a file named on the command line, its closest one; in a directory walked, a
+subdirectory that holds a configuration file governs everything below it (its ``exclude`` and
+``respect-gitignore`` included, :func:`mtplint.discover.discover`). The files of every
+configuration are linted in one run (:func:`mtplint.parallel.lint_units`), so what looks across
+files -- a script's own reading dropped when a unit starts it, one finding per mistake, ``noqa``
+and MTP002 -- works as in a run under one configuration. ``--config FILE`` and ``--isolated``
+make one configuration (or none) hold for all. Run-wide settings (the output format) are the
+first path's configuration's.
+
 ``extend = "../base.toml"`` inherits another file (its keys first, this file's keys on top). Every
 file is validated against ``schemas/config.schema.json``; errors name the file and the key.
-Command-line options win over the file.
+Command-line options win over every file.
 """
 
 from __future__ import annotations
@@ -60,17 +70,48 @@ def _table(path: Path) -> dict[str, Any] | None:
     return data
 
 
+def _config_in(directory: Path) -> Path | None:
+    """The configuration file of one directory, if it has one (a ``pyproject.toml`` counts only
+    with a ``[tool.mtplint]`` table)."""
+    for name in CONFIG_NAMES:
+        path = directory / name
+        if path.is_file() and (name != "pyproject.toml" or _table(path) is not None):
+            return path
+    return None
+
+
 def find_config(start: Path) -> Path | None:
     # realpath, not resolve(): a symlink loop given on the command line must not raise RuntimeError
     directory = Path(os.path.realpath(start))
     if directory.is_file():
         directory = directory.parent
     for candidate in (directory, *directory.parents):
-        for name in CONFIG_NAMES:
-            path = candidate / name
-            if path.is_file() and (name != "pyproject.toml" or _table(path) is not None):
-                return path
+        path = _config_in(candidate)
+        if path is not None:
+            return path
     return None
+
+
+class ConfigFinder:
+    """:func:`find_config` for many paths of one run: each directory is looked at once (a commit's
+    files share their directories and those directories' parents)."""
+
+    def __init__(self) -> None:
+        self._closest: dict[str, Path | None] = {}
+
+    def closest(self, start: Path) -> Path | None:
+        real = os.path.realpath(start)
+        return self._in_or_above(real if os.path.isdir(real) else os.path.dirname(real))
+
+    def _in_or_above(self, directory: str) -> Path | None:
+        if directory in self._closest:
+            return self._closest[directory]
+        found = _config_in(Path(directory))
+        if found is None:
+            parent = os.path.dirname(directory)
+            found = self._in_or_above(parent) if parent != directory else None
+        self._closest[directory] = found
+        return found
 
 
 def load_config(path: Path, _seen: tuple[Path, ...] = ()) -> ConfigFile:
@@ -149,10 +190,44 @@ def register_catalog(values: dict[str, Any]) -> None:
     register_user_catalog(values.get("gpus", []), values.get("models", []))
 
 
-def register_config_catalog(start: Path) -> None:
-    """``mtplint inspect``: register the catalog entries of the configuration closest to ``start``."""
-    path = find_config(start)
-    register_catalog(load_config(path).values if path is not None else {})
+class CatalogTree:
+    """``mtplint inspect``: :class:`ConfigTree` for the only part of configuration inspect uses,
+    the GPUs and models it adds (a launch's effective ``gpu`` and model come from them)."""
+
+    def __init__(self) -> None:
+        self._finder = ConfigFinder()
+        self._entries: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]] = []
+        self._by_file: dict[str | None, int] = {}
+        self.files: list[Path | None] = []
+
+    @property
+    def nested(self) -> bool:
+        return len(self._entries) > 1
+
+    def group_of(self, path: Path) -> int:
+        return self._group(self._finder.closest(path))
+
+    def group_at(self, directory: str) -> int | None:
+        found = _config_in(Path(directory))
+        return None if found is None else self._group(found)
+
+    def _group(self, path: Path | None) -> int:
+        key = None if path is None else os.path.realpath(path)
+        group = self._by_file.get(key)
+        if group is None:
+            values = load_config(path).values if path is not None else {}
+            group = self._by_file[key] = len(self._entries)
+            self._entries.append((list(values.get("gpus", [])), list(values.get("models", []))))
+            self.files.append(path)
+        return group
+
+    def walk_settings(self, group: int) -> tuple[tuple[str, ...], bool] | None:
+        return None  # inspect walks with the command line's exclude patterns only, as it always has
+
+    def activate(self, group: int) -> None:
+        from mtplint.user_catalog import register_user_catalog
+
+        register_user_catalog(*self._entries[group])
 
 
 #: engines ``engine-versions`` / ``--engine-version`` may name, and the version shapes they accept
@@ -182,20 +257,15 @@ def _check_gpu(spec: str, where: str) -> None:
 
 
 def settings_for(args: argparse.Namespace) -> tuple[Any, str]:
-    """The lint settings from configuration plus command line, and the output format.
+    """The lint settings of the run's first path (or of ``--config FILE``), and the output format.
 
-    Configuration values come first, the command line on top: ``--select`` starts a new
-    selection, ``--extend-select`` / ``--ignore`` add to the file's, lists such as ``exclude`` and
-    ``extend-rules`` add up, scalars (``gpu``, ``objective``) are replaced.
+    Unless ``--isolated`` or ``--config`` makes one configuration hold for everything, the settings
+    carry a :class:`ConfigTree` (``settings.configs``) that gives every other path its own.
+    The output format (like the cache directory and the root) is one per run: the first path's.
     """
-    from mtplint.checks.catalog import load_catalog
-    from mtplint.checks.selection import Layer, check_selectors, resolve
-    from mtplint.cli import _engine_versions
-    from mtplint.lint import LintSettings
-    from mtplint.pipeline import Options
-
     values: dict[str, Any] = {}
     where = "command line"
+    path: Path | None = None
     if not args.isolated:
         path = args.config_file or find_config(args.paths[0] if args.paths else Path.cwd())
         if path is not None:
@@ -204,6 +274,25 @@ def settings_for(args: argparse.Namespace) -> tuple[Any, str]:
             config = load_config(path)
             values = config.values
             where = str(path)
+    settings = settings_from(values, where, args)
+    if not args.isolated and args.config_file is None:
+        settings.configs = ConfigTree(args, path, settings)
+    output_format = args.output_format or values.get("output-format", "full")
+    return settings, output_format
+
+
+def settings_from(values: dict[str, Any], where: str, args: argparse.Namespace) -> Any:
+    """Lint settings from one configuration file's values (``where`` names it in errors) plus the
+    command line on top: ``--select`` starts a new selection, ``--extend-select`` / ``--ignore``
+    add to the file's, lists such as ``exclude`` and ``extend-rules`` add up, scalars (``gpu``,
+    ``objective``) are replaced. Registers the file's GPUs and models (the GPU is checked against them).
+    """
+    from mtplint.checks.catalog import load_catalog
+    from mtplint.checks.selection import Layer, check_selectors, resolve
+    from mtplint.cli import _engine_versions
+    from mtplint.lint import LintSettings
+    from mtplint.pipeline import Options
+
     register_catalog(values)
     engine_versions = _checked_engine_versions(dict(values.get("engine-versions", {})), where)
     engine_versions.update(_checked_engine_versions(_engine_versions(args.engine_version), "--engine-version"))
@@ -227,12 +316,81 @@ def settings_for(args: argparse.Namespace) -> tuple[Any, str]:
     per_file_ignores = dict(values.get("per-file-ignores", {}))
     for pattern, codes in per_file_ignores.items():
         check_selectors(codes, catalog, f"{where}: key `per-file-ignores.{pattern}`")
-    settings = LintSettings(
+    return LintSettings(
         pipeline=options,
         select=[rule.code for rule in resolve(catalog, [config_layer, cli_layer])],
         per_file_ignores=per_file_ignores,
         extend_rules=extend_rules,
         objective=args.objective or values.get("objective", "latency"),
+        user_gpus=list(values.get("gpus", [])),
+        user_models=list(values.get("models", [])),
     )
-    output_format = args.output_format or values.get("output-format", "full")
-    return settings, output_format
+
+
+def activate(settings: Any) -> None:
+    """Make ``settings``' configuration GPUs and models the catalogs' (a run with several
+    configurations switches between them as it goes from one file to the next)."""
+    from mtplint.user_catalog import register_user_catalog
+
+    register_user_catalog(settings.user_gpus, settings.user_models)
+
+
+class ConfigTree:
+    """Which configuration governs each file of a run: ruff's hierarchical configuration.
+
+    A file given by name is linted with the configuration closest to it (upwards from its
+    directory); in a directory walked, a subdirectory holding its own configuration file governs
+    every file below it, its ``exclude`` and ``respect-gitignore`` included. Each configuration's
+    settings are its values with the command line on top (:func:`settings_from`). Group 0 is the
+    first path's configuration (``settings_for``); the others are read the first time a path
+    needs them, so a run under one configuration reads no more than it always did.
+    """
+
+    def __init__(self, args: argparse.Namespace, first: Path | None, settings: Any) -> None:
+        self._args = args
+        self._finder = ConfigFinder()
+        #: the settings of each configuration met so far (index: the group of a candidate file)
+        self.groups: list[Any] = [settings]
+        #: each group's configuration file (None: no file, defaults and the command line)
+        self.files: list[Path | None] = [first]
+        self._by_file: dict[str | None, int] = {self._key(first): 0}
+
+    @staticmethod
+    def _key(path: Path | None) -> str | None:
+        return None if path is None else os.path.realpath(path)
+
+    @property
+    def nested(self) -> bool:
+        """Whether more than one configuration was met."""
+        return len(self.groups) > 1
+
+    def group_of(self, path: Path) -> int:
+        """The group of a path given on the command line: its closest configuration's."""
+        return self._group(self._finder.closest(path))
+
+    def group_at(self, directory: str) -> int | None:
+        """The group of a walked directory that holds a file with a configuration name: its
+        configuration's, or None when it is not one (a ``pyproject.toml`` without ``[tool.mtplint]``)."""
+        found = _config_in(Path(directory))
+        return None if found is None else self._group(found)
+
+    def _group(self, path: Path | None) -> int:
+        key = self._key(path)
+        group = self._by_file.get(key)
+        if group is None:
+            values = load_config(path).values if path is not None else {}
+            group = self._by_file[key] = len(self.groups)
+            self.groups.append(settings_from(values, str(path) if path is not None else "command line", self._args))
+            self.files.append(path)
+        return group
+
+    def walk_settings(self, group: int) -> tuple[tuple[str, ...], bool]:
+        """What the directory walk needs of a group: its ``exclude`` patterns and ``respect-gitignore``."""
+        options = self.groups[group].pipeline
+        return options.excludes, options.respect_gitignore
+
+    def group_of_file(self, display: str, known: dict[str, int]) -> int:
+        """The group of a file a finding sits in: ``known`` (the run's candidates by display name),
+        else its closest configuration's (a script a unit starts, a ``--config`` YAML)."""
+        group = known.get(display)
+        return group if group is not None else self.group_of(Path(display))

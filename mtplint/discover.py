@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # pathspec costs tens of milliseconds to import: only a tree with a .gitignore pays it
     import pathspec
@@ -32,12 +32,27 @@ PREFILTER = re.compile(
 
 SHELLS = ("sh", "bash", "dash", "zsh", "ksh", "ash")
 
+#: names of configuration files (:data:`mtplint.config.CONFIG_NAMES`, not imported: start-up)
+CONFIG_NAMES = frozenset((".mtplint.toml", "mtplint.toml", "pyproject.toml"))
+
 
 @dataclass(frozen=True)
 class Candidate:
     path: Path
     kind: str
     explicit: bool = False
+    #: the configuration that governs the file (index into :attr:`mtplint.config.ConfigTree.groups`)
+    group: int = 0
+
+
+class Configs(Protocol):
+    """Which configuration governs a path (:class:`mtplint.config.ConfigTree`)."""
+
+    def group_of(self, path: Path) -> int: ...
+
+    def group_at(self, directory: str) -> int | None: ...
+
+    def walk_settings(self, group: int) -> tuple[tuple[str, ...], bool] | None: ...
 
 
 def _shebang_kind(head: bytes) -> str | None:
@@ -153,16 +168,28 @@ def _relative_base(directory: Path, root: Path) -> str | None:
 
 
 def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes: Sequence[str],
-          respect_gitignore: bool) -> Iterator[str]:
-    """Files below ``directory`` (a path string, as joined from the given directory), sorted by name;
-    ``relative``: the directory relative to the root, for ``exclude`` (None: outside the root)."""
-    local = _load_gitignore(directory) if respect_gitignore else None
-    active = [*ignores, local] if local else ignores
+          respect_gitignore: bool, configs: Configs | None = None, group: int = 0) -> Iterator[tuple[str, int]]:
+    """Files below ``directory`` (a path string, as joined from the given directory), sorted by name,
+    each with its configuration group; ``relative``: the directory relative to the root, for
+    ``exclude`` (None: outside the root). With ``configs``, a directory holding its own
+    configuration file starts a group of its own, walked with that configuration's ``exclude``
+    and ``respect-gitignore`` (as ruff's hierarchical configuration)."""
     try:
         with os.scandir(directory) as scan:
             entries = sorted(scan, key=lambda entry: entry.name)
     except OSError:
         return
+    if configs is not None and any(entry.name in CONFIG_NAMES for entry in entries):
+        own = configs.group_at(directory)
+        if own is not None and own != group:
+            group = own
+            walk = configs.walk_settings(group)
+            if walk is not None:
+                excludes, respect_gitignore = walk
+                if not respect_gitignore:
+                    ignores = []
+    local = _load_gitignore(directory) if respect_gitignore else None
+    active = [*ignores, local] if local else ignores
     for entry in entries:
         path = entry.path
         name = entry.name
@@ -181,9 +208,9 @@ def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes
         if excludes and _excluded(Path(path).as_posix() if entry_relative is None else entry_relative, name, excludes):
             continue
         if is_dir:
-            yield from _walk(path, entry_relative, active, excludes, respect_gitignore)
+            yield from _walk(path, entry_relative, active, excludes, respect_gitignore, configs, group)
         else:
-            yield path
+            yield path, group
 
 
 def is_engine_config(path: Path) -> bool:
@@ -292,38 +319,51 @@ def _files_in(folder: str) -> list[str]:
         return []
 
 
-def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), respect_gitignore: bool = True) -> list[Candidate]:
+def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), respect_gitignore: bool = True,
+             configs: Configs | None = None) -> list[Candidate]:
     """Files to lint, in a stable order, each with its kind (before the prefilter). As pre-commit
     passes only the files a commit changed, an environment file given by name brings in the compose
     files beside it (:func:`compose_files_reading`), and an engine ``--config`` YAML given by name
-    the files that launch with it (:func:`launches_naming`)."""
+    the files that launch with it (:func:`launches_naming`).
+
+    ``configs``: each file's configuration group -- for a path given, its closest configuration's;
+    in a directory walked, the closest at or above each file (:func:`_walk`). Without it, or
+    when a path's group is 0, ``excludes`` and ``respect_gitignore`` hold."""
     found: dict[Path, Candidate] = {}
     root = root.resolve()
-    readers: list[tuple[Path, str]] = []
+    readers: list[tuple[Path, str, int]] = []
     for given in paths:
+        group = configs.group_of(given) if configs is not None else 0
+        walk_excludes, walk_gitignore = excludes, respect_gitignore
+        if group and configs is not None:
+            walk = configs.walk_settings(group)
+            if walk is not None:
+                walk_excludes, walk_gitignore = walk
         if given.is_dir():
-            for name in _walk(str(given), _relative_base(given, root), [], excludes, respect_gitignore):
+            for name, walked_group in _walk(str(given), _relative_base(given, root), [], walk_excludes, walk_gitignore,
+                                            configs, group):
                 path = Path(name)
                 kind = classify(path)
                 if kind is None and _may_have_shebang(path.suffix.lower()):
                     kind = classify(path, _head(path))
                 if kind:
-                    found.setdefault(path, Candidate(path, kind))
+                    found.setdefault(path, Candidate(path, kind, group=walked_group))
         elif given.exists() or given.is_symlink():
             kind = classify(given, _head(given)) or "unknown"
-            found[given] = Candidate(given, kind, explicit=True)
+            found[given] = Candidate(given, kind, explicit=True, group=group)
             if kind == "unknown" and is_dotenv(given):
-                readers.extend((path, "compose") for path in compose_files_reading(given))
+                readers.extend((path, "compose", group) for path in compose_files_reading(given))
             elif kind == "yaml" and is_engine_config(given):
-                readers.extend((path, classify(path) or "unknown") for path in launches_naming(given, root))
+                readers.extend((path, classify(path) or "unknown", configs.group_of(path) if configs is not None else 0)
+                               for path in launches_naming(given, root))
         else:
-            found[given] = Candidate(given, "missing", explicit=True)
+            found[given] = Candidate(given, "missing", explicit=True, group=group)
     if readers:
         # realpath, not Path.resolve: a symlink loop given by name must not raise here (it is
         # reported as unreadable by the extraction)
         known = {os.path.realpath(candidate.path) for candidate in found.values()}
-        for path, kind in readers:
+        for path, kind, group in readers:
             if os.path.realpath(path) not in known:
                 known.add(os.path.realpath(path))
-                found[path] = Candidate(path, kind)
+                found[path] = Candidate(path, kind, group=group)
     return list(found.values())

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mtplint.checks import Finding, one_finding_per_mistake, run_rule
 from mtplint.checks.catalog import Rule, load_catalog
 from mtplint.checks.selection import selected_rules
+from mtplint.discover import discover
 from mtplint.extract import FileLoader
 from mtplint.pipeline import Options, Result, run
+
+if TYPE_CHECKING:
+    from mtplint.config import ConfigTree
 
 #: rules about the input itself, produced by the pipeline or by suppression handling, not by predicates
 META_RULES = ("MTP001", "MTP002", "MTP003")
@@ -24,6 +29,11 @@ class LintSettings:
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     extend_rules: tuple[Path, ...] = ()
     objective: str = "latency"
+    #: the GPUs and models the configuration adds (:func:`mtplint.config.activate`)
+    user_gpus: list[dict[str, Any]] = field(default_factory=list)
+    user_models: list[dict[str, Any]] = field(default_factory=list)
+    #: the configuration of every other path of the run (None: these settings hold for all)
+    configs: ConfigTree | None = None
 
 
 @dataclass
@@ -41,15 +51,33 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
     ``jobs``: worker processes (None: as many as CPUs when there are enough files, see
     :func:`mtplint.parallel.default_jobs`); ``cache``: reuse and store per-file results in the
     on-disk cache (:mod:`mtplint.cache`). Both give the same findings, in the same order, as the
-    plain run; neither applies to a seeded ``loader`` (a fix being re-linted in memory)."""
+    plain run; neither applies to a seeded ``loader`` (a fix being re-linted in memory).
+
+    With ``settings.configs``, files governed by another configuration than the first path's are
+    checked with that configuration's settings (:class:`mtplint.config.ConfigTree`), in the same
+    single run: one discovery walk, one report."""
+    candidates = None
+    tree = settings.configs
+    if tree is not None:
+        options = settings.pipeline
+        candidates = discover(paths, options.root, options.excludes, options.respect_gitignore, tree)
+        if any(candidate.group for candidate in candidates):
+            from mtplint.parallel import lint_units
+
+            return lint_units(paths, settings, jobs=jobs if loader is None else 1, use_cache=cache and loader is None,
+                              candidates=candidates, loader=loader)
+        if tree.nested:  # another configuration was read (and its catalog registered), but governs nothing
+            from mtplint.config import activate
+
+            activate(settings)
     if loader is None and (cache or jobs != 1):
         from mtplint.parallel import lint_units
 
-        return lint_units(paths, settings, jobs=jobs, use_cache=cache)
+        return lint_units(paths, settings, jobs=jobs, use_cache=cache, candidates=candidates)
     catalog = load_catalog(settings.extend_rules)
     rules = selected_rules(catalog, settings.select, settings.extend_select, settings.ignore)
     chosen = {rule.code for rule in rules}
-    pipeline_result = run(paths, settings.pipeline, loader)
+    pipeline_result = run(paths, settings.pipeline, loader, candidates=candidates)
     findings: list[Finding] = []
     for report in pipeline_result.launches:
         report.objective = settings.objective

@@ -16,7 +16,9 @@ as the plain run does it:
 * the final order (by file, line, column, code).
 
 So ``--jobs 1``, ``--jobs N`` and a cached run give the same output (tests/test_parallel.py,
-tests/test_cache.py).
+tests/test_cache.py). A run over files of several configurations (:class:`mtplint.config.ConfigTree`)
+goes this way too: each file is analysed with its configuration's settings (each with its own
+cache key), and the records are assembled as one run (tests/test_config_hierarchy.py).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from mtplint.cache import Cache
     from mtplint.checks import Finding
     from mtplint.checks.catalog import Rule
+    from mtplint.config import ConfigTree
     from mtplint.lint import LintResult, LintSettings
 
 #: below this many files to lint, worker processes cost more than they save (process start-up and
@@ -115,16 +118,17 @@ class RecordingLoader(FileLoader):
         return source
 
 
-def analyse(candidate: Candidate, loader: RecordingLoader, settings: LintSettings, rules: Sequence[Rule],
+def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, rules: Sequence[Rule],
             catalog: dict[str, Rule], with_deps: bool) -> tuple[Record, Deps | None]:
-    """Extract, model and check one discovered file; the record of it and, for the cache, the
-    files and directories its result depends on."""
+    """Extract, model and check one discovered file; the record of it and, for the cache (with a
+    :class:`RecordingLoader`), the files and directories its result depends on."""
     from mtplint.checks import run_rule
     from mtplint.checks.suppress import launch_end_line
     from mtplint.lint import META_RULES
     from mtplint.pipeline import Result, extract_file, model_launch
 
-    loader.requested = {}
+    if isinstance(loader, RecordingLoader):
+        loader.requested = {}
     chosen = {rule.code for rule in rules}
     scratch = Result(loader=loader)
     issues = Issues()
@@ -168,7 +172,8 @@ def analyse(candidate: Candidate, loader: RecordingLoader, settings: LintSetting
             from mtplint.checks.mtp003 import unresolved_findings
 
             item["unresolved"] = [finding_json(f) for f in unresolved_findings(catalog["MTP003"], report, list(rules))]
-    return record, (_deps(candidate, loader, settings.pipeline.root) if with_deps else None)
+    deps = _deps(candidate, loader, settings.pipeline.root) if with_deps and isinstance(loader, RecordingLoader) else None
+    return record, deps
 
 
 def _deps(candidate: Candidate, loader: RecordingLoader, root: Path) -> Deps:
@@ -198,18 +203,39 @@ def _deps(candidate: Candidate, loader: RecordingLoader, root: Path) -> Deps:
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_start(settings: LintSettings, codes: list[str], with_deps: bool) -> None:
-    from mtplint.checks.catalog import load_catalog
+class _Group:
+    """One configuration's part of a run: its settings, rule catalog, selected rules and cache."""
 
-    catalog = load_catalog(settings.extend_rules)
-    _WORKER.update(settings=settings, catalog=catalog, rules=[catalog[code] for code in codes], with_deps=with_deps,
-                   loader=RecordingLoader(settings.pipeline.root))
+    def __init__(self, settings: LintSettings, rule_codes: Sequence[str] | None = None) -> None:
+        from mtplint.checks.catalog import load_catalog
+        from mtplint.checks.selection import selected_rules
+
+        self.settings = settings
+        self.catalog = load_catalog(settings.extend_rules)
+        self.rules = (selected_rules(self.catalog, settings.select, settings.extend_select, settings.ignore)
+                      if rule_codes is None else [self.catalog[code] for code in rule_codes])
+        self.cache: Cache | None = None
+
+
+def _worker_start(members: list[LintSettings], codes: list[list[str]], with_deps: bool) -> None:
+    groups = [_Group(settings, group_codes) for settings, group_codes in zip(members, codes, strict=True)]
+    _WORKER.update(groups=groups, with_deps=with_deps, active=None,
+                   loader=RecordingLoader(members[0].pipeline.root))
 
 
 def _worker_chunk(chunk: list[tuple[int, Candidate]]) -> list[tuple[int, Record, Deps | None]]:
     w = _WORKER
-    return [(index, *analyse(candidate, w["loader"], w["settings"], w["rules"], w["catalog"], w["with_deps"]))
-            for index, candidate in chunk]
+    done = []
+    for index, candidate in chunk:
+        group = w["groups"][candidate.group]
+        if len(w["groups"]) > 1 and w["active"] != candidate.group:
+            from mtplint.config import activate
+
+            activate(group.settings)
+            w["active"] = candidate.group
+        done.append((index, *analyse(candidate, w["loader"], group.settings, group.rules, group.catalog,
+                                     w["with_deps"])))
+    return done
 
 
 def _pool_context() -> Any:
@@ -223,35 +249,55 @@ def _pool_context() -> Any:
 
 # -- the run ---------------------------------------------------------------------------------------
 
-def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, use_cache: bool) -> LintResult:
-    from mtplint.checks.catalog import load_catalog
-    from mtplint.checks.selection import selected_rules
+def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, use_cache: bool,
+               candidates: list[Candidate] | None = None, loader: FileLoader | None = None) -> LintResult:
+    """``candidates``: the files, already discovered (default: discovered here). When they come
+    from several configurations (``settings.configs``, candidates of a group other than 0), each
+    file is analysed with its own configuration's settings and the records assembled as one run.
+    ``loader``: one seeded with texts that stand for files (a fix re-linted in memory; in-process,
+    no cache)."""
+    from dataclasses import replace
 
-    catalog = load_catalog(settings.extend_rules)
-    rules = selected_rules(catalog, settings.select, settings.extend_select, settings.ignore)
     options = settings.pipeline
-    candidates = discover(paths, options.root, options.excludes, options.respect_gitignore)
+    if candidates is None:
+        candidates = discover(paths, options.root, options.excludes, options.respect_gitignore)
+    tree = settings.configs
+    grouped = tree is not None and any(candidate.group for candidate in candidates)
+    # what a worker is sent: each group's settings without the tree (it holds the command line)
+    members = [replace(member, configs=None) for member in (tree.groups if tree is not None and grouped else [settings])]
+    groups = [_Group(member) for member in members]
     records: list[Record | None] = [None] * len(candidates)
-    cache = _open_cache(settings, rules, catalog) if use_cache else None
     keys: dict[int, str] = {}
     display = FileLoader(options.root).display
     work: list[tuple[int, Candidate]] = []
     for index, candidate in enumerate(candidates):
-        if cache is not None:
-            key = _cache_key(cache, candidate, display)
+        group = groups[candidate.group]
+        if use_cache and group.cache is None:
+            group.cache = _open_cache(group.settings, group.rules, group.catalog)
+        if group.cache is not None:
+            key = _cache_key(group.cache, candidate, display)
             if key is not None:
                 keys[index] = key
-                records[index] = cache.get(key)
+                records[index] = group.cache.get(key)
         if records[index] is None:
             work.append((index, candidate))
 
     workers = default_jobs(len(work)) if jobs is None else max(1, jobs)
-    workers = min(workers, max(1, len(work)))
-    with_deps = cache is not None
+    workers = 1 if loader is not None else min(workers, max(1, len(work)))
+    with_deps = use_cache and loader is None
     done: list[tuple[int, Record, Deps | None]] = []
     if workers == 1:
-        loader = RecordingLoader(options.root)
-        done = [(index, *analyse(candidate, loader, settings, rules, catalog, with_deps)) for index, candidate in work]
+        run_loader = loader if loader is not None else RecordingLoader(options.root)
+        active: int | None = None
+        for index, candidate in work:
+            group = groups[candidate.group]
+            if grouped and active != candidate.group:
+                from mtplint.config import activate
+
+                activate(group.settings)
+                active = candidate.group
+            done.append((index, *analyse(candidate, run_loader, group.settings, group.rules, group.catalog,
+                                         with_deps)))
     else:
         # contiguous chunks keep a directory's files together (they share .env, pins, scripts);
         # many chunks per worker even out files that cost more than others, so no worker idles
@@ -261,14 +307,23 @@ def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, u
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(workers, mp_context=_pool_context(), initializer=_worker_start,
-                                 initargs=(settings, [rule.code for rule in rules], with_deps)) as pool:
+                                 initargs=(members, [[rule.code for rule in group.rules] for group in groups],
+                                           with_deps)) as pool:
             for results in pool.map(_worker_chunk, chunks):
                 done.extend(results)
     for index, record, deps in done:
         records[index] = record
+        cache = groups[candidates[index].group].cache
         if cache is not None and deps is not None and index in keys:
             cache.put(keys[index], record, deps)
-    return assemble([record for record in records if record is not None], settings, catalog, rules)
+    if grouped:
+        from mtplint.config import activate
+
+        activate(members[0])  # the run's first configuration again, as after a run under one
+    kept = [(record, candidate) for record, candidate in zip(records, candidates, strict=True) if record is not None]
+    return assemble([record for record, _ in kept], groups, [candidate.group for _, candidate in kept],
+                    tree if grouped else None, loader,
+                    {display(candidate.path): candidate.group for _, candidate in kept} if grouped else None)
 
 
 def _cache_key(cache: Cache, candidate: Candidate, display: Any) -> str | None:
@@ -319,41 +374,53 @@ def _unique(items: list[Record]) -> list[Record]:
     return unique
 
 
-def assemble(records: list[Record], settings: LintSettings, catalog: dict[str, Rule], rules: list[Rule]) -> LintResult:
-    """The run's result from its files' records, in the plain run's order (see module docstring)."""
+def assemble(records: list[Record], groups: Sequence[_Group], record_groups: Sequence[int],
+             configs: ConfigTree | None = None, loader: FileLoader | None = None,
+             candidate_groups: dict[str, int] | None = None) -> LintResult:
+    """The run's result from its files' records, in the plain run's order (see module docstring).
+
+    ``record_groups``: each record's configuration group (index into ``groups``): its launches were
+    checked with that group's rules. Under several configurations (``configs``), a finding's
+    ``per-file-ignores``, and the noqa comments of a file (MTP002), follow the configuration of the
+    file they sit in: a candidate's own group (``candidate_groups``, by display name), else its
+    closest configuration's. ``loader``: the texts the run read (a fix re-linted in memory)."""
+    from dataclasses import replace
+
     from mtplint.checks import Finding, one_finding_per_mistake
     from mtplint.checks.suppress import apply_suppressions
     from mtplint.lint import LintResult
     from mtplint.pipeline import Result
 
-    loader = FileLoader(settings.pipeline.root)
+    first = groups[0]
+    loader = loader if loader is not None else FileLoader(first.settings.pipeline.root)
     result = Result(loader=loader, files_seen=len(records))
-    diagnostics: list[list[Any]] = []
+    diagnostics: list[tuple[list[Any], int]] = []
     launches: list[Record] = []
-    for record in records:
+    launch_groups: dict[int, int] = {}
+    for record, group in zip(records, record_groups, strict=True):
         result.files_skipped += record["skipped"]
-        diagnostics.extend(record["diagnostics"])
+        diagnostics.extend((item, group) for item in record["diagnostics"])
         result.internal_errors.extend(record["errors"])
         launches.extend(record["launches"])
+        launch_groups.update((id(item), group) for item in record["launches"])
     unique = _unique(launches)
     for item in unique:
-        diagnostics.extend(item["diagnostics"])
+        diagnostics.extend((diagnostic, launch_groups[id(item)]) for diagnostic in item["diagnostics"])
         result.internal_errors.extend(item["errors"])
-    result.diagnostics = [Diagnostic(code, message, Span(*span)) for code, message, span in diagnostics]
+    result.diagnostics = [Diagnostic(code, message, Span(*span)) for (code, message, span), _ in diagnostics]
 
-    chosen = {rule.code for rule in rules}
-    findings = [finding_from(data, catalog) for item in unique for data in item["findings"]]
-    findings += [finding_from(data, catalog) for item in unique for data in item["unresolved"]]
-    if "MTP001" in chosen:
-        parse_rule = catalog["MTP001"]
-        unparsable: dict[tuple[str, int], Finding] = {}
-        for diagnostic in result.diagnostics:
-            if diagnostic.code != "MTP001":
-                continue
-            key = (diagnostic.span.file, diagnostic.span.start)
-            if key not in unparsable or len(diagnostic.message) > len(unparsable[key].message):
-                unparsable[key] = Finding(parse_rule, diagnostic.message, diagnostic.span)
-        findings.extend(unparsable.values())
+    chosen = [{rule.code for rule in group.rules} for group in groups]
+    findings = [finding_from(data, groups[launch_groups[id(item)]].catalog)
+                for item in unique for key in ("findings", "unresolved") for data in item[key]]
+    parse_rule = first.catalog["MTP001"]
+    unparsable: dict[tuple[str, int], Finding] = {}
+    for diagnostic, (_, group) in zip(result.diagnostics, diagnostics, strict=True):
+        if diagnostic.code != "MTP001" or "MTP001" not in chosen[group]:
+            continue
+        key = (diagnostic.span.file, diagnostic.span.start)
+        if key not in unparsable or len(diagnostic.message) > len(unparsable[key].message):
+            unparsable[key] = Finding(parse_rule, diagnostic.message, diagnostic.span)
+    findings.extend(unparsable.values())
     findings = one_finding_per_mistake(findings)
 
     sources: dict[str, SourceFile] = {}
@@ -367,7 +434,34 @@ def assemble(records: list[Record], settings: LintSettings, catalog: dict[str, R
                 sources[item["display"]] = source
         if item["span_key"] is not None and item["end"] is not None:
             ends[(item["span_key"][0], item["span_key"][1])] = item["end"]
-    kept, suppressed = apply_suppressions(findings, result, settings.per_file_ignores, catalog, chosen,
-                                          launch_sources=sources, launch_ends=ends)
+    if configs is None:
+        kept, suppressed = apply_suppressions(findings, result, first.settings.per_file_ignores, first.catalog,
+                                              chosen[0], launch_sources=sources, launch_ends=ends)
+    else:
+        # each configuration's per-file-ignores and MTP002 over the files it governs
+        known = candidate_groups or {}
+        group_of: dict[str, int] = {}
+
+        def file_group(file: str) -> int:
+            if file not in group_of:
+                group_of[file] = configs.group_of_file(file, known)
+            return group_of[file]
+
+        files = {finding.span.file for finding in findings} | set(sources)
+        governed = [*groups, *(_Group(replace(configs.groups[number], configs=None))
+                               for number in range(len(groups), max(map(file_group, files), default=0) + 1))]
+        chosen += [{rule.code for rule in group.rules} for group in governed[len(groups):]]
+        kept, suppressed = [], []
+        for number, governing in enumerate(governed):
+            own = [finding for finding in findings if file_group(finding.span.file) == number]
+            own_sources = {name: source for name, source in sources.items() if file_group(name) == number}
+            if not own and not own_sources:
+                continue
+            group_kept, group_suppressed = apply_suppressions(
+                own, result, governing.settings.per_file_ignores, governing.catalog, chosen[number],
+                launch_sources=own_sources, launch_ends=ends)
+            kept.extend(group_kept)
+            suppressed.extend(group_suppressed)
     kept.sort(key=Finding.sort_key)
+    rules = list({rule.code: rule for group in groups for rule in group.rules}.values())
     return LintResult(kept, suppressed, result, rules)

@@ -11,7 +11,7 @@ import contextlib
 import importlib
 import re
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -251,16 +251,17 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
     return []
 
 
-def _extracted(paths: list[Path], options: Options, loader: FileLoader, issues: Issues,
-               result: Result) -> Iterator[tuple[Launch, bool]]:
-    """Every launch with whether it was found through another file (a unit's or image's script)."""
-    for candidate in discover(paths, options.root, options.excludes, options.respect_gitignore):
+def _extracted(candidates: list[Candidate], loader: FileLoader, issues: Issues,
+               result: Result) -> Iterator[tuple[Launch, bool, int]]:
+    """Every launch with whether it was found through another file (a unit's or image's script),
+    and the configuration group of the file it was found in."""
+    for candidate in candidates:
         result.files_seen += 1
         for launch in extract_file(candidate, loader, issues, result):
-            yield launch, launch.source.path.resolve() != candidate.path.resolve()
+            yield launch, launch.source.path.resolve() != candidate.path.resolve(), candidate.group
 
 
-def _unique(found: Iterable[tuple[Launch, bool]]) -> list[Launch]:
+def _unique(found: Iterable[tuple[Launch, bool, int]]) -> list[tuple[Launch, int]]:
     """Drop a script's stand-alone reading when the same command was also read through the unit,
     Dockerfile or wrapper that starts it: that reading has the environment the command really gets."""
     items = list(found)
@@ -268,28 +269,38 @@ def _unique(found: Iterable[tuple[Launch, bool]]) -> list[Launch]:
     def key(launch: Launch) -> tuple[str, int]:
         return launch.source.display, launch.span.start if launch.span else -1
 
-    started = {key(launch) for launch, via_other in items if via_other}
+    started = {key(launch) for launch, via_other, _ in items if via_other}
     seen: set[tuple[str, int, str]] = set()
     unique = []
-    for launch, via_other in items:
+    for launch, via_other, group in items:
         if not via_other:
             if key(launch) not in started:
-                unique.append(launch)
+                unique.append((launch, group))
             continue
         identity = (*key(launch), launch.context)
         if identity not in seen:
             seen.add(identity)
-            unique.append(launch)
+            unique.append((launch, group))
     return unique
 
 
-def run(paths: list[Path], options: Options, loader: FileLoader | None = None) -> Result:
+def run(paths: list[Path], options: Options, loader: FileLoader | None = None, *,
+        candidates: list[Candidate] | None = None, activate: Callable[[int], None] | None = None) -> Result:
     """``loader`` may come pre-seeded with texts that stand for files on disk (``--fix`` re-lints
-    its edits in memory); by default files are read from disk."""
+    its edits in memory); by default files are read from disk. ``candidates``: the files to read,
+    already discovered (default: :func:`mtplint.discover.discover` of ``paths``). ``activate``:
+    called with a candidate's configuration group before the launches found in it are modelled
+    when it differs from the last one (``inspect`` under several configurations' GPU catalogs)."""
     loader = loader if loader is not None else FileLoader(options.root)
     result = Result(loader=loader)
     issues = Issues()
-    for launch in _unique(_extracted(paths, options, loader, issues, result)):
+    if candidates is None:
+        candidates = discover(paths, options.root, options.excludes, options.respect_gitignore)
+    active = 0
+    for launch, group in _unique(_extracted(candidates, loader, issues, result)):
+        if activate is not None and group != active:
+            activate(group)
+            active = group
         try:
             result.launches.append(model_launch(launch, loader, issues, options))
         except Exception as error:  # one bad launch must not stop the run

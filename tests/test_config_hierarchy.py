@@ -1,0 +1,280 @@
+"""Hierarchical configuration (as ruff's): every file is checked with the configuration closest to
+it, in one run with one report -- the pre-commit case of a monorepo whose teams each keep an
+``mtplint.toml``, where one hook call passes files of several teams."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mtplint.user_catalog import register_user_catalog
+from tests.conftest import run_cli
+from tests.test_user_catalog import COMPOSE as CUSTOM_GPU_COMPOSE
+from tests.test_user_catalog import PYPROJECT as CUSTOM_GPU_PYPROJECT
+
+# on vLLM 0.32 with a hybrid model: MTP102 (prefix caching on by default with MTP, fix unsafe);
+# without a GPU identity MTP003 notes that MTP201/MTP301 could not run; with one, the VRAM rules do
+COMPOSE = """\
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.32.0
+    command: >
+      Qwen/Qwen3.6-35B-A3B
+      --speculative-config '{"method": "mtp", "num_speculative_tokens": 2}'
+      --max-num-seqs 16
+"""
+
+# an SGLang launch whose image tag is not pinned: engine-versions decides whether MTP103 fires
+SGLANG_COMPOSE = """\
+services:
+  sglang:
+    image: lmsysorg/sglang:latest
+    command: >
+      python3 -m sglang.launch_server
+      --model-path deepseek-ai/DeepSeek-V3-0324
+      --tp 8
+      --speculative-algorithm NEXTN
+      --speculative-num-steps 3
+      --speculative-eagle-topk 1
+      --speculative-num-draft-tokens 4
+"""
+
+
+@pytest.fixture(autouse=True)
+def _clean_registry() -> Iterator[None]:
+    """Configuration GPUs are registered process-wide: leave none behind for other tests."""
+    yield
+    register_user_catalog([], [])
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return root
+
+
+def check_json(root: Path, *args: str) -> tuple[int, list[dict[str, Any]], str]:
+    code, out, err = run_cli(["check", "--output-format", "json", *args], cwd=root)
+    assert code in (0, 1), err
+    findings: list[dict[str, Any]] = json.loads(out)
+    return code, findings, err
+
+
+def by_file(findings: list[dict[str, Any]]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for finding in findings:
+        found.setdefault(finding["filename"], []).append(finding["code"])
+    return found
+
+
+@pytest.fixture
+def two_teams(tmp_path: Path) -> Path:
+    """A monorepo: team-a runs on H100s and keeps every rule; team-b silences MTP102 and has no GPU set."""
+    return write(tmp_path, {
+        "team-a/deploy/compose.yaml": COMPOSE,
+        "team-a/mtplint.toml": 'gpu = "h100"\n',
+        "team-b/compose.yaml": COMPOSE,
+        "team-b/mtplint.toml": 'ignore = ["MTP102"]\n',
+    })
+
+
+def test_sibling_projects_in_one_call_each_get_their_own_configuration(two_teams: Path) -> None:
+    """The configuration of the first path used to hold for all: b's ignore silenced a's MTP102."""
+    for order in (["team-b/compose.yaml", "team-a/deploy/compose.yaml"],
+                  ["team-a/deploy/compose.yaml", "team-b/compose.yaml"]):
+        _, findings, _ = check_json(two_teams, *order)
+        found = by_file(findings)
+        assert "MTP102" in found["team-a/deploy/compose.yaml"], order
+        assert "MTP201" in found["team-a/deploy/compose.yaml"], order  # gpu = "h100": the VRAM check ran
+        assert "MTP003" not in found["team-a/deploy/compose.yaml"], order
+        assert found["team-b/compose.yaml"] == ["MTP003"], order  # no GPU, MTP102 ignored
+    # each alone gives what it gives in the combined run
+    _, alone_a, _ = check_json(two_teams, "team-a/deploy/compose.yaml")
+    _, alone_b, _ = check_json(two_teams, "team-b/compose.yaml")
+    _, together, _ = check_json(two_teams, "team-b/compose.yaml", "team-a/deploy/compose.yaml")
+    assert together == alone_a + alone_b
+
+
+def test_select_of_each_configuration(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "a/compose.yaml": COMPOSE, "a/mtplint.toml": 'select = ["MTP2", "MTP003"]\n',
+        "b/compose.yaml": COMPOSE, "b/mtplint.toml": 'select = ["MTP102"]\n',
+    })
+    _, findings, _ = check_json(tmp_path, "b/compose.yaml", "a/compose.yaml")
+    assert by_file(findings) == {"a/compose.yaml": ["MTP003"], "b/compose.yaml": ["MTP102"]}
+
+
+def test_engine_versions_of_each_configuration(tmp_path: Path) -> None:
+    """MTP103 (SGLANG_ENABLE_SPEC_V2 missing) holds for SGLang 0.5.9, not 0.5.11 (default on; test_version_awareness)."""
+    write(tmp_path, {
+        "old/compose.yaml": SGLANG_COMPOSE, "old/mtplint.toml": '[engine-versions]\nsglang = "0.5.9"\n',
+        "new/compose.yaml": SGLANG_COMPOSE, "new/mtplint.toml": '[engine-versions]\nsglang = "0.5.11"\n',
+    })
+    _, findings, _ = check_json(tmp_path, "--select", "MTP103", "new/compose.yaml", "old/compose.yaml")
+    assert by_file(findings) == {"old/compose.yaml": ["MTP103"]}
+
+
+def test_command_line_still_wins_over_each_configuration(two_teams: Path) -> None:
+    _, findings, _ = check_json(two_teams, "--select", "MTP102", "team-b/compose.yaml", "team-a/deploy/compose.yaml")
+    assert by_file(findings) == {"team-a/deploy/compose.yaml": ["MTP102"], "team-b/compose.yaml": ["MTP102"]}
+    _, findings, _ = check_json(two_teams, "--gpu", "l40s", "team-b/compose.yaml", "team-a/deploy/compose.yaml")
+    assert all("MTP003" not in codes for codes in by_file(findings).values())
+    assert "l40s" in json.dumps(findings) and "h100" not in json.dumps(findings)
+
+
+def test_isolated_and_config_option_mean_one_configuration_for_all(two_teams: Path) -> None:
+    _, findings, _ = check_json(two_teams, "--isolated", "team-b/compose.yaml", "team-a/deploy/compose.yaml")
+    assert by_file(findings) == {"team-a/deploy/compose.yaml": ["MTP003", "MTP102"],
+                                 "team-b/compose.yaml": ["MTP003", "MTP102"]}
+    _, findings, _ = check_json(two_teams, "--config", "team-b/mtplint.toml", "team-a/deploy/compose.yaml")
+    assert by_file(findings) == {"team-a/deploy/compose.yaml": ["MTP003"]}
+
+
+def test_walked_tree_subdirectory_with_its_own_configuration(tmp_path: Path) -> None:
+    """As ruff: a directory walked uses, below a subdirectory holding a configuration, that one --
+    its exclude included; a pyproject.toml without [tool.mtplint] starts nothing."""
+    write(tmp_path, {
+        "mtplint.toml": 'exclude = ["scratch"]\n',
+        "compose.yaml": COMPOSE,
+        "scratch/compose.yaml": COMPOSE,
+        "services/chat/mtplint.toml": 'ignore = ["MTP102"]\nexclude = ["legacy"]\n',
+        "services/chat/compose.yaml": COMPOSE,
+        "services/chat/legacy/compose.yaml": COMPOSE,
+        "services/chat/tools/pyproject.toml": '[project]\nname = "chat-tools"\n',
+        "services/chat/tools/compose.yaml": COMPOSE,
+        "services/embed/compose.yaml": COMPOSE,
+        "legacy/compose.yaml": COMPOSE,
+    })
+    _, findings, _ = check_json(tmp_path, ".")
+    assert by_file(findings) == {
+        "compose.yaml": ["MTP003", "MTP102"],
+        "legacy/compose.yaml": ["MTP003", "MTP102"],  # only the chat service excludes its legacy/
+        "services/chat/compose.yaml": ["MTP003"],
+        "services/chat/tools/compose.yaml": ["MTP003"],  # governed by services/chat/mtplint.toml
+        "services/embed/compose.yaml": ["MTP003", "MTP102"],
+    }
+    # the same file named explicitly, or its directory walked from inside, gets the same configuration
+    _, findings, _ = check_json(tmp_path, "services/chat/tools/compose.yaml", "compose.yaml")
+    assert by_file(findings) == {"compose.yaml": ["MTP003", "MTP102"], "services/chat/tools/compose.yaml": ["MTP003"]}
+    _, findings, _ = check_json(tmp_path / "services", ".")
+    assert by_file(findings) == {"chat/compose.yaml": ["MTP003"], "chat/tools/compose.yaml": ["MTP003"],
+                                 "embed/compose.yaml": ["MTP003", "MTP102"]}
+
+
+def test_explicit_file_plus_a_directory(two_teams: Path) -> None:
+    write(two_teams, {"team-b/k8s/deployment.yaml": COMPOSE.replace("services:", "x-services:"),
+                      "team-a/scripts/serve.sh": "#!/bin/sh\nexec vllm serve Qwen/Qwen3.6-35B-A3B "
+                      "--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 2}'\n"})
+    _, findings, _ = check_json(two_teams, "team-a/scripts/serve.sh", "team-b")
+    found = by_file(findings)
+    # team-a's gpu: the hardware-aware rules ran (no MTP003 "no GPU identity"), MTP301 fires for k=2 on an H100
+    assert found["team-a/scripts/serve.sh"] == ["MTP301"]
+    assert found["team-b/compose.yaml"] == ["MTP003"]
+
+
+def test_per_file_ignores_are_relative_to_each_configuration(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "a/mtplint.toml": '[per-file-ignores]\n"deploy/*" = ["MTP102"]\n"compose.yaml" = ["MTP003"]\n',
+        "a/deploy/compose.yaml": COMPOSE,
+        "b/mtplint.toml": 'select = ["MTP1", "MTP2", "MTP3", "MTP003"]\n',
+        "b/deploy/compose.yaml": COMPOSE,
+    })
+    expected = {"a/deploy/compose.yaml": [], "b/deploy/compose.yaml": ["MTP003", "MTP102"]}
+    for args in (["b/deploy/compose.yaml", "a/deploy/compose.yaml"], ["b", "a"], ["."]):
+        _, findings, _ = check_json(tmp_path, *args)
+        found = by_file(findings)
+        assert {name: found.get(name, []) for name in expected} == expected, args
+    # SARIF says which configuration's per-file-ignores suppressed a finding ("external")
+    code, out, err = run_cli(["check", "--output-format", "sarif", "b", "a"], cwd=tmp_path)
+    assert code == 1, err
+    results = json.loads(out)["runs"][0]["results"]
+    suppressed = {(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]):
+                  [s["kind"] for s in r.get("suppressions", [])] for r in results}
+    assert suppressed[("MTP102", "a/deploy/compose.yaml")] == ["external"]
+    assert suppressed[("MTP102", "b/deploy/compose.yaml")] == []
+
+
+def test_exit_code_and_summary_merge_into_one_report(two_teams: Path) -> None:
+    code, out, err = run_cli(["check", "--output-format", "concise", "team-b/compose.yaml",
+                              "team-a/deploy/compose.yaml"], cwd=two_teams)
+    assert code == 1, err
+    lines = out.splitlines()
+    assert [line.split(":")[0] for line in lines if ": MTP" in line] == \
+        ["team-a/deploy/compose.yaml"] * 3 + ["team-b/compose.yaml"]  # one list, in file order
+    assert sum(line.startswith("Found ") for line in lines) == 1
+    assert "Found 4 findings (3 warnings, 1 info)." in lines
+    # team-b alone has only an info finding: exit 0; with team-a's warnings in the same call: 1
+    assert run_cli(["check", "team-b/compose.yaml"], cwd=two_teams)[0] == 0
+    write(two_teams, {"team-a/mtplint.toml": 'gpu = "h100"\nselect = ["MTP003"]\n'})
+    code, out, _ = run_cli(["check", "team-b/compose.yaml", "team-a/deploy/compose.yaml"], cwd=two_teams)
+    assert code == 0 and "Found 1 finding (1 info)." in out
+
+
+def test_unused_noqa_follows_the_configuration_of_its_file(tmp_path: Path) -> None:
+    """MTP002 ("unused noqa") for a code only where that code is selected."""
+    quiet = COMPOSE.replace("--max-num-seqs 16", "--max-num-seqs 16 --no-enable-prefix-caching")
+    noqa = quiet.replace("services:\n", "services:  # mtplint: noqa: MTP102\n")
+    write(tmp_path, {"a/compose.yaml": noqa, "a/mtplint.toml": 'extend-select = ["MTP002"]\n',
+                     "b/compose.yaml": noqa, "b/mtplint.toml": 'extend-select = ["MTP002"]\nignore = ["MTP102"]\n'})
+    _, findings, _ = check_json(tmp_path, "b/compose.yaml", "a/compose.yaml")
+    assert [f["filename"] for f in findings if f["code"] == "MTP002"] == ["a/compose.yaml"]
+
+
+def test_configuration_gpus_of_each_file(tmp_path: Path) -> None:
+    """A GPU one team adds in its configuration is not known to another team's files."""
+    write(tmp_path, {"a/pyproject.toml": CUSTOM_GPU_PYPROJECT, "a/compose.yaml": CUSTOM_GPU_COMPOSE,
+                     "b/mtplint.toml": 'select = ["MTP2", "MTP003"]\n', "b/compose.yaml": CUSTOM_GPU_COMPOSE})
+    for order in (["b/compose.yaml", "a/compose.yaml"], ["a/compose.yaml", "b/compose.yaml"]):
+        _, findings, _ = check_json(tmp_path, *order)
+        a_vram = [f for f in findings if f["filename"] == "a/compose.yaml" and f["code"] == "MTP201"]
+        assert a_vram and "16380 MiB" in a_vram[0]["message"], order
+        assert not [f for f in findings if f["filename"] == "b/compose.yaml" and f["code"] == "MTP201"], order
+    code, out, err = run_cli(["inspect", "--format", "json", "b/compose.yaml", "a/compose.yaml"], cwd=tmp_path)
+    assert code == 0, err
+    gpus = {launch["file"]: launch["effective"]["gpu"] for launch in json.loads(out)["launches"]}
+    assert gpus["a/compose.yaml"]["value"] == "rtx-4060-ti-16g" and "unknown_gpu" not in gpus["a/compose.yaml"]
+    assert gpus["b/compose.yaml"]["unknown_gpu"] == "rtx-4060-ti-16g"
+
+
+def test_jobs_and_cache_give_the_same_report(two_teams: Path) -> None:
+    write(two_teams, {f"team-{team}/svc{n}/compose.yaml": COMPOSE for team in "ab" for n in range(40)})
+    paths = ["team-b", "team-a"]
+    _, plain, _ = check_json(two_teams, "--no-cache", "--jobs", "1", *paths)
+    _, parallel, _ = check_json(two_teams, "--no-cache", "--jobs", "2", *paths)
+    _, cold, _ = check_json(two_teams, "--jobs", "1", *paths)
+    _, warm, _ = check_json(two_teams, *paths)
+    assert plain == parallel == cold == warm
+    assert len(by_file(plain)) == 82 and by_file(plain)["team-b/svc7/compose.yaml"] == ["MTP003"]
+    assert "MTP201" in by_file(plain)["team-a/svc7/compose.yaml"]  # team-a's gpu, in the workers too
+
+
+def test_fix_and_diff_use_each_files_configuration(two_teams: Path) -> None:
+    """team-b ignores MTP102: its file keeps prefix caching; team-a's gets the fix."""
+    code, out, err = run_cli(["check", "--diff", "--unsafe-fixes", "team-b/compose.yaml",
+                              "team-a/deploy/compose.yaml"], cwd=two_teams)
+    assert code == 1, err
+    assert "team-a/deploy/compose.yaml" in out and "team-b/compose.yaml" not in out
+    code, _, err = run_cli(["check", "--fix", "--unsafe-fixes", "team-b/compose.yaml", "team-a/deploy/compose.yaml"],
+                           cwd=two_teams)
+    assert code == 1, err  # team-b's MTP003 note does not fail; team-a's VRAM warnings remain
+    assert (two_teams / "team-b/compose.yaml").read_text(encoding="utf-8") == COMPOSE
+    assert (two_teams / "team-a/deploy/compose.yaml").read_text(encoding="utf-8") != COMPOSE
+    _, findings, _ = check_json(two_teams, "team-a/deploy/compose.yaml")
+    assert "MTP102" not in by_file(findings)["team-a/deploy/compose.yaml"]
+
+
+def test_a_broken_configuration_of_a_later_path_is_reported(tmp_path: Path) -> None:
+    """Also when the first path has no configuration and the files look like nothing to lint
+    (the start-up shortcut must not skip the second file's configuration)."""
+    write(tmp_path, {"a/README.md": "# a\n", "b/README.md": "# b\n", "b/mtplint.toml": 'selct = ["MTP1"]\n'})
+    code, _, err = run_cli(["check", "a/README.md", "b/README.md"], cwd=tmp_path)
+    assert code == 2 and "b/mtplint.toml" in err and "key `selct`" in err
+    write(tmp_path, {"b/compose.yaml": COMPOSE})
+    code, _, err = run_cli(["check", "a/README.md", "b/compose.yaml"], cwd=tmp_path)
+    assert code == 2 and "key `selct`" in err
