@@ -4,6 +4,7 @@ it, in one run with one report -- the pre-commit case of a monorepo whose teams 
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -278,3 +279,33 @@ def test_a_broken_configuration_of_a_later_path_is_reported(tmp_path: Path) -> N
     write(tmp_path, {"b/compose.yaml": COMPOSE})
     code, _, err = run_cli(["check", "a/README.md", "b/compose.yaml"], cwd=tmp_path)
     assert code == 2 and "key `selct`" in err
+
+
+def test_a_script_an_image_starts_is_read_once_across_configurations(tmp_path: Path) -> None:
+    """The script's stand-alone reading (under docker/'s configuration) is dropped when the
+    Dockerfile (under the root's) starts it, as in a run under one configuration: that reading has
+    the environment the command really gets (ENV MODEL, the image's version)."""
+    write(tmp_path, {
+        "mtplint.toml": 'gpu = "h100"\n',
+        "Dockerfile": "FROM vllm/vllm-openai:v0.11.0\nENV MODEL=Qwen/Qwen3.6-27B\n"
+                      "COPY docker/entrypoint.sh /usr/local/bin/\nENTRYPOINT [\"/usr/local/bin/entrypoint.sh\"]\n"
+                      'CMD ["--max-num-seqs", "16"]\n',
+        "docker/mtplint.toml": 'select = ["MTP1", "MTP003"]\n',
+        "docker/entrypoint.sh": '#!/bin/sh\nset -e\nexec vllm serve "$MODEL" --port "${PORT:-8000}" \\\n'
+                                "  --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 2}' \"$@\"\n",
+    })
+    _, alone, _ = check_json(tmp_path, "docker/entrypoint.sh")
+    assert [f["code"] for f in alone] == ["MTP003", "MTP102"]  # $MODEL unresolved, version unpinned
+    for args in (["docker/entrypoint.sh", "Dockerfile"], ["."], ["--jobs", "2", "--no-cache", "docker", "Dockerfile"]):
+        _, findings, _ = check_json(tmp_path, *args)
+        assert findings == [], args
+
+
+def test_editor_buffer_uses_the_configuration_of_its_file(two_teams: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--stdin-filename``: the buffer is linted as the file it stands for, with that file's configuration."""
+    monkeypatch.setattr("sys.stdin", io.StringIO(COMPOSE))
+    _, findings, _ = check_json(two_teams, "--stdin-filename", "team-b/compose.yaml")
+    assert by_file(findings) == {"team-b/compose.yaml": ["MTP003"]}
+    monkeypatch.setattr("sys.stdin", io.StringIO(COMPOSE))
+    _, findings, _ = check_json(two_teams / "team-b", "--stdin-filename", "../team-a/deploy/compose.yaml")
+    assert "MTP201" in by_file(findings)["../team-a/deploy/compose.yaml"]
