@@ -18,7 +18,15 @@ from typing import Any
 
 from mtplint.discover import Candidate, discover, relevant, relevant_file
 from mtplint.engines import Engine, EngineContext, Parsed, engine_for
-from mtplint.extract import MAX_FILE_BYTES, ExtractContext, Extractor, FileLoader, Malformed, decode
+from mtplint.extract import (
+    MAX_FILE_BYTES,
+    ExtractContext,
+    Extractor,
+    FileLoader,
+    Malformed,
+    decode,
+    finish_launches,
+)
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware, find_gpu, parse_gpu_spec
 from mtplint.settings import Setting
@@ -239,7 +247,7 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
         return []
     context = ExtractContext(loader, issues)
     try:
-        return extract(source, context)
+        return finish_launches(extract(source, context), context)
     except Malformed as error:
         issues.add("MTP001", str(error), source.span(error.offset, error.offset + 1))
     except RecursionError:

@@ -133,12 +133,17 @@ def env_entries(pairs: Iterable[tuple[str, Token]], origin: str = "explicit") ->
     return {name: EnvEntry(name, value, value.span, origin) for name, value in pairs}
 
 
+def docker_client_environment(recognised: Recognised, host: dict[str, EnvEntry]) -> dict[str, EnvEntry]:
+    """The environment the ``docker`` client runs with: the file's (``host``) plus ``env VAR=x``."""
+    return {**host, **env_entries(recognised.host_env)}
+
+
 def _container_environment(recognised: Recognised, host: dict[str, EnvEntry]) -> dict[str, EnvEntry]:
     """What ``docker run -e NAME`` copies into the container from the docker client's environment
     (``host`` plus ``env VAR=x`` before ``docker``). The rest of that environment stays outside: a
     shell's ``export`` before ``docker run`` does not reach the engine. A NAME the file does not set
     comes from whoever runs it: unresolved."""
-    client = {**host, **env_entries(recognised.host_env)}
+    client = docker_client_environment(recognised, host)
     environment: dict[str, EnvEntry] = {}
     for name, flag_value in recognised.docker_inherit:
         known = client.get(name)
@@ -174,7 +179,7 @@ def build_launch(
     if gpu is None and recognised.gpu_count is not None:
         gpu = GpuHint(count=recognised.gpu_count, origin="explicit", span=recognised.image.span if recognised.image else None)
     first = recognised.program[0].span if recognised.program else None
-    return Launch(
+    launch = Launch(
         engine=recognised.engine,
         entry=recognised.entry,
         source=source,
@@ -188,6 +193,72 @@ def build_launch(
         version_hints=hints,
         context=context,
     )
+    if recognised.docker_env_files:
+        launch.env_files = list(recognised.docker_env_files)
+        launch.client_env = docker_client_environment(recognised, env or {})
+    return launch
+
+
+def host_file_candidates(raw: str, base_dir: Path) -> list[Path]:
+    """Where to look for a file a launch names on the host: relative to ``base_dir``; an absolute
+    path as given, then by its name next to the file (the checkout rarely mirrors ``/etc``)."""
+    path = Path(raw)
+    if path.is_absolute():
+        return [path, base_dir / path.name]
+    return [base_dir / path]
+
+
+def read_docker_env_files(launch: Launch, ctx: ExtractContext) -> None:
+    """Put the variables of ``docker run --env-file FILE`` into the launch's environment.
+
+    Docker reads every ``--env-file`` first, in order (a later file wins), then the ``-e`` flags on
+    top, wherever they stand on the command line (docker/cli ``opts/parse.go`` ``readKVStrings``:
+    "parse the '-e' and '--env' after, to allow override"). A relative path is relative to where
+    ``docker`` runs: the launch's ``base_dir`` (a script's directory). A file mtplint cannot read --
+    a path only known at run time, not in the checkout, or refused by Docker -- leaves the
+    container's environment open (``launch.env_open``): its variables are unknown, never assumed unset.
+    """
+    from mtplint.extract.dotenv import DockerEnvFileError, parse_docker_env_file
+
+    from_files: dict[str, EnvEntry] = {}
+    for path_token in launch.env_files:
+        shown = f"--env-file {path_token.value}"
+        if not path_token.resolved:
+            launch.notes.append(f"{shown}: the path is not known; the container's environment is not fully known")
+            launch.env_open.append(path_token)
+            continue
+        loaded = None
+        for candidate in host_file_candidates(path_token.value, launch.base_dir):
+            loaded = ctx.loader.load(candidate)
+            if loaded is not None:
+                break
+        if loaded is None:
+            launch.notes.append(f"{shown}: file not found; the container's environment is not fully known")
+            launch.env_open.append(path_token)
+            continue
+        try:
+            entries = parse_docker_env_file(loaded)
+        except DockerEnvFileError as error:
+            ctx.issues.add("MTP001", f"{error} (docker run refuses this env file)",
+                           loaded.span(error.offset, error.offset + 1))
+            launch.env_open.append(path_token)
+            continue
+        ctx.related.setdefault(launch.source.display, []).append(loaded.display)
+        for name, value in entries:
+            if value is None:  # a bare NAME: copied from the docker client's environment
+                known = launch.client_env.get(name.value)
+                value = known.value if known is not None else Token(f"${{{name.value}}}", name.span, (name.value,))
+            from_files[name.value] = EnvEntry(name.value, value, name.span)
+    if from_files:
+        launch.env = {**from_files, **launch.env}
+
+
+def finish_launches(launches: list[Launch], ctx: ExtractContext) -> list[Launch]:
+    """What every extractor's launches still need from the run's files (``docker run --env-file``)."""
+    for launch in launches:
+        if launch.env_files:
+            read_docker_env_files(launch, ctx)
+    return launches
 
 
 Extractor = Callable[[SourceFile, ExtractContext], list[Launch]]

@@ -12,6 +12,13 @@ Two readers share this module because the formats are nearly the same:
   ``;`` comment lines, lines without ``=`` ignored, quotes and a trailing ``\\`` joining lines, and
   no variable expansion.
 
+:func:`parse_docker_env_file` reads a third, simpler format: ``docker run --env-file`` (docker/cli
+``opts/file.go`` ``parseKeyValueFile``; documented in the ``docker container run`` reference,
+"Set environment variables"): one ``NAME=value`` per line, leading whitespace dropped, lines starting
+with ``#`` and blank lines skipped, the value taken verbatim (no quote removal, no trimming, no
+interpolation, no inline comments), a bare ``NAME`` copied from the docker client's environment, and
+a name with a blank in it refused ("poorly formatted environment").
+
 Every value is a :class:`~mtplint.source.Token` whose span covers the value as written (inside the
 quotes); a value that refers to something unknown is marked unresolved, never guessed.
 """
@@ -55,6 +62,48 @@ class _Builder:
         mapped = MappedText("".join(self.chars), offsets, source)
         span = source.span(start, end) if end > start or not self.chars else mapped.span()
         return Token(mapped.text, span, tuple(dict.fromkeys(self.unresolved)))
+
+
+class DockerEnvFileError(ValueError):
+    """A line ``docker run --env-file`` refuses (the container does not start); ``offset`` in the file."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
+def parse_docker_env_file(source: SourceFile) -> list[tuple[Token, Token | None]]:
+    """The entries of a ``docker run --env-file`` file, in file order: ``(NAME, value)``, or
+    ``(NAME, None)`` for a bare ``NAME`` line (Docker copies it from the client's environment); the
+    name is a token too, for its span. Raises :class:`DockerEnvFileError` for a line Docker rejects."""
+    entries: list[tuple[Token, Token | None]] = []
+    text = source.text
+    position = 0
+    while position <= len(text):
+        line_end = text.find("\n", position)
+        line_end = len(text) if line_end < 0 else line_end
+        # bufio.ScanLines drops the line feed and one carriage return before it
+        content_end = line_end - 1 if line_end > position and text[line_end - 1] == "\r" else line_end
+        start = position
+        while start < content_end and text[start].isspace():
+            start += 1
+        position = line_end + 1
+        if start >= content_end or text[start] == "#":
+            continue
+        equals = text.find("=", start, content_end)
+        name_end = content_end if equals < 0 else equals
+        name = text[start:name_end]
+        if " " in name or "\t" in name:  # also a bare ``NAME `` with a trailing blank
+            raise DockerEnvFileError(f"poorly formatted environment: variable '{name}' contains whitespaces", start)
+        if not name:
+            raise DockerEnvFileError(f"poorly formatted environment: no variable name on line '{text[start:content_end]}'",
+                                     start)
+        name_token = Token(name, source.span(start, name_end))
+        if equals < 0:
+            entries.append((name_token, None))
+            continue
+        entries.append((name_token, Token(text[equals + 1:content_end], source.span(equals + 1, content_end))))
+    return entries
 
 
 def parse_env_file(source: SourceFile, *, dialect: Dialect = "compose") -> list[tuple[str, Token]]:

@@ -77,6 +77,14 @@ class Launch:
     mounts: dict[str, Path] = field(default_factory=dict)
     #: the container's working directory (compose ``working_dir``), for relative paths it is given
     workdir: str | None = None
+    #: ``docker run --env-file FILE`` paths as written, in order; read (relative to ``base_dir``) into
+    #: ``env`` by :func:`mtplint.extract.read_docker_env_files`, below the ``-e`` flags
+    env_files: list[Token] = field(default_factory=list)
+    #: the docker client's environment, for a bare ``NAME`` line of an env file (copied from it)
+    client_env: dict[str, EnvEntry] = field(default_factory=dict)
+    #: env files that could not be read (missing, path unknown, malformed): the environment may hold
+    #: any variable, so an engine setting read from a variable the launch does not set is unknown
+    env_open: list[Token] = field(default_factory=list)
 
     @property
     def argv(self) -> list[Token]:
@@ -115,6 +123,8 @@ class Recognised:
     docker_inherit: list[tuple[str, Token]] = field(default_factory=list)
     #: ``env VAR=x docker run …``: the docker client's environment, seen only through ``-e NAME``
     host_env: list[tuple[str, Token]] = field(default_factory=list)
+    #: ``--env-file FILE`` / ``--env-file=FILE``, in order (Docker reads them before the ``-e`` flags)
+    docker_env_files: list[Token] = field(default_factory=list)
 
 
 # --- images -------------------------------------------------------------------------------------
@@ -303,6 +313,7 @@ def _recognise_docker(words: list[Token], index: int, env: list[tuple[str, Token
     index += 1
     docker_env: list[tuple[str, Token]] = []
     docker_inherit: list[tuple[str, Token]] = []
+    env_files: list[Token] = []
     gpu_count: int | None = None
     entrypoint: Token | None = None
     while index < len(words):
@@ -332,6 +343,8 @@ def _recognise_docker(words: list[Token], index: int, env: list[tuple[str, Token
             docker_env.append((key, Token(env_value, argument.span, argument.unresolved)))
         elif option in ("-e", "--env") and argument.resolved and _ENV_NAME.fullmatch(argument.value):
             docker_inherit.append((argument.value, argument))
+        elif option == "--env-file":
+            env_files.append(argument)
         elif option == "--gpus":
             gpu_count = _gpus_count(argument.value.strip("\"'"))
         elif option == "--entrypoint":
@@ -350,6 +363,7 @@ def _recognise_docker(words: list[Token], index: int, env: list[tuple[str, Token
     result.image = image
     result.docker_env = docker_env
     result.docker_inherit = docker_inherit
+    result.docker_env_files = env_files
     result.gpu_count = gpu_count
     result.container = True
     # `env VAR=x docker run …` sets the docker client's environment, not the container's

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mtplint.extract import ExtractContext, build_launch
+from mtplint.extract import ExtractContext, build_launch, host_file_candidates
 from mtplint.extract.dotenv import parse_env_file
 from mtplint.extract.launch import Launch, recognise
 from mtplint.extract.shell import SHELL_PROGRAMS, launches_in_script, script_commands, split_words
@@ -107,14 +107,6 @@ def read_settings(source: SourceFile) -> list[Setting]:
     return settings
 
 
-def _resolve_path(raw: str, unit_dir: Path) -> list[Path]:
-    """Where to look for a file a unit names: as given (absolute), else next to the unit."""
-    path = Path(raw)
-    if path.is_absolute():
-        return [path, unit_dir / path.name]
-    return [unit_dir / path]
-
-
 def _first_existing(candidates: list[Path], ctx: ExtractContext) -> SourceFile | None:
     for candidate in candidates:
         loaded = ctx.loader.load(candidate)
@@ -155,7 +147,7 @@ def environment(unit: Unit, ctx: ExtractContext, notes: list[str]) -> dict[str, 
         if "*" in path_text or "%" in path_text:
             notes.append(f"EnvironmentFile={raw} (line {setting.line}) cannot be resolved statically: its variables are unknown")
             continue
-        loaded = _first_existing(_resolve_path(path_text, unit_dir), ctx)
+        loaded = _first_existing(host_file_candidates(path_text, unit_dir), ctx)
         if loaded is None:
             if not optional:
                 notes.append(f"EnvironmentFile={path_text} (line {setting.line}) not found: its variables are unknown")
@@ -286,7 +278,7 @@ def _launches_of_command(tokens: list[Token], texts: list[MappedText], setting: 
             return []
         script_index = position
     script_token = tokens[script_index]
-    script = _first_existing(_resolve_path(script_token.value, unit_dir), ctx)
+    script = _first_existing(host_file_candidates(script_token.value, unit_dir), ctx)
     if script is None or not _looks_like_shell(script, script_index > 0):
         return []
     ctx.related.setdefault(unit.source.display, []).append(script.display)
