@@ -61,3 +61,29 @@ class Setting:
 
 def explicit_origin(origin: str) -> bool:
     return origin in ("explicit", "config-file", "env")
+
+
+def unknown(setting: Setting, origin: str, span: Span | None, because: tuple[str, ...]) -> Setting:
+    """``setting`` (a default or a value inferred from defaults) made unknown: something mtplint
+    cannot read may set it (an unread ``--config`` file, an unread ``--env-file``). The value is
+    ``None`` and marked unresolved, naming what may set it; the engine's default is kept under
+    ``default``, for the reader, not as the answer."""
+    extra = {**setting.extra, "default": setting.value}
+    return Setting(None, origin, span, because, extra)
+
+
+def open_to_config(settings: dict[str, Setting], unread: list[tuple[str, Span | None]],
+                   keep: tuple[str, ...] = ()) -> dict[str, Setting]:
+    """The effective settings of a launch whose ``--config`` file was not read (``unread``: how it
+    is written and its span). A config file can set any option the command line does not: every
+    default and every value inferred from defaults is then unknown -- the command line's own
+    settings stay, since the engines apply the command line over the file. ``keep``: settings no
+    config file can set (the GPU; a setting the engine reads only from the environment)."""
+    if not unread:
+        return settings
+    because = tuple(written for written, _ in unread)
+    span = unread[0][1]
+    return {name: unknown(setting, "config-file", span, because)
+            if setting.origin in ("default", "inferred") and not setting.unresolved and name not in ("gpu", *keep)
+            else setting
+            for name, setting in settings.items()}

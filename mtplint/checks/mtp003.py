@@ -51,6 +51,10 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "MTP507": ("spec_method", "spec_topk", "spec_draft_tokens", "spec_tokens"),
 }
 
+#: how an unread file is named in a setting's ``unresolved`` (:func:`mtplint.settings.open_to_config`,
+#: SGLang's ``spec_v2`` under an unread ``docker run --env-file``)
+_UNREAD_FILES = ("--config ", "--env-file ")
+
 #: rules that need the GPU's identity (RULES.md "Hardware")
 NEEDS_GPU = ("MTP201", "MTP301")
 
@@ -154,15 +158,31 @@ def unresolved_findings(mtp003: Rule, report: LaunchReport, selected: Sequence[R
         return
     candidates = [rule for rule in selected if rule.code != mtp003.code and _could_run(rule, report)]
     context = RuleContext(mtp003, report)
+    # one finding per thing mtplint could not read: an unread --config file leaves every setting
+    # the command line does not give unknown, and that is one cause, not ten
+    groups: dict[tuple[str, int | None], list[Unresolved]] = {}
     for item in unresolved_inputs(report):
-        skipped = [rule.code for rule in candidates if item.setting in needs(rule)]
+        groups.setdefault((item.what, item.span.start if item.span else None), []).append(item)
+    for items in groups.values():
+        settings = [item.setting for item in items if any(item.setting in needs(rule) for rule in candidates)]
+        skipped = [rule.code for rule in candidates if any(name in needs(rule) for name in settings)]
         if not skipped:
             continue
+        what, span = items[0].what, items[0].span
+        named = ", ".join(f"`{name}`" for name in settings)
+        if what.startswith(_UNREAD_FILES):
+            yield context.report_finding(
+                f"{named} may be set in `{what}`, which mtplint cannot read (not in the checkout, malformed, or "
+                f"its path is only known at run time), so {', '.join(skipped)} did not check this launch; add the file to the "
+                "checkout, or set what matters on the command line",
+                span,
+            )
+            continue
         yield context.report_finding(
-            f"`{item.setting}` comes from `{item.what}`, which mtplint cannot resolve (no default, no `.env` "
-            f"entry, or set at run time), so {', '.join(skipped)} did not check this launch; give it a default "
-            f"(`${{VAR:-value}}`) or a literal value",
-            item.span,
+            f"{named} {'comes' if len(settings) == 1 else 'come'} from `{what}`, which mtplint cannot resolve "
+            f"(no default, no `.env` entry, or set at run time), so {', '.join(skipped)} did not check this launch; "
+            "give it a default (`${VAR:-value}`) or a literal value",
+            span,
         )
     gpu = report.effective.get("gpu")
     if gpu is not None and gpu.value is None:

@@ -52,6 +52,8 @@ def _topk_is_one(ctx: RuleContext) -> bool:
     if option is not None:
         return not option.unresolved and option.value == 1
     auto = ctx.setting("spec_topk")
+    if auto is not None and auto.unresolved:
+        return False  # an unread --config file may set it (MTP003 says so)
     return not (auto is not None and isinstance(auto.value, int) and auto.value > 1)
 
 

@@ -36,6 +36,9 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     info = find_model(model if isinstance(model, str) else None)
     if info is None or not info.hybrid:
         return
+    if any(setting is not None and setting.unresolved
+           for setting in (ctx.setting("prefix_caching"), ctx.setting("mamba_strategy"))):
+        return  # e.g. an unread --config file may set either (MTP003 says so)
     radix_off = ctx.option("disable_radix_cache")
     if radix_off is not None and (radix_off.unresolved or radix_off.value):
         return

@@ -78,6 +78,9 @@ class Parsed:
     open_ended: bool = False
     #: files the launch reads (``--config``), display paths
     config_files: list[str] = field(default_factory=list)
+    #: ``--config`` files whose options mtplint could not see (path unknown, not in the checkout,
+    #: unreadable): how each is written and the span of its path; the launch is also ``open_ended``
+    unread_configs: list[tuple[str, Span | None]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 

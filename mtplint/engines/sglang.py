@@ -23,7 +23,7 @@ from mtplint.engines import CliError, EngineContext, OptionValue, Parsed
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import ModelInfo, find_model
-from mtplint.settings import Setting
+from mtplint.settings import Setting, open_to_config
 from mtplint.shipped import package_path
 from mtplint.source import Span, Token
 from mtplint.versions import EngineVersion, compare
@@ -520,6 +520,7 @@ def _config_words(table: FlagTable, launch: Launch, path_word: Word, ctx: Engine
         # not in the checkout is not "not there when the server starts" (a ConfigMap mount, a file
         # copied at deploy time): its options are unknown, as vLLM's model treats a missing --config
         parsed.open_ended = True
+        parsed.unread_configs.append((f"--config {path_text}", path_word.span))
         parsed.notes.append(f"--config {path_text}: file not found; its options are not seen")
         return None
     parsed.config_files.append(source.display)
@@ -528,6 +529,7 @@ def _config_words(table: FlagTable, launch: Launch, path_word: Word, ctx: Engine
     except YamlError as error:
         ctx.issues.add("MTP001", str(error), source.span(error.offset, error.offset + 1))
         parsed.open_ended = True
+        parsed.unread_configs.append((f"--config {path_text}", path_word.span))
         return None
     if root is None or root.is_null:
         return []
@@ -549,6 +551,7 @@ def _config_words(table: FlagTable, launch: Launch, path_word: Word, ctx: Engine
         except YamlError as error:  # nested too deeply, or an alias bomb: unreadable, not a crash
             ctx.issues.add("MTP001", f"malformed SGLang config file: {error}", source.span(error.offset, error.offset + 1))
             parsed.open_ended = True
+            parsed.unread_configs.append((f"--config {path_text}", path_word.span))
             continue
         flag = Word(f"--{key}", key_span, "config-file")
         if isinstance(value, bool):
@@ -712,6 +715,7 @@ class SGLangEngine:
         path_word = words[at + 1]
         if not path_word.resolved:
             parsed.open_ended = True
+            parsed.unread_configs.append((f"--config {path_word.text}", path_word.span))
             parsed.notes.append(f"--config {path_word.text}: the file name is not resolved; its options are unknown")
             return words[:at] + words[at + 2:]
         config = _config_words(table, launch, path_word, ctx, parsed)
@@ -800,7 +804,11 @@ class SGLangEngine:
         settings["cuda_graphs"] = self._cuda_graphs(given)
         settings["memory_fraction"] = self._memory_fraction(given, version, hardware, algorithm)
         settings["spec_v2"] = self._spec_v2(launch, given, version)
-        return {name: value.done() for name, value in settings.items()}
+        # SGLANG_ENABLE_SPEC_V2 is read from the environment only; before it, --enable-beta-spec can
+        # come from a --config file like any option
+        env_only = ("spec_v2",) if compare(at, SPEC_V2_ENV_ADDED) >= 0 else ()
+        return open_to_config({name: value.done() for name, value in settings.items()}, parsed.unread_configs,
+                              keep=env_only)
 
     @staticmethod
     def _spec_method(option: OptionValue | None, algorithm: str | None, draft: _Setting, model: _Setting,

@@ -34,7 +34,7 @@ from mtplint.engines import CliError, EngineContext, OptionValue, Parsed
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import find_model
-from mtplint.settings import Setting
+from mtplint.settings import Setting, open_to_config
 from mtplint.shipped import package_path
 from mtplint.source import Span, Token
 from mtplint.versions import EngineVersion, compare
@@ -344,6 +344,7 @@ class VllmEngine:
         if not path_word.resolved:
             run.parsed.notes.append(f"--config {path_word.text}: the path is not known; its options are not seen")
             run.parsed.open_ended = True
+            run.parsed.unread_configs.append((f"--config {path_word.text}", path_word.span))
             return [*words[:index], *words[index + 2:]]
         extension = path_word.text.split(".")[-1]
         if extension not in ("yaml", "yml"):
@@ -384,6 +385,7 @@ class VllmEngine:
         if source is None:
             run.parsed.notes.append(f"--config {path_word.text}: file not found; its options are not seen")
             run.parsed.open_ended = True
+            run.parsed.unread_configs.append((f"--config {path_word.text}", path_word.span))
             return None
         run.parsed.config_files[-1] = source.display
         try:
@@ -766,7 +768,7 @@ class VllmEngine:
 
     # .. effective ...................................................................................
     def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:
-        return _effective(launch, parsed, version, hardware)
+        return open_to_config(_effective(launch, parsed, version, hardware), parsed.unread_configs)
 
 
 @dataclass
