@@ -13,21 +13,12 @@ from typing import Any
 import pytest
 
 from mtplint.user_catalog import register_user_catalog
-from tests.conftest import run_cli
+from tests.conftest import run_cli, write_files
+# COMPOSE: on vLLM 0.32 with a hybrid model, MTP102 (prefix caching on by default with MTP, fix unsafe);
+# without a GPU identity MTP003 notes that MTP201/MTP301 could not run; with one, the VRAM rules do
+from tests.test_config import COMPOSE
 from tests.test_user_catalog import COMPOSE as CUSTOM_GPU_COMPOSE
 from tests.test_user_catalog import PYPROJECT as CUSTOM_GPU_PYPROJECT
-
-# on vLLM 0.32 with a hybrid model: MTP102 (prefix caching on by default with MTP, fix unsafe);
-# without a GPU identity MTP003 notes that MTP201/MTP301 could not run; with one, the VRAM rules do
-COMPOSE = """\
-services:
-  vllm:
-    image: vllm/vllm-openai:v0.32.0
-    command: >
-      Qwen/Qwen3.6-35B-A3B
-      --speculative-config '{"method": "mtp", "num_speculative_tokens": 2}'
-      --max-num-seqs 16
-"""
 
 # an SGLang launch whose image tag is not pinned: engine-versions decides whether MTP103 fires
 SGLANG_COMPOSE = """\
@@ -52,14 +43,6 @@ def _clean_registry() -> Iterator[None]:
     register_user_catalog([], [])
 
 
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        target = root / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return root
-
-
 def check_json(root: Path, *args: str) -> tuple[int, list[dict[str, Any]], str]:
     code, out, err = run_cli(["check", "--output-format", "json", *args], cwd=root)
     assert code in (0, 1), err
@@ -77,7 +60,7 @@ def by_file(findings: list[dict[str, Any]]) -> dict[str, list[str]]:
 @pytest.fixture
 def two_teams(tmp_path: Path) -> Path:
     """A monorepo: team-a runs on H100s and keeps every rule; team-b silences MTP102 and has no GPU set."""
-    return write(tmp_path, {
+    return write_files(tmp_path, {
         "team-a/deploy/compose.yaml": COMPOSE,
         "team-a/mtplint.toml": 'gpu = "h100"\n',
         "team-b/compose.yaml": COMPOSE,
@@ -103,7 +86,7 @@ def test_sibling_projects_in_one_call_each_get_their_own_configuration(two_teams
 
 
 def test_select_of_each_configuration(tmp_path: Path) -> None:
-    write(tmp_path, {
+    write_files(tmp_path, {
         "a/compose.yaml": COMPOSE, "a/mtplint.toml": 'select = ["MTP2", "MTP003"]\n',
         "b/compose.yaml": COMPOSE, "b/mtplint.toml": 'select = ["MTP102"]\n',
     })
@@ -113,7 +96,7 @@ def test_select_of_each_configuration(tmp_path: Path) -> None:
 
 def test_engine_versions_of_each_configuration(tmp_path: Path) -> None:
     """MTP103 (SGLANG_ENABLE_SPEC_V2 missing) holds for SGLang 0.5.9, not 0.5.11 (default on; test_version_awareness)."""
-    write(tmp_path, {
+    write_files(tmp_path, {
         "old/compose.yaml": SGLANG_COMPOSE, "old/mtplint.toml": '[engine-versions]\nsglang = "0.5.9"\n',
         "new/compose.yaml": SGLANG_COMPOSE, "new/mtplint.toml": '[engine-versions]\nsglang = "0.5.11"\n',
     })
@@ -140,7 +123,7 @@ def test_isolated_and_config_option_mean_one_configuration_for_all(two_teams: Pa
 def test_walked_tree_subdirectory_with_its_own_configuration(tmp_path: Path) -> None:
     """As ruff: a directory walked uses, below a subdirectory holding a configuration, that one --
     its exclude included; a pyproject.toml without [tool.mtplint] starts nothing."""
-    write(tmp_path, {
+    write_files(tmp_path, {
         "mtplint.toml": 'exclude = ["scratch"]\n',
         "compose.yaml": COMPOSE,
         "scratch/compose.yaml": COMPOSE,
@@ -169,7 +152,7 @@ def test_walked_tree_subdirectory_with_its_own_configuration(tmp_path: Path) -> 
 
 
 def test_explicit_file_plus_a_directory(two_teams: Path) -> None:
-    write(two_teams, {"team-b/k8s/deployment.yaml": COMPOSE.replace("services:", "x-services:"),
+    write_files(two_teams, {"team-b/k8s/deployment.yaml": COMPOSE.replace("services:", "x-services:"),
                       "team-a/scripts/serve.sh": "#!/bin/sh\nexec vllm serve Qwen/Qwen3.6-35B-A3B "
                       "--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 2}'\n"})
     _, findings, _ = check_json(two_teams, "team-a/scripts/serve.sh", "team-b")
@@ -180,7 +163,7 @@ def test_explicit_file_plus_a_directory(two_teams: Path) -> None:
 
 
 def test_per_file_ignores_are_relative_to_each_configuration(tmp_path: Path) -> None:
-    write(tmp_path, {
+    write_files(tmp_path, {
         "a/mtplint.toml": '[per-file-ignores]\n"deploy/*" = ["MTP102"]\n"compose.yaml" = ["MTP003"]\n',
         "a/deploy/compose.yaml": COMPOSE,
         "b/mtplint.toml": 'select = ["MTP1", "MTP2", "MTP3", "MTP003"]\n',
@@ -212,7 +195,7 @@ def test_exit_code_and_summary_merge_into_one_report(two_teams: Path) -> None:
     assert "Found 4 findings (3 warnings, 1 info)." in lines
     # team-b alone has only an info finding: exit 0; with team-a's warnings in the same call: 1
     assert run_cli(["check", "team-b/compose.yaml"], cwd=two_teams)[0] == 0
-    write(two_teams, {"team-a/mtplint.toml": 'gpu = "h100"\nselect = ["MTP003"]\n'})
+    write_files(two_teams, {"team-a/mtplint.toml": 'gpu = "h100"\nselect = ["MTP003"]\n'})
     code, out, _ = run_cli(["check", "team-b/compose.yaml", "team-a/deploy/compose.yaml"], cwd=two_teams)
     assert code == 0 and "Found 1 finding (1 info)." in out
 
@@ -221,7 +204,7 @@ def test_unused_noqa_follows_the_configuration_of_its_file(tmp_path: Path) -> No
     """MTP002 ("unused noqa") for a code only where that code is selected."""
     quiet = COMPOSE.replace("--max-num-seqs 16", "--max-num-seqs 16 --no-enable-prefix-caching")
     noqa = quiet.replace("services:\n", "services:  # mtplint: noqa: MTP102\n")
-    write(tmp_path, {"a/compose.yaml": noqa, "a/mtplint.toml": 'extend-select = ["MTP002"]\n',
+    write_files(tmp_path, {"a/compose.yaml": noqa, "a/mtplint.toml": 'extend-select = ["MTP002"]\n',
                      "b/compose.yaml": noqa, "b/mtplint.toml": 'extend-select = ["MTP002"]\nignore = ["MTP102"]\n'})
     _, findings, _ = check_json(tmp_path, "b/compose.yaml", "a/compose.yaml")
     assert [f["filename"] for f in findings if f["code"] == "MTP002"] == ["a/compose.yaml"]
@@ -229,7 +212,7 @@ def test_unused_noqa_follows_the_configuration_of_its_file(tmp_path: Path) -> No
 
 def test_configuration_gpus_of_each_file(tmp_path: Path) -> None:
     """A GPU one team adds in its configuration is not known to another team's files."""
-    write(tmp_path, {"a/pyproject.toml": CUSTOM_GPU_PYPROJECT, "a/compose.yaml": CUSTOM_GPU_COMPOSE,
+    write_files(tmp_path, {"a/pyproject.toml": CUSTOM_GPU_PYPROJECT, "a/compose.yaml": CUSTOM_GPU_COMPOSE,
                      "b/mtplint.toml": 'select = ["MTP2", "MTP003"]\n', "b/compose.yaml": CUSTOM_GPU_COMPOSE})
     for order in (["b/compose.yaml", "a/compose.yaml"], ["a/compose.yaml", "b/compose.yaml"]):
         _, findings, _ = check_json(tmp_path, *order)
@@ -244,7 +227,7 @@ def test_configuration_gpus_of_each_file(tmp_path: Path) -> None:
 
 
 def test_jobs_and_cache_give_the_same_report(two_teams: Path) -> None:
-    write(two_teams, {f"team-{team}/svc{n}/compose.yaml": COMPOSE for team in "ab" for n in range(40)})
+    write_files(two_teams, {f"team-{team}/svc{n}/compose.yaml": COMPOSE for team in "ab" for n in range(40)})
     paths = ["team-b", "team-a"]
     _, plain, _ = check_json(two_teams, "--no-cache", "--jobs", "1", *paths)
     _, parallel, _ = check_json(two_teams, "--no-cache", "--jobs", "2", *paths)
@@ -273,10 +256,10 @@ def test_fix_and_diff_use_each_files_configuration(two_teams: Path) -> None:
 def test_a_broken_configuration_of_a_later_path_is_reported(tmp_path: Path) -> None:
     """Also when the first path has no configuration and the files look like nothing to lint
     (the start-up shortcut must not skip the second file's configuration)."""
-    write(tmp_path, {"a/README.md": "# a\n", "b/README.md": "# b\n", "b/mtplint.toml": 'selct = ["MTP1"]\n'})
+    write_files(tmp_path, {"a/README.md": "# a\n", "b/README.md": "# b\n", "b/mtplint.toml": 'selct = ["MTP1"]\n'})
     code, _, err = run_cli(["check", "a/README.md", "b/README.md"], cwd=tmp_path)
     assert code == 2 and "b/mtplint.toml" in err and "key `selct`" in err
-    write(tmp_path, {"b/compose.yaml": COMPOSE})
+    write_files(tmp_path, {"b/compose.yaml": COMPOSE})
     code, _, err = run_cli(["check", "a/README.md", "b/compose.yaml"], cwd=tmp_path)
     assert code == 2 and "key `selct`" in err
 
@@ -285,7 +268,7 @@ def test_a_script_an_image_starts_is_read_once_across_configurations(tmp_path: P
     """The script's stand-alone reading (under docker/'s configuration) is dropped when the
     Dockerfile (under the root's) starts it, as in a run under one configuration: that reading has
     the environment the command really gets (ENV MODEL, the image's version)."""
-    write(tmp_path, {
+    write_files(tmp_path, {
         "mtplint.toml": 'gpu = "h100"\n',
         "Dockerfile": "FROM vllm/vllm-openai:v0.11.0\nENV MODEL=Qwen/Qwen3.6-27B\n"
                       "COPY docker/entrypoint.sh /usr/local/bin/\nENTRYPOINT [\"/usr/local/bin/entrypoint.sh\"]\n"

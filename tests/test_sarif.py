@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import run_cli
+from tests.conftest import run_cli, write_files
 
 ROOT = Path(__file__).parent.parent
 SCHEMA = Path(__file__).parent / "data" / "vendor-schemas" / "sarif-2.1.0.json"
@@ -62,14 +62,6 @@ def sarif(args: list[str], cwd: Path) -> tuple[int, dict[str, Any]]:
     return exit_code, log
 
 
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        target = root / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return root
-
-
 def _rule_cases() -> list[tuple[str, dict[str, Any]]]:
     cases = []
     for path in sorted(RULE_CASES.glob("*.yaml")):
@@ -85,7 +77,7 @@ RULE_CASE_LIST = _rule_cases()
 
 @pytest.mark.parametrize("case", [case for _, case in RULE_CASE_LIST], ids=[name for name, _ in RULE_CASE_LIST])
 def test_every_rule_fixture_validates(case: dict[str, Any], tmp_path: Path) -> None:
-    write(tmp_path, case["files"])
+    write_files(tmp_path, case["files"])
     _, log = sarif(["--isolated", *case.get("args", []), "."], tmp_path)
     assert_valid(log)
 
@@ -189,7 +181,7 @@ def test_examples_validate() -> None:
 
 
 def test_the_log_github_reads(tmp_path: Path) -> None:
-    write(tmp_path, {"compose.yaml": COMPOSE})
+    write_files(tmp_path, {"compose.yaml": COMPOSE})
     (tmp_path / ".git").mkdir()  # the repository root that relative URIs are resolved against
     exit_code, log = sarif(["--isolated", "--select", "MTP101", "."], tmp_path / ".")
     assert exit_code == 1
@@ -230,7 +222,7 @@ def test_the_log_github_reads(tmp_path: Path) -> None:
 
 def test_uri_relative_to_repository_root_from_a_subdirectory(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
-    project = write(tmp_path / "deploy" / "my stack", {"compose.yaml": COMPOSE})
+    project = write_files(tmp_path / "deploy" / "my stack", {"compose.yaml": COMPOSE})
     _, log = sarif(["--isolated", "--select", "MTP101", "."], project)
     [result] = log["runs"][0]["results"]
     location = result["locations"][0]["physicalLocation"]["artifactLocation"]
@@ -240,8 +232,8 @@ def test_uri_relative_to_repository_root_from_a_subdirectory(tmp_path: Path) -> 
 def test_suppressed_findings_are_included_with_their_kind(tmp_path: Path) -> None:
     # inside a block scalar, the suppression goes on the `command: >` line
     noqa = COMPOSE.replace("    command: >", "    command: >  # mtplint: noqa: MTP101")
-    write(tmp_path / "a", {"compose.yaml": noqa})
-    write(tmp_path / "b", {"compose.yaml": COMPOSE, "mtplint.toml": '[per-file-ignores]\n"compose.yaml" = ["MTP101"]\n'})
+    write_files(tmp_path / "a", {"compose.yaml": noqa})
+    write_files(tmp_path / "b", {"compose.yaml": COMPOSE, "mtplint.toml": '[per-file-ignores]\n"compose.yaml" = ["MTP101"]\n'})
     exit_code, log = sarif(["--isolated", "--select", "MTP101", "."], tmp_path / "a")
     assert exit_code == 0
     assert_valid(log)
@@ -309,7 +301,7 @@ def test_github_limits_are_respected() -> None:
 
 
 def test_output_file_and_environment_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write(tmp_path, {"compose.yaml": COMPOSE})
+    write_files(tmp_path, {"compose.yaml": COMPOSE})
     exit_code, out, err = run_cli(["check", "--isolated", "--select", "MTP101", "--output-format", "sarif",
                                    "-o", "reports/mtplint.sarif", "."], cwd=tmp_path)
     assert exit_code == 1, err
@@ -338,7 +330,7 @@ def test_stdin_filename_lints_the_buffer_not_the_file(tmp_path: Path, monkeypatc
     the named file all follow the buffer's name."""
     import io
 
-    write(tmp_path, {"compose.yaml": "services: {}\n"})
+    write_files(tmp_path, {"compose.yaml": "services: {}\n"})
     monkeypatch.setattr("sys.stdin", io.StringIO(COMPOSE))
     exit_code, log = sarif(["--isolated", "--select", "MTP101", "--stdin-filename", "compose.yaml"], tmp_path)
     assert exit_code == 1
@@ -356,7 +348,7 @@ def test_stdin_filename_refusals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr("sys.stdin", io.StringIO(COMPOSE))
     code, _, err = run_cli(["check", "--isolated", "--stdin-filename", "new/compose.yaml"], cwd=tmp_path)
     assert code == 2 and "no such file" in err
-    write(tmp_path, {"compose.yaml": COMPOSE})
+    write_files(tmp_path, {"compose.yaml": COMPOSE})
     code, _, err = run_cli(["check", "--isolated", "--fix", "--stdin-filename", "compose.yaml"], cwd=tmp_path)
     assert code == 2 and "--stdin-filename cannot be combined" in err
     assert (tmp_path / "compose.yaml").read_text(encoding="utf-8") == COMPOSE
@@ -366,7 +358,7 @@ def test_house_rules_in_the_log(tmp_path: Path) -> None:
     from tests.test_house_rules import COMPOSE as HOUSE_COMPOSE
     from tests.test_house_rules import MAX_64
 
-    write(tmp_path, {"policy/ACME001.yaml": MAX_64, "compose.yaml": HOUSE_COMPOSE})
+    write_files(tmp_path, {"policy/ACME001.yaml": MAX_64, "compose.yaml": HOUSE_COMPOSE})
     _, log = sarif(["--isolated", "--extend-rules", "policy", "--select", "ACME001", "."], tmp_path)
     assert_valid(log)
     [rule] = log["runs"][0]["tool"]["driver"]["rules"]
