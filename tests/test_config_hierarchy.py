@@ -14,6 +14,7 @@ import pytest
 
 from mtplint.user_catalog import register_user_catalog
 from tests.conftest import run_cli, write_files
+
 # COMPOSE: on vLLM 0.32 with a hybrid model, MTP102 (prefix caching on by default with MTP, fix unsafe);
 # without a GPU identity MTP003 notes that MTP201/MTP301 could not run; with one, the VRAM rules do
 from tests.test_config import COMPOSE
