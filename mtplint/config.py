@@ -190,24 +190,29 @@ def register_catalog(values: dict[str, Any]) -> None:
     register_user_catalog(values.get("gpus", []), values.get("models", []))
 
 
-class CatalogTree:
-    """``mtplint inspect``: :class:`ConfigTree` for the only part of configuration inspect uses,
-    the GPUs and models it adds (a launch's effective ``gpu`` and model come from them)."""
+class _Groups:
+    """Configuration files met by a run, numbered in the order met (a file's *group*): the closest
+    one for a path given, or the one a walked directory holds. What a group carries is the
+    subclass's (:meth:`_read`)."""
 
     def __init__(self) -> None:
         self._finder = ConfigFinder()
-        self._entries: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]] = []
-        self._by_file: dict[str | None, int] = {}
+        #: each group's configuration file (None: no file, defaults and the command line)
         self.files: list[Path | None] = []
+        self._by_file: dict[str | None, int] = {}
 
     @property
     def nested(self) -> bool:
-        return len(self._entries) > 1
+        """Whether more than one configuration was met."""
+        return len(self.files) > 1
 
     def group_of(self, path: Path) -> int:
+        """The group of a path given on the command line: its closest configuration's."""
         return self._group(self._finder.closest(path))
 
     def group_at(self, directory: str) -> int | None:
+        """The group of a walked directory that holds a file with a configuration name: its
+        configuration's, or None when it is not one (a ``pyproject.toml`` without ``[tool.mtplint]``)."""
         found = _config_in(Path(directory))
         return None if found is None else self._group(found)
 
@@ -215,11 +220,25 @@ class CatalogTree:
         key = None if path is None else os.path.realpath(path)
         group = self._by_file.get(key)
         if group is None:
-            values = load_config(path).values if path is not None else {}
-            group = self._by_file[key] = len(self._entries)
-            self._entries.append((list(values.get("gpus", [])), list(values.get("models", []))))
+            self._read(path, load_config(path).values if path is not None else {})
+            group = self._by_file[key] = len(self.files)
             self.files.append(path)
         return group
+
+    def _read(self, path: Path | None, values: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+
+class CatalogTree(_Groups):
+    """``mtplint inspect``: the groups of :class:`ConfigTree` for the only part of configuration
+    inspect uses, the GPUs and models it adds (a launch's effective ``gpu`` and model come from them)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._entries: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]] = []
+
+    def _read(self, path: Path | None, values: dict[str, Any]) -> None:
+        self._entries.append((list(values.get("gpus", [])), list(values.get("models", []))))
 
     def walk_settings(self, group: int) -> tuple[tuple[str, ...], bool] | None:
         return None  # inspect walks with the command line's exclude patterns only, as it always has
@@ -335,7 +354,7 @@ def activate(settings: Any) -> None:
     register_user_catalog(settings.user_gpus, settings.user_models)
 
 
-class ConfigTree:
+class ConfigTree(_Groups):
     """Which configuration governs each file of a run: ruff's hierarchical configuration.
 
     A file given by name is linted with the configuration closest to it (upwards from its
@@ -347,42 +366,15 @@ class ConfigTree:
     """
 
     def __init__(self, args: argparse.Namespace, first: Path | None, settings: Any) -> None:
+        super().__init__()
         self._args = args
-        self._finder = ConfigFinder()
         #: the settings of each configuration met so far (index: the group of a candidate file)
         self.groups: list[Any] = [settings]
-        #: each group's configuration file (None: no file, defaults and the command line)
-        self.files: list[Path | None] = [first]
-        self._by_file: dict[str | None, int] = {self._key(first): 0}
+        self.files.append(first)
+        self._by_file[None if first is None else os.path.realpath(first)] = 0
 
-    @staticmethod
-    def _key(path: Path | None) -> str | None:
-        return None if path is None else os.path.realpath(path)
-
-    @property
-    def nested(self) -> bool:
-        """Whether more than one configuration was met."""
-        return len(self.groups) > 1
-
-    def group_of(self, path: Path) -> int:
-        """The group of a path given on the command line: its closest configuration's."""
-        return self._group(self._finder.closest(path))
-
-    def group_at(self, directory: str) -> int | None:
-        """The group of a walked directory that holds a file with a configuration name: its
-        configuration's, or None when it is not one (a ``pyproject.toml`` without ``[tool.mtplint]``)."""
-        found = _config_in(Path(directory))
-        return None if found is None else self._group(found)
-
-    def _group(self, path: Path | None) -> int:
-        key = self._key(path)
-        group = self._by_file.get(key)
-        if group is None:
-            values = load_config(path).values if path is not None else {}
-            group = self._by_file[key] = len(self.groups)
-            self.groups.append(settings_from(values, str(path) if path is not None else "command line", self._args))
-            self.files.append(path)
-        return group
+    def _read(self, path: Path | None, values: dict[str, Any]) -> None:
+        self.groups.append(settings_from(values, str(path) if path is not None else "command line", self._args))
 
     def walk_settings(self, group: int) -> tuple[tuple[str, ...], bool]:
         """What the directory walk needs of a group: its ``exclude`` patterns and ``respect-gitignore``."""
