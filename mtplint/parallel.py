@@ -123,7 +123,7 @@ def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, ru
     """Extract, model and check one discovered file; the record of it and, for the cache (with a
     :class:`RecordingLoader`), the files and directories its result depends on."""
     from mtplint.checks import run_rule
-    from mtplint.checks.suppress import launch_end_line
+    from mtplint.checks.suppress import launch_end_line, may_hold_noqa
     from mtplint.lint import META_RULES
     from mtplint.pipeline import Result, extract_file, model_launch
 
@@ -147,6 +147,8 @@ def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, ru
             "display": launch.source.display,
             # a launch read from text no file holds as such (rare): keep the text for the noqa scan
             "text": None if loader.peek(launch.source.path) is launch.source else launch.source.text,
+            # whether the parent must read the file again for its noqa comments
+            "noqa": may_hold_noqa(launch.source.text),
             "span_key": [span.file, span.start] if span else None,
             "end": None, "findings": [], "unresolved": [], "diagnostics": [], "errors": [],
         }
@@ -425,8 +427,10 @@ def assemble(records: list[Record], groups: Sequence[_Group], record_groups: Seq
 
     sources: dict[str, SourceFile] = {}
     ends: dict[tuple[str, int], int] = {}
+    # a file with no noqa anywhere (most) is not read again here: it suppresses nothing
+    without_noqa = frozenset(item["display"] for item in unique if not item.get("noqa", True))
     for item in unique:
-        if item["display"] not in sources:
+        if item["display"] not in sources and item["display"] not in without_noqa:
             text = item["text"]
             source = (SourceFile(Path(item["path"]), item["display"], text) if text is not None
                       else loader.load(Path(item["path"])))
@@ -436,7 +440,8 @@ def assemble(records: list[Record], groups: Sequence[_Group], record_groups: Seq
             ends[(item["span_key"][0], item["span_key"][1])] = item["end"]
     if configs is None:
         kept, suppressed = apply_suppressions(findings, result, first.settings.per_file_ignores, first.catalog,
-                                              chosen[0], launch_sources=sources, launch_ends=ends)
+                                              chosen[0], launch_sources=sources, launch_ends=ends,
+                                              without_noqa=without_noqa)
     else:
         # each configuration's per-file-ignores and MTP002 over the files it governs
         known = candidate_groups or {}
@@ -459,7 +464,7 @@ def assemble(records: list[Record], groups: Sequence[_Group], record_groups: Seq
                 continue
             group_kept, group_suppressed = apply_suppressions(
                 own, result, governing.settings.per_file_ignores, governing.catalog, chosen[number],
-                launch_sources=own_sources, launch_ends=ends)
+                launch_sources=own_sources, launch_ends=ends, without_noqa=without_noqa)
             kept.extend(group_kept)
             suppressed.extend(group_suppressed)
     kept.sort(key=Finding.sort_key)

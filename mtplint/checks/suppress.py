@@ -222,10 +222,15 @@ def comment_starts(source: SourceFile) -> list[int]:
     return list(_line_comments(text))
 
 
+def may_hold_noqa(text: str) -> bool:
+    """Whether a text can hold a suppression comment at all (most files do not)."""
+    return _MAY_HOLD_NOQA.search(text) is not None
+
+
 def suppressions_in(source: SourceFile) -> list[Suppression]:
     found: list[Suppression] = []
     text = source.text
-    if not _MAY_HOLD_NOQA.search(text):
+    if not may_hold_noqa(text):
         return found  # most files: no need to tell comments from strings
     for start in comment_starts(source):
         end = text.find("\n", start)
@@ -273,15 +278,16 @@ def _per_file_ignored(file: str, code: str, per_file_ignores: dict[str, list[str
     return False
 
 
-def _sources(result: Result, findings: Iterable[Finding],
-             launch_sources: dict[str, SourceFile] | None = None) -> dict[str, SourceFile]:
-    """Files holding a launch or a finding (a ``--config`` YAML, an ``.env``, a malformed file)."""
+def _sources(result: Result, findings: Iterable[Finding], launch_sources: dict[str, SourceFile] | None = None,
+             without_noqa: frozenset[str] = frozenset()) -> dict[str, SourceFile]:
+    """Files holding a launch or a finding (a ``--config`` YAML, an ``.env``, a malformed file),
+    but those known to hold no ``noqa`` (``without_noqa``: not read again for nothing)."""
     sources: dict[str, SourceFile] = dict(launch_sources or {})
     for report in result.launches:
         sources.setdefault(report.launch.source.display, report.launch.source)
     for finding in findings:
         file = finding.span.file
-        if file in sources:
+        if file in sources or file in without_noqa:
             continue
         # the text the run read (under --fix, the fixed text not yet written), else the disk's
         known = result.loader.by_display(file) if result.loader is not None else None
@@ -317,13 +323,15 @@ def apply_suppressions(
     *,
     launch_sources: dict[str, SourceFile] | None = None,
     launch_ends: dict[tuple[str, int], int] | None = None,
+    without_noqa: frozenset[str] = frozenset(),
 ) -> tuple[list[Finding], list[Finding]]:
     """Split findings into kept and suppressed; add MTP002 for suppressions that matched nothing.
 
     ``launch_sources`` / ``launch_ends``: the files holding launches and the last line of each
     launch (keyed by file and start offset), for a run whose launches were modelled elsewhere (in
-    worker processes, or read from the cache: ``result.launches`` is then empty)."""
-    sources = _sources(result, findings, launch_sources)
+    worker processes, or read from the cache: ``result.launches`` is then empty); ``without_noqa``:
+    files those workers found no ``noqa`` in."""
+    sources = _sources(result, findings, launch_sources, without_noqa)
     kept: list[Finding] = []
     suppressed: list[Finding] = []
     by_file = {name: suppressions_in(source) for name, source in sources.items()}
