@@ -8,6 +8,7 @@ speculative setting before any parser sees them.
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -167,6 +168,9 @@ def _relative_base(directory: Path, root: Path) -> str | None:
     return "" if relative == "." else relative
 
 
+_by_name = operator.attrgetter("name")
+
+
 def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes: Sequence[str],
           respect_gitignore: bool, configs: Configs | None = None, group: int = 0) -> Iterator[tuple[str, int]]:
     """Files below ``directory`` (a path string, as joined from the given directory), sorted by name,
@@ -176,10 +180,11 @@ def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes
     and ``respect-gitignore`` (as ruff's hierarchical configuration)."""
     try:
         with os.scandir(directory) as scan:
-            entries = sorted(scan, key=lambda entry: entry.name)
+            entries = sorted(scan, key=_by_name)
     except OSError:
         return
-    if configs is not None and any(entry.name in CONFIG_NAMES for entry in entries):
+    names = {entry.name for entry in entries}
+    if configs is not None and not names.isdisjoint(CONFIG_NAMES):
         own = configs.group_at(directory)
         if own is not None and own != group:
             group = own
@@ -188,7 +193,7 @@ def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes
                 excludes, respect_gitignore = walk
                 if not respect_gitignore:
                     ignores = []
-    local = _load_gitignore(directory) if respect_gitignore else None
+    local = _load_gitignore(directory) if respect_gitignore and ".gitignore" in names else None
     active = [*ignores, local] if local else ignores
     for entry in entries:
         path = entry.path
