@@ -89,7 +89,8 @@ def _recommend(args: argparse.Namespace, out: TextIO) -> int:
         lines.append(f"  memory (GiB): {memory.terms_text()} = {memory.resident:.1f} of {memory.budget:.1f} "
                      f"({memory.budget_text()}); {memory.left:.1f} left for the KV cache")
     lines.extend(f"  note: {note}" for note in result.notes)
-    lines.append("  command:")
+    # the deployment as asked for does not fit: the plain command is there to adapt, not to run
+    lines.append("  command:" if result.fits else "  command (as asked for; it does not fit this GPU either):")
     lines.extend("    " + line for line in result.serve_command.shell(multiline=True).splitlines())
     lines.extend(f"  see: {url}" for url in result.references)
     out.write("\n".join(lines) + "\n")

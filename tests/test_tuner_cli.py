@@ -40,6 +40,18 @@ def test_recommend_refusal_in_json_carries_the_references() -> None:
     assert code == 0 and data["refused"] and "https://github.com/vllm-project/vllm/issues/40831" in data["references"]
 
 
+def test_recommend_says_when_the_command_does_not_fit_either() -> None:
+    """BF16 27B on one 24 GB card: refused, and the plain command is labelled as not fitting, not offered."""
+    argv = ["recommend", "--gpu", "rtx-4090", "--model", "Qwen/Qwen3.6-27B", "--engine", "vllm"]
+    code, out, _ = run_cli(argv)
+    assert code == 0 and out.startswith("MTP: refused")
+    assert "  command (as asked for; it does not fit this GPU either):\n    vllm serve Qwen/Qwen3.6-27B" in out
+    code, out, _ = run_cli([*argv, "--format", "json"])
+    assert code == 0 and json.loads(out)["fits"] is False
+    code, out, _ = run_cli(["recommend", "--gpu", "h100-sxm", "--model", "Qwen/Qwen3.6-27B", "--engine", "vllm"])
+    assert "\n  command:\n" in out and json.loads(run_cli([*argv[:2], "h100-sxm", *argv[3:], "--format", "json"])[1])["fits"]
+
+
 def test_unknown_gpu_or_model_exits_2() -> None:
     code, _, err = run_cli(["recommend", "--gpu", "rtx-4091", "--model", "Qwen/Qwen3.6-27B"])
     assert code == 2 and "unknown GPU 'rtx-4091'; did you mean rtx-4090" in err

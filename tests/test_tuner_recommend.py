@@ -37,6 +37,10 @@ def test_bf16_27b_with_vllm_asked_for_does_not_fit_a_24_gb_card() -> None:
                        engine="vllm")
     assert not result.enable and result.refused
     assert "does not fit" in result.reason and "weights (BF16) 50.3" in result.reason and "21.6 GiB" in result.reason
+    assert result.fits is False  # the plain command shown would not start either
+    fitting = recommend(use_case="single-user", objective="latency", gpu="rtx-4090x2", model="Qwen/Qwen3.6-27B",
+                        engine="vllm")
+    assert fitting.fits
 
 
 def test_the_fp8_release_is_served_where_bf16_does_not_fit() -> None:

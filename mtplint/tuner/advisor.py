@@ -99,6 +99,9 @@ class Recommendation:
     env: tuple[tuple[str, str], ...] = ()
     #: a blocked combination or a deployment that cannot run: no gain figure applies
     refused: bool = False
+    #: False: the deployment as asked for does not fit the GPU, so the command (shown for reference,
+    #: with MTP off) would not start either
+    fits: bool = True
     references: tuple[str, ...] = ()
     engine: str = "vllm"
     engine_version: str = ""
@@ -141,7 +144,8 @@ class Recommendation:
             },
             "engine": self.engine, "engine_version": self.engine_version, "gpu": self.gpu, "model": self.model,
             "use_case": self.use_case.value, "objective": self.objective.value,
-            "command": list(self.command), "env": dict(self.env), "command_line": self.command_line,
+            "fits": self.fits, "command": list(self.command), "env": dict(self.env),
+            "command_line": self.command_line,
             "references": list(self.references), "notes": list(self.notes),
         }
 
@@ -304,11 +308,11 @@ def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str |
         return llama_mtp_command(model, k, parallel=batch, ctx_size=context, cache_type=kv_cache_dtype,
                                  version=engine_version)
 
-    def refuse(reason: str, references: tuple[str, ...] = ()) -> Recommendation:
+    def refuse(reason: str, references: tuple[str, ...] = (), fits: bool = True) -> Recommendation:
         command = build(0, max_model_len)
         return Recommendation(enable=False, reason=reason, num_speculative_tokens=None, expected_gain=None,
                               crossover=None, memory=None, command=command.argv, env=command.env, refused=True,
-                              references=references, engine_version=command.version, **base)
+                              fits=fits, references=references, engine_version=command.version, **base)
 
     # 1. blocked combinations
     if info.mtp_layers == 0:
@@ -370,12 +374,12 @@ def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str |
         if not plain_fits:
             notes.append(does_not_fit)
         return _disabled(reason, gains, cross, gains[best], build, plain_memory if plain_fits else None,
-                         max_model_len, deployment, notes, _rule_urls("MTP301"), base)
+                         max_model_len, deployment, notes, _rule_urls("MTP301"), base, fits=plain_fits)
 
     # 4. it would pay: the weights must fit, then step k down while the MTP buffers are tight
     if not plain_fits:
         return refuse(f"MTP would give {gains[candidates[0]]:.2f}x (k={candidates[0]}), but {does_not_fit}",
-                      _rule_urls("MTP201"))
+                      _rule_urls("MTP201"), fits=False)
     chosen: int | None = None
     memory: MemoryEstimate | None = None
     for k in sorted((c for c in candidates if c <= candidates[0]), reverse=True):
@@ -502,10 +506,10 @@ def _context(deployment: _Deployment | None, memory: MemoryEstimate | None, give
 
 def _disabled(reason: str, gains: dict[int, float], cross: Crossover, gain: float, build: Any,
               memory: MemoryEstimate | None, given_context: int | None, deployment: _Deployment | None,
-              notes: list[str], references: tuple[str, ...], base: dict[str, Any]) -> Recommendation:
+              notes: list[str], references: tuple[str, ...], base: dict[str, Any], fits: bool = True) -> Recommendation:
     command: ServeCommand = build(0, _context(deployment, memory, given_context))
     return Recommendation(enable=False, reason=reason, num_speculative_tokens=None, expected_gain=gain,
-                          crossover=cross, memory=memory, command=command.argv, env=command.env,
+                          crossover=cross, memory=memory, command=command.argv, env=command.env, fits=fits,
                           references=references, engine_version=command.version, gains=gains,
                           notes=tuple(notes), **base)
 
