@@ -143,6 +143,24 @@ def crossover_table(gpu: str, model: str | None, engines: tuple[str, ...], weigh
     return rows
 
 
+def weights_fit_note(rows: list[dict[str, Any]]) -> str | None:
+    """A note when the weights alone exceed what the GPUs give the engine (vLLM's default memory
+    fraction): the table then describes a deployment that cannot start as it stands."""
+    from mtplint.tuner.advisor import VLLM_MEMORY_FRACTION
+
+    first = rows[0]["crossover"]
+    if first.model is None:
+        return None
+    weights_gib = first.model.params_b * 1e9 * first.weights.bytes_per_param / 2**30
+    budget_gib = first.gpu.memory_mib * VLLM_MEMORY_FRACTION * first.tensor_parallel / 1024
+    if weights_gib < budget_gib:
+        return None
+    gpus = f"{first.tensor_parallel} x {first.gpu.id}" if first.tensor_parallel > 1 else first.gpu.id
+    return (f"the {first.weights.label} weights (~{weights_gib:.0f} GiB) do not fit {gpus} ({budget_gib:.0f} GiB at "
+            f"{VLLM_MEMORY_FRACTION:g} of its memory): these speed-ups are for a deployment that cannot start like "
+            "this; see --weights and --tensor-parallel")
+
+
 def _crossover(args: argparse.Namespace, out: TextIO) -> int:
     engines = (args.engine,) if args.engine else ("vllm", "llama.cpp")
     rows = crossover_table(args.gpu, args.model, engines, args.weights, args.max_k, args.tensor_parallel,
@@ -158,6 +176,7 @@ def _crossover(args: argparse.Namespace, out: TextIO) -> int:
     if args.format == "json":
         data = {"gpu": first.gpu.id, "model": args.model, "weights": first.weights.label,
                 "acceptance": first.acceptance, "acceptance_known": first.acceptance_known,
+                "weights_fit": weights_fit_note(rows) is None,
                 "rows": [{"engine": row["engine"], "k": row["k"], "crossover_batch": row["batch"],
                           "speedup": {str(b): round(v, 3) for b, v in row["speedup"].items()}} for row in rows]}
         out.write(json.dumps(data, indent=2) + "\n")
@@ -176,6 +195,9 @@ def _crossover(args: argparse.Namespace, out: TextIO) -> int:
                             for i, (cell, width) in enumerate(zip(line, widths, strict=True))).rstrip() + "\n")
     out.write("crossover: the largest batch at which MTP is still >= 1x; b=N: speed-up at N concurrent sequences "
               "(model: mtplint/tuner/batching.py, speed-ups within about +-25%, the crossover within a factor of ~2)\n")
+    note = weights_fit_note(rows)
+    if note is not None:
+        out.write(f"note: {note}\n")
     if args.plot:
         out.write(f"wrote {args.plot}\n")
     return EXIT_CLEAN

@@ -61,6 +61,18 @@ def test_unknown_gpu_or_model_exits_2() -> None:
     assert code == 2 and "unknown weight format" in err
 
 
+def test_crossover_notes_weights_that_do_not_fit() -> None:
+    """BF16 35B-A3B (~66 GiB) on one 24 GB card: the table is shown, with a note that it cannot start."""
+    argv = ["crossover", "--gpu", "rtx-3090", "--model", "Qwen/Qwen3.6-35B-A3B"]
+    code, out, _ = run_cli(argv)
+    assert code == 0
+    assert out.splitlines()[-1].startswith("note: the BF16 weights (~66 GiB) do not fit rtx-3090 (22 GiB")
+    assert json.loads(run_cli([*argv, "--format", "json"])[1])["weights_fit"] is False
+    code, out, _ = run_cli([*argv, "--weights", "Q4_K_M"])
+    assert code == 0 and "do not fit" not in out
+    assert json.loads(run_cli([*argv, "--weights", "Q4_K_M", "--format", "json"])[1])["weights_fit"] is True
+
+
 def test_crossover_table_rows_per_engine_and_k() -> None:
     code, out, err = run_cli(["crossover", "--gpu", "rtx-3090", "--model", "Qwen/Qwen3.6-35B-A3B", "--weights",
                               "Q4_K_M"])
