@@ -38,8 +38,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         f"{how} is above MTP's crossover for k={result.draft_tokens} on the {result.gpu.id} with "
         f"{result.weights.label} weights ({result.engine} kernels): the expected speed-up is "
         f"{result.gain_at_one:.2f}x at batch 1 but {at_load:.2f}x at {concurrency} sequences, and it stays >= 1x "
-        f"only up to {describe_batch(result)} -- verifying {result.draft_tokens + 1} tokens per sequence then costs "
-        f"more than MTP saves (decode turns compute-bound near ~{result.knee_tokens:.0f} tokens per step; {alpha}); "
+        f"only up to {describe_batch(result)} -- verifying {result.verify_tokens or result.draft_tokens + 1} tokens "
+        f"per sequence then costs more than MTP saves (decode turns compute-bound near ~{result.knee_tokens:.0f} tokens per step; {alpha}); "
         f"cap concurrency near {max(result.batch, 1)}, or turn MTP off for throughput-bound serving{severity_note}",
         ctx.span_of("max_concurrency", "spec_tokens", "spec_method"),
         severity="warning" if throughput else "info",

@@ -317,9 +317,14 @@ def crossover_for_report(report: LaunchReport) -> Crossover | None:
     info = find_model(model_name) if isinstance(model_name, str) else None
     sizes = model_sizes(info.id if info else None)
     tp = value("tensor_parallel")
+    # SGLang with top-k > 1 drafts a tree: it verifies --speculative-num-draft-tokens per sequence, not k + 1
+    topk, width = value("spec_topk"), value("spec_draft_tokens")
+    tree = (isinstance(topk, int) and topk > 1 and isinstance(width, int) and not isinstance(width, bool)
+            and width > k + 1)
     return crossover(gpu, sizes, k, weight_format(model_name if isinstance(model_name, str) else None,
                                                   value("quantization"), sizes),
-                     engine=report.launch.engine, tensor_parallel=tp if isinstance(tp, int) and tp > 0 else 1)
+                     engine=report.launch.engine, tensor_parallel=tp if isinstance(tp, int) and tp > 0 else 1,
+                     verify_tokens=width if tree else None)
 
 
 def describe_batch(result: Crossover) -> str:
