@@ -6,8 +6,8 @@ An entry holds what linting one file produced (its launches' findings, its diagn
 * the file's name and bytes,
 * mtplint's version and a fingerprint of the installed package (its files' sizes and times: a
   development checkout edited in place must not reuse results of the code before the edit),
-* the effective settings (rules selected, house rules' contents, ``--gpu``, engine versions,
-  objective, excludes, root).
+* the effective settings (rules selected, house rules' contents, ``--gpu``, the configuration's
+  GPUs and models, engine versions, objective, excludes, root).
 
 Linting a file also reads other files: ``.env``, compose override files, a ``--config`` YAML, the
 script a unit starts, version pins up the tree. The entry lists each with the hash of its bytes

@@ -354,6 +354,9 @@ def _open_cache(settings: LintSettings, rules: Sequence[Rule], catalog: dict[str
         "engine_versions": options.engine_versions,
         "gpu": options.gpu,
         "objective": settings.objective,
+        # the configuration's GPUs and models: a finding's memory figures come from them
+        "gpus": settings.user_gpus,
+        "models": settings.user_models,
     })
     return caching.Cache(caching.cache_dir(options.root), key)
 

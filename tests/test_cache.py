@@ -81,6 +81,20 @@ def test_settings_are_part_of_the_key(tmp_path: Path) -> None:
         assert _check(tree, *extra) == _check(tree, "--no-cache", *extra)
 
 
+def test_configuration_gpus_and_models_are_part_of_the_key(tmp_path: Path) -> None:
+    """A GPU's memory edited in mtplint.toml (no file the launch reads) must not leave MTP201 as it was."""
+    from tests.test_user_catalog import COMPOSE, PYPROJECT
+
+    table = PYPROJECT.split("[tool.mtplint]\n", 1)[1]
+    (tmp_path / "mtplint.toml").write_text(table.replace("tool.mtplint.", ""))
+    (tmp_path / "compose.yaml").write_text(COMPOSE)
+    check = ["check", "--output-format", "json", "compose.yaml"]
+    first = run_cli(check, cwd=tmp_path)
+    assert any(f["code"] == "MTP201" for f in json.loads(first[1]))
+    (tmp_path / "mtplint.toml").write_text(table.replace("tool.mtplint.", "").replace("16380", "163800"))
+    assert run_cli(check, cwd=tmp_path) == run_cli([*check, "--no-cache"], cwd=tmp_path)
+
+
 def test_cache_dir_from_the_environment_and_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     tree = build(tmp_path, copies=1)
     elsewhere = tmp_path / "elsewhere"
