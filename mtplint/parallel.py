@@ -230,7 +230,9 @@ def _worker_chunk(chunk: list[tuple[int, Candidate]]) -> list[tuple[int, Record,
     done = []
     for index, candidate in chunk:
         group = w["groups"][candidate.group]
-        if len(w["groups"]) > 1 and w["active"] != candidate.group:
+        # always, even with one group: a spawned worker (macOS, Windows) starts with no
+        # configuration GPUs or models registered, a forked one with whatever the parent left
+        if w["active"] != candidate.group:
             from mtplint.config import activate
 
             activate(group.settings)

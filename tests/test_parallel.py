@@ -67,3 +67,28 @@ def test_default_jobs_follow_the_number_of_files() -> None:
 
     assert default_jobs(1) == 1
     assert default_jobs(PARALLEL_THRESHOLD) == cpu_count()
+
+
+def test_spawned_workers_know_the_configurations_gpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where fork is not available (macOS, Windows), workers start from nothing: the GPUs and models
+    of the configuration must reach them as they reach the in-process run."""
+    import multiprocessing
+
+    from mtplint import parallel
+    from mtplint.user_catalog import register_user_catalog
+    from tests.test_user_catalog import COMPOSE, PYPROJECT
+
+    monkeypatch.setattr(parallel, "_pool_context", lambda: multiprocessing.get_context("spawn"))
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "compose.yaml").write_text(COMPOSE)
+    try:
+        one = run_cli(["check", "--no-cache", "--jobs", "1", "--output-format", "json", "a", "b"],
+                      cwd=tmp_path)
+        two = run_cli(["check", "--no-cache", "--jobs", "2", "--output-format", "json", "a", "b"],
+                      cwd=tmp_path)
+    finally:
+        register_user_catalog([], [])
+    assert [f["code"] for f in json.loads(one[1])].count("MTP201") == 2
+    assert two == one
