@@ -276,14 +276,7 @@ def _nothing_to_lint(args: argparse.Namespace) -> bool:
         return False
     import codecs
 
-    from mtplint.discover import (
-        classify,
-        compose_files_reading,
-        is_dotenv,
-        is_engine_config,
-        launches_naming,
-        relevant_file,
-    )
+    from mtplint.discover import brought_in, classify, relevant_file
 
     for path in args.paths:
         try:
@@ -295,12 +288,9 @@ def _nothing_to_lint(args: argparse.Namespace) -> bool:
             return False
         if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
             return False
-        if relevant_file(path, classify(path) or "unknown"):
-            return False
-        if is_dotenv(path) and compose_files_reading(path):
-            return False  # the compose files beside it are linted with it
-        if classify(path) == "yaml" and is_engine_config(path) and launches_naming(path, Path.cwd()):
-            return False  # so are the launches that read it as their --config
+        kind = classify(path) or "unknown"
+        if relevant_file(path, kind) or brought_in(path, kind, Path.cwd()):
+            return False  # a launch in it, or in a file it brings in (compose beside a .env, a --config's launch)
     if not args.isolated:
         # any file's configuration may say something about an empty run (its output format, an error in it)
         from mtplint.config import ConfigError, ConfigFinder

@@ -275,6 +275,11 @@ def launches_naming(config_file: Path, root: Path) -> list[Path]:
 
     pre-commit passes only the files a commit changed: a commit that writes ``enable-prefix-caching:
     false`` into a vLLM config (silently ignored, MTP107) must lint the launch that reads it."""
+    return [path for path, _ in _launchers_of(config_file, root)]
+
+
+def _launchers_of(config_file: Path, root: Path) -> list[tuple[Path, str]]:
+    """:func:`launches_naming`, each file with its kind (by name, else by its shebang line)."""
     name = config_file.name.encode()
     config = os.path.realpath(config_file)
     directory = os.path.dirname(config)
@@ -285,7 +290,7 @@ def launches_naming(config_file: Path, root: Path) -> list[Path]:
         if directory == top or not directory.startswith(top.rstrip(os.sep) + os.sep):
             break
         directory = os.path.dirname(directory)
-    found: list[Path] = []
+    found: list[tuple[Path, str]] = []
     listed: set[str] = set()
     for folder in folders:
         for current in [folder, *_subfolders(folder)]:
@@ -301,10 +306,21 @@ def launches_naming(config_file: Path, root: Path) -> list[Path]:
                         data = handle.read(1 << 20)
                 except OSError:
                     continue
-                if ((kind or classify(path, data[:256])) in _LAUNCHING_KINDS and name in data
-                        and PREFILTER.search(data)):
-                    found.append(path)
+                kind = kind or classify(path, data[:256])
+                if kind in _LAUNCHING_KINDS and name in data and PREFILTER.search(data):
+                    found.append((path, kind))
     return found
+
+
+def brought_in(given: Path, kind: str, root: Path) -> list[tuple[Path, str]]:
+    """The files linting ``given`` (a file named on the command line, of ``kind``) brings in, each
+    with its kind: the compose files beside an environment file (:func:`compose_files_reading`),
+    the launches of an engine ``--config`` YAML (:func:`launches_naming`)."""
+    if kind == "unknown" and is_dotenv(given):
+        return [(path, "compose") for path in compose_files_reading(given)]
+    if kind == "yaml" and is_engine_config(given):
+        return _launchers_of(given, root)
+    return []
 
 
 def _subfolders(folder: str) -> list[str]:
@@ -327,9 +343,8 @@ def _files_in(folder: str) -> list[str]:
 def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), respect_gitignore: bool = True,
              configs: Configs | None = None) -> list[Candidate]:
     """Files to lint, in a stable order, each with its kind (before the prefilter). As pre-commit
-    passes only the files a commit changed, an environment file given by name brings in the compose
-    files beside it (:func:`compose_files_reading`), and an engine ``--config`` YAML given by name
-    the files that launch with it (:func:`launches_naming`).
+    passes only the files a commit changed, a file given by name brings in those whose launches it
+    changes (:func:`brought_in`).
 
     ``configs``: each file's configuration group -- for a path given, its closest configuration's;
     in a directory walked, the closest at or above each file (:func:`_walk`). Without it, or
@@ -356,11 +371,8 @@ def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), re
         elif given.exists() or given.is_symlink():
             kind = classify(given, _head(given)) or "unknown"
             found[given] = Candidate(given, kind, explicit=True, group=group)
-            if kind == "unknown" and is_dotenv(given):
-                readers.extend((path, "compose", group) for path in compose_files_reading(given))
-            elif kind == "yaml" and is_engine_config(given):
-                readers.extend((path, classify(path) or "unknown", configs.group_of(path) if configs is not None else 0)
-                               for path in launches_naming(given, root))
+            readers.extend((path, reader_kind, configs.group_of(path) if configs is not None else 0)
+                           for path, reader_kind in brought_in(given, kind, root))
         else:
             found[given] = Candidate(given, "missing", explicit=True, group=group)
     if readers:

@@ -166,7 +166,7 @@ SERVE_YAML_MTP107 = (
 )
 
 
-@pytest.mark.parametrize("layout", ["compose", "script"])
+@pytest.mark.parametrize("layout", ["compose", "script", "script without extension"])
 def test_config_file_passed_alone_lints_the_launch_that_reads_it(tmp_path: Path, layout: str) -> None:
     """A commit that only edits a vLLM ``--config`` YAML changes the launch that reads it: the hook
     passes just that file, and the compose file or script naming it is linted with it (MTP107 is
@@ -185,7 +185,7 @@ def test_config_file_passed_alone_lints_the_launch_that_reads_it(tmp_path: Path,
             encoding="utf-8")
     else:
         (tmp_path / "scripts").mkdir()
-        (tmp_path / "scripts" / "serve.sh").write_text(
+        (tmp_path / "scripts" / ("serve.sh" if layout == "script" else "serve")).write_text(
             "#!/usr/bin/env bash\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\n"
             "exec vllm serve --config ../configs/serve.yaml \\\n"
             "  --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 2}'\n",
