@@ -152,14 +152,17 @@ def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],
               memo: PinMemo | None = None) -> list[VersionHint]:
     """Pins in the launch file's directory and its parents up to ``root``. ``memo``: one run's
     pins per directory (a tree's launches share their parents; globbing them per launch is slow)."""
+    # a symlinked launch file's pins are those beside its target; for any other file one lstat, not
+    # a full resolve (its directory is resolved once per chain below)
+    start = path.resolve().parent if path.is_symlink() else path.parent
     if memo is not None:
         # the whole chain, per launch directory as written: a tree's launches share directories, and
         # resolving each launch's path is most of the cost
-        chain = memo.get(("chain", path.parent))
+        chain = memo.get(("chain", start))
         if chain is None:
-            chain = memo[("chain", path.parent)] = _pins_up_to_root(path.parent, root, read, memo)
+            chain = memo[("chain", start)] = _pins_up_to_root(start, root, read, memo)
         return list(chain)
-    return _pins_up_to_root(path.parent, root, read, None)
+    return _pins_up_to_root(start, root, read, None)
 
 
 def _pins_up_to_root(start: Path, root: Path, read: Callable[[Path], SourceFile | None],

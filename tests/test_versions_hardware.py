@@ -55,6 +55,19 @@ def test_pins_in_requirements_pyproject_and_dockerfile(tmp_path: Path) -> None:
     assert pins_in_text('dependencies = ["vllm>=0.28"]')[0].spec == ">=0.28"
 
 
+def test_pins_of_a_symlinked_launch_file_are_those_beside_its_target(tmp_path: Path) -> None:
+    """As before the per-directory memo: the file is resolved first, then its directory's pins read."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "app").mkdir()
+    (tmp_path / "real" / "requirements.txt").write_text("vllm==0.8.5\n")
+    (tmp_path / "app" / "requirements.txt").write_text("vllm==0.11.0\n")
+    (tmp_path / "real" / "serve.sh").write_text("vllm serve m\n")
+    (tmp_path / "app" / "serve.sh").symlink_to(tmp_path / "real" / "serve.sh")
+    for memo in (None, {}):
+        hints = pins_near(tmp_path / "app" / "serve.sh", tmp_path, FileLoader(tmp_path).load, memo)
+        assert [h.spec for h in hints] == ["==0.8.5"], memo
+
+
 def test_gpu_names_map_to_catalog_ids() -> None:
     cases = {
         "NVIDIA-GeForce-RTX-4090": "rtx-4090",
