@@ -443,35 +443,35 @@ def assemble(records: list[Record], groups: Sequence[_Group], record_groups: Seq
                 sources[item["display"]] = source
         if item["span_key"] is not None and item["end"] is not None:
             ends[(item["span_key"][0], item["span_key"][1])] = item["end"]
-    if configs is None:
-        kept, suppressed = apply_suppressions(findings, result, first.settings.per_file_ignores, first.catalog,
-                                              chosen[0], launch_sources=sources, launch_ends=ends,
-                                              without_noqa=without_noqa)
-    else:
-        # each configuration's per-file-ignores and MTP002 over the files it governs
-        known = candidate_groups or {}
-        group_of: dict[str, int] = {}
+    # each configuration's per-file-ignores and MTP002 over the files it governs (without
+    # ``configs``, the one configuration over all)
+    known = candidate_groups or {}
+    group_of: dict[str, int] = {}
 
-        def file_group(file: str) -> int:
-            if file not in group_of:
-                group_of[file] = configs.group_of_file(file, known)
-            return group_of[file]
+    def file_group(file: str) -> int:
+        if configs is None:
+            return 0
+        if file not in group_of:
+            group_of[file] = configs.group_of_file(file, known)
+        return group_of[file]
 
+    governed = list(groups)
+    if configs is not None:
         files = {finding.span.file for finding in findings} | set(sources)
-        governed = [*groups, *(_Group(replace(configs.groups[number], configs=None))
-                               for number in range(len(groups), max(map(file_group, files), default=0) + 1))]
+        governed += [_Group(replace(configs.groups[number], configs=None))
+                     for number in range(len(groups), max(map(file_group, files), default=0) + 1)]
         chosen += [{rule.code for rule in group.rules} for group in governed[len(groups):]]
-        kept, suppressed = [], []
-        for number, governing in enumerate(governed):
-            own = [finding for finding in findings if file_group(finding.span.file) == number]
-            own_sources = {name: source for name, source in sources.items() if file_group(name) == number}
-            if not own and not own_sources:
-                continue
-            group_kept, group_suppressed = apply_suppressions(
-                own, result, governing.settings.per_file_ignores, governing.catalog, chosen[number],
-                launch_sources=own_sources, launch_ends=ends, without_noqa=without_noqa)
-            kept.extend(group_kept)
-            suppressed.extend(group_suppressed)
+    kept, suppressed = [], []
+    for number, governing in enumerate(governed):
+        own = [finding for finding in findings if file_group(finding.span.file) == number]
+        own_sources = {name: source for name, source in sources.items() if file_group(name) == number}
+        if not own and not own_sources:
+            continue  # nothing to suppress, no noqa comment to judge
+        group_kept, group_suppressed = apply_suppressions(
+            own, result, governing.settings.per_file_ignores, governing.catalog, chosen[number],
+            launch_sources=own_sources, launch_ends=ends, without_noqa=without_noqa)
+        kept.extend(group_kept)
+        suppressed.extend(group_suppressed)
     kept.sort(key=Finding.sort_key)
     rules = list({rule.code: rule for group in groups for rule in group.rules}.values())
     return LintResult(kept, suppressed, result, rules)
