@@ -81,15 +81,8 @@ def _config_in(directory: Path) -> Path | None:
 
 
 def find_config(start: Path) -> Path | None:
-    # realpath, not resolve(): a symlink loop given on the command line must not raise RuntimeError
-    directory = Path(os.path.realpath(start))
-    if directory.is_file():
-        directory = directory.parent
-    for candidate in (directory, *directory.parents):
-        path = _config_in(candidate)
-        if path is not None:
-            return path
-    return None
+    """The configuration file closest to ``start`` (in its directory or above)."""
+    return ConfigFinder().closest(start)
 
 
 class ConfigFinder:
@@ -100,6 +93,7 @@ class ConfigFinder:
         self._closest: dict[str, Path | None] = {}
 
     def closest(self, start: Path) -> Path | None:
+        # realpath, not resolve(): a symlink loop given on the command line must not raise RuntimeError
         real = os.path.realpath(start)
         return self._in_or_above(real if os.path.isdir(real) else os.path.dirname(real))
 
