@@ -527,12 +527,19 @@ def cmd_rule(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    out = out or sys.stdout
-    err = err or sys.stderr
     # A run builds many small objects that live to its end (node trees, launches, findings): with
     # the default thresholds the cyclic collector rescans them ever more often, ~30% of a large
-    # tree's time, growing faster than the tree. Collections stay on, only rarer (workers inherit it).
+    # tree's time, growing faster than the tree. Collections stay on, only rarer (workers inherit
+    # it), and a caller that runs mtplint in its own process gets its thresholds back.
+    previous = gc.get_threshold()
     gc.set_threshold(100_000, 50, 1_000)
+    try:
+        return _main(argv, out or sys.stdout, err or sys.stderr)
+    finally:
+        gc.set_threshold(*previous)
+
+
+def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if not arguments or (arguments[0] not in COMMANDS and arguments[0] not in ("-h", "--help", "--version")):
         arguments = ["check", *arguments]

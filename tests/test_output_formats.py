@@ -102,3 +102,24 @@ def test_suppressed_count_is_shown(tmp_path: Path) -> None:
     assert code == 0 and "All checks passed!" in out
     code, out, _ = run_cli(["check", *ARGS, "--extend-select", "MTP003", "."], cwd=project(tmp_path, SERVE))
     assert code == 1
+
+
+def test_a_config_file_two_launches_read_is_reported_once(tmp_path: Path) -> None:
+    """Two services read the same vLLM --config: its ignored ``false`` is one mistake, one finding."""
+    (tmp_path / "serve.yaml").write_text("model: Qwen/Qwen3.6-27B\nenable-prefix-caching: false\n", encoding="utf-8")
+    service = ('  {name}:\n    image: vllm/vllm-openai:v0.30.0\n    volumes: ["./serve.yaml:/etc/serve.yaml"]\n'
+               '    command: ["--config", "/etc/serve.yaml", "--port", "{port}"]\n')
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n" + service.format(name="a", port=8000) + service.format(name="b", port=8001), encoding="utf-8")
+    code, out, err = run_cli(["check", "--isolated", "--output-format", "json", "--select", "MTP107", "."],
+                             cwd=tmp_path)
+    assert code == 1, err
+    assert [(f["code"], f["filename"], f["location"]["row"]) for f in json.loads(out)] == [("MTP107", "serve.yaml", 2)]
+
+
+def test_main_leaves_the_callers_garbage_collector_as_it_was(tmp_path: Path) -> None:
+    import gc
+
+    before = gc.get_threshold()
+    run_cli(["check", "--isolated", "."], cwd=project(tmp_path))
+    assert gc.get_threshold() == before

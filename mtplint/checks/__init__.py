@@ -237,9 +237,18 @@ def run_rule(rule: Rule, report: LaunchReport) -> list[Finding]:
 
 
 def one_finding_per_mistake(findings: list[Finding]) -> list[Finding]:
-    """Where a specific rule and a general one flag the same token, keep the specific one."""
+    """Where a specific rule and a general one flag the same token, keep the specific one; the same
+    finding reached twice (one ``--config`` file read by two launches) is reported once."""
     replaced: set[tuple[str, str, int]] = set()
     for finding in findings:
         for code in finding.rule.supersedes:
             replaced.add((code, finding.span.file, finding.span.start))
-    return [f for f in findings if (f.rule.code, f.span.file, f.span.start) not in replaced]
+    seen: set[tuple[str, str, int, int, str]] = set()
+    kept = []
+    for finding in findings:
+        identity = (finding.rule.code, finding.span.file, finding.span.start, finding.span.end, finding.message)
+        if (finding.rule.code, finding.span.file, finding.span.start) in replaced or identity in seen:
+            continue
+        seen.add(identity)
+        kept.append(finding)
+    return kept
