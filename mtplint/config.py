@@ -129,6 +129,8 @@ def load_config(path: Path, _seen: tuple[Path, ...] = ()) -> ConfigFile:
             values[key] = [str((path.parent / entry).resolve()) for entry in values[key]]
     if "per-file-ignores" in values:
         values["per-file-ignores"] = _anchored(values["per-file-ignores"], path.parent)
+    if "exclude" in values:
+        values["exclude"] = _anchored_excludes(values["exclude"], path.parent)
     if "extend" in values:
         base_path = (path.parent / values.pop("extend")).resolve()
         if not base_path.is_file():
@@ -153,6 +155,20 @@ def _anchored(per_file_ignores: dict[str, list[str]], directory: Path) -> dict[s
     for pattern, codes in per_file_ignores.items():
         if "/" in pattern and not os.path.isabs(pattern):
             anchored.setdefault(os.path.join(os.path.realpath(directory), pattern.removeprefix("./")), codes)
+    return anchored
+
+
+def _anchored_excludes(excludes: list[str], directory: Path) -> list[str]:
+    """``exclude`` with every pattern that names a directory (``legacy/*``) also written relative to
+    the working directory the walk's paths are relative to, so a nested configuration's patterns
+    mean its own folders whether mtplint runs from the repository root or from beside the file."""
+    anchored = list(excludes)
+    here = os.path.realpath(os.getcwd())
+    for pattern in excludes:
+        if "/" in pattern and not os.path.isabs(pattern):
+            moved = os.path.relpath(os.path.join(os.path.realpath(directory), pattern.removeprefix("./")), here)
+            if moved not in anchored and not moved.startswith(".."):
+                anchored.append(moved.replace(os.sep, "/"))
     return anchored
 
 

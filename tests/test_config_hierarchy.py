@@ -152,6 +152,25 @@ def test_walked_tree_subdirectory_with_its_own_configuration(tmp_path: Path) -> 
                                  "embed/compose.yaml": ["MTP003", "MTP102"]}
 
 
+def test_a_nested_exclude_with_a_folder_means_its_own_folder_from_anywhere(tmp_path: Path) -> None:
+    """``exclude = ["legacy/*"]`` in services/chat/mtplint.toml excludes services/chat/legacy/…, whether
+    mtplint runs from the repository root, from services/, or from services/chat."""
+    write_files(tmp_path, {
+        "mtplint.toml": "",
+        "services/chat/mtplint.toml": 'exclude = ["legacy/*"]\n',
+        "services/chat/compose.yaml": COMPOSE,
+        "services/chat/legacy/compose.yaml": COMPOSE,
+        "legacy/compose.yaml": COMPOSE,
+    })
+    for cwd, prefix in ((tmp_path, "services/chat/"), (tmp_path / "services", "chat/"),
+                        (tmp_path / "services" / "chat", "")):
+        _, findings, _ = check_json(cwd, ".")
+        assert f"{prefix}compose.yaml" in by_file(findings), cwd
+        assert f"{prefix}legacy/compose.yaml" not in by_file(findings), cwd
+    _, findings, _ = check_json(tmp_path, ".")
+    assert "legacy/compose.yaml" in by_file(findings)  # the root's own legacy/ is not the chat service's
+
+
 def test_explicit_file_plus_a_directory(two_teams: Path) -> None:
     write_files(two_teams, {"team-b/k8s/deployment.yaml": COMPOSE.replace("services:", "x-services:"),
                       "team-a/scripts/serve.sh": "#!/bin/sh\nexec vllm serve Qwen/Qwen3.6-35B-A3B "
