@@ -570,6 +570,15 @@ def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
         return EXIT_ERROR
     except BrokenPipeError:
         return EXIT_CLEAN
+    except Exception as error:
+        # a configuration first read late in the run (a finding's file governed by a configuration
+        # nothing else needed) is still a configuration error, not an internal one
+        from mtplint.config import ConfigError
+
+        if isinstance(error, ConfigError):
+            err.write(f"mtplint: error: {error}\n")
+            return EXIT_ERROR
+        raise
 
 
 if __name__ == "__main__":  # pragma: no cover

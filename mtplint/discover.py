@@ -335,7 +335,7 @@ def _subfolders(folder: str) -> list[str]:
 def _files_in(folder: str) -> list[str]:
     try:
         with os.scandir(folder) as scan:
-            return sorted(entry.path for entry in scan if entry.is_file(follow_symlinks=False))
+            return sorted(entry.path for entry in scan if entry.is_file())  # a linked script counts too
     except OSError:
         return []
 
