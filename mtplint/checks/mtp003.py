@@ -52,8 +52,8 @@ NEEDS: dict[str, tuple[str, ...]] = {
 }
 
 #: how an unread file is named in a setting's ``unresolved`` (:func:`mtplint.settings.open_to_config`,
-#: SGLang's ``spec_v2`` under an unread ``docker run --env-file``)
-_UNREAD_FILES = ("--config ", "--env-file ")
+#: SGLang's ``spec_v2`` under an unread env file: :attr:`mtplint.extract.launch.Launch.env_open`)
+_UNREAD_FILES = ("--config ", "--env-file ", "env_file ", "EnvironmentFile=")
 
 #: rules that need the GPU's identity (RULES.md "Hardware")
 NEEDS_GPU = ("MTP201", "MTP301")

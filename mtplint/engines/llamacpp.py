@@ -342,7 +342,7 @@ class LlamaCppEngine:
         lookup = _lookup(build)
         self._parse_env(launch, build, lookup, parsed)
         if launch.env_open:
-            # an unread `docker run --env-file` may hold any LLAMA_ARG_* (below the command line, like "$@")
+            # an unread env file may hold any LLAMA_ARG_* (below the command line, like "$@")
             parsed.open_ended = True
         self._parse_cli(launch.args, build, lookup, parsed)
         preset = parsed.options.get("models_preset")

@@ -1020,8 +1020,9 @@ class SGLangEngine:
             return _Setting(default, "default", extra=extra)
         if entry is None:
             if launch.env_open:
-                # an env file mtplint could not read (docker run --env-file) may set the variable
-                because = tuple(f"--env-file {path.value}" for path in launch.env_open)
+                # an env file mtplint could not read (docker run --env-file, env_file, EnvironmentFile=)
+                # may set the variable
+                because = tuple(source.value for source in launch.env_open)
                 return _Setting(None, "env", launch.env_open[0].span, because, {**extra, "default": default})
             return _Setting(default, "default", extra=extra)
         span = entry.span or entry.value.span

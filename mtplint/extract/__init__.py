@@ -225,7 +225,7 @@ def read_docker_env_files(launch: Launch, ctx: ExtractContext) -> None:
         shown = f"--env-file {path_token.value}"
         if not path_token.resolved:
             launch.notes.append(f"{shown}: the path is not known; the container's environment is not fully known")
-            launch.env_open.append(path_token)
+            launch.env_open.append(Token(shown, path_token.span, path_token.unresolved))
             continue
         loaded = None
         for candidate in host_file_candidates(path_token.value, launch.base_dir):
@@ -234,14 +234,14 @@ def read_docker_env_files(launch: Launch, ctx: ExtractContext) -> None:
                 break
         if loaded is None:
             launch.notes.append(f"{shown}: file not found; the container's environment is not fully known")
-            launch.env_open.append(path_token)
+            launch.env_open.append(Token(shown, path_token.span, path_token.unresolved))
             continue
         try:
             entries = parse_docker_env_file(loaded)
         except DockerEnvFileError as error:
             ctx.issues.add("MTP001", f"{error} (docker run refuses this env file)",
                            loaded.span(error.offset, error.offset + 1))
-            launch.env_open.append(path_token)
+            launch.env_open.append(Token(shown, path_token.span, path_token.unresolved))
             continue
         ctx.related.setdefault(launch.source.display, []).append(loaded.display)
         for name, value in entries:

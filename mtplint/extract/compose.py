@@ -401,6 +401,8 @@ class _ServiceLaunches:
         self.service = service
         self.holes: list[Hole] = []
         self.notes: list[str] = []
+        #: env_file entries not read (see :attr:`Launch.env_open`)
+        self.env_open: list[Token] = []
         fields = service.fields
         self.image = self._image(fields.get("image"))
         self.entrypoint = self._words(fields.get("entrypoint"))
@@ -449,6 +451,7 @@ class _ServiceLaunches:
             launch.notes.append(f"compose variable {name} has no value in .env and no default "
                                 "(docker compose would substitute an empty string): left unresolved")
         launch.notes.extend(self.notes)
+        launch.env_open.extend(self.env_open)
         return launch
 
     # -- image, command ---------------------------------------------------------------------------
@@ -576,15 +579,21 @@ class _ServiceLaunches:
 
     def _env_file(self, at: _At, required: bool, explicit: dict[str, EnvEntry]) -> dict[str, EnvEntry]:
         interpolated = self.project.text(at)
+        written = Token(f"env_file {interpolated.text.text}", at.node.span(), interpolated.unresolved)
         if interpolated.unresolved:
             self.holes.extend(interpolated.holes)
             self.notes.append(f"env_file {interpolated.text.text!r} depends on unset variables: not read")
+            self.env_open.append(written)
             return {}
         path = at.file.directory / interpolated.text.text
         source = self.project.ctx.loader.load(path)
         if source is None:
+            # not in the checkout (often kept out of git, secrets beside settings): on the server it
+            # may set anything
             if required:
-                self.notes.append(f"env_file {interpolated.text.text!r} not found (docker compose would refuse to start)")
+                self.notes.append(f"env_file {interpolated.text.text!r} not found in the checkout (docker compose "
+                                  "refuses to start without it): its variables are unknown")
+            self.env_open.append(written)
             return {}
         from mtplint.extract.dotenv import parse_env_file
 

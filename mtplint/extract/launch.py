@@ -82,8 +82,10 @@ class Launch:
     env_files: list[Token] = field(default_factory=list)
     #: the docker client's environment, for a bare ``NAME`` line of an env file (copied from it)
     client_env: dict[str, EnvEntry] = field(default_factory=dict)
-    #: env files that could not be read (missing, path unknown, malformed): the environment may hold
-    #: any variable, so an engine setting read from a variable the launch does not set is unknown
+    #: environment sources that could not be read -- ``docker run --env-file``, compose ``env_file``,
+    #: systemd ``EnvironmentFile=`` missing from the checkout, its path unknown, or malformed -- each
+    #: as written (``--env-file ./sglang.env``): the environment may hold any variable, so an engine
+    #: setting read from a variable the launch does not set is unknown
     env_open: list[Token] = field(default_factory=list)
 
     @property

@@ -124,7 +124,10 @@ def _specifiers(token: Token) -> Token:
     return Token(value, token.span, (*token.unresolved, *unknown), token.splat)
 
 
-def environment(unit: Unit, ctx: ExtractContext, notes: list[str]) -> dict[str, EnvEntry]:
+def environment(unit: Unit, ctx: ExtractContext, notes: list[str],
+                unread: list[Token] | None = None) -> dict[str, EnvEntry]:
+    """The unit's environment; ``unread`` collects the ``EnvironmentFile=`` settings mtplint cannot
+    read (outside the checkout, a pattern): on the host they may set anything."""
     env: dict[str, EnvEntry] = {}
     for setting in unit.service("Environment"):
         if not setting.value.text:
@@ -144,13 +147,20 @@ def environment(unit: Unit, ctx: ExtractContext, notes: list[str]) -> dict[str, 
         path_text = raw[1:] if optional else raw
         if not path_text:
             continue
+        written = Token(f"EnvironmentFile={raw}", setting.value.span())
         if "*" in path_text or "%" in path_text:
             notes.append(f"EnvironmentFile={raw} (line {setting.line}) cannot be resolved statically: its variables are unknown")
+            if unread is not None:
+                unread.append(written)
             continue
         loaded = _first_existing(host_file_candidates(path_text, unit_dir), ctx)
         if loaded is None:
+            # /etc/default/... lives on the host, not in the repository; with `-` it may be absent there
+            # too, but nothing says it is
             if not optional:
                 notes.append(f"EnvironmentFile={path_text} (line {setting.line}) not found: its variables are unknown")
+            if unread is not None:
+                unread.append(written)
             continue
         ctx.related.setdefault(unit.source.display, []).append(loaded.display)
         for name, token in parse_env_file(loaded, dialect="systemd"):
@@ -225,7 +235,8 @@ def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
             if loaded is not None:
                 unit.settings.extend(read_settings(loaded))
     notes: list[str] = []
-    env = environment(unit, ctx, notes)
+    unread: list[Token] = []
+    env = environment(unit, ctx, notes, unread)
     exec_starts: list[Setting] = []
     for setting in unit.service("ExecStart"):
         if not setting.value.text:
@@ -240,6 +251,8 @@ def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
         found = _launches_of_command(tokens, texts, setting, env, unit, ctx)
         for launch in found:
             launch.notes.extend(notes)
+            if launch.image is None:  # in a container only `-e NAME` passes the unit's variables on
+                launch.env_open.extend(unread)
         launches.extend(found)
     return launches
 
