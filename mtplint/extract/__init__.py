@@ -199,13 +199,15 @@ def build_launch(
     return launch
 
 
-def host_file_candidates(raw: str, base_dir: Path) -> list[Path]:
-    """Where to look for a file a launch names on the host: relative to ``base_dir``; an absolute
-    path as given, then by its name next to the file (the checkout rarely mirrors ``/etc``)."""
+def load_host_file(raw: str, base_dir: Path, loader: FileLoader) -> SourceFile | None:
+    """The file a launch names on its host, as the checkout has it: relative to ``base_dir``; an
+    absolute path as given, then by its name next to the file (the checkout rarely mirrors ``/etc``)."""
     path = Path(raw)
-    if path.is_absolute():
-        return [path, base_dir / path.name]
-    return [base_dir / path]
+    for candidate in ([path, base_dir / path.name] if path.is_absolute() else [base_dir / path]):
+        loaded = loader.load(candidate)
+        if loaded is not None:
+            return loaded
+    return None
 
 
 def read_docker_env_files(launch: Launch, ctx: ExtractContext) -> None:
@@ -227,11 +229,7 @@ def read_docker_env_files(launch: Launch, ctx: ExtractContext) -> None:
             launch.notes.append(f"{shown}: the path is not known; the container's environment is not fully known")
             launch.env_open.append(Token(shown, path_token.span, path_token.unresolved))
             continue
-        loaded = None
-        for candidate in host_file_candidates(path_token.value, launch.base_dir):
-            loaded = ctx.loader.load(candidate)
-            if loaded is not None:
-                break
+        loaded = load_host_file(path_token.value, launch.base_dir, ctx.loader)
         if loaded is None:
             launch.notes.append(f"{shown}: file not found; the container's environment is not fully known")
             launch.env_open.append(Token(shown, path_token.span, path_token.unresolved))

@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from mtplint.extract import ExtractContext, build_launch, host_file_candidates
+from mtplint.extract import ExtractContext, build_launch, load_host_file
 from mtplint.extract.dotenv import parse_env_file
 from mtplint.extract.launch import Launch, recognise
 from mtplint.extract.shell import SHELL_PROGRAMS, launches_in_script, script_commands, split_words
@@ -107,14 +106,6 @@ def read_settings(source: SourceFile) -> list[Setting]:
     return settings
 
 
-def _first_existing(candidates: list[Path], ctx: ExtractContext) -> SourceFile | None:
-    for candidate in candidates:
-        loaded = ctx.loader.load(candidate)
-        if loaded is not None:
-            return loaded
-    return None
-
-
 def _specifiers(token: Token) -> Token:
     """``%%`` → ``%``; any other specifier (``%i``, ``%h``) depends on the host: unresolved."""
     if "%" not in token.value:
@@ -153,7 +144,7 @@ def environment(unit: Unit, ctx: ExtractContext, notes: list[str],
             if unread is not None:
                 unread.append(written)
             continue
-        loaded = _first_existing(host_file_candidates(path_text, unit_dir), ctx)
+        loaded = load_host_file(path_text, unit_dir, ctx.loader)
         if loaded is None:
             # /etc/default/... lives on the host, not in the repository; with `-` it may be absent there
             # too, but nothing says it is
@@ -291,7 +282,7 @@ def _launches_of_command(tokens: list[Token], texts: list[MappedText], setting: 
             return []
         script_index = position
     script_token = tokens[script_index]
-    script = _first_existing(host_file_candidates(script_token.value, unit_dir), ctx)
+    script = load_host_file(script_token.value, unit_dir, ctx.loader)
     if script is None or not _looks_like_shell(script, script_index > 0):
         return []
     ctx.related.setdefault(unit.source.display, []).append(script.display)
