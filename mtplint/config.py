@@ -245,18 +245,16 @@ class CatalogTree(_Groups):
 
     def __init__(self) -> None:
         super().__init__()
-        self._entries: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]] = []
+        self._values: list[dict[str, Any]] = []
 
     def _read(self, path: Path | None, values: dict[str, Any]) -> None:
-        self._entries.append((list(values.get("gpus", [])), list(values.get("models", []))))
+        self._values.append(values)
 
     def walk_settings(self, group: int) -> tuple[tuple[str, ...], bool] | None:
         return None  # inspect walks with the command line's exclude patterns only, as it always has
 
     def activate(self, group: int) -> None:
-        from mtplint.user_catalog import register_user_catalog
-
-        register_user_catalog(*self._entries[group])
+        register_catalog(self._values[group])
 
 
 #: engines ``engine-versions`` / ``--engine-version`` may name, and the version shapes they accept
@@ -359,9 +357,7 @@ def settings_from(values: dict[str, Any], where: str, args: argparse.Namespace) 
 def activate(settings: Any) -> None:
     """Make ``settings``' configuration GPUs and models the catalogs' (a run with several
     configurations switches between them as it goes from one file to the next)."""
-    from mtplint.user_catalog import register_user_catalog
-
-    register_user_catalog(settings.user_gpus, settings.user_models)
+    register_catalog({"gpus": settings.user_gpus, "models": settings.user_models})
 
 
 class ConfigTree(_Groups):

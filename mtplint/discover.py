@@ -227,6 +227,14 @@ def is_engine_config(path: Path) -> bool:
         return False
 
 
+def _kind_of(path: Path) -> str | None:
+    """:func:`classify` by name, opening the file for its first line only when that may decide."""
+    kind = classify(path)
+    if kind is None and _may_have_shebang(path.suffix.lower()):
+        kind = classify(path, _head(path))
+    return kind
+
+
 def _head(path: Path) -> bytes:
     try:
         with path.open("rb") as handle:
@@ -363,9 +371,7 @@ def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), re
             for name, walked_group in _walk(str(given), _relative_base(given, root), [], walk_excludes, walk_gitignore,
                                             configs, group):
                 path = Path(name)
-                kind = classify(path)
-                if kind is None and _may_have_shebang(path.suffix.lower()):
-                    kind = classify(path, _head(path))
+                kind = _kind_of(path)
                 if kind:
                     found.setdefault(path, Candidate(path, kind, group=walked_group))
         elif given.exists() or given.is_symlink():

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mtplint.checks import Finding, one_finding_per_mistake, run_rule
+from mtplint.checks import Finding, one_finding_per_mistake, run_rule, unparsable_findings
 from mtplint.checks.catalog import Rule, load_catalog
 from mtplint.checks.selection import selected_rules
 from mtplint.discover import discover
@@ -90,17 +90,7 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
         for report in pipeline_result.launches:
             findings.extend(unresolved_findings(catalog["MTP003"], report, rules))
     if "MTP001" in chosen:
-        parse_rule = catalog["MTP001"]
-        # a file read both on its own and as a launch's --config file is reported once, in the words
-        # that say more (``malformed vLLM config file: invalid YAML: …``)
-        unparsable: dict[tuple[str, int], Finding] = {}
-        for diagnostic in pipeline_result.diagnostics:
-            if diagnostic.code != "MTP001":
-                continue
-            key = (diagnostic.span.file, diagnostic.span.start)
-            if key not in unparsable or len(diagnostic.message) > len(unparsable[key].message):
-                unparsable[key] = Finding(parse_rule, diagnostic.message, diagnostic.span)
-        findings.extend(unparsable.values())
+        findings.extend(unparsable_findings(catalog["MTP001"], pipeline_result.diagnostics))
     findings = one_finding_per_mistake(findings)
 
     from mtplint.checks.suppress import apply_suppressions

@@ -393,7 +393,7 @@ def assemble(records: list[Record], groups: Sequence[_Group], record_groups: Seq
     closest configuration's. ``loader``: the texts the run read (a fix re-linted in memory)."""
     from dataclasses import replace
 
-    from mtplint.checks import Finding, one_finding_per_mistake
+    from mtplint.checks import Finding, one_finding_per_mistake, unparsable_findings
     from mtplint.checks.suppress import apply_suppressions
     from mtplint.lint import LintResult
     from mtplint.pipeline import Result
@@ -419,15 +419,9 @@ def assemble(records: list[Record], groups: Sequence[_Group], record_groups: Seq
     chosen = [{rule.code for rule in group.rules} for group in groups]
     findings = [finding_from(data, groups[launch_groups[id(item)]].catalog)
                 for item in unique for key in ("findings", "unresolved") for data in item[key]]
-    parse_rule = first.catalog["MTP001"]
-    unparsable: dict[tuple[str, int], Finding] = {}
-    for diagnostic, (_, group) in zip(result.diagnostics, diagnostics, strict=True):
-        if diagnostic.code != "MTP001" or "MTP001" not in chosen[group]:
-            continue
-        key = (diagnostic.span.file, diagnostic.span.start)
-        if key not in unparsable or len(diagnostic.message) > len(unparsable[key].message):
-            unparsable[key] = Finding(parse_rule, diagnostic.message, diagnostic.span)
-    findings.extend(unparsable.values())
+    findings.extend(unparsable_findings(first.catalog["MTP001"], (
+        diagnostic for diagnostic, (_, group) in zip(result.diagnostics, diagnostics, strict=True)
+        if "MTP001" in chosen[group])))
     findings = one_finding_per_mistake(findings)
 
     sources: dict[str, SourceFile] = {}

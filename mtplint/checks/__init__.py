@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mtplint.checks.catalog import Rule, VersionRange
-from mtplint.source import SourceFile, Span
+from mtplint.source import Diagnostic, SourceFile, Span
 
 if TYPE_CHECKING:
     from mtplint.engines import CliError, OptionValue
@@ -234,6 +234,20 @@ def run_rule(rule: Rule, report: LaunchReport) -> list[Finding]:
             if finding not in context.findings:
                 context.findings.append(finding)
     return context.findings
+
+
+def unparsable_findings(parse_rule: Rule, diagnostics: Iterable[Diagnostic]) -> list[Finding]:
+    """MTP001 findings from the run's diagnostics: a file read both on its own and as a launch's
+    ``--config`` file is reported once, in the words that say more (``malformed vLLM config file:
+    invalid YAML: …``)."""
+    unparsable: dict[tuple[str, int], Finding] = {}
+    for diagnostic in diagnostics:
+        if diagnostic.code != parse_rule.code:
+            continue
+        key = (diagnostic.span.file, diagnostic.span.start)
+        if key not in unparsable or len(diagnostic.message) > len(unparsable[key].message):
+            unparsable[key] = Finding(parse_rule, diagnostic.message, diagnostic.span)
+    return list(unparsable.values())
 
 
 def one_finding_per_mistake(findings: list[Finding]) -> list[Finding]:

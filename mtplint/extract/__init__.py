@@ -144,12 +144,15 @@ def _container_environment(recognised: Recognised, host: dict[str, EnvEntry]) ->
     shell's ``export`` before ``docker run`` does not reach the engine. A NAME the file does not set
     comes from whoever runs it: unresolved."""
     client = docker_client_environment(recognised, host)
-    environment: dict[str, EnvEntry] = {}
-    for name, flag_value in recognised.docker_inherit:
-        known = client.get(name)
-        value = known.value if known is not None else Token(f"${{{name}}}", flag_value.span, (name,))
-        environment[name] = EnvEntry(name, value, flag_value.span)
-    return environment
+    return {name: EnvEntry(name, _from_client(client, name, flag_value.span), flag_value.span)
+            for name, flag_value in recognised.docker_inherit}
+
+
+def _from_client(client: dict[str, EnvEntry], name: str, span: Span | None) -> Token:
+    """The value ``docker`` copies for a bare ``NAME`` (``-e NAME``, a ``NAME`` line of an env file)
+    from its own environment; unresolved when the file does not set it (whoever runs it does)."""
+    known = client.get(name)
+    return known.value if known is not None else Token(f"${{{name}}}", span, (name,))
 
 
 def build_launch(
@@ -224,28 +227,27 @@ def read_docker_env_files(launch: Launch, ctx: ExtractContext) -> None:
 
     from_files: dict[str, EnvEntry] = {}
     for path_token in launch.env_files:
-        shown = f"--env-file {path_token.value}"
+        shown = Token(f"--env-file {path_token.value}", path_token.span, path_token.unresolved)
         if not path_token.resolved:
-            launch.notes.append(f"{shown}: the path is not known; the container's environment is not fully known")
-            launch.env_open.append(Token(shown, path_token.span, path_token.unresolved))
+            launch.notes.append(f"{shown.value}: the path is not known; the container's environment is not fully known")
+            launch.env_open.append(shown)
             continue
         loaded = load_host_file(path_token.value, launch.base_dir, ctx.loader)
         if loaded is None:
-            launch.notes.append(f"{shown}: file not found; the container's environment is not fully known")
-            launch.env_open.append(Token(shown, path_token.span, path_token.unresolved))
+            launch.notes.append(f"{shown.value}: file not found; the container's environment is not fully known")
+            launch.env_open.append(shown)
             continue
         try:
             entries = parse_docker_env_file(loaded)
         except DockerEnvFileError as error:
             ctx.issues.add("MTP001", f"{error} (docker run refuses this env file)",
                            loaded.span(error.offset, error.offset + 1))
-            launch.env_open.append(Token(shown, path_token.span, path_token.unresolved))
+            launch.env_open.append(shown)
             continue
         ctx.related.setdefault(launch.source.display, []).append(loaded.display)
         for name, value in entries:
             if value is None:  # a bare NAME: copied from the docker client's environment
-                known = launch.client_env.get(name.value)
-                value = known.value if known is not None else Token(f"${{{name.value}}}", name.span, (name.value,))
+                value = _from_client(launch.client_env, name.value, name.span)
             from_files[name.value] = EnvEntry(name.value, value, name.span)
     if from_files:
         launch.env = {**from_files, **launch.env}

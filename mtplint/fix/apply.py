@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mtplint.checks import Edit, Finding, Fix, applies, available  # noqa: F401 (available: re-exported)
+from mtplint.checks import Edit, Finding, Fix, applies
 from mtplint.extract import FileLoader
 from mtplint.fix import apply_edits
 from mtplint.lint import LintResult, LintSettings, lint
