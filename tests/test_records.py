@@ -1,0 +1,68 @@
+"""The slotted records the pipeline stages pass along compare, hash, show and pickle like dataclasses did."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from mtplint.records import FrozenRecord, Record, slot_names
+
+
+class Point(FrozenRecord):
+    __slots__ = ("x", "y")
+
+    def __init__(self, x: int, y: int) -> None:
+        self.x = x
+        self.y = y
+
+
+class Labelled(Point):
+    __slots__ = ("label",)
+
+    def __init__(self, x: int, y: int, label: str) -> None:
+        super().__init__(x, y)
+        self.label = label
+
+
+class Bag(Record):
+    __slots__ = ("items",)
+
+    def __init__(self, items: list[int] | None = None) -> None:
+        self.items = items if items is not None else []
+
+
+def test_frozen_records_compare_and_hash_by_their_fields() -> None:
+    assert Point(1, 2) == Point(1, 2)
+    assert Point(1, 2) != Point(2, 1)
+    assert {Point(1, 2): "a"}[Point(1, 2)] == "a"
+    assert len({Point(1, 2), Point(1, 2), Point(3, 4)}) == 2
+
+
+def test_a_subclass_never_equals_its_base_and_compares_the_base_fields_too() -> None:
+    assert Labelled(1, 2, "a") != Point(1, 2)
+    assert Labelled(1, 2, "a") == Labelled(1, 2, "a")
+    assert Labelled(1, 2, "a") != Labelled(1, 3, "a")
+    assert slot_names(Labelled) == ("x", "y", "label")
+
+
+def test_mutable_records_compare_by_value_and_refuse_to_hash() -> None:
+    first, second = Bag(), Bag()
+    assert first == second and first.items is not second.items
+    second.items.append(1)
+    assert first != second
+    with pytest.raises(TypeError):
+        hash(first)
+    assert Bag([1]) != [1]
+
+
+def test_repr_names_every_field_and_records_pickle_for_worker_processes() -> None:
+    assert repr(Labelled(1, 2, "a")) == "Labelled(x=1, y=2, label='a')"
+    assert repr(Bag([3])) == "Bag(items=[3])"
+    assert pickle.loads(pickle.dumps(Labelled(1, 2, "a"))) == Labelled(1, 2, "a")
+    assert pickle.loads(pickle.dumps(Bag([5]))) == Bag([5])
+
+
+def test_records_have_no_instance_dict() -> None:
+    with pytest.raises(AttributeError):
+        Point(1, 2).z = 3  # type: ignore[attr-defined]
