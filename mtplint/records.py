@@ -10,7 +10,8 @@ are equal when they are of the same class and their slots are equal, the way a d
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (~6 ms) at start-up
 
 if TYPE_CHECKING:
     from collections.abc import Callable
