@@ -29,12 +29,12 @@ A service merged from several files is reported once per run, from whichever of 
 read first; its launch points at the file its command token comes from.
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import weakref
 from collections import ChainMap
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from mtplint.extract import ExtractContext, FileLoader, Malformed, build_launch
@@ -48,6 +48,7 @@ from mtplint.extract.interpolate import (
 )
 from mtplint.extract.launch import GpuHint, Launch, Recognised, entry_for_image, image_entry, recognise
 from mtplint.extract.yamlpos import YNode
+from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
 
 #: compose-go cli.DefaultFileNames / DefaultOverrideFileNames, in the order compose tries them
@@ -140,35 +141,54 @@ def _report_once(ctx: ExtractContext, source: SourceFile, message: str, offset: 
 
 # --- files and services --------------------------------------------------------------------------
 
-@dataclass
-class _File:
+class _File(Record):
+    __slots__ = ("source", "root")
     source: SourceFile
     root: YNode
+
+    def __init__(self, source: SourceFile, root: YNode) -> None:
+        self.source = source
+        self.root = root
 
     @property
     def directory(self) -> Path:
         return self.source.path.parent
 
 
-@dataclass
-class _At:
+class _At(Record):
     """A YAML node and the file it sits in."""
 
+    __slots__ = ("node", "file")
     node: YNode
     file: _File
 
+    def __init__(self, node: YNode, file: _File) -> None:
+        self.node = node
+        self.file = file
 
-@dataclass
-class _Service:
+
+class _Service(Record):
     """A service after merging its files and ``extends`` chain."""
 
+    __slots__ = ("name", "key", "fields", "environment", "env_files", "volumes", "devices")
     name: str
     key: _At
-    fields: dict[str, _At] = field(default_factory=dict)
-    environment: list[_At] = field(default_factory=list)
-    env_files: list[_At] = field(default_factory=list)
-    volumes: list[_At] = field(default_factory=list)
-    devices: _At | None = None
+    fields: dict[str, _At]
+    environment: list[_At]
+    env_files: list[_At]
+    volumes: list[_At]
+    devices: _At | None
+
+    def __init__(self, name: str, key: _At, fields: dict[str, _At] | None = None, environment: list[_At] | None = None,
+                 env_files: list[_At] | None = None, volumes: list[_At] | None = None,
+                 devices: _At | None = None) -> None:
+        self.name = name
+        self.key = key
+        self.fields = fields if fields is not None else {}
+        self.environment = environment if environment is not None else []
+        self.env_files = env_files if env_files is not None else []
+        self.volumes = volumes if volumes is not None else []
+        self.devices = devices
 
 
 def _first_existing(directory: Path, names: tuple[str, ...]) -> str | None:
@@ -370,22 +390,27 @@ def _path(node: YNode, *keys: str) -> YNode | None:
 
 # --- one service -----------------------------------------------------------------------------------
 
-@dataclass
-class _Word:
+class _Word(Record):
     """One argv word from the compose file, before recognition."""
 
+    __slots__ = ("text", "unresolved", "splat")
     text: MappedText
-    unresolved: tuple[str, ...] = ()
-    splat: bool = False
+    unresolved: tuple[str, ...]
+    splat: bool
+
+    def __init__(self, text: MappedText, unresolved: tuple[str, ...] = (), splat: bool = False) -> None:
+        self.text = text
+        self.unresolved = unresolved
+        self.splat = splat
 
     def token(self) -> Token:
         return Token.from_mapped(self.text, self.unresolved, self.splat)
 
 
-@dataclass
-class ComposeService:
+class ComposeService(Record):
     """A service as compose resolves it (merged, interpolated): what its container is given."""
 
+    __slots__ = ("name", "image", "entrypoint", "command", "environment", "gpu")
     name: str
     image: Token | None
     #: ``None`` when not set (the image's own entrypoint / command apply)
@@ -393,6 +418,15 @@ class ComposeService:
     command: list[Token] | None
     environment: dict[str, EnvEntry]
     gpu: GpuHint | None
+
+    def __init__(self, name: str, image: Token | None, entrypoint: list[Token] | None, command: list[Token] | None,
+                 environment: dict[str, EnvEntry], gpu: GpuHint | None) -> None:
+        self.name = name
+        self.image = image
+        self.entrypoint = entrypoint
+        self.command = command
+        self.environment = environment
+        self.gpu = gpu
 
 
 class _ServiceLaunches:

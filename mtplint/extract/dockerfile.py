@@ -20,11 +20,11 @@ When only CMD is given, the base image's own entrypoint (known engine images, se
 :func:`mtplint.extract.launch.image_entry`) receives it as arguments.
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from mtplint.extract import ExtractContext, Malformed, build_launch
@@ -38,6 +38,7 @@ from mtplint.extract.launch import (
     recognise,
 )
 from mtplint.extract.shell import SHELL_PROGRAMS, launches_in_script, script_commands, substitute_words
+from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Token
 
 _DIRECTIVE = re.compile(r"#\s*([A-Za-z]+)\s*=\s*(\S+)\s*$")
@@ -45,21 +46,37 @@ _INSTRUCTION = re.compile(r"\s*([A-Za-z]+)(\s+|$)")
 _HEREDOC = re.compile(r"<<(-?)([\"']?)([A-Za-z_][A-Za-z0-9_]*)\2")
 
 
-@dataclass
-class Instruction:
+class Instruction(Record):
+    __slots__ = ("keyword", "arguments", "line", "offset")
     keyword: str  # upper case
     arguments: MappedText  # after the keyword, continuations removed
     line: int
     offset: int  # file offset of the keyword
 
+    def __init__(self, keyword: str, arguments: MappedText, line: int, offset: int) -> None:
+        self.keyword = keyword
+        self.arguments = arguments
+        self.line = line
+        self.offset = offset
 
-@dataclass
-class Command:
+
+class Command(Record):
     """A CMD or ENTRYPOINT: exec form (``words``) or shell form (``shell``)."""
 
+    __slots__ = ("instruction", "words", "shell")
     instruction: Instruction
-    words: list[tuple[Token, MappedText]] | None = None
-    shell: MappedText | None = None
+    words: list[tuple[Token, MappedText]] | None
+    shell: MappedText | None
+
+    def __init__(
+        self,
+        instruction: Instruction,
+        words: list[tuple[Token, MappedText]] | None = None,
+        shell: MappedText | None = None,
+    ) -> None:
+        self.instruction = instruction
+        self.words = words
+        self.shell = shell
 
     def argv(self) -> list[Token]:
         if self.words is not None:
@@ -69,19 +86,43 @@ class Command:
         return [Token("/bin/sh", span), Token("-c", span), Token(self.shell.text, span)]
 
 
-@dataclass
-class Stage:
+class Stage(Record):
+    __slots__ = ("image", "name", "line", "env", "args", "cmd", "entrypoint", "base_stage", "cmd_inherited", "copies")
     image: Token
     name: str | None
     line: int
-    env: dict[str, EnvEntry] = field(default_factory=dict)
-    args: dict[str, Token | None] = field(default_factory=dict)
-    cmd: Command | None = None
-    entrypoint: Command | None = None
-    base_stage: Stage | None = None
-    cmd_inherited: bool = False
+    env: dict[str, EnvEntry]
+    args: dict[str, Token | None]
+    cmd: Command | None
+    entrypoint: Command | None
+    base_stage: Stage | None
+    cmd_inherited: bool
     #: (sources in the build context, destination in the image) of COPY/ADD without --from
-    copies: list[tuple[list[str], str]] = field(default_factory=list)
+    copies: list[tuple[list[str], str]]
+
+    def __init__(
+        self,
+        image: Token,
+        name: str | None,
+        line: int,
+        env: dict[str, EnvEntry] | None = None,
+        args: dict[str, Token | None] | None = None,
+        cmd: Command | None = None,
+        entrypoint: Command | None = None,
+        base_stage: Stage | None = None,
+        cmd_inherited: bool = False,
+        copies: list[tuple[list[str], str]] | None = None,
+    ) -> None:
+        self.image = image
+        self.name = name
+        self.line = line
+        self.env = env if env is not None else {}
+        self.args = args if args is not None else {}
+        self.cmd = cmd
+        self.entrypoint = entrypoint
+        self.base_stage = base_stage
+        self.cmd_inherited = cmd_inherited
+        self.copies = copies if copies is not None else []
 
 
 # --- reading instructions -----------------------------------------------------------------------

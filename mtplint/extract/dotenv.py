@@ -26,11 +26,14 @@ quotes); a value that refers to something unknown is marked unresolved, never gu
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from mtplint.source import MappedText, SourceFile, Token
 
-Dialect = Literal["compose", "systemd"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Dialect = Literal["compose", "systemd"]
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

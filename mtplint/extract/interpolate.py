@@ -19,13 +19,18 @@ kept, mapped to the file, and recorded as a :class:`Hole` so that every word cut
 marked unresolved instead of guessed.
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 
+from mtplint.records import FrozenRecord, Record
 from mtplint.source import MappedText, Span, Token
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 _NAME = re.compile(r"[_A-Za-z][_A-Za-z0-9]*")
 _OPERATORS = (":-", ":+", ":?", "-", "+", "?")
@@ -39,15 +44,21 @@ class InterpolationError(Exception):
         self.offset = offset
 
 
-@dataclass(frozen=True)
-class Hole:
+class Hole(FrozenRecord):
     """An expansion whose value is not known statically: ``names`` are the variables it needs;
     ``file``/``start``/``end`` locate the ``${...}`` expression (file offsets)."""
 
-    names: tuple[str, ...]
-    file: str
-    start: int
-    end: int
+    __slots__ = ("names", "file", "start", "end")
+    names: Final[tuple[str, ...]]
+    file: Final[str]
+    start: Final[int]
+    end: Final[int]
+
+    def __init__(self, names: tuple[str, ...], file: str, start: int, end: int) -> None:
+        self.names = names
+        self.file = file
+        self.start = start
+        self.end = end
 
     def overlaps(self, span: Span | None) -> bool:
         if span is None or span.file != self.file:
@@ -56,12 +67,16 @@ class Hole:
         return span.start < self.end and self.start < end
 
 
-@dataclass
-class Interpolated:
+class Interpolated(Record):
     """The result of interpolation: the text compose would use, and what could not be resolved."""
 
+    __slots__ = ("text", "holes")
     text: MappedText
-    holes: list[Hole] = field(default_factory=list)
+    holes: list[Hole]
+
+    def __init__(self, text: MappedText, holes: list[Hole] | None = None) -> None:
+        self.text = text
+        self.holes = holes if holes is not None else []
 
     @property
     def unresolved(self) -> tuple[str, ...]:

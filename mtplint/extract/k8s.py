@@ -25,16 +25,17 @@ Kubernetes semantics encoded here (Kubernetes API reference, ``Container`` v1):
   (research/catalog.md §1.2, rule 5). Preferred affinity is a wish, not a guarantee: ignored.
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from mtplint.extract import ExtractContext, build_launch
 from mtplint.extract.launch import GpuHint, Launch, Recognised, entry_for_image, image_entry, recognise
 from mtplint.extract.yamlpos import YNode
+from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
 
 #: where each workload kind keeps its pod spec(s): (path, role shown in the context label)
@@ -102,14 +103,20 @@ def path_of(node: YNode | None, path: tuple[str, ...]) -> YNode | None:
     return node
 
 
-@dataclass
-class Workload:
+class Workload(Record):
     """One manifest that runs pods."""
 
+    __slots__ = ("kind", "name", "document", "helm_source")
     kind: str
     name: str
     document: YNode
-    helm_source: str | None = None
+    helm_source: str | None
+
+    def __init__(self, kind: str, name: str, document: YNode, helm_source: str | None = None) -> None:
+        self.kind = kind
+        self.name = name
+        self.document = document
+        self.helm_source = helm_source
 
 
 def manifests(documents: list[YNode]) -> Iterator[YNode]:
@@ -174,13 +181,17 @@ def config_maps(documents: list[YNode]) -> ConfigMaps:
     return found
 
 
-@dataclass
-class ContainerEnv:
+class ContainerEnv(Record):
     """A container's environment as far as the manifest tells it."""
 
-    entries: dict[str, EnvEntry] = field(default_factory=dict)
+    __slots__ = ("entries", "unknown_sources")
+    entries: dict[str, EnvEntry]
     #: ``envFrom`` sources whose names are unknown (a Secret, a ConfigMap outside the stream)
-    unknown_sources: list[str] = field(default_factory=list)
+    unknown_sources: list[str]
+
+    def __init__(self, entries: dict[str, EnvEntry] | None = None, unknown_sources: list[str] | None = None) -> None:
+        self.entries = entries if entries is not None else {}
+        self.unknown_sources = unknown_sources if unknown_sources is not None else []
 
     def lookup(self, name: str) -> Token | None:
         entry = self.entries.get(name)

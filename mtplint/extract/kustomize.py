@@ -28,10 +28,10 @@ Not supported (a note says so where it matters): remote resources (URLs), ``helm
 context label (targets match the original names, as kustomize does).
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from mtplint.extract import ExtractContext
@@ -48,6 +48,7 @@ from mtplint.extract.k8s import (
 )
 from mtplint.extract.launch import Launch
 from mtplint.extract.yamlpos import YamlError, YNode, load_all
+from mtplint.records import Record
 from mtplint.source import MappedText, SourceFile, Span, Token
 
 MAX_DEPTH = 12
@@ -66,18 +67,32 @@ class PatchError(Exception):
     pass
 
 
-@dataclass
-class Resource:
+class Resource(Record):
+    __slots__ = ("document", "touched_by")
     document: YNode
     #: the entry of the kustomization being built that changed this resource last
-    touched_by: Span | None = None
+    touched_by: Span | None
+
+    def __init__(self, document: YNode, touched_by: Span | None = None) -> None:
+        self.document = document
+        self.touched_by = touched_by
 
 
-@dataclass
-class Build:
-    resources: list[Resource] = field(default_factory=list)
-    configmaps: ConfigMaps = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+class Build(Record):
+    __slots__ = ("resources", "configmaps", "notes")
+    resources: list[Resource]
+    configmaps: ConfigMaps
+    notes: list[str]
+
+    def __init__(
+        self,
+        resources: list[Resource] | None = None,
+        configmaps: ConfigMaps | None = None,
+        notes: list[str] | None = None,
+    ) -> None:
+        self.resources = resources if resources is not None else []
+        self.configmaps = configmaps if configmaps is not None else {}
+        self.notes = notes if notes is not None else []
 
 
 # --- small YAML tree helpers --------------------------------------------------------------------

@@ -6,51 +6,73 @@ wrappers (``exec``, ``env``, ``nohup``, ``uv run``, ``docker run IMAGE``) are lo
 anything else (a benchmark client, the user's own script) is not a launch.
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from mtplint.records import FrozenRecord, Record
 from mtplint.source import EnvEntry, SourceFile, Span, Token
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 ENGINES = ("vllm", "sglang", "llama.cpp", "vllm-mlx", "mlx-lm")
 
 
-@dataclass
-class GpuHint:
+class GpuHint(Record):
     """What the deployment says about its GPUs: a product name (as written) and a count."""
 
-    product: str | None = None
-    count: int | None = None
-    span: Span | None = None
-    origin: str = "explicit"
+    __slots__ = ("product", "count", "span", "origin")
+    product: str | None
+    count: int | None
+    span: Span | None
+    origin: str
+
+    def __init__(self, product: str | None = None, count: int | None = None, span: Span | None = None,
+                 origin: str = "explicit") -> None:
+        self.product = product
+        self.count = count
+        self.span = span
+        self.origin = origin
 
 
-@dataclass
-class VersionHint:
+class VersionHint(Record):
     """Evidence of an engine version: ``spec`` is a PEP 440-style specifier (``==0.11.0``, ``>=0.10``)."""
 
+    __slots__ = ("engine", "spec", "source", "span")
     engine: str
     spec: str
     source: str
-    span: Span | None = None
+    span: Span | None
+
+    def __init__(self, engine: str, spec: str, source: str, span: Span | None = None) -> None:
+        self.engine = engine
+        self.spec = spec
+        self.source = source
+        self.span = span
 
 
-@dataclass
-class KwArg:
+class KwArg(Record):
     """A keyword argument of a Python API launch (``LLM(model=...)``); value is plain Python data."""
 
+    __slots__ = ("name", "value", "span", "unresolved")
     name: str
     value: Any
     span: Span | None
-    unresolved: tuple[str, ...] = ()
+    unresolved: tuple[str, ...]
+
+    def __init__(self, name: str, value: Any, span: Span | None, unresolved: tuple[str, ...] = ()) -> None:
+        self.name = name
+        self.value = value
+        self.span = span
+        self.unresolved = unresolved
 
 
-@dataclass
-class Launch:
+class Launch(Record):
     """One engine invocation found in a file.
 
     ``args`` are the words the engine's own parser receives (after the entry point); ``program``
@@ -58,35 +80,80 @@ class Launch:
     Python API launches (``vllm.LLM(...)``) have ``kwargs`` instead of ``args``.
     """
 
+    __slots__ = ("engine", "entry", "source", "span", "program", "args", "env", "kwargs", "image", "gpu",
+                 "base_dir", "version_hints", "context", "notes", "mounts", "workdir", "env_files",
+                 "client_env", "env_open")
     engine: str
     entry: str
     source: SourceFile
     span: Span | None
     program: list[Token]
     args: list[Token]
-    env: dict[str, EnvEntry] = field(default_factory=dict)
-    kwargs: dict[str, KwArg] | None = None
-    image: Token | None = None
-    gpu: GpuHint | None = None
-    base_dir: Path = field(default_factory=Path)
-    version_hints: list[VersionHint] = field(default_factory=list)
-    context: str = ""
-    notes: list[str] = field(default_factory=list)
+    env: dict[str, EnvEntry]
+    kwargs: dict[str, KwArg] | None
+    image: Token | None
+    gpu: GpuHint | None
+    base_dir: Path
+    version_hints: list[VersionHint]
+    context: str
+    notes: list[str]
     #: bind mounts of the container the launch runs in: container path -> host path (compose
     #: ``volumes``), so that ``--config /configs/x.yaml`` is read from the file mounted there
-    mounts: dict[str, Path] = field(default_factory=dict)
+    mounts: dict[str, Path]
     #: the container's working directory (compose ``working_dir``), for relative paths it is given
-    workdir: str | None = None
+    workdir: str | None
     #: ``docker run --env-file FILE`` paths as written, in order; read (relative to ``base_dir``) into
     #: ``env`` by :func:`mtplint.extract.read_docker_env_files`, below the ``-e`` flags
-    env_files: list[Token] = field(default_factory=list)
+    env_files: list[Token]
     #: the docker client's environment, for a bare ``NAME`` line of an env file (copied from it)
-    client_env: dict[str, EnvEntry] = field(default_factory=dict)
+    client_env: dict[str, EnvEntry]
     #: environment sources that could not be read -- ``docker run --env-file``, compose ``env_file``,
     #: systemd ``EnvironmentFile=`` missing from the checkout, its path unknown, or malformed -- each
     #: as written (``--env-file ./sglang.env``): the environment may hold any variable, so an engine
     #: setting read from a variable the launch does not set is unknown
-    env_open: list[Token] = field(default_factory=list)
+    env_open: list[Token]
+
+    def __init__(
+        self,
+        engine: str,
+        entry: str,
+        source: SourceFile,
+        span: Span | None,
+        program: list[Token],
+        args: list[Token],
+        env: dict[str, EnvEntry] | None = None,
+        kwargs: dict[str, KwArg] | None = None,
+        image: Token | None = None,
+        gpu: GpuHint | None = None,
+        base_dir: Path | None = None,
+        version_hints: list[VersionHint] | None = None,
+        context: str = "",
+        notes: list[str] | None = None,
+        mounts: dict[str, Path] | None = None,
+        workdir: str | None = None,
+        env_files: list[Token] | None = None,
+        client_env: dict[str, EnvEntry] | None = None,
+        env_open: list[Token] | None = None,
+    ) -> None:
+        self.engine = engine
+        self.entry = entry
+        self.source = source
+        self.span = span
+        self.program = program
+        self.args = args
+        self.env = env if env is not None else {}
+        self.kwargs = kwargs
+        self.image = image
+        self.gpu = gpu
+        self.base_dir = base_dir if base_dir is not None else Path()
+        self.version_hints = version_hints if version_hints is not None else []
+        self.context = context
+        self.notes = notes if notes is not None else []
+        self.mounts = mounts if mounts is not None else {}
+        self.workdir = workdir
+        self.env_files = env_files if env_files is not None else []
+        self.client_env = client_env if client_env is not None else {}
+        self.env_open = env_open if env_open is not None else []
 
     @property
     def argv(self) -> list[Token]:
@@ -109,35 +176,69 @@ class Launch:
         return candidate if candidate.is_absolute() else self.base_dir / candidate
 
 
-@dataclass
-class Recognised:
+class Recognised(Record):
+    __slots__ = ("engine", "entry", "program", "args", "env", "image", "docker_env", "gpu_count", "container",
+                 "docker_inherit", "host_env", "docker_env_files")
     engine: str
     entry: str
     program: list[Token]
     args: list[Token]
-    env: list[tuple[str, Token]] = field(default_factory=list)
-    image: Token | None = None
-    docker_env: list[tuple[str, Token]] = field(default_factory=list)
-    gpu_count: int | None = None
+    env: list[tuple[str, Token]]
+    image: Token | None
+    docker_env: list[tuple[str, Token]]
+    gpu_count: int | None
     #: runs inside a container (``docker run``): the caller's environment does not reach the engine;
     #: only ``docker_env`` does, and ``docker_inherit`` (``-e NAME``: NAME copied from the caller)
-    container: bool = False
-    docker_inherit: list[tuple[str, Token]] = field(default_factory=list)
+    container: bool
+    docker_inherit: list[tuple[str, Token]]
     #: ``env VAR=x docker run …``: the docker client's environment, seen only through ``-e NAME``
-    host_env: list[tuple[str, Token]] = field(default_factory=list)
+    host_env: list[tuple[str, Token]]
     #: ``--env-file FILE`` / ``--env-file=FILE``, in order (Docker reads them before the ``-e`` flags)
-    docker_env_files: list[Token] = field(default_factory=list)
+    docker_env_files: list[Token]
+
+    def __init__(
+        self,
+        engine: str,
+        entry: str,
+        program: list[Token],
+        args: list[Token],
+        env: list[tuple[str, Token]] | None = None,
+        image: Token | None = None,
+        docker_env: list[tuple[str, Token]] | None = None,
+        gpu_count: int | None = None,
+        container: bool = False,
+        docker_inherit: list[tuple[str, Token]] | None = None,
+        host_env: list[tuple[str, Token]] | None = None,
+        docker_env_files: list[Token] | None = None,
+    ) -> None:
+        self.engine = engine
+        self.entry = entry
+        self.program = program
+        self.args = args
+        self.env = env if env is not None else []
+        self.image = image
+        self.docker_env = docker_env if docker_env is not None else []
+        self.gpu_count = gpu_count
+        self.container = container
+        self.docker_inherit = docker_inherit if docker_inherit is not None else []
+        self.host_env = host_env if host_env is not None else []
+        self.docker_env_files = docker_env_files if docker_env_files is not None else []
 
 
 # --- images -------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class ImageEntry:
+class ImageEntry(FrozenRecord):
     """What an engine image runs when only arguments are given (its ENTRYPOINT)."""
 
-    engine: str
-    entrypoint: tuple[str, ...]
-    entry: str
+    __slots__ = ("engine", "entrypoint", "entry")
+    engine: Final[str]
+    entrypoint: Final[tuple[str, ...]]
+    entry: Final[str]
+
+    def __init__(self, engine: str, entrypoint: tuple[str, ...], entry: str) -> None:
+        self.engine = engine
+        self.entrypoint = entrypoint
+        self.entry = entry
 
 
 def _image_name(image: str) -> tuple[str, str]:

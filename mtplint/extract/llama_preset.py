@@ -21,13 +21,14 @@ key (option) and value (argument) in the file; the engine reads them as ``config
 A file whose keys are mostly not llama-server options is not a preset and yields nothing.
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from mtplint.extract import ExtractContext, Malformed, build_launch
 from mtplint.extract.launch import Launch, Recognised
+from mtplint.records import Record
 from mtplint.source import MappedText, SourceFile, Token
 
 _HEADER = re.compile(r"[ \t]*\[[ \t]*([^\]]*?)[ \t]*\][ \t]*(?:[;#].*)?")
@@ -41,18 +42,28 @@ GLOBAL = "*"
 DEFAULT = "default"
 
 
-@dataclass
-class _Entry:
+class _Entry(Record):
+    __slots__ = ("key", "key_text", "value")
     key: str
     key_text: MappedText
     value: MappedText
 
+    def __init__(self, key: str, key_text: MappedText, value: MappedText) -> None:
+        self.key = key
+        self.key_text = key_text
+        self.value = value
 
-@dataclass
-class _Section:
+
+class _Section(Record):
+    __slots__ = ("name", "header", "entries")
     name: str
     header: MappedText | None
-    entries: list[_Entry] = field(default_factory=list)
+    entries: list[_Entry]
+
+    def __init__(self, name: str, header: MappedText | None, entries: list[_Entry] | None = None) -> None:
+        self.name = name
+        self.header = header
+        self.entries = entries if entries is not None else []
 
 
 def parse_ini(source: SourceFile) -> tuple[list[_Section], int | None]:

@@ -27,18 +27,22 @@ replaces it, except for the ``os.environ`` part of ``{**os.environ, ...}`` / ``o
 Function bodies see the module as it is after its last statement (they run when called).
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import ast
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
-from typing import Any
 
 from mtplint.extract import ExtractContext, Malformed, build_launch, env_entries
 from mtplint.extract.launch import KwArg, Launch, recognise
 from mtplint.extract.yamlpos import align
+from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: fully qualified class -> (engine, entry shown); aliases are where the same class is importable
 API_CLASSES: dict[str, tuple[str, str]] = {
@@ -67,27 +71,59 @@ ENVIRON = "<os.environ>"  # scope key of the process environment as the script c
 MAX_DEPTH = 60
 
 
-@dataclass
-class Value:
+class Value(Record):
     """What an expression evaluates to, as far as it can be known statically.
 
     ``data`` is plain Python for scalars, ``list[Value]`` for lists/tuples and ``dict[key, Value]``
     for dicts. An unresolved value has ``unresolved`` set and ``data`` = its source text.
     """
 
+    __slots__ = ("data", "span", "unresolved", "splat", "text", "qualname", "environ", "kind")
     data: Any
     span: Span | None
-    unresolved: tuple[str, ...] = ()
-    splat: bool = False
-    text: MappedText | None = None
-    qualname: str | None = None
+    unresolved: tuple[str, ...]
+    splat: bool
+    text: MappedText | None
+    qualname: str | None
     #: a dict that also holds the inherited process environment (os.environ, a copy, {**os.environ})
-    environ: bool = False
-    kind: str = ""  # "list" | "dict" for containers
+    environ: bool
+    kind: str  # "list" | "dict" for containers
+
+    def __init__(
+        self,
+        data: Any,
+        span: Span | None,
+        unresolved: tuple[str, ...] = (),
+        splat: bool = False,
+        text: MappedText | None = None,
+        qualname: str | None = None,
+        environ: bool = False,
+        kind: str = "",
+    ) -> None:
+        self.data = data
+        self.span = span
+        self.unresolved = unresolved
+        self.splat = splat
+        self.text = text
+        self.qualname = qualname
+        self.environ = environ
+        self.kind = kind
 
     @property
     def known(self) -> bool:
         return not self.unresolved and not self.splat and self.qualname is None
+
+    def with_span(self, span: Span | None) -> Value:
+        return self._copy(self.data, span, self.unresolved)
+
+    def with_data(self, data: Any) -> Value:
+        return self._copy(data, self.span, self.unresolved)
+
+    def with_unresolved(self, unresolved: tuple[str, ...]) -> Value:
+        return self._copy(self.data, self.span, unresolved)
+
+    def _copy(self, data: Any, span: Span | None, unresolved: tuple[str, ...]) -> Value:
+        return Value(data, span, unresolved, self.splat, self.text, self.qualname, self.environ, self.kind)
 
 
 def unknown(text: str, span: Span | None, splat: bool = False) -> Value:
@@ -239,7 +275,7 @@ class Evaluator:
             bound = scope.get(node.id)
             if bound is None:
                 return self.unknown(node)
-            return replace(bound, span=bound.span or span) if bound.qualname is None else bound
+            return bound.with_span(bound.span or span) if bound.qualname is None else bound
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             items: list[Value] = []
             for element in node.elts:
@@ -433,7 +469,7 @@ class Evaluator:
             return Value(data, span, splats, kind="dict")
         if isinstance(node.func, ast.Name) and node.func.id in ("list", "tuple") and node.func.id not in scope \
                 and len(arguments) == 1 and arguments[0].kind == "list":
-            return replace(arguments[0], span=span)
+            return arguments[0].with_span(span)
         if name == "shlex.split" and len(arguments) == 1 and arguments[0].known and isinstance(arguments[0].data, str):
             return self._shlex(arguments[0], node, span)
         if isinstance(node.func, ast.Attribute) and node.func.attr == "join" and len(arguments) == 1:
@@ -457,21 +493,36 @@ class Evaluator:
 
 # --- the statement walk -------------------------------------------------------------------------
 
-@dataclass
-class CallSite:
+class CallSite(Record):
+    __slots__ = ("node", "scope", "function")
     node: ast.Call
     scope: dict[str, Value]
     function: str | None
 
+    def __init__(self, node: ast.Call, scope: dict[str, Value], function: str | None) -> None:
+        self.node = node
+        self.scope = scope
+        self.function = function
 
-@dataclass
-class Walker:
+
+class Walker(Record):
     """Runs through statements in order, keeping what each name holds, and collects every call
     with the scope it sees."""
 
+    __slots__ = ("evaluator", "calls", "deferred")
     evaluator: Evaluator
-    calls: list[CallSite] = field(default_factory=list)
-    deferred: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]] = field(default_factory=list)
+    calls: list[CallSite]
+    deferred: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]]
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        calls: list[CallSite] | None = None,
+        deferred: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]] | None = None,
+    ) -> None:
+        self.evaluator = evaluator
+        self.calls = calls if calls is not None else []
+        self.deferred = deferred if deferred is not None else []
 
     def body(self, statements: list[ast.stmt], scope: dict[str, Value], function: str | None) -> dict[str, Value]:
         for statement in statements:
@@ -505,8 +556,8 @@ class Walker:
             if current is None or current.kind != "dict":
                 return scope
             if key is None or not key.known or key.kind:
-                return {**scope, holder: replace(current, unresolved=(*current.unresolved, evaluator.text_of(target)))}
-            return {**scope, holder: replace(current, data={**current.data, key.data: value})}
+                return {**scope, holder: current.with_unresolved((*current.unresolved, evaluator.text_of(target)))}
+            return {**scope, holder: current.with_data({**current.data, key.data: value})}
         return scope
 
     def _unknown_names(self, target: ast.AST, scope: dict[str, Value]) -> dict[str, Value]:
@@ -530,11 +581,11 @@ class Walker:
         method = func.attr
         if current.kind == "list" and method in ("append", "extend", "insert"):
             if method == "append" and len(arguments) == 1:
-                return {**scope, holder: replace(current, data=[*current.data, arguments[0]])}
+                return {**scope, holder: current.with_data([*current.data, arguments[0]])}
             if method == "extend" and len(arguments) == 1:
                 added = arguments[0]
                 items = added.data if added.kind == "list" and not added.unresolved else [evaluator.unknown(call.args[0], True)]
-                return {**scope, holder: replace(current, data=[*current.data, *items])}
+                return {**scope, holder: current.with_data([*current.data, *items])}
             return {**scope, holder: evaluator.unknown(func.value)}
         if current.kind == "dict" and method in ("update", "setdefault", "pop"):
             data = dict(current.data)
@@ -548,8 +599,8 @@ class Walker:
                 elif arguments[0].data not in data and len(arguments) > 1:
                     data[arguments[0].data] = arguments[1]
             else:
-                return {**scope, holder: replace(current, unresolved=(*current.unresolved, evaluator.text_of(call)))}
-            return {**scope, holder: replace(current, data=data)}
+                return {**scope, holder: current.with_unresolved((*current.unresolved, evaluator.text_of(call)))}
+            return {**scope, holder: current.with_data(data)}
         return scope
 
     def statement(self, statement: ast.stmt, scope: dict[str, Value], function: str | None) -> dict[str, Value]:

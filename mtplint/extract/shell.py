@@ -28,20 +28,23 @@ time are not launches); commands in ``if``/``while`` bodies, pipelines, ``&&`` l
 ``cmd &`` are.
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import fnmatch
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from mtplint.extract import ExtractContext, Malformed, build_launch
 from mtplint.extract.launch import Launch, recognise
+from mtplint.records import FrozenRecord, Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
 
-if TYPE_CHECKING:  # tree-sitter is imported lazily: `import mtplint.cli` must stay light
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only: `import mtplint.cli` must stay light (tree-sitter is imported lazily)
+    from typing import Any, Final
+
     from tree_sitter import Node
 
 Loader = Callable[[Path], "SourceFile | None"]
@@ -57,13 +60,18 @@ _MAX_DEPTH = 6  # nested `sh -c` strings and `source`d files
 # ================================================================================================
 
 
-@dataclass
-class ShellCommand:
+class ShellCommand(Record):
     """One simple command of a script, after expansion."""
 
+    __slots__ = ("argv", "env", "span")
     argv: list[Token]
     env: dict[str, EnvEntry]
     span: Span | None
+
+    def __init__(self, argv: list[Token], env: dict[str, EnvEntry], span: Span | None) -> None:
+        self.argv = argv
+        self.env = env
+        self.span = span
 
     @property
     def line(self) -> int:
@@ -165,25 +173,45 @@ def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
 # ================================================================================================
 
 
-@dataclass(frozen=True)
-class _Value:
+class _Value(FrozenRecord):
     """A scalar shell value; ``text`` of an unresolved value is how it was written (``$(nproc)``)."""
 
-    text: str
-    unresolved: tuple[str, ...] = ()
-    splat: bool = False
+    __slots__ = ("text", "unresolved", "splat")
+    text: Final[str]
+    unresolved: Final[tuple[str, ...]]
+    splat: Final[bool]
+
+    def __init__(self, text: str, unresolved: tuple[str, ...] = (), splat: bool = False) -> None:
+        self.text = text
+        self.unresolved = unresolved
+        self.splat = splat
 
     @property
     def resolved(self) -> bool:
         return not self.unresolved and not self.splat
 
 
-@dataclass(frozen=True)
-class _Var:
-    scalar: _Value
-    items: tuple[_Value, ...] | None = None  # an indexed array
-    exported: bool = False
-    entry: EnvEntry | None = None
+class _Var(FrozenRecord):
+    __slots__ = ("scalar", "items", "exported", "entry")
+    scalar: Final[_Value]
+    items: Final[tuple[_Value, ...] | None]  # an indexed array
+    exported: Final[bool]
+    entry: Final[EnvEntry | None]
+
+    def __init__(
+        self,
+        scalar: _Value,
+        items: tuple[_Value, ...] | None = None,
+        exported: bool = False,
+        entry: EnvEntry | None = None,
+    ) -> None:
+        self.scalar = scalar
+        self.items = items
+        self.exported = exported
+        self.entry = entry
+
+    def with_exported(self, exported: bool) -> _Var:
+        return _Var(self.scalar, self.items, exported, self.entry)
 
     def same_value(self, other: _Var | None) -> bool:
         return other is not None and self.scalar == other.scalar and self.items == other.items
@@ -195,25 +223,63 @@ class _Var:
         return self.scalar.resolved
 
 
-@dataclass
-class _Piece:
+class _Piece(Record):
     """Part of a word after expansion, before field splitting."""
 
+    __slots__ = ("text", "unresolved", "splittable", "splat", "boundary", "exists", "expression_end")
     text: MappedText
-    unresolved: tuple[str, ...] = ()
-    splittable: bool = False  # an unquoted expansion result: IFS splitting applies
-    splat: bool = False  # may be any number of words ("$@", unknown unquoted expansion)
-    boundary: bool = False  # starts a new field ("${ARR[@]}" elements after the first)
-    exists: bool = False  # makes a field exist even when empty ("" or a quoted expansion)
-    expression_end: int | None = None  # file offset just past the expansion that produced it
+    unresolved: tuple[str, ...]
+    splittable: bool  # an unquoted expansion result: IFS splitting applies
+    splat: bool  # may be any number of words ("$@", unknown unquoted expansion)
+    boundary: bool  # starts a new field ("${ARR[@]}" elements after the first)
+    exists: bool  # makes a field exist even when empty ("" or a quoted expansion)
+    expression_end: int | None  # file offset just past the expansion that produced it
+
+    def __init__(
+        self,
+        text: MappedText,
+        unresolved: tuple[str, ...] = (),
+        splittable: bool = False,
+        splat: bool = False,
+        boundary: bool = False,
+        exists: bool = False,
+        expression_end: int | None = None,
+    ) -> None:
+        self.text = text
+        self.unresolved = unresolved
+        self.splittable = splittable
+        self.splat = splat
+        self.boundary = boundary
+        self.exists = exists
+        self.expression_end = expression_end
+
+    def with_text(self, text: MappedText) -> _Piece:
+        return _Piece(text, self.unresolved, self.splittable, self.splat, self.boundary, self.exists,
+                      self.expression_end)
+
+    def without_splat(self) -> _Piece:
+        return _Piece(self.text, self.unresolved, self.splittable, False, self.boundary, self.exists,
+                      self.expression_end)
 
 
-@dataclass
-class _State:
-    variables: dict[str, _Var] = field(default_factory=dict)
-    positional: tuple[_Value, ...] | None = None  # None: unknown (the script's own arguments)
-    allexport: bool = False
-    functions: dict[str, Node] = field(default_factory=dict)
+class _State(Record):
+    __slots__ = ("variables", "positional", "allexport", "functions")
+    variables: dict[str, _Var]
+    positional: tuple[_Value, ...] | None  # None: unknown (the script's own arguments)
+    allexport: bool
+    functions: dict[str, Node]
+
+    def __init__(
+        self,
+        variables: dict[str, _Var] | None = None,
+        positional: tuple[_Value, ...] | None = None,
+        allexport: bool = False,
+        functions: dict[str, Node] | None = None,
+    ) -> None:
+        self.variables = variables if variables is not None else {}
+        self.positional = positional
+        self.allexport = allexport
+        self.functions = functions if functions is not None else {}
 
     @classmethod
     def initial(cls, env: dict[str, EnvEntry], positional: list[Token] | None) -> _State:
@@ -250,7 +316,7 @@ def _merge(states: list[_State]) -> _State:
         first = variables[0]
         exported = any(var is not None and var.exported for var in variables)
         if first is not None and all(first.same_value(var) for var in variables[1:]):
-            result.variables[name] = replace(first, exported=exported)
+            result.variables[name] = first.with_exported(exported)
             continue
         entry = next((var.entry for var in variables if var is not None and var.entry is not None), None)
         value = _Value(f"${{{name}}}", (name,))
@@ -856,7 +922,7 @@ def _fields(pieces: list[_Piece]) -> list[list[_Piece]]:
                 current.append(piece)
                 exists = True
             else:
-                current.append(replace(piece, splat=False))
+                current.append(piece.without_splat())
                 exists = True
             continue
         if piece.splittable:
@@ -865,7 +931,7 @@ def _fields(pieces: list[_Piece]) -> list[list[_Piece]]:
             for position, char in enumerate(text + " "):
                 if char in _IFS_WHITESPACE:
                     if position > run_start:
-                        current.append(replace(piece, text=piece.text.slice(run_start, position)))
+                        current.append(piece.with_text(piece.text.slice(run_start, position)))
                         exists = True
                     if position < len(text):
                         finish()
@@ -1276,7 +1342,7 @@ class _Runner:
             return
         name, var, _ = result
         if export:
-            var = replace(var, exported=True)
+            var = var.with_exported(True)
         state.variables[name] = var
 
     def declaration(self, node: Node, state: _State) -> None:
@@ -1294,7 +1360,7 @@ class _Runner:
                 name = self.script.raw(child)
                 previous = state.variables.get(name)
                 if previous is not None:
-                    state.variables[name] = replace(previous, exported=export and not unexport)
+                    state.variables[name] = previous.with_exported(export and not unexport)
                 elif export and keyword == "export":
                     # `export NAME` of a variable the script never set: it comes from outside.
                     pass
@@ -1450,7 +1516,7 @@ class _Runner:
         if not has_c or position >= len(tokens) or self.interpreter.depth >= _MAX_DEPTH:
             return
         script_text = words[position][1]
-        positional = [replace(token) for token in tokens[position + 2:]]
+        positional = tokens[position + 2:]
         nested = _Interpreter(self.interpreter.base_dir, self.interpreter.load, self.interpreter.depth + 1,
                               self.interpreter.sourced)
         inner_state = _State.initial(environment, positional)

@@ -20,15 +20,16 @@ systemd.exec(5) "Environment"):
   script. An ``sh -c '...'`` string is interpreted in place.
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from mtplint.extract import ExtractContext, build_launch, load_host_file
 from mtplint.extract.dotenv import parse_env_file
 from mtplint.extract.launch import Launch, recognise
 from mtplint.extract.shell import SHELL_PROGRAMS, launches_in_script, script_commands, split_words
+from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Token
 
 _PREFIX = re.compile(r"[-@:+!]*")
@@ -36,19 +37,30 @@ _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]
 _SPECIFIER = re.compile(r"%(.)")
 
 
-@dataclass
-class Setting:
+class Setting(Record):
+    __slots__ = ("key", "value", "line", "section", "source")
     key: str
     value: MappedText
     line: int
     section: str
     source: SourceFile
 
+    def __init__(self, key: str, value: MappedText, line: int, section: str, source: SourceFile) -> None:
+        self.key = key
+        self.value = value
+        self.line = line
+        self.section = section
+        self.source = source
 
-@dataclass
-class Unit:
+
+class Unit(Record):
+    __slots__ = ("source", "settings")
     source: SourceFile
-    settings: list[Setting] = field(default_factory=list)
+    settings: list[Setting]
+
+    def __init__(self, source: SourceFile, settings: list[Setting] | None = None) -> None:
+        self.source = source
+        self.settings = settings if settings is not None else []
 
     def service(self, key: str) -> list[Setting]:
         return [setting for setting in self.settings if setting.section == "Service" and setting.key == key]

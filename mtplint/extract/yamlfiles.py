@@ -9,21 +9,23 @@ of its own; config files are read when a launch references them.
 from __future__ import annotations
 
 import importlib
-from typing import Protocol
 
 from mtplint.extract import ExtractContext, Malformed
 from mtplint.extract.launch import Launch
 from mtplint.extract.yamlpos import YamlError, YNode, load_all
 from mtplint.source import SourceFile
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class YamlKind(Protocol):
+        def claims(self, documents: list[YNode]) -> bool: ...
+
+        def extract_documents(self, source: SourceFile, documents: list[YNode], ctx: ExtractContext) -> list[Launch]: ...
+
 #: modules implementing :class:`YamlKind`, most specific first
 KINDS = ("mtplint.extract.compose", "mtplint.extract.k8s", "mtplint.extract.llama_swap")
-
-
-class YamlKind(Protocol):
-    def claims(self, documents: list[YNode]) -> bool: ...
-
-    def extract_documents(self, source: SourceFile, documents: list[YNode], ctx: ExtractContext) -> list[Launch]: ...
 
 
 def parse(source: SourceFile) -> list[YNode]:

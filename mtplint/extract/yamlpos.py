@@ -13,11 +13,14 @@ from __future__ import annotations
 import builtins
 from collections import OrderedDict
 from collections.abc import Iterator
-from typing import Any
 
 import yaml
 
 from mtplint.source import MappedText, SourceFile, Span
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 try:  # the C composer is ~10x faster; fall back where libyaml is missing
     from yaml import CSafeLoader as _Loader
