@@ -27,9 +27,12 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from mtplint import __version__
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: bump when the entry format changes
 FORMAT = 1

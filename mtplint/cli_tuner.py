@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any, TextIO
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 #: batch sizes the crossover table shows
 TABLE_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)

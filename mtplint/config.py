@@ -23,9 +23,13 @@ import argparse
 import os
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from mtplint.records import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 CONFIG_NAMES = (".mtplint.toml", "mtplint.toml", "pyproject.toml")
 
@@ -34,12 +38,16 @@ class ConfigError(Exception):
     """A configuration file that cannot be used; the message names the file and the key."""
 
 
-@dataclass
-class ConfigFile:
+class ConfigFile(Record):
     """A configuration file and its ``[tool.mtplint]`` (or top-level ``mtplint.toml``) values."""
 
+    __slots__ = ("path", "values")
     path: Path
     values: dict[str, Any]
+
+    def __init__(self, path: Path, values: dict[str, Any]) -> None:
+        self.path = path
+        self.values = values
 
 
 def _toml() -> Any:

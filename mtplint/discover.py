@@ -6,19 +6,32 @@ given by name is always linted. A byte-level prefilter drops files that mention 
 speculative setting before any parser sees them.
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import operator
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
 
+from mtplint.records import FrozenRecord
+
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # pathspec costs tens of milliseconds to import: only a tree with a .gitignore pays it
+    from typing import Final, Protocol
+
     import pathspec
+
+    class Configs(Protocol):
+        """Which configuration governs a path (:class:`mtplint.config.ConfigTree`)."""
+
+        def group_of(self, path: Path) -> int: ...
+
+        def group_at(self, directory: str) -> int | None: ...
+
+        def walk_settings(self, group: int) -> tuple[tuple[str, ...], bool] | None: ...
 
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".mypy_cache", ".ruff_cache", ".pytest_cache",
@@ -37,23 +50,19 @@ SHELLS = ("sh", "bash", "dash", "zsh", "ksh", "ash")
 CONFIG_NAMES = frozenset((".mtplint.toml", "mtplint.toml", "pyproject.toml"))
 
 
-@dataclass(frozen=True)
-class Candidate:
-    path: Path
-    kind: str
-    explicit: bool = False
+class Candidate(FrozenRecord):
+    __slots__ = ("path", "kind", "explicit", "group")
+    path: Final[Path]
+    kind: Final[str]
+    explicit: Final[bool]
     #: the configuration that governs the file (index into :attr:`mtplint.config.ConfigTree.groups`)
-    group: int = 0
+    group: Final[int]
 
-
-class Configs(Protocol):
-    """Which configuration governs a path (:class:`mtplint.config.ConfigTree`)."""
-
-    def group_of(self, path: Path) -> int: ...
-
-    def group_at(self, directory: str) -> int | None: ...
-
-    def walk_settings(self, group: int) -> tuple[tuple[str, ...], bool] | None: ...
+    def __init__(self, path: Path, kind: str, explicit: bool = False, group: int = 0) -> None:
+        self.path = path
+        self.kind = kind
+        self.explicit = explicit
+        self.group = group
 
 
 def _shebang_kind(head: bytes) -> str | None:

@@ -5,63 +5,101 @@ accelerator labels, or a file directive ``# mtplint: gpu=rtx-4090x2`` -- never f
 Memory is what ``nvidia-smi`` reports (MiB, ECC included), from ``research/catalog.md`` §1.
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, replace
 from functools import cache, lru_cache
-from typing import Any
 
+from mtplint.records import FrozenRecord, Record
 from mtplint.shipped import package_path
 from mtplint.source import Span
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
-@dataclass(frozen=True)
-class Gpu:
+
+class Gpu(FrozenRecord):
     """A GPU of the catalog (``mtplint/data/gpus.json`` or the configuration's ``gpus``)."""
 
-    id: str
-    name: str
+    __slots__ = ("id", "name", "memory_mib", "bandwidth_gbs", "bf16_tflops", "fp8", "aliases", "fp8_tflops", "names",
+                 "arch", "compute_capability", "vendor", "memory_reported", "memory_note", "uncertain", "mig_profile",
+                 "excludes", "user")
+    id: Final[str]
+    name: Final[str]
     #: total memory as nvidia-smi reports it (MiB, ECC included); for a GPU that reports none (DGX
     #: Spark's unified memory) or whose total is not known, the nominal GB as GiB (``memory_reported``
     #: is then False); for a MIG slice, the slice's nominal size
-    memory_mib: int
-    bandwidth_gbs: float
+    memory_mib: Final[int]
+    bandwidth_gbs: Final[float]
     #: dense BF16 TFLOPS (FP32 accumulate on GeForce)
-    bf16_tflops: float
+    bf16_tflops: Final[float]
     #: FP8 tensor cores
-    fp8: bool
-    aliases: tuple[str, ...]
+    fp8: Final[bool]
+    aliases: Final[tuple[str, ...]]
     #: dense FP8 TFLOPS; None without FP8 tensor cores or when not published
-    fp8_tflops: float | None = None
+    fp8_tflops: Final[float | None]
     #: every name nvidia-smi / torch / k8s labels use for it (research/catalog.md §1.2)
-    names: tuple[str, ...] = ()
-    arch: str | None = None
+    names: Final[tuple[str, ...]]
+    arch: Final[str | None]
     #: CUDA compute capability ("8.9") or the AMD gfx target ("gfx942")
-    compute_capability: str | None = None
-    vendor: str = "nvidia"
-    memory_reported: bool = True
-    memory_note: str | None = None
+    compute_capability: Final[str | None]
+    vendor: Final[str]
+    memory_reported: Final[bool]
+    memory_note: Final[str | None]
     #: fields whose value is unverified ((?) in research/catalog.md)
-    uncertain: tuple[str, ...] = ()
+    uncertain: Final[tuple[str, ...]]
     #: the MIG profile (``1g.10gb``) when the name carried one
-    mig_profile: str | None = None
+    mig_profile: Final[str | None]
     #: names of different parts that contain one of this GPU's names (``rtx 3090 ti``)
-    excludes: tuple[str, ...] = ()
+    excludes: Final[tuple[str, ...]]
     #: added in configuration (``[[tool.mtplint.gpus]]``)
-    user: bool = False
+    user: Final[bool]
+
+    def __init__(self, id: str, name: str, memory_mib: int, bandwidth_gbs: float, bf16_tflops: float, fp8: bool,
+                 aliases: tuple[str, ...], fp8_tflops: float | None = None, names: tuple[str, ...] = (),
+                 arch: str | None = None, compute_capability: str | None = None, vendor: str = "nvidia",
+                 memory_reported: bool = True, memory_note: str | None = None, uncertain: tuple[str, ...] = (),
+                 mig_profile: str | None = None, excludes: tuple[str, ...] = (), user: bool = False) -> None:
+        self.id = id
+        self.name = name
+        self.memory_mib = memory_mib
+        self.bandwidth_gbs = bandwidth_gbs
+        self.bf16_tflops = bf16_tflops
+        self.fp8 = fp8
+        self.aliases = aliases
+        self.fp8_tflops = fp8_tflops
+        self.names = names
+        self.arch = arch
+        self.compute_capability = compute_capability
+        self.vendor = vendor
+        self.memory_reported = memory_reported
+        self.memory_note = memory_note
+        self.uncertain = uncertain
+        self.mig_profile = mig_profile
+        self.excludes = excludes
+        self.user = user
 
 
-@dataclass
-class Hardware:
+class Hardware(Record):
     """The GPUs a launch runs on; ``gpu`` is ``None`` when the model is not known."""
 
-    gpu: Gpu | None = None
-    count: int | None = None
-    origin: str = "default"
-    span: Span | None = None
-    product: str | None = None
+    __slots__ = ("gpu", "count", "origin", "span", "product")
+    gpu: Gpu | None
+    count: int | None
+    origin: str
+    span: Span | None
+    product: str | None
+
+    def __init__(self, gpu: Gpu | None = None, count: int | None = None, origin: str = "default",
+                 span: Span | None = None, product: str | None = None) -> None:
+        self.gpu = gpu
+        self.count = count
+        self.origin = origin
+        self.span = span
+        self.product = product
 
     def to_json(self) -> dict[str, Any]:
         return {"value": self.gpu.id if self.gpu else self.product, "count": self.count, "origin": self.origin}
@@ -128,8 +166,10 @@ def find_gpu(name: str) -> Gpu | None:
         return found
     slice_gib = int(mig.group(2))
     # the profile's nominal size (1g.10gb reads ~9.7 GB): an upper bound of the slice's memory
-    return replace(found, memory_mib=slice_gib * 1024, memory_reported=False,
-                   mig_profile=f"{mig.group(1)}g.{mig.group(2)}gb")
+    return Gpu(found.id, found.name, slice_gib * 1024, found.bandwidth_gbs, found.bf16_tflops, found.fp8, found.aliases,
+               found.fp8_tflops, found.names, found.arch, found.compute_capability, found.vendor,
+               memory_reported=False, memory_note=found.memory_note, uncertain=found.uncertain,
+               mig_profile=f"{mig.group(1)}g.{mig.group(2)}gb", excludes=found.excludes, user=found.user)
 
 
 def _match(name: str) -> Gpu | None:

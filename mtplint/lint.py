@@ -1,10 +1,9 @@
 """``mtplint check``: the pipeline's launches through the selected rules, then suppressions."""
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from mtplint.checks import Finding, one_finding_per_mistake, run_rule, unparsable_findings
 from mtplint.checks.catalog import Rule, load_catalog
@@ -12,36 +11,70 @@ from mtplint.checks.selection import selected_rules
 from mtplint.discover import discover
 from mtplint.extract import FileLoader
 from mtplint.pipeline import Options, Result, run
+from mtplint.records import Record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from mtplint.config import ConfigTree
 
 #: rules about the input itself, produced by the pipeline or by suppression handling, not by predicates
 META_RULES = ("MTP001", "MTP002", "MTP003")
 
 
-@dataclass
-class LintSettings:
-    pipeline: Options = field(default_factory=Options)
-    select: list[str] | None = None
-    extend_select: list[str] = field(default_factory=list)
-    ignore: list[str] = field(default_factory=list)
-    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
-    extend_rules: tuple[Path, ...] = ()
-    objective: str = "latency"
+class LintSettings(Record):
+    __slots__ = ("pipeline", "select", "extend_select", "ignore", "per_file_ignores", "extend_rules", "objective",
+                 "user_gpus", "user_models", "configs")
+    pipeline: Options
+    select: list[str] | None
+    extend_select: list[str]
+    ignore: list[str]
+    per_file_ignores: dict[str, list[str]]
+    extend_rules: tuple[Path, ...]
+    objective: str
     #: the GPUs and models the configuration adds (:func:`mtplint.config.activate`)
-    user_gpus: list[dict[str, Any]] = field(default_factory=list)
-    user_models: list[dict[str, Any]] = field(default_factory=list)
+    user_gpus: list[dict[str, Any]]
+    user_models: list[dict[str, Any]]
     #: the configuration of every other path of the run (None: these settings hold for all)
-    configs: ConfigTree | None = None
+    configs: ConfigTree | None
+
+    def __init__(self, pipeline: Options | None = None, select: list[str] | None = None,
+                 extend_select: list[str] | None = None, ignore: list[str] | None = None,
+                 per_file_ignores: dict[str, list[str]] | None = None, extend_rules: tuple[Path, ...] = (),
+                 objective: str = "latency", user_gpus: list[dict[str, Any]] | None = None,
+                 user_models: list[dict[str, Any]] | None = None, configs: ConfigTree | None = None) -> None:
+        self.pipeline = pipeline if pipeline is not None else Options()
+        self.select = select
+        self.extend_select = extend_select if extend_select is not None else []
+        self.ignore = ignore if ignore is not None else []
+        self.per_file_ignores = per_file_ignores if per_file_ignores is not None else {}
+        self.extend_rules = extend_rules
+        self.objective = objective
+        self.user_gpus = user_gpus if user_gpus is not None else []
+        self.user_models = user_models if user_models is not None else []
+        self.configs = configs
+
+    def without_configs(self) -> LintSettings:
+        """These settings on their own, without the run's other configurations (what a worker
+        process is sent: the tree holds the command line)."""
+        return LintSettings(self.pipeline, self.select, self.extend_select, self.ignore, self.per_file_ignores,
+                            self.extend_rules, self.objective, self.user_gpus, self.user_models, None)
 
 
-@dataclass
-class LintResult:
+class LintResult(Record):
+    __slots__ = ("findings", "suppressed", "pipeline", "rules")
     findings: list[Finding]
     suppressed: list[Finding]
     pipeline: Result
     rules: list[Rule]
+
+    def __init__(self, findings: list[Finding], suppressed: list[Finding], pipeline: Result,
+                 rules: list[Rule]) -> None:
+        self.findings = findings
+        self.suppressed = suppressed
+        self.pipeline = pipeline
+        self.rules = rules
 
 
 def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = None, *,

@@ -4,35 +4,53 @@ A model is identified only by matching a catalog entry's pattern against its rep
 anything else is unknown, and rules that need the architecture treat it as unknown.
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
+from mtplint.records import FrozenRecord
 from mtplint.shipped import package_path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
-@dataclass(frozen=True)
-class ModelInfo:
+
+class ModelInfo(FrozenRecord):
     """A catalogued model family: architecture, hybrid attention, MTP layers."""
 
-    id: str
-    family: str
-    arch: str
-    hybrid: bool
-    mtp_layers: int | None
+    __slots__ = ("id", "family", "arch", "hybrid", "mtp_layers", "mtp_config_key", "mtp_less_variants", "user",
+                 "checkpoints")
+    id: Final[str]
+    family: Final[str]
+    arch: Final[str]
+    hybrid: Final[bool]
+    mtp_layers: Final[int | None]
     #: the config.json key engines read the MTP depth from (``text_config.mtp_num_hidden_layers``,
     #: ``num_nextn_predict_layers``); None when there is none (Qwen3-Next) or not known
-    mtp_config_key: str | None = None
+    mtp_config_key: Final[str | None]
     #: ids of catalog entries for repacks of this model that drop the MTP weights
-    mtp_less_variants: tuple[str, ...] = ()
+    mtp_less_variants: Final[tuple[str, ...]]
     #: added in configuration (``[[tool.mtplint.models]]``)
-    user: bool = False
+    user: Final[bool]
     #: published checkpoints in other formats (``fp8``, ``gguf``): Hugging Face repos
-    checkpoints: tuple[tuple[str, str], ...] = ()
+    checkpoints: Final[tuple[tuple[str, str], ...]]
+
+    def __init__(self, id: str, family: str, arch: str, hybrid: bool, mtp_layers: int | None,
+                 mtp_config_key: str | None = None, mtp_less_variants: tuple[str, ...] = (), user: bool = False,
+                 checkpoints: tuple[tuple[str, str], ...] = ()) -> None:
+        self.id = id
+        self.family = family
+        self.arch = arch
+        self.hybrid = hybrid
+        self.mtp_layers = mtp_layers
+        self.mtp_config_key = mtp_config_key
+        self.mtp_less_variants = mtp_less_variants
+        self.user = user
+        self.checkpoints = checkpoints
 
     def checkpoint(self, form: str) -> str | None:
         return dict(self.checkpoints).get(form)

@@ -27,25 +27,27 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from mtplint.discover import Candidate, discover
 from mtplint.extract import MAX_FILE_BYTES, FileLoader
 from mtplint.source import Diagnostic, Issues, SourceFile, Span
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from mtplint.cache import Cache
     from mtplint.checks import Finding
     from mtplint.checks.catalog import Rule
     from mtplint.config import ConfigTree
     from mtplint.lint import LintResult, LintSettings
 
+    Record = dict[str, Any]
+    Deps = dict[str, dict[str, str]]
+
 #: below this many files to lint, worker processes cost more than they save (process start-up and
 #: imports are ~0.1 s per worker; one file takes ~1-5 ms): ``--jobs`` left to its default runs in-process
 PARALLEL_THRESHOLD = 64
-
-Record = dict[str, Any]
-Deps = dict[str, dict[str, str]]
 
 
 def cpu_count() -> int:
@@ -260,15 +262,13 @@ def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, u
     file is analysed with its own configuration's settings and the records assembled as one run.
     ``loader``: one seeded with texts that stand for files (a fix re-linted in memory; in-process,
     no cache)."""
-    from dataclasses import replace
-
     options = settings.pipeline
     if candidates is None:
         candidates = discover(paths, options.root, options.excludes, options.respect_gitignore)
     tree = settings.configs
     grouped = tree is not None and any(candidate.group for candidate in candidates)
     # what a worker is sent: each group's settings without the tree (it holds the command line)
-    members = [replace(member, configs=None) for member in (tree.groups if tree is not None and grouped else [settings])]
+    members = [member.without_configs() for member in (tree.groups if tree is not None and grouped else [settings])]
     groups = [_Group(member) for member in members]
     records: list[Record | None] = [None] * len(candidates)
     keys: dict[int, str] = {}
@@ -391,8 +391,6 @@ def assemble(records: list[Record], groups: Sequence[_Group], record_groups: Seq
     ``per-file-ignores``, and the noqa comments of a file (MTP002), follow the configuration of the
     file they sit in: a candidate's own group (``candidate_groups``, by display name), else its
     closest configuration's. ``loader``: the texts the run read (a fix re-linted in memory)."""
-    from dataclasses import replace
-
     from mtplint.checks import Finding, one_finding_per_mistake, unparsable_findings
     from mtplint.checks.suppress import apply_suppressions
     from mtplint.lint import LintResult
@@ -452,7 +450,7 @@ def assemble(records: list[Record], groups: Sequence[_Group], record_groups: Seq
     governed = list(groups)
     if configs is not None:
         files = {finding.span.file for finding in findings} | set(sources)
-        governed += [_Group(replace(configs.groups[number], configs=None))
+        governed += [_Group(configs.groups[number].without_configs())
                      for number in range(len(groups), max(map(file_group, files), default=0) + 1)]
         chosen += [{rule.code for rule in group.rules} for group in governed[len(groups):]]
     kept, suppressed = [], []

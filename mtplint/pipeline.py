@@ -4,6 +4,7 @@ Extractors are imported on demand, by the kinds of files actually present, so li
 file never loads the Python or shell machinery.
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import codecs
@@ -12,9 +13,7 @@ import importlib
 import re
 import weakref
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from mtplint.discover import Candidate, discover, relevant, relevant_file
 from mtplint.engines import Engine, EngineContext, Parsed, engine_for
@@ -29,9 +28,16 @@ from mtplint.extract import (
 )
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware, find_gpu, parse_gpu_spec
+from mtplint.records import Record
 from mtplint.settings import Setting
 from mtplint.source import Diagnostic, Issues, SourceFile
-from mtplint.versions import EngineVersion, PinMemo, compare, pins_near, resolve
+from mtplint.versions import EngineVersion, compare, pins_near, resolve
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from mtplint.versions import PinMemo
 
 EXTRACTORS = {
     "compose": "mtplint.extract.compose",
@@ -46,28 +52,46 @@ EXTRACTORS = {
 _GPU_DIRECTIVE = re.compile(r"(?:#|//|;)\s*mtplint:\s*gpu\s*=\s*([\w.\-]+(?:\s*[x\*]\s*\d+)?)")
 
 
-@dataclass
-class Options:
+class Options(Record):
     """What the command line / configuration asks of the pipeline."""
 
-    root: Path = field(default_factory=Path.cwd)
-    excludes: tuple[str, ...] = ()
-    respect_gitignore: bool = True
-    engine_versions: dict[str, str] = field(default_factory=dict)
-    gpu: str | None = None
+    __slots__ = ("root", "excludes", "respect_gitignore", "engine_versions", "gpu")
+    root: Path
+    excludes: tuple[str, ...]
+    respect_gitignore: bool
+    engine_versions: dict[str, str]
+    gpu: str | None
+
+    def __init__(self, root: Path | None = None, excludes: tuple[str, ...] = (), respect_gitignore: bool = True,
+                 engine_versions: dict[str, str] | None = None, gpu: str | None = None) -> None:
+        self.root = root if root is not None else Path.cwd()
+        self.excludes = excludes
+        self.respect_gitignore = respect_gitignore
+        self.engine_versions = engine_versions if engine_versions is not None else {}
+        self.gpu = gpu
 
 
-@dataclass
-class LaunchReport:
+class LaunchReport(Record):
+    __slots__ = ("launch", "version", "parsed", "effective", "hardware", "objective", "loader")
     launch: Launch
     version: EngineVersion
     parsed: Parsed
     effective: dict[str, Setting]
     hardware: Hardware
     #: what the user optimises for (configuration ``objective``); some rules' severity follows it
-    objective: str = "latency"
+    objective: str
     #: the files read for this run (fixes need the text of a ``--config`` file or a started script)
-    loader: FileLoader | None = None
+    loader: FileLoader | None
+
+    def __init__(self, launch: Launch, version: EngineVersion, parsed: Parsed, effective: dict[str, Setting],
+                 hardware: Hardware, objective: str = "latency", loader: FileLoader | None = None) -> None:
+        self.launch = launch
+        self.version = version
+        self.parsed = parsed
+        self.effective = effective
+        self.hardware = hardware
+        self.objective = objective
+        self.loader = loader
 
     def to_json(self) -> dict[str, Any]:
         launch = self.launch
@@ -102,15 +126,25 @@ class LaunchReport:
         return data
 
 
-@dataclass
-class Result:
-    launches: list[LaunchReport] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    internal_errors: list[str] = field(default_factory=list)
-    files_seen: int = 0
-    files_skipped: int = 0
+class Result(Record):
+    __slots__ = ("launches", "diagnostics", "internal_errors", "files_seen", "files_skipped", "loader")
+    launches: list[LaunchReport]
+    diagnostics: list[Diagnostic]
+    internal_errors: list[str]
+    files_seen: int
+    files_skipped: int
     #: the files read for this run (possibly seeded with texts that stand for them: ``--fix``)
-    loader: FileLoader | None = None
+    loader: FileLoader | None
+
+    def __init__(self, launches: list[LaunchReport] | None = None, diagnostics: list[Diagnostic] | None = None,
+                 internal_errors: list[str] | None = None, files_seen: int = 0, files_skipped: int = 0,
+                 loader: FileLoader | None = None) -> None:
+        self.launches = launches if launches is not None else []
+        self.diagnostics = diagnostics if diagnostics is not None else []
+        self.internal_errors = internal_errors if internal_errors is not None else []
+        self.files_seen = files_seen
+        self.files_skipped = files_skipped
+        self.loader = loader
 
 
 def _traceback() -> str:

@@ -5,12 +5,15 @@ A :class:`Setting` is what a server will run with for one concern (``spec_method
 (:meth:`mtplint.engines.Engine.effective`); the names are the same for every engine.
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
+from mtplint.records import Record
 from mtplint.source import Span
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: how a setting got its value
 ORIGINS = ("explicit", "config-file", "env", "default", "inferred")
@@ -38,13 +41,21 @@ KEYS: dict[str, str] = {
 }
 
 
-@dataclass
-class Setting:
+class Setting(Record):
+    __slots__ = ("value", "origin", "span", "unresolved", "extra")
     value: Any
     origin: str
-    span: Span | None = None
-    unresolved: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
+    span: Span | None
+    unresolved: tuple[str, ...]
+    extra: dict[str, Any]
+
+    def __init__(self, value: Any, origin: str, span: Span | None = None, unresolved: tuple[str, ...] = (),
+                 extra: dict[str, Any] | None = None) -> None:
+        self.value = value
+        self.origin = origin
+        self.span = span
+        self.unresolved = unresolved
+        self.extra = extra if extra is not None else {}
 
     def to_json(self, launch_file: str | None = None) -> dict[str, Any]:
         data: dict[str, Any] = {"value": self.value, "origin": self.origin}

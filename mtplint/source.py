@@ -6,25 +6,41 @@ from), so that a token cut out of a folded YAML block, a shell continuation or a
 a shell quote still knows its line and column in the original file.
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from mtplint.records import FrozenRecord, Record
 
-@dataclass(frozen=True)
-class Span:
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
+
+
+class Span(FrozenRecord):
     """A range in one file. Lines and columns are 1-based; ``end_column`` is one past the end."""
 
-    file: str
-    start: int
-    end: int
-    line: int
-    column: int
-    end_line: int
-    end_column: int
+    __slots__ = ("file", "start", "end", "line", "column", "end_line", "end_column")
+    file: Final[str]
+    start: Final[int]
+    end: Final[int]
+    line: Final[int]
+    column: Final[int]
+    end_line: Final[int]
+    end_column: Final[int]
+
+    def __init__(self, file: str, start: int, end: int, line: int, column: int, end_line: int,
+                 end_column: int) -> None:
+        self.file = file
+        self.start = start
+        self.end = end
+        self.line = line
+        self.column = column
+        self.end_line = end_line
+        self.end_column = end_column
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -108,8 +124,7 @@ class SourceFile:
         return MappedText(self.text, list(range(len(self.text) + 1)), self)
 
 
-@dataclass
-class MappedText:
+class MappedText(Record):
     """Text whose every character remembers the file offset it came from.
 
     ``offsets`` has ``len(text) + 1`` entries; the last one is the offset just past the text, so an
@@ -117,9 +132,15 @@ class MappedText:
     the start of the expression that produced them.
     """
 
+    __slots__ = ("text", "offsets", "source")
     text: str
     offsets: list[int]
     source: SourceFile | None
+
+    def __init__(self, text: str, offsets: list[int], source: SourceFile | None) -> None:
+        self.text = text
+        self.offsets = offsets
+        self.source = source
 
     @classmethod
     def synthetic(cls, text: str, source: SourceFile | None = None, at: int = 0) -> MappedText:
@@ -172,8 +193,7 @@ class MappedText:
         return self.source.span(first, max(last, first + 1))
 
 
-@dataclass
-class Token:
+class Token(Record):
     """One argv word (or env value) with where it came from.
 
     ``unresolved`` names what could not be resolved (``$MODEL``, a runtime call, ...); a token with
@@ -181,10 +201,18 @@ class Token:
     number of words (``"$@"``, ``${EXTRA_ARGS}`` unquoted, ``*args``).
     """
 
+    __slots__ = ("value", "span", "unresolved", "splat")
     value: str
-    span: Span | None = None
-    unresolved: tuple[str, ...] = ()
-    splat: bool = False
+    span: Span | None
+    unresolved: tuple[str, ...]
+    splat: bool
+
+    def __init__(self, value: str, span: Span | None = None, unresolved: tuple[str, ...] = (),
+                 splat: bool = False) -> None:
+        self.value = value
+        self.span = span
+        self.unresolved = unresolved
+        self.splat = splat
 
     @property
     def resolved(self) -> bool:
@@ -202,36 +230,50 @@ class Token:
         return self.value
 
 
-@dataclass
-class EnvEntry:
+class EnvEntry(Record):
     """One variable of a launch's environment."""
 
+    __slots__ = ("name", "value", "span", "origin")
     name: str
     value: Token
-    span: Span | None = None
-    origin: str = "explicit"
+    span: Span | None
+    origin: str
+
+    def __init__(self, name: str, value: Token, span: Span | None = None, origin: str = "explicit") -> None:
+        self.name = name
+        self.value = value
+        self.span = span
+        self.origin = origin
 
     def to_json(self) -> object:
         return self.value.to_json()
 
 
-@dataclass
-class Diagnostic:
+class Diagnostic(Record):
     """A problem found while reading input (MTP001 and friends), before any rule runs."""
 
+    __slots__ = ("code", "message", "span")
     code: str
     message: str
     span: Span
+
+    def __init__(self, code: str, message: str, span: Span) -> None:
+        self.code = code
+        self.message = message
+        self.span = span
 
     def to_json(self) -> dict[str, object]:
         return {"code": self.code, "message": self.message, **self.span.to_json()}
 
 
-@dataclass
-class Issues:
+class Issues(Record):
     """Diagnostics collected while reading; passed down so every stage can add to it."""
 
-    items: list[Diagnostic] = field(default_factory=list)
+    __slots__ = ("items",)
+    items: list[Diagnostic]
+
+    def __init__(self) -> None:
+        self.items = []
 
     def add(self, code: str, message: str, span: Span) -> None:
         self.items.append(Diagnostic(code, message, span))

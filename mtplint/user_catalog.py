@@ -12,7 +12,10 @@ from __future__ import annotations
 import copy
 import sys
 from collections.abc import Sequence
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _gpus: tuple[dict[str, Any], ...] = ()
 _models: tuple[dict[str, Any], ...] = ()

@@ -7,58 +7,161 @@ tags are no evidence. Without a fixed version the newest known one is assumed, a
 marked ``assumed`` so rules can reason over every version still possible.
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import fnmatch
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from packaging.version import InvalidVersion, Version
-
 from mtplint.extract.launch import VersionHint
+from mtplint.records import Record
 from mtplint.source import SourceFile, Span
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from packaging.version import Version
+
+    #: one run's pins: ("directory", resolved dir) -> pins in it; ("chain", launch dir) -> pins up to the root
+    PinMemo = dict[tuple[str, Path], list[VersionHint]]
 
 PIP_NAMES = {"vllm": "vllm", "sglang": "sglang", "vllm-mlx": "vllm-mlx", "vllm_mlx": "vllm-mlx", "mlx-lm": "mlx-lm", "mlx_lm": "mlx-lm"}
 
 
+#: a plain release number (``0.11.0``, ``0.10.1.1``): no epoch, pre-, post-, dev- or local part
+_PLAIN_RELEASE = re.compile(r"[0-9]+(?:\.[0-9]+)*")
+
+
+class VersionKey:
+    """Sort key of a PEP 440 version (``0.11.0``, ``v0.10.1.1``, ``0.11.0rc1``); an invalid one
+    sorts as ``0``.
+
+    A plain release number -- every shipped table and threshold, and nearly every pin or image tag --
+    compares by its numbers with the trailing zeros dropped, as PEP 440 orders releases (``1.0 ==
+    1.0.0``), without importing ``packaging`` (which imports ``typing``: start-up time). Any other
+    version (pre-, post-, dev-, local) compares through ``packaging.version.Version``, imported the
+    first time one does.
+    """
+
+    __slots__ = ("_version", "release", "text")
+
+    def __init__(self, text: str) -> None:
+        #: as ``Version`` reads it (leading ``v``s dropped)
+        self.text = text
+        #: the release numbers without trailing zeros; None: not a plain release number
+        self.release: tuple[int, ...] | None = None
+        if _PLAIN_RELEASE.fullmatch(text):
+            numbers = [int(part) for part in text.split(".")]
+            while numbers and numbers[-1] == 0:
+                numbers.pop()
+            self.release = tuple(numbers)
+        self._version: Version | None = None
+
+    def version(self) -> Version:
+        """The ``packaging`` version (``0`` for an invalid one)."""
+        if self._version is None:
+            from packaging.version import InvalidVersion, Version
+
+            try:
+                self._version = Version(self.text)
+            except InvalidVersion:
+                self._version = Version("0")
+        return self._version
+
+    def compare(self, other: VersionKey) -> int:
+        """-1, 0 or 1 as this version is older than, the same as or newer than ``other``."""
+        if self.release is not None and other.release is not None:
+            mine, theirs = self.release, other.release
+            return (mine > theirs) - (mine < theirs)
+        version, other_version = self.version(), other.version()
+        return (version > other_version) - (version < other_version)
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, VersionKey):
+            return NotImplemented
+        return self.compare(other) < 0
+
+    def __le__(self, other: object) -> bool:
+        if not isinstance(other, VersionKey):
+            return NotImplemented
+        return self.compare(other) <= 0
+
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, VersionKey):
+            return NotImplemented
+        return self.compare(other) > 0
+
+    def __ge__(self, other: object) -> bool:
+        if not isinstance(other, VersionKey):
+            return NotImplemented
+        return self.compare(other) >= 0
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, VersionKey):
+            return NotImplemented
+        return self.compare(other) == 0
+
+    def __hash__(self) -> int:
+        # equal versions have equal release numbers (trailing zeros dropped); the rest only refines
+        release = self.release
+        if release is None:
+            numbers = list(self.version().release)
+            while numbers and numbers[-1] == 0:
+                numbers.pop()
+            release = tuple(numbers)
+        return hash(release)
+
+    def __repr__(self) -> str:
+        return f"VersionKey({self.text!r})"
+
+
 @lru_cache(maxsize=4096)  # a tree's launches compare the same few dozen versions again and again
-def version_key(text: str) -> tuple[int, ...] | Version:
-    """Sort key: llama.cpp builds (``b9180``) as ints, everything else as PEP 440 versions."""
+def version_key(text: str) -> tuple[int, ...] | VersionKey:
+    """Sort key: llama.cpp builds (``b9180``) as ints, everything else as PEP 440 versions
+    (:class:`VersionKey`). A build and a PEP 440 version do not compare (``compare`` gives 0)."""
     build = re.fullmatch(r"b(\d+)", text.strip())
     if build:
         return (int(build.group(1)),)
-    try:
-        return Version(text.strip().lstrip("v"))
-    except InvalidVersion:
-        return Version("0")
+    return VersionKey(text.strip().lstrip("v"))
 
 
 def compare(left: str, right: str) -> int:
     a, b = version_key(left), version_key(right)
-    if type(a) is not type(b):
+    if isinstance(a, VersionKey):
+        return a.compare(b) if isinstance(b, VersionKey) else 0
+    if isinstance(b, VersionKey):
         return 0
-    return (a > b) - (a < b)  # type: ignore[operator]
+    return (a > b) - (a < b)
 
 
-@dataclass
-class EngineVersion:
+class EngineVersion(Record):
     """The version used to model a launch, and how sure that is.
 
     ``version`` is the one parsing uses; when ``known`` is false it is the newest version still
     possible, and ``low``/``high`` bound what else it could be (``high`` exclusive).
     """
 
+    __slots__ = ("engine", "version", "known", "source", "low", "high", "span")
     engine: str
     version: str
     known: bool
     source: str
-    low: str | None = None
-    high: str | None = None
-    span: Span | None = None
+    low: str | None
+    high: str | None
+    span: Span | None
+
+    def __init__(self, engine: str, version: str, known: bool, source: str, low: str | None = None,
+                 high: str | None = None, span: Span | None = None) -> None:
+        self.engine = engine
+        self.version = version
+        self.known = known
+        self.source = source
+        self.low = low
+        self.high = high
+        self.span = span
 
     @property
     def assumed(self) -> bool:
@@ -142,10 +245,6 @@ def _pins_in_directory(directory: Path, read: Callable[[Path], SourceFile | None
             if source is not None:
                 hints.extend(pins_in_text(source.text, source))
     return hints
-
-
-#: one run's pins: ("directory", resolved dir) -> pins in it; ("chain", launch dir) -> pins up to the root
-PinMemo = dict[tuple[str, Path], list[VersionHint]]
 
 
 def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],

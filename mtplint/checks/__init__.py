@@ -5,17 +5,20 @@ built-in rules, a predicate ``check(ctx)`` in ``mtplint/checks/<code>.py`` that 
 effective settings and yields findings. Predicates are imported only for the rules that run.
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from mtplint.checks.catalog import Rule, VersionRange
+from mtplint.records import Record
 from mtplint.source import Diagnostic, SourceFile, Span
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from mtplint.engines import CliError, OptionValue
     from mtplint.pipeline import LaunchReport
     from mtplint.settings import Setting
@@ -23,12 +26,16 @@ if TYPE_CHECKING:
 SEVERITIES = ("error", "warning", "info")
 
 
-@dataclass
-class Edit:
+class Edit(Record):
     """Replace ``span`` (in its file) with ``content``; an empty span inserts."""
 
+    __slots__ = ("span", "content")
     span: Span
     content: str
+
+    def __init__(self, span: Span, content: str) -> None:
+        self.span = span
+        self.content = content
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -38,13 +45,18 @@ class Edit:
         }
 
 
-@dataclass
-class Fix:
+class Fix(Record):
     """The edits that resolve a finding, and whether ``--fix`` may apply them on its own."""
 
+    __slots__ = ("applicability", "message", "edits")
     applicability: str  # safe | unsafe | display-only
     message: str
-    edits: list[Edit] = field(default_factory=list)
+    edits: list[Edit]
+
+    def __init__(self, applicability: str, message: str, edits: list[Edit] | None = None) -> None:
+        self.applicability = applicability
+        self.message = message
+        self.edits = edits if edits is not None else []
 
     def to_json(self) -> dict[str, Any]:
         return {"applicability": self.applicability, "message": self.message, "edits": [e.to_json() for e in self.edits]}
@@ -69,19 +81,29 @@ def available(findings: Iterable[Finding], unsafe: bool) -> tuple[int, int]:
     return fixable, hidden
 
 
-@dataclass
-class Finding:
+class Finding(Record):
     """One rule's verdict on one place in a file."""
 
+    __slots__ = ("rule", "message", "span", "fix", "launch_span", "suppressed", "severity_override")
     rule: Rule
     message: str
     span: Span
-    fix: Fix | None = None
+    fix: Fix | None
     #: the span of the launch this finding belongs to (a `noqa` on the launch's line also applies)
-    launch_span: Span | None = None
-    suppressed: bool = False
+    launch_span: Span | None
+    suppressed: bool
     #: a severity that depends on configuration (MTP301 follows ``objective``); None: the rule's
-    severity_override: str | None = None
+    severity_override: str | None
+
+    def __init__(self, rule: Rule, message: str, span: Span, fix: Fix | None = None, launch_span: Span | None = None,
+                 suppressed: bool = False, severity_override: str | None = None) -> None:
+        self.rule = rule
+        self.message = message
+        self.span = span
+        self.fix = fix
+        self.launch_span = launch_span
+        self.suppressed = suppressed
+        self.severity_override = severity_override
 
     @property
     def code(self) -> str:
@@ -198,7 +220,8 @@ class RuleContext:
         return finding
 
 
-Predicate = Callable[[RuleContext], Iterator[Finding] | None]
+if TYPE_CHECKING:
+    Predicate = Callable[[RuleContext], Iterator[Finding] | None]
 
 
 def predicate_for(rule: Rule) -> Predicate | None:

@@ -5,16 +5,20 @@ mtplint is validated by the test suite (so start-up does not pay for jsonschema)
 user adds with ``extend-rules`` are validated when they are loaded.
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
 
+from mtplint.records import FrozenRecord
 from mtplint.shipped import package_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 DOCS_URL = "https://github.com/mtplint/mtplint/blob/main/rules/{code}.yaml"
 
@@ -23,13 +27,18 @@ class CatalogError(Exception):
     """A rule file that cannot be used; the message names the file, the key and the problem."""
 
 
-@dataclass(frozen=True)
-class VersionRange:
+class VersionRange(FrozenRecord):
     """Versions of an engine a rule applies to: ``start`` (inclusive) up to ``below`` (exclusive)."""
 
-    start: str | None
-    below: str | None
-    note: str = ""
+    __slots__ = ("start", "below", "note")
+    start: Final[str | None]
+    below: Final[str | None]
+    note: Final[str]
+
+    def __init__(self, start: str | None, below: str | None, note: str = "") -> None:
+        self.start = start
+        self.below = below
+        self.note = note
 
     def describe(self, engine: str) -> str:
         if self.start and self.below:
@@ -41,22 +50,40 @@ class VersionRange:
         return f"every {engine} version"
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(FrozenRecord):
     """A rule as its ``rules/<CODE>.yaml`` file declares it (the predicate lives in ``checks/<code>.py``)."""
 
-    code: str
-    name: str
-    severity: str
-    engines: tuple[str, ...]
-    fix: str
-    summary: str
-    docs: dict[str, Any]
-    affected: dict[str, tuple[VersionRange, ...]] = field(default_factory=dict)
-    supersedes: tuple[str, ...] = ()
-    when: dict[str, dict[str, Any]] | None = None
-    message: str | None = None
-    origin: str = "builtin"
+    __slots__ = ("code", "name", "severity", "engines", "fix", "summary", "docs", "affected", "supersedes", "when",
+                 "message", "origin")
+    code: Final[str]
+    name: Final[str]
+    severity: Final[str]
+    engines: Final[tuple[str, ...]]
+    fix: Final[str]
+    summary: Final[str]
+    docs: Final[dict[str, Any]]
+    affected: Final[dict[str, tuple[VersionRange, ...]]]
+    supersedes: Final[tuple[str, ...]]
+    when: Final[dict[str, dict[str, Any]] | None]
+    message: Final[str | None]
+    origin: Final[str]
+
+    def __init__(self, code: str, name: str, severity: str, engines: tuple[str, ...], fix: str, summary: str,
+                 docs: dict[str, Any], affected: dict[str, tuple[VersionRange, ...]] | None = None,
+                 supersedes: tuple[str, ...] = (), when: dict[str, dict[str, Any]] | None = None,
+                 message: str | None = None, origin: str = "builtin") -> None:
+        self.code = code
+        self.name = name
+        self.severity = severity
+        self.engines = engines
+        self.fix = fix
+        self.summary = summary
+        self.docs = docs
+        self.affected = affected if affected is not None else {}
+        self.supersedes = supersedes
+        self.when = when
+        self.message = message
+        self.origin = origin
 
     @property
     def url(self) -> str:

@@ -9,9 +9,11 @@ an unresolved setting makes the rule skip the launch (MTP003 reports it).
 
 from __future__ import annotations
 
-from typing import Any
-
 from mtplint.checks import RuleContext
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _holds(value: Any, explicit: bool, condition: dict[str, Any]) -> bool:

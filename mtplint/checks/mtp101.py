@@ -11,10 +11,13 @@ the pair #53406 names as the root cause (fix PRs #40914, #53406, #53410 open, #4
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from mtplint.checks import Edit, Finding, Fix, RuleContext
 from mtplint.source import Span
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: the TurboQuant presets are ``turboquant_*`` values of ``CacheDType`` (W20 ... W33 config/cache.py)
 TURBOQUANT_PREFIX = "turboquant_"

@@ -11,12 +11,14 @@ before) is dropped whole, not merged. The vLLM engine model records the dropped 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
 
 from mtplint.checks import Finding, Fix, RuleContext
 from mtplint.source import Span
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from mtplint.engines.vllm import JsonOptionValue
 
 #: the spellings of the option a dotted flag extends (``-sc`` is vLLM's short alias)

@@ -14,11 +14,11 @@ option at its default; this check re-reads the YAML to point at the ``key: false
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from mtplint.checks import Edit, Finding, Fix, RuleContext
 from mtplint.source import SourceFile
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mtplint.extract.yamlpos import YNode
 

@@ -12,10 +12,10 @@ config contains an n_predict parameter.")`` (L1946-1951); with ``model`` set, ``
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from mtplint.checks import Finding, Fix, RuleContext
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mtplint.engines import OptionValue
 

@@ -23,13 +23,16 @@ Each combination is checked in the release wheels' ``server_args.py`` / ``arg_gr
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from mtplint.checks import Finding, RuleContext
 from mtplint.engines import OptionValue
 from mtplint.engines.sglang import EAGLE_FAMILY
 from mtplint.models import find_model
 from mtplint.source import Span
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PP_EAGLE_ALLOWED = "0.5.20"
 DFLASH_DP_NPU_ONLY = "0.5.20"

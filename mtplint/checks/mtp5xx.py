@@ -9,13 +9,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from functools import cache
-from typing import Any
 
 from mtplint.checks import RuleContext
 from mtplint.engines import CliError, OptionValue
 from mtplint.shipped import package_path
 from mtplint.source import Span
 from mtplint.versions import compare
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "llama.cpp": "llama.cpp", "vllm-mlx": "vllm-mlx", "mlx-lm": "mlx-lm"}
 

@@ -7,12 +7,13 @@ from its own selection, a layer without it adds (``extend-select``) or removes (
 so ``mtplint check --select MTP102`` runs MTP102 even when the configuration ignores it.
 """
 
+# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
 from mtplint.checks.catalog import CatalogError, Rule
+from mtplint.records import Record
 
 #: a name or a full code names one rule: more specific than any prefix
 _EXACT = 100
@@ -42,13 +43,19 @@ def check_selectors(selectors: Iterable[str], catalog: dict[str, Rule], where: s
             raise CatalogError(f"{where}: unknown rule selector {selector!r} (a code, a prefix like MTP1, a rule name, or ALL)")
 
 
-@dataclass
-class Layer:
+class Layer(Record):
     """One source of selectors: the configuration file, or the command line."""
 
-    select: Sequence[str] | None = None
-    extend_select: Sequence[str] = ()
-    ignore: Sequence[str] = field(default_factory=tuple)
+    __slots__ = ("select", "extend_select", "ignore")
+    select: Sequence[str] | None
+    extend_select: Sequence[str]
+    ignore: Sequence[str]
+
+    def __init__(self, select: Sequence[str] | None = None, extend_select: Sequence[str] = (),
+                 ignore: Sequence[str] = ()) -> None:
+        self.select = select
+        self.extend_select = extend_select
+        self.ignore = ignore
 
 
 def _best(rule: Rule, selectors: Iterable[str]) -> int:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mtplint.checks import Finding
     from mtplint.pipeline import Result

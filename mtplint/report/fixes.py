@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mtplint.checks import Finding
     from mtplint.fix.apply import AppliedFix, RejectedFix

@@ -30,11 +30,13 @@ import json
 import urllib.parse
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from mtplint import __version__
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from mtplint.checks import Finding, Fix
     from mtplint.checks.catalog import Rule
 
