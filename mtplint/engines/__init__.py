@@ -7,27 +7,39 @@ and lists what that parser would reject. Flag sets and defaults depend on the en
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from mtplint.extract import FileLoader
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
+from mtplint.records import Record
 from mtplint.settings import Setting
 from mtplint.source import Issues, Span
 from mtplint.versions import EngineVersion
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-@dataclass
-class OptionValue:
+
+class OptionValue(Record):
     """One stored option: the parsed value and the token that set it."""
 
+    __slots__ = ("value", "span", "origin", "flag", "unresolved")
     value: Any
     span: Span | None
-    origin: str = "explicit"
-    flag: str = ""
-    unresolved: tuple[str, ...] = ()
+    origin: str
+    flag: str
+    unresolved: tuple[str, ...]
+
+    def __init__(self, value: Any, span: Span | None, origin: str = "explicit", flag: str = "",
+                 unresolved: tuple[str, ...] = ()) -> None:
+        self.value = value
+        self.span = span
+        self.origin = origin
+        self.flag = flag
+        self.unresolved = unresolved
 
     def to_json(self) -> Any:
         if self.unresolved:
@@ -35,8 +47,7 @@ class OptionValue:
         return self.value
 
 
-@dataclass
-class CliError:
+class CliError(Record):
     """An argument the engine's parser would reject, in the engine's own words where known.
 
     ``kind`` is one of (every engine model uses this set; rules select on it):
@@ -54,10 +65,17 @@ class CliError:
     * ``startup``: a check that runs when the server starts, after the parser accepted the arguments
     """
 
+    __slots__ = ("message", "span", "flag", "kind")
     message: str
     span: Span | None
-    flag: str | None = None
-    kind: str = "invalid-value"
+    flag: str | None
+    kind: str
+
+    def __init__(self, message: str, span: Span | None, flag: str | None = None, kind: str = "invalid-value") -> None:
+        self.message = message
+        self.span = span
+        self.flag = flag
+        self.kind = kind
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"message": self.message, "kind": self.kind}
@@ -68,28 +86,42 @@ class CliError:
         return data
 
 
-@dataclass
-class Parsed:
+class Parsed(Record):
     """What an engine's parser makes of a launch."""
 
-    options: dict[str, OptionValue] = field(default_factory=dict)
-    errors: list[CliError] = field(default_factory=list)
+    __slots__ = ("options", "errors", "open_ended", "config_files", "unread_configs", "notes")
+    options: dict[str, OptionValue]
+    errors: list[CliError]
     #: the launch may receive arguments mtplint cannot see (``"$@"``, an extra-args variable)
-    open_ended: bool = False
+    open_ended: bool
     #: files the launch reads (``--config``), display paths
-    config_files: list[str] = field(default_factory=list)
+    config_files: list[str]
     #: ``--config`` files whose options mtplint could not see (path unknown, not in the checkout,
     #: unreadable): how each is written and the span of its path; the launch is also ``open_ended``
-    unread_configs: list[tuple[str, Span | None]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    unread_configs: list[tuple[str, Span | None]]
+    notes: list[str]
+
+    def __init__(self, options: dict[str, OptionValue] | None = None, errors: list[CliError] | None = None,
+                 open_ended: bool = False, config_files: list[str] | None = None,
+                 unread_configs: list[tuple[str, Span | None]] | None = None, notes: list[str] | None = None) -> None:
+        self.options = options if options is not None else {}
+        self.errors = errors if errors is not None else []
+        self.open_ended = open_ended
+        self.config_files = config_files if config_files is not None else []
+        self.unread_configs = unread_configs if unread_configs is not None else []
+        self.notes = notes if notes is not None else []
 
 
-@dataclass
-class EngineContext:
+class EngineContext(Record):
     """What an engine's parser may use besides the launch: the run's files and its diagnostics."""
 
+    __slots__ = ("loader", "issues")
     loader: FileLoader
     issues: Issues
+
+    def __init__(self, loader: FileLoader, issues: Issues) -> None:
+        self.loader = loader
+        self.issues = issues
 
     def resolve(self, launch: Launch, path: str) -> Path:
         return launch.host_path(path)

@@ -28,17 +28,20 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import Any
 
 from mtplint.engines import CliError, EngineContext, OptionValue, Parsed
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
+from mtplint.records import FrozenRecord, Record
 from mtplint.settings import Setting
 from mtplint.shipped import package_path
 from mtplint.source import Span, Token
 from mtplint.versions import EngineVersion
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 #: builds where research §1.1 records a change of the speculative CLI, oldest first (the last is assumed)
 KNOWN_BUILDS = ("b8932", "b8955", "b9109", "b9131", "b9180", "b9235", "b9464", "b10398", "b10413", "b10470")
@@ -104,16 +107,25 @@ def spec_types_at(build: int) -> tuple[str, ...]:
     return tuple(names)
 
 
-@dataclass(frozen=True)
-class LlamaOption:
+class LlamaOption(FrozenRecord):
     """One llama-server option: every spelling, its environment variable and its value count."""
 
-    names: tuple[str, ...]
-    negated: tuple[str, ...]
-    kind: str  # void | bool | int | string | str_str (the arg.cpp handler slot)
-    env: str | None
-    dest: str
-    removed: str | None = None
+    __slots__ = ("names", "negated", "kind", "env", "dest", "removed")
+    names: Final[tuple[str, ...]]
+    negated: Final[tuple[str, ...]]
+    kind: Final[str]  # void | bool | int | string | str_str (the arg.cpp handler slot)
+    env: Final[str | None]
+    dest: Final[str]
+    removed: Final[str | None]
+
+    def __init__(self, names: tuple[str, ...], negated: tuple[str, ...], kind: str, env: str | None, dest: str,
+                 removed: str | None = None) -> None:
+        self.names = names
+        self.negated = negated
+        self.kind = kind
+        self.env = env
+        self.dest = dest
+        self.removed = removed
 
     @property
     def values(self) -> int:
@@ -190,20 +202,27 @@ def _before_spec_rename(option: LlamaOption) -> LlamaOption:
     if option.removed:
         if option.names[0] in _OLD_SPELLINGS:
             return _OLD_SPELLINGS[option.names[0]]
-        return replace(option, removed=None)  # --spec-ngram-size-n/-m/-min-hits took values then
+        # --spec-ngram-size-n/-m/-min-hits took values then
+        return LlamaOption(option.names, option.negated, option.kind, option.env, option.dest)
     names = tuple(name for name in option.names if not name.startswith("--spec-draft-"))
     env = option.env
     if env and env.startswith("LLAMA_ARG_SPEC_DRAFT_"):
         env = _OLD_ENV.get(option.dest)
-    return replace(option, names=names, env=env)
+    return LlamaOption(names, option.negated, option.kind, env, option.dest, option.removed)
 
 
-@dataclass
-class _Lookup:
+class _Lookup(Record):
+    __slots__ = ("by_name", "options", "env_names")
     by_name: dict[str, tuple[LlamaOption, bool]]
     options: tuple[LlamaOption, ...]
     #: every variable some option reads (most launches set none: their env pass is skipped)
     env_names: frozenset[str]
+
+    def __init__(self, by_name: dict[str, tuple[LlamaOption, bool]], options: tuple[LlamaOption, ...],
+                 env_names: frozenset[str]) -> None:
+        self.by_name = by_name
+        self.options = options
+        self.env_names = env_names
 
 
 @cache
@@ -312,13 +331,21 @@ def _spec_type_names(raw: str, build: int) -> list[str]:
 
 # --- parsing --------------------------------------------------------------------------------------
 
-@dataclass
 class LlamaParsed(Parsed):
     """:class:`Parsed` plus where each ``--spec-type`` name came from."""
 
+    __slots__ = ("type_sources", "build")
     #: type name -> (span, origin) of the first token that added it
-    type_sources: dict[str, tuple[Span | None, str]] = field(default_factory=dict)
-    build: int = 0
+    type_sources: dict[str, tuple[Span | None, str]]
+    build: int
+
+    def __init__(self, options: dict[str, OptionValue] | None = None, errors: list[CliError] | None = None,
+                 open_ended: bool = False, config_files: list[str] | None = None,
+                 unread_configs: list[tuple[str, Span | None]] | None = None, notes: list[str] | None = None,
+                 type_sources: dict[str, tuple[Span | None, str]] | None = None, build: int = 0) -> None:
+        super().__init__(options, errors, open_ended, config_files, unread_configs, notes)
+        self.type_sources = type_sources if type_sources is not None else {}
+        self.build = build
 
 
 def _origin_of(token: Token, default: str = "explicit") -> str:

@@ -18,17 +18,20 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import dataclass
 from functools import cache
-from typing import Any, NoReturn
 
 from mtplint.engines import CliError, EngineContext, OptionValue, Parsed
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
+from mtplint.records import Record
 from mtplint.settings import Setting
 from mtplint.shipped import package_path
 from mtplint.source import Span, Token
 from mtplint.versions import EngineVersion
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 #: stands for a word mtplint cannot resolve while argparse runs; passes every type converter
 _UNRESOLVED = "\x00unresolved:"
@@ -88,7 +91,7 @@ def _build_parser(program: str) -> _Parser:
     return parser
 
 
-class _Choices(list[Any]):
+class _Choices(list[object]):
     """Choices that also admit an unresolved word."""
 
     def __contains__(self, item: object) -> bool:
@@ -112,10 +115,14 @@ def defaults(program: str) -> dict[str, Any]:
     return values
 
 
-@dataclass
-class _Word:
+class _Word(Record):
+    __slots__ = ("text", "token")
     text: str
     token: Token
+
+    def __init__(self, text: str, token: Token) -> None:
+        self.text = text
+        self.token = token
 
 
 class ArgparseEngine:

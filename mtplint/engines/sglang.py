@@ -15,18 +15,21 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
 
 from mtplint.engines import CliError, EngineContext, OptionValue, Parsed
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import ModelInfo, find_model
+from mtplint.records import FrozenRecord, Record
 from mtplint.settings import Setting, open_to_config
 from mtplint.shipped import package_path
 from mtplint.source import Span, Token
 from mtplint.versions import EngineVersion, compare
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 # --- version boundaries (each checked in the release wheel named) ---------------------------------
 
@@ -80,20 +83,37 @@ _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
 # --- flag tables ----------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Action:
-    options: tuple[str, ...]
-    dest: str
-    kind: str
-    nargs: int | str | None
-    type: str
-    choices: tuple[Any, ...] | None
-    default: Any
-    const: Any
-    required: bool
-    deprecated: bool
-    error_message: str | None
-    action_class: str
+class Action(FrozenRecord):
+    __slots__ = ("options", "dest", "kind", "nargs", "type", "choices", "default", "const", "required", "deprecated",
+                 "error_message", "action_class")
+    options: Final[tuple[str, ...]]
+    dest: Final[str]
+    kind: Final[str]
+    nargs: Final[int | str | None]
+    type: Final[str]
+    choices: Final[tuple[Any, ...] | None]
+    default: Final[Any]
+    const: Final[Any]
+    required: Final[bool]
+    deprecated: Final[bool]
+    error_message: Final[str | None]
+    action_class: Final[str]
+
+    def __init__(self, options: tuple[str, ...], dest: str, kind: str, nargs: int | str | None, type: str,
+                 choices: tuple[Any, ...] | None, default: Any, const: Any, required: bool, deprecated: bool,
+                 error_message: str | None, action_class: str) -> None:
+        self.options = options
+        self.dest = dest
+        self.kind = kind
+        self.nargs = nargs
+        self.type = type
+        self.choices = choices
+        self.default = default
+        self.const = const
+        self.required = required
+        self.deprecated = deprecated
+        self.error_message = error_message
+        self.action_class = action_class
 
     @property
     def name(self) -> str:
@@ -101,14 +121,23 @@ class Action:
         return "/".join(self.options)
 
 
-@dataclass
-class FlagTable:
+class FlagTable(Record):
+    __slots__ = ("version", "raw", "actions", "index", "fields", "dest_to_field")
     version: str
     raw: dict[str, Any]
     actions: list[Action]
     index: dict[str, Action]
     fields: dict[str, dict[str, Any]]
     dest_to_field: dict[str, str]
+
+    def __init__(self, version: str, raw: dict[str, Any], actions: list[Action], index: dict[str, Action],
+                 fields: dict[str, dict[str, Any]], dest_to_field: dict[str, str]) -> None:
+        self.version = version
+        self.raw = raw
+        self.actions = actions
+        self.index = index
+        self.fields = fields
+        self.dest_to_field = dest_to_field
 
     @property
     def config_merger(self) -> int:
@@ -162,15 +191,23 @@ def load_table(version: str) -> FlagTable:
 
 # --- words --------------------------------------------------------------------------------------
 
-@dataclass
-class Word:
+class Word(Record):
     """One argv word as the parser sees it, with where it came from."""
 
+    __slots__ = ("text", "span", "origin", "unresolved", "splat")
     text: str
     span: Span | None
-    origin: str = "explicit"
-    unresolved: tuple[str, ...] = ()
-    splat: bool = False
+    origin: str
+    unresolved: tuple[str, ...]
+    splat: bool
+
+    def __init__(self, text: str, span: Span | None, origin: str = "explicit", unresolved: tuple[str, ...] = (),
+                 splat: bool = False) -> None:
+        self.text = text
+        self.span = span
+        self.origin = origin
+        self.unresolved = unresolved
+        self.splat = splat
 
     @classmethod
     def of(cls, token: Token, origin: str = "explicit") -> Word:
@@ -242,20 +279,30 @@ def _check_choice(action: Action, value: Any) -> None:
 
 # --- argparse emulation ---------------------------------------------------------------------------
 
-@dataclass
-class _Optional:
+class _Optional(Record):
     """What ``_parse_optional`` makes of one word."""
 
+    __slots__ = ("action", "option", "explicit")
     action: Action | None
     option: str
     explicit: str | None
 
+    def __init__(self, action: Action | None, option: str, explicit: str | None) -> None:
+        self.action = action
+        self.option = option
+        self.explicit = explicit
 
-@dataclass
-class _ParseState:
+
+class _ParseState(Record):
+    __slots__ = ("table", "parsed", "seen")
     table: FlagTable
     parsed: Parsed
-    seen: set[str] = field(default_factory=set)
+    seen: set[str]
+
+    def __init__(self, table: FlagTable, parsed: Parsed, seen: set[str] | None = None) -> None:
+        self.table = table
+        self.parsed = parsed
+        self.seen = seen if seen is not None else set()
 
 
 def _parse_optional(table: FlagTable, text: str) -> _Optional | None:
@@ -606,15 +653,23 @@ def _config_action_keys(table: FlagTable, generation: int) -> tuple[set[str], di
 
 # --- the engine -----------------------------------------------------------------------------------
 
-@dataclass
-class _Setting:
+class _Setting(Record):
     """Shorthand while building effective settings."""
 
+    __slots__ = ("value", "origin", "span", "unresolved", "extra")
     value: Any
     origin: str
-    span: Span | None = None
-    unresolved: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
+    span: Span | None
+    unresolved: tuple[str, ...]
+    extra: dict[str, Any]
+
+    def __init__(self, value: Any, origin: str, span: Span | None = None, unresolved: tuple[str, ...] = (),
+                 extra: dict[str, Any] | None = None) -> None:
+        self.value = value
+        self.origin = origin
+        self.span = span
+        self.unresolved = unresolved
+        self.extra = extra if extra is not None else {}
 
     def done(self) -> Setting:
         return Setting(self.value, self.origin, self.span, self.unresolved, self.extra)

@@ -26,9 +26,7 @@ import contextlib
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
 
 from mtplint.engines import CliError, EngineContext, OptionValue, Parsed
 from mtplint.extract.launch import Launch
@@ -38,6 +36,10 @@ from mtplint.settings import Setting, open_to_config
 from mtplint.shipped import package_path
 from mtplint.source import Span, Token
 from mtplint.versions import EngineVersion, compare
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # --- flag tables ----------------------------------------------------------------------------------
 
@@ -771,15 +773,22 @@ class VllmEngine:
         return open_to_config(_effective(launch, parsed, version, hardware), parsed.unread_configs)
 
 
-@dataclass
 class JsonOptionValue(OptionValue):
     """A JSON option assembled from parts (dotted keys, a YAML mapping): each top-level key keeps
     the span of the word or YAML value that set it."""
 
-    key_spans: dict[str, Span | None] = field(default_factory=dict)
+    __slots__ = ("key_spans", "replaced")
+    key_spans: dict[str, Span | None]
     #: the full value (``--x '{...}'``, a ``x:`` mapping in the --config YAML) that the dotted
     #: ``--x.key`` flags replaced: vLLM keeps only the dotted keys (W33 argparse_utils L447-500)
-    replaced: OptionValue | None = None
+    replaced: OptionValue | None
+
+    def __init__(self, value: Any, span: Span | None, origin: str = "explicit", flag: str = "",
+                 unresolved: tuple[str, ...] = (), key_spans: dict[str, Span | None] | None = None,
+                 replaced: OptionValue | None = None) -> None:
+        super().__init__(value, span, origin, flag, unresolved)
+        self.key_spans = key_spans if key_spans is not None else {}
+        self.replaced = replaced
 
 
 def key_span(option: OptionValue, key: str) -> Span | None:

@@ -29,39 +29,51 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from mtplint.checks import Edit, Finding, Fix, applies
 from mtplint.extract import FileLoader
 from mtplint.fix import apply_edits
 from mtplint.lint import LintResult, LintSettings, lint
+from mtplint.records import FrozenRecord, Record
 from mtplint.source import SourceFile
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: passes before giving up on a fixed point (ruff stops at 100; a launch has few findings)
 MAX_PASSES = 10
 
 
-@dataclass(frozen=True)
-class AppliedFix:
+class AppliedFix(FrozenRecord):
     """A fix that is in the final text. ``finding`` is as reported in the pass that applied it."""
 
-    finding: Finding
-    pass_number: int
+    __slots__ = ("finding", "pass_number")
+    finding: Final[Finding]
+    pass_number: Final[int]
+
+    def __init__(self, finding: Finding, pass_number: int) -> None:
+        self.finding = finding
+        self.pass_number = pass_number
 
 
-@dataclass(frozen=True)
-class RejectedFix:
+class RejectedFix(FrozenRecord):
     """A fix that was dropped, and why (shown to the user; the finding stays)."""
 
-    finding: Finding
-    reason: str
+    __slots__ = ("finding", "reason")
+    finding: Final[Finding]
+    reason: Final[str]
+
+    def __init__(self, finding: Finding, reason: str) -> None:
+        self.finding = finding
+        self.reason = reason
 
 
-@dataclass
-class FixRun:
+class FixRun(Record):
     """The outcome of fixing: the new texts (nothing written yet) and what happened to each fix."""
 
+    __slots__ = ("originals", "texts", "applied", "rejected", "result", "initial", "passes", "converged")
     #: every file that has a new text: its display name -> the file as first read from disk
     originals: dict[str, SourceFile]
     #: display name -> the fixed text (only files whose text changed)
@@ -72,9 +84,21 @@ class FixRun:
     result: LintResult
     #: the lint of the files as read, before any fix
     initial: LintResult
-    passes: int = 0
+    passes: int
     #: False when :data:`MAX_PASSES` ran out with fixes still applicable
-    converged: bool = True
+    converged: bool
+
+    def __init__(self, originals: dict[str, SourceFile], texts: dict[str, str], applied: list[AppliedFix],
+                 rejected: list[RejectedFix], result: LintResult, initial: LintResult, passes: int = 0,
+                 converged: bool = True) -> None:
+        self.originals = originals
+        self.texts = texts
+        self.applied = applied
+        self.rejected = rejected
+        self.result = result
+        self.initial = initial
+        self.passes = passes
+        self.converged = converged
 
     def changed(self) -> list[tuple[SourceFile, str]]:
         """(file as read, new text) for each file a fix changed, in file-name order."""
@@ -89,12 +113,17 @@ def _edit_signature(edit: Edit, text: str) -> tuple[str, str, str]:
     return edit.span.file, text[edit.span.start:edit.span.end], edit.content
 
 
-@dataclass(frozen=True)
-class _Candidate:
-    finding: Finding
-    fix: Fix
+class _Candidate(FrozenRecord):
+    __slots__ = ("finding", "fix", "identity")
+    finding: Final[Finding]
+    fix: Final[Fix]
     #: what the fix does, independent of where: its code, message and (file, replaced text, new text)
-    identity: tuple[object, ...]
+    identity: Final[tuple[object, ...]]
+
+    def __init__(self, finding: Finding, fix: Fix, identity: tuple[object, ...]) -> None:
+        self.finding = finding
+        self.fix = fix
+        self.identity = identity
 
 
 def _candidates(findings: Iterable[Finding], unsafe: bool, texts: Callable[[str], SourceFile | None],
@@ -172,14 +201,19 @@ def conform_newlines(content: str, newline: str) -> str:
     return content.replace("\r\n", "\n").replace("\n", newline)
 
 
-@dataclass
-class _State:
+class _State(Record):
     """The texts as they stand after the passes so far (changed files only), and their lint."""
 
+    __slots__ = ("texts", "result", "disk")
     texts: dict[str, SourceFile]
     result: LintResult
     #: the files as first read, for the ones no fix has touched yet
     disk: FileLoader
+
+    def __init__(self, texts: dict[str, SourceFile], result: LintResult, disk: FileLoader) -> None:
+        self.texts = texts
+        self.result = result
+        self.disk = disk
 
     def source(self, name: str) -> SourceFile | None:
         return self.texts.get(name) or self.disk.by_display(name)
@@ -327,10 +361,14 @@ def _current(finding: Finding, accepted: Sequence[Edit], state: _State) -> list[
     return [f for f in same if f.span.start == start][:1] or same[:1]
 
 
-@dataclass
-class _Outcome:
-    applied: list[_Candidate] = field(default_factory=list)
-    rejected: list[tuple[_Candidate, str]] = field(default_factory=list)
+class _Outcome(Record):
+    __slots__ = ("applied", "rejected")
+    applied: list[_Candidate]
+    rejected: list[tuple[_Candidate, str]]
+
+    def __init__(self) -> None:
+        self.applied = []
+        self.rejected = []
 
 
 def _try(state: _State, chosen: Sequence[_Candidate], relint: _Linter, unsafe: bool,

@@ -26,14 +26,16 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from mtplint.checks import Edit
+from mtplint.records import FrozenRecord
 from mtplint.source import SourceFile, Span, Token
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from mtplint.extract.launch import KwArg, Launch
     from mtplint.extract.yamlpos import YNode
 
@@ -50,8 +52,7 @@ _YAML_NON_STRING = re.compile(
 
 # --- containers ------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Word:
+class Word(FrozenRecord):
     """Where one argv token is written and what holds it.
 
     ``start``/``end`` cover the word's whole text in the file, its quotes included. ``container``:
@@ -65,15 +66,27 @@ class Word:
       ``style`` is its quote character
     """
 
-    token: Token
-    start: int
-    end: int
-    container: str
-    style: str = ""
-    node: YNode | None = None
-    compose: bool = False
+    __slots__ = ("token", "start", "end", "container", "style", "node", "compose", "parent")
+    token: Final[Token]
+    start: Final[int]
+    end: Final[int]
+    container: Final[str]
+    style: Final[str]
+    node: Final[YNode | None]
+    compose: Final[bool]
     #: the sequence holding a ``yaml-item`` / ``yaml-flow-item``
-    parent: YNode | None = None
+    parent: Final[YNode | None]
+
+    def __init__(self, token: Token, start: int, end: int, container: str, style: str = "", node: YNode | None = None,
+                 compose: bool = False, parent: YNode | None = None) -> None:
+        self.token = token
+        self.start = start
+        self.end = end
+        self.container = container
+        self.style = style
+        self.node = node
+        self.compose = compose
+        self.parent = parent
 
 
 def source_kind(source: SourceFile) -> str | None:

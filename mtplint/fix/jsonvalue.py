@@ -28,14 +28,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
 
 from mtplint.checks import Edit
+from mtplint.records import FrozenRecord, Record
 from mtplint.source import SourceFile, Span
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final
+
     from mtplint.checks import RuleContext
     from mtplint.engines import OptionValue
     from mtplint.extract.launch import Launch
@@ -67,20 +69,22 @@ def encode(text: str, mode: str) -> str:
     return text
 
 
-@dataclass
-class Decoded:
+class Decoded(Record):
     """Text read out of a container: each character with its file offset and quoting mode."""
 
+    __slots__ = ("text", "offsets", "modes", "starts")
     text: str
     #: file offset of each decoded character (of the character itself, after any escape)
     offsets: list[int]
     modes: list[str]
     #: file offset where each decoded character's spelling starts (its backslash when escaped)
-    starts: list[int] = field(default_factory=list)
+    starts: list[int]
 
-    def __post_init__(self) -> None:
-        if not self.starts:
-            self.starts = list(self.offsets)
+    def __init__(self, text: str, offsets: list[int], modes: list[str], starts: list[int] | None = None) -> None:
+        self.text = text
+        self.offsets = offsets
+        self.modes = modes
+        self.starts = starts if starts else list(offsets)
 
     def raw_range(self, start: int, end: int) -> tuple[int, int] | None:
         """The file range written for decoded ``[start, end)`` when it starts and ends in the same
@@ -199,10 +203,10 @@ def _identity(raw: str, base: int) -> Decoded:
 
 # --- reading a top-level object --------------------------------------------------------------------
 
-@dataclass
-class Entry:
+class Entry(Record):
     """One ``key: value`` of an object, as decoded-text positions (key and value include quotes)."""
 
+    __slots__ = ("key", "key_start", "key_end", "value_start", "value_end", "quote")
     key: str
     key_start: int
     key_end: int
@@ -210,12 +214,25 @@ class Entry:
     value_end: int
     quote: str
 
+    def __init__(self, key: str, key_start: int, key_end: int, value_start: int, value_end: int, quote: str) -> None:
+        self.key = key
+        self.key_start = key_start
+        self.key_end = key_end
+        self.value_start = value_start
+        self.value_end = value_end
+        self.quote = quote
 
-@dataclass
-class ObjectShape:
+
+class ObjectShape(Record):
+    __slots__ = ("open", "close", "entries")
     open: int
     close: int
-    entries: list[Entry] = field(default_factory=list)
+    entries: list[Entry]
+
+    def __init__(self, open: int, close: int, entries: list[Entry] | None = None) -> None:
+        self.open = open
+        self.close = close
+        self.entries = entries if entries is not None else []
 
     def entry(self, key: str) -> Entry | None:
         wanted = key.replace("-", "_")
@@ -309,13 +326,19 @@ def scan_object(text: str, start: int = 0, comments: bool = False) -> ObjectShap
 
 # --- the style of an object ------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Style:
-    key_separator: str = ": "
-    item_separator: str = ", "
-    quote: str = '"'
+class Style(FrozenRecord):
+    __slots__ = ("key_separator", "item_separator", "quote", "python")
+    key_separator: Final[str]
+    item_separator: Final[str]
+    quote: Final[str]
     #: Python spelling (``True``/``None``, the user's quote) instead of JSON
-    python: bool = False
+    python: Final[bool]
+
+    def __init__(self, key_separator: str = ": ", item_separator: str = ", ", quote: str = '"', python: bool = False) -> None:
+        self.key_separator = key_separator
+        self.item_separator = item_separator
+        self.quote = quote
+        self.python = python
 
     def literal(self, value: Any) -> str:
         if self.python:

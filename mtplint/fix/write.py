@@ -16,18 +16,26 @@ import hashlib
 import os
 import stat
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
+from mtplint.records import FrozenRecord
 from mtplint.source import SourceFile
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
-@dataclass(frozen=True)
-class WriteFailure:
+
+class WriteFailure(FrozenRecord):
     """A fixed file that was left as it was on disk, and why (a sentence for the user)."""
 
-    source: SourceFile
-    reason: str
+    __slots__ = ("source", "reason")
+    source: Final[SourceFile]
+    reason: Final[str]
+
+    def __init__(self, source: SourceFile, reason: str) -> None:
+        self.source = source
+        self.reason = reason
 
 
 def encoded(source: SourceFile, text: str) -> bytes:

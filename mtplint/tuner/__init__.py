@@ -19,9 +19,11 @@ touching the rules.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from mtplint.tuner.advisor import Objective, Recommendation, UseCase, recommend
     from mtplint.tuner.batching import Crossover, crossover, crossover_for_report, speedup
     from mtplint.tuner.commands import ServeCommand, llama_mtp_command, sglang_mtp_command, vllm_mtp_command

@@ -32,12 +32,11 @@ Decisions, in order:
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
 
 from mtplint.hardware import Gpu, catalog, parse_gpu_spec
 from mtplint.models import ModelInfo, find_model
+from mtplint.records import FrozenRecord
 from mtplint.tuner.batching import Crossover, crossover
 from mtplint.tuner.commands import (
     ServeCommand,
@@ -54,6 +53,10 @@ from mtplint.tuner.memory import (
     estimate,
 )
 from mtplint.tuner.sizes import GIB, ModelSizes, kv_bytes_per_element, model_sizes, weight_format
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 #: concurrency assumed for a multi-user deployment when none is given
 DEFAULT_CONCURRENCY = 64
@@ -79,39 +82,69 @@ class Objective(str, Enum):
     THROUGHPUT = "throughput"
 
 
-@dataclass(frozen=True)
-class Recommendation:
+class Recommendation(FrozenRecord):
     """The tuner's answer; ``enable`` False with ``reason`` when MTP should stay off."""
 
-    enable: bool
-    reason: str
+    __slots__ = ("enable", "reason", "num_speculative_tokens", "expected_gain", "crossover", "batch", "memory",
+                 "command", "env", "refused", "fits", "references", "engine", "engine_version", "gpu", "model",
+                 "use_case", "objective", "gains", "notes")
+    enable: Final[bool]
+    reason: Final[str]
     #: k for the command (None when MTP is off)
-    num_speculative_tokens: int | None
+    num_speculative_tokens: Final[int | None]
     #: speed-up factor at the target batch for the chosen k (or the best k when MTP is off);
     #: None when refused
-    expected_gain: float | None
+    expected_gain: Final[float | None]
     #: the crossover for the chosen (or best) k
-    crossover: Crossover | None
+    crossover: Final[Crossover | None]
     #: the number of sequences decoding together the decision was made for
-    batch: int
-    memory: MemoryEstimate | None
-    command: tuple[str, ...]
-    env: tuple[tuple[str, str], ...] = ()
+    batch: Final[int]
+    memory: Final[MemoryEstimate | None]
+    command: Final[tuple[str, ...]]
+    env: Final[tuple[tuple[str, str], ...]]
     #: a blocked combination or a deployment that cannot run: no gain figure applies
-    refused: bool = False
+    refused: Final[bool]
     #: False: the deployment as asked for does not fit the GPU, so the command (shown for reference,
     #: with MTP off) would not start either
-    fits: bool = True
-    references: tuple[str, ...] = ()
-    engine: str = "vllm"
-    engine_version: str = ""
-    gpu: str = ""
-    model: str = ""
-    use_case: UseCase = UseCase.SINGLE_USER
-    objective: Objective = Objective.LATENCY
+    fits: Final[bool]
+    references: Final[tuple[str, ...]]
+    engine: Final[str]
+    engine_version: Final[str]
+    gpu: Final[str]
+    model: Final[str]
+    use_case: Final[UseCase]
+    objective: Final[Objective]
     #: k -> speed-up at the target batch, for every k considered
-    gains: dict[int, float] = field(default_factory=dict)
-    notes: tuple[str, ...] = ()
+    gains: Final[dict[int, float]]
+    notes: Final[tuple[str, ...]]
+
+    def __init__(self, enable: bool, reason: str, num_speculative_tokens: int | None, expected_gain: float | None,
+                 crossover: Crossover | None, batch: int, memory: MemoryEstimate | None, command: tuple[str, ...],
+                 env: tuple[tuple[str, str], ...] = (), refused: bool = False, fits: bool = True,
+                 references: tuple[str, ...] = (), engine: str = "vllm", engine_version: str = "", gpu: str = "",
+                 model: str = "", use_case: UseCase = UseCase.SINGLE_USER,
+                 objective: Objective = Objective.LATENCY, gains: dict[int, float] | None = None,
+                 notes: tuple[str, ...] = ()) -> None:
+        self.enable = enable
+        self.reason = reason
+        self.num_speculative_tokens = num_speculative_tokens
+        self.expected_gain = expected_gain
+        self.crossover = crossover
+        self.batch = batch
+        self.memory = memory
+        self.command = command
+        self.env = env
+        self.refused = refused
+        self.fits = fits
+        self.references = references
+        self.engine = engine
+        self.engine_version = engine_version
+        self.gpu = gpu
+        self.model = model
+        self.use_case = use_case
+        self.objective = objective
+        self.gains = gains if gains is not None else {}
+        self.notes = notes
 
     @property
     def serve_command(self) -> ServeCommand:
@@ -198,17 +231,30 @@ def _rule_summary(code: str) -> str:
 
 # --- memory -------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class _Deployment:
-    engine: str
-    gpu: Gpu
-    sizes: ModelSizes
-    model: str
-    quantization: str | None
-    kv_dtype: str | None
-    tensor_parallel: int
-    sequences: int
-    context: int | None
+class _Deployment(FrozenRecord):
+    __slots__ = ("engine", "gpu", "sizes", "model", "quantization", "kv_dtype", "tensor_parallel", "sequences",
+                 "context")
+    engine: Final[str]
+    gpu: Final[Gpu]
+    sizes: Final[ModelSizes]
+    model: Final[str]
+    quantization: Final[str | None]
+    kv_dtype: Final[str | None]
+    tensor_parallel: Final[int]
+    sequences: Final[int]
+    context: Final[int | None]
+
+    def __init__(self, engine: str, gpu: Gpu, sizes: ModelSizes, model: str, quantization: str | None,
+                 kv_dtype: str | None, tensor_parallel: int, sequences: int, context: int | None) -> None:
+        self.engine = engine
+        self.gpu = gpu
+        self.sizes = sizes
+        self.model = model
+        self.quantization = quantization
+        self.kv_dtype = kv_dtype
+        self.tensor_parallel = tensor_parallel
+        self.sequences = sequences
+        self.context = context
 
     def memory(self, k: int) -> MemoryEstimate | None:
         kv_bytes = kv_bytes_per_element(self.kv_dtype or "auto")

@@ -75,14 +75,16 @@ the climb. The 1.5x at batch 32 is therefore within the stated error but not exp
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
 
 from mtplint.models import find_model
+from mtplint.records import FrozenRecord
 from mtplint.tuner.sizes import ModelSizes, WeightFormat, model_sizes, weight_format
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final
+
     from mtplint.hardware import Gpu
     from mtplint.pipeline import LaunchReport
 
@@ -109,23 +111,34 @@ def tokens_per_step(acceptance: float, k: int) -> float:
     return total
 
 
-@dataclass(frozen=True)
-class Kernels:
+class Kernels(FrozenRecord):
     """How close an engine's decode kernels get to the GPU's peaks, and how it drafts."""
 
-    engine: str
+    __slots__ = ("engine", "bandwidth", "compute", "compute_quantised", "overlapped", "drafts_per_sequence",
+                 "all_reduce_s")
+    engine: Final[str]
     #: share of the datasheet bandwidth a decode step reaches
-    bandwidth: float
+    bandwidth: Final[float]
     #: share of the dense BF16 (or FP8) tensor rate the GEMMs reach, full-precision weights
-    compute: float
+    compute: Final[float]
     #: the same for weight-only quantised formats (dequantisation inside the GEMM)
-    compute_quantised: float
+    compute_quantised: Final[float]
     #: memory and maths overlap (roofline ``max``) rather than add up
-    overlapped: bool
+    overlapped: Final[bool]
     #: drafts one sequence at a time rather than the whole batch at once
-    drafts_per_sequence: bool
+    drafts_per_sequence: Final[bool]
     #: seconds of one all-reduce between tensor-parallel GPUs (two per layer)
-    all_reduce_s: float = 15e-6
+    all_reduce_s: Final[float]
+
+    def __init__(self, engine: str, bandwidth: float, compute: float, compute_quantised: float, overlapped: bool,
+                 drafts_per_sequence: bool, all_reduce_s: float = 15e-6) -> None:
+        self.engine = engine
+        self.bandwidth = bandwidth
+        self.compute = compute
+        self.compute_quantised = compute_quantised
+        self.overlapped = overlapped
+        self.drafts_per_sequence = drafts_per_sequence
+        self.all_reduce_s = all_reduce_s
 
 
 #: Efficiencies (D, see the notes): vLLM/SGLang reach ~80% of HBM/GDDR bandwidth in decode and ~60%
@@ -151,28 +164,47 @@ def kernels_for(engine: str | None, weights: WeightFormat | None = None) -> Kern
     return KERNELS.get(engine, KERNELS["vllm"])
 
 
-@dataclass(frozen=True)
-class Crossover:
+class Crossover(FrozenRecord):
     """Where MTP stops paying as the batch grows, for one GPU, engine, weight format and depth."""
 
-    gpu: Gpu
-    draft_tokens: int
-    weights: WeightFormat
-    engine: str
+    __slots__ = ("gpu", "draft_tokens", "weights", "engine", "knee_tokens", "batch", "gain_at_one", "acceptance",
+                 "acceptance_known", "tensor_parallel", "verify_tokens", "curve", "model")
+    gpu: Final[Gpu]
+    draft_tokens: Final[int]
+    weights: Final[WeightFormat]
+    engine: Final[str]
     #: tokens per forward step where decode stops being memory-bound (with the engine's efficiencies)
-    knee_tokens: float
+    knee_tokens: Final[float]
     #: largest batch at which MTP still pays (0: not even at batch 1)
-    batch: int
+    batch: Final[int]
     #: expected decode speed-up at batch 1 (1.25 = +25%)
-    gain_at_one: float
-    acceptance: float
-    acceptance_known: bool
-    tensor_parallel: int = 1
+    gain_at_one: Final[float]
+    acceptance: Final[float]
+    acceptance_known: Final[bool]
+    tensor_parallel: Final[int]
     #: tokens verified per sequence when not ``draft_tokens + 1`` (tree drafting)
-    verify_tokens: int | None = None
+    verify_tokens: Final[int | None]
     #: speed-up at batch 1, 2, ... up to twice the crossover (at least 16 points)
-    curve: tuple[float, ...] = field(default=(), repr=False)
-    model: ModelSizes | None = field(default=None, repr=False)
+    curve: Final[tuple[float, ...]]
+    model: Final[ModelSizes | None]
+
+    def __init__(self, gpu: Gpu, draft_tokens: int, weights: WeightFormat, engine: str, knee_tokens: float,
+                 batch: int, gain_at_one: float, acceptance: float, acceptance_known: bool,
+                 tensor_parallel: int = 1, verify_tokens: int | None = None, curve: tuple[float, ...] = (),
+                 model: ModelSizes | None = None) -> None:
+        self.gpu = gpu
+        self.draft_tokens = draft_tokens
+        self.weights = weights
+        self.engine = engine
+        self.knee_tokens = knee_tokens
+        self.batch = batch
+        self.gain_at_one = gain_at_one
+        self.acceptance = acceptance
+        self.acceptance_known = acceptance_known
+        self.tensor_parallel = tensor_parallel
+        self.verify_tokens = verify_tokens
+        self.curve = curve
+        self.model = model
 
     def speedup_at(self, batch: int) -> float:
         """The speed-up at ``batch`` (recomputed past the stored curve)."""

@@ -25,10 +25,14 @@ from __future__ import annotations
 
 import json
 import shlex
-from dataclasses import dataclass
 
 from mtplint.models import find_model
+from mtplint.records import FrozenRecord
 from mtplint.versions import compare
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: the newest versions mtplint's engine models know (``Engine.known_versions()[-1]``; kept here as
 #: data so building a command does not load the flag tables -- tests check they agree)
@@ -47,14 +51,21 @@ SGLANG_MAMBA_STRATEGY_ADDED, SGLANG_MAMBA_AUTO_OK = "0.5.7", "0.5.14"
 LLAMA_MTP_BUILD = "b9180"
 
 
-@dataclass(frozen=True)
-class ServeCommand:
+class ServeCommand(FrozenRecord):
     """One server launch: the argv, the environment it needs, and the engine version it is for."""
 
-    engine: str
-    argv: tuple[str, ...]
-    env: tuple[tuple[str, str], ...] = ()
-    version: str = ""
+    __slots__ = ("engine", "argv", "env", "version")
+    engine: Final[str]
+    argv: Final[tuple[str, ...]]
+    env: Final[tuple[tuple[str, str], ...]]
+    version: Final[str]
+
+    def __init__(self, engine: str, argv: tuple[str, ...], env: tuple[tuple[str, str], ...] = (),
+                 version: str = "") -> None:
+        self.engine = engine
+        self.argv = argv
+        self.env = env
+        self.version = version
 
     def shell(self, multiline: bool = False) -> str:
         """The command for a POSIX shell, ``VAR=value program args...``; ``multiline`` puts each flag

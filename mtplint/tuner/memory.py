@@ -36,10 +36,8 @@ adjustment, the ``use_replayssm`` state saving.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
 from mtplint.models import find_model
+from mtplint.records import FrozenRecord, Record
 from mtplint.tuner.sizes import (
     GIB,
     MIB,
@@ -50,7 +48,10 @@ from mtplint.tuner.sizes import (
     weight_format,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final
+
     from mtplint.hardware import Gpu
     from mtplint.pipeline import LaunchReport
 
@@ -75,33 +76,56 @@ TERM_LABELS = {
 }
 
 
-@dataclass(frozen=True)
-class MemoryInputs:
+class MemoryInputs(FrozenRecord):
     """Everything a memory estimate depends on, as resolved from the launch or the tuner's options."""
 
-    engine: str
-    gpu: Gpu
-    sizes: ModelSizes
-    weights: WeightFormat
-    method: str
-    draft_tokens: int
-    max_sequences: int
-    kv_bytes: float
-    fraction: float
-    tensor_parallel: int
-    context_per_sequence: int
-    recurrent_copies: int
-    graph_sizes: int
+    __slots__ = ("engine", "gpu", "sizes", "weights", "method", "draft_tokens", "max_sequences", "kv_bytes",
+                 "fraction", "tensor_parallel", "context_per_sequence", "recurrent_copies", "graph_sizes")
+    engine: Final[str]
+    gpu: Final[Gpu]
+    sizes: Final[ModelSizes]
+    weights: Final[WeightFormat]
+    method: Final[str]
+    draft_tokens: Final[int]
+    max_sequences: Final[int]
+    kv_bytes: Final[float]
+    fraction: Final[float]
+    tensor_parallel: Final[int]
+    context_per_sequence: Final[int]
+    recurrent_copies: Final[int]
+    graph_sizes: Final[int]
+
+    def __init__(self, engine: str, gpu: Gpu, sizes: ModelSizes, weights: WeightFormat, method: str,
+                 draft_tokens: int, max_sequences: int, kv_bytes: float, fraction: float, tensor_parallel: int,
+                 context_per_sequence: int, recurrent_copies: int, graph_sizes: int) -> None:
+        self.engine = engine
+        self.gpu = gpu
+        self.sizes = sizes
+        self.weights = weights
+        self.method = method
+        self.draft_tokens = draft_tokens
+        self.max_sequences = max_sequences
+        self.kv_bytes = kv_bytes
+        self.fraction = fraction
+        self.tensor_parallel = tensor_parallel
+        self.context_per_sequence = context_per_sequence
+        self.recurrent_copies = recurrent_copies
+        self.graph_sizes = graph_sizes
 
 
-@dataclass
-class MemoryEstimate:
+class MemoryEstimate(Record):
     """GPU memory by term (weights, KV cache, activations, ...) against the budget the engine gets."""
 
+    __slots__ = ("inputs", "terms", "budget")
     inputs: MemoryInputs
     #: term name (see TERM_LABELS) -> GiB
-    terms: dict[str, float] = field(default_factory=dict)
-    budget: float = 0.0
+    terms: dict[str, float]
+    budget: float
+
+    def __init__(self, inputs: MemoryInputs, terms: dict[str, float] | None = None, budget: float = 0.0) -> None:
+        self.inputs = inputs
+        self.terms = terms if terms is not None else {}
+        self.budget = budget
 
     @property
     def resident(self) -> float:

@@ -9,50 +9,85 @@ such as ``Q4_K_M``), else the checkpoint's own dtype.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
-from typing import Any
+
+from mtplint.records import FrozenRecord
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 GIB = 1024**3
 MIB = 1024**2
 
 
-@dataclass(frozen=True)
-class Experts:
+class Experts(FrozenRecord):
     """Mixture-of-experts shape of a model (routed experts, how many run per token, shared ones)."""
 
-    count: int
-    top_k: int
+    __slots__ = ("count", "top_k", "routed_share", "shared")
+    count: Final[int]
+    top_k: Final[int]
     #: share of the active weight bytes that sit in routed experts
-    routed_share: float
+    routed_share: Final[float]
     #: shared (always active) experts
-    shared: int = 0
+    shared: Final[int]
+
+    def __init__(self, count: int, top_k: int, routed_share: float, shared: int = 0) -> None:
+        self.count = count
+        self.top_k = top_k
+        self.routed_share = routed_share
+        self.shared = shared
 
 
-@dataclass(frozen=True)
-class ModelSizes:
+class ModelSizes(FrozenRecord):
     """A catalogued model's sizes: parameters, KV bytes per token, recurrent state, MTP head."""
 
-    id: str
-    params_b: float
-    active_params_b: float
-    mtp_params_b: float
-    checkpoint_dtype: str
-    kv_bytes_per_token: int
-    mtp_kv_bytes_per_token: int
-    recurrent_state_mib: float
-    max_context: int | None
-    experts: Experts | None
+    __slots__ = ("id", "params_b", "active_params_b", "mtp_params_b", "checkpoint_dtype", "kv_bytes_per_token",
+                 "mtp_kv_bytes_per_token", "recurrent_state_mib", "max_context", "experts", "draft_cost",
+                 "acceptance", "layers", "full_attention_layers", "hidden_size", "uncertain")
+    id: Final[str]
+    params_b: Final[float]
+    active_params_b: Final[float]
+    mtp_params_b: Final[float]
+    checkpoint_dtype: Final[str]
+    kv_bytes_per_token: Final[int]
+    mtp_kv_bytes_per_token: Final[int]
+    recurrent_state_mib: Final[float]
+    max_context: Final[int | None]
+    experts: Final[Experts | None]
     #: c: time of one MTP draft step / one target step at batch 1 (research/catalog.md §3.1)
-    draft_cost: float | None
+    draft_cost: Final[float | None]
     #: per-position acceptance alpha, where a published figure exists
-    acceptance: float | None
+    acceptance: Final[float | None]
     #: layers in all / with a KV cache (None when the catalog entry does not say)
-    layers: int | None = None
-    full_attention_layers: int | None = None
-    hidden_size: int | None = None
+    layers: Final[int | None]
+    full_attention_layers: Final[int | None]
+    hidden_size: Final[int | None]
     #: ``sizes`` fields whose value is unverified ((?) in research/catalog.md)
-    uncertain: tuple[str, ...] = ()
+    uncertain: Final[tuple[str, ...]]
+
+    def __init__(self, id: str, params_b: float, active_params_b: float, mtp_params_b: float,
+                 checkpoint_dtype: str, kv_bytes_per_token: int, mtp_kv_bytes_per_token: int,
+                 recurrent_state_mib: float, max_context: int | None, experts: Experts | None,
+                 draft_cost: float | None, acceptance: float | None, layers: int | None = None,
+                 full_attention_layers: int | None = None, hidden_size: int | None = None,
+                 uncertain: tuple[str, ...] = ()) -> None:
+        self.id = id
+        self.params_b = params_b
+        self.active_params_b = active_params_b
+        self.mtp_params_b = mtp_params_b
+        self.checkpoint_dtype = checkpoint_dtype
+        self.kv_bytes_per_token = kv_bytes_per_token
+        self.mtp_kv_bytes_per_token = mtp_kv_bytes_per_token
+        self.recurrent_state_mib = recurrent_state_mib
+        self.max_context = max_context
+        self.experts = experts
+        self.draft_cost = draft_cost
+        self.acceptance = acceptance
+        self.layers = layers
+        self.full_attention_layers = full_attention_layers
+        self.hidden_size = hidden_size
+        self.uncertain = uncertain
 
     @property
     def hybrid(self) -> bool:
@@ -89,14 +124,19 @@ def model_sizes(model_id: str | None) -> ModelSizes | None:
     return _sizes().get(model_id) if model_id else None
 
 
-@dataclass(frozen=True)
-class WeightFormat:
+class WeightFormat(FrozenRecord):
     """How the weights are stored: a label and the bytes each parameter takes."""
 
-    label: str
-    bytes_per_param: float
+    __slots__ = ("label", "bytes_per_param", "fp8")
+    label: Final[str]
+    bytes_per_param: Final[float]
     #: FP8 weights (which run at FP8 speed only on GPUs with FP8 tensor cores)
-    fp8: bool = False
+    fp8: Final[bool]
+
+    def __init__(self, label: str, bytes_per_param: float, fp8: bool = False) -> None:
+        self.label = label
+        self.bytes_per_param = bytes_per_param
+        self.fp8 = fp8
 
 
 #: Approximate bits per weight of llama.cpp's quantisation presets (``llama-quantize`` table; K-quants
