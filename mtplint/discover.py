@@ -6,7 +6,6 @@ given by name is always linted. A byte-level prefilter drops files that mention 
 speculative setting before any parser sees them.
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import operator

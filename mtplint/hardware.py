@@ -5,7 +5,6 @@ accelerator labels, or a file directive ``# mtplint: gpu=rtx-4090x2`` -- never f
 Memory is what ``nvidia-smi`` reports (MiB, ECC included), from ``research/catalog.md`` §1.
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import json

@@ -1,6 +1,5 @@
 """``mtplint check``: the pipeline's launches through the selected rules, then suppressions."""
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 from pathlib import Path

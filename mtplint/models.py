@@ -4,7 +4,6 @@ A model is identified only by matching a catalog entry's pattern against its rep
 anything else is unknown, and rules that need the architecture treat it as unknown.
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import json

@@ -4,7 +4,6 @@ Extractors are imported on demand, by the kinds of files actually present, so li
 file never loads the Python or shell machinery.
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import codecs
@@ -16,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from mtplint.discover import Candidate, discover, relevant, relevant_file
-from mtplint.engines import Engine, EngineContext, Parsed, engine_for
+from mtplint.engines import EngineContext, Parsed, engine_for
 from mtplint.extract import (
     MAX_FILE_BYTES,
     ExtractContext,
@@ -37,6 +36,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from mtplint.engines import Engine
     from mtplint.versions import PinMemo
 
 EXTRACTORS = {

@@ -5,7 +5,6 @@ A :class:`Setting` is what a server will run with for one concern (``spec_method
 (:meth:`mtplint.engines.Engine.effective`); the names are the same for every engine.
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 from mtplint.records import Record

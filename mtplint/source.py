@@ -6,7 +6,6 @@ from), so that a token cut out of a folded YAML block, a shell continuation or a
 a shell quote still knows its line and column in the original file.
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import bisect

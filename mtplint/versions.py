@@ -7,7 +7,6 @@ tags are no evidence. Without a fixed version the newest known one is assumed, a
 marked ``assumed`` so rules can reason over every version still possible.
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import fnmatch

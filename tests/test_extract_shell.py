@@ -215,6 +215,15 @@ def test_sh_dash_c_strings_are_interpreted() -> None:
     assert position(nested[0].argv[1]) == (2, 15, 2, 19)
 
 
+def test_sh_dash_c_gets_the_words_after_its_name_as_positional_parameters() -> None:
+    """``sh -c 'script' NAME ARG...``: $0 is NAME, $1 the first ARG, as a shell runs it."""
+    text = "sh -c 'exec vllm serve \"$1\" --port \"$2\"' serve Qwen/Qwen3-8B 8000\n"
+    nested = [c for c in commands(text) if c.argv[0].value == "exec"]
+    assert len(nested) == 1
+    assert argv(nested[0]) == ["exec", "vllm", "serve", "Qwen/Qwen3-8B", "--port", "8000"]
+    assert all(token.resolved for token in nested[0].argv)
+
+
 def test_continuation_inside_a_word() -> None:
     command = commands("vllm serve m --max-model-\\\nlen 4096\n")[0]
     assert argv(command)[3:] == ["--max-model-len", "4096"]

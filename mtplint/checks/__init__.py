@@ -5,7 +5,6 @@ built-in rules, a predicate ``check(ctx)`` in ``mtplint/checks/<code>.py`` that 
 effective settings and yields findings. Predicates are imported only for the rules that run.
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import importlib

@@ -5,7 +5,6 @@ mtplint is validated by the test suite (so start-up does not pay for jsonschema)
 user adds with ``extend-rules`` are validated when they are loaded.
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import json

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import json
 from collections.abc import Iterator
 
@@ -13,6 +12,8 @@ from mtplint.source import Span
 
 def _as_json(text: str) -> dict[str, object] | None:
     """The Python-literal dict ``text`` is, when it has a JSON spelling with the same meaning."""
+    import ast  # only for a config that is not JSON: not on every run's start-up
+
     try:
         literal = ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -51,6 +52,8 @@ def _diagnose(text: str) -> str:
         return "it is not valid for this option"
     if text.rstrip().rstrip("}").rstrip().endswith(","):
         return f"a trailing comma is not JSON ({reason}); remove it"
+    import ast
+
     try:
         literal = ast.literal_eval(text)
     except (ValueError, SyntaxError):

@@ -7,7 +7,6 @@ from its own selection, a layer without it adds (``extend-select``) or removes (
 so ``mtplint check --select MTP102`` runs MTP102 even when the configuration ignores it.
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence

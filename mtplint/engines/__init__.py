@@ -8,7 +8,6 @@ and lists what that parser would reject. Flag sets and defaults depend on the en
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
 
 from mtplint.extract import FileLoader
 from mtplint.extract.launch import Launch
@@ -20,7 +19,7 @@ from mtplint.versions import EngineVersion
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Protocol
 
 
 class OptionValue(Record):
@@ -127,17 +126,18 @@ class EngineContext(Record):
         return launch.host_path(path)
 
 
-class Engine(Protocol):
-    name: str
+if TYPE_CHECKING:  # a type only: pipeline.py imports it under TYPE_CHECKING too
+    class Engine(Protocol):
+        name: str
 
-    def known_versions(self) -> list[str]:
-        """Versions the model knows, oldest first; the last one is assumed when unknown."""
-        ...
+        def known_versions(self) -> list[str]:
+            """Versions the model knows, oldest first; the last one is assumed when unknown."""
+            ...
 
-    def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed: ...
+        def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed: ...
 
-    def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:
-        ...
+        def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:
+            ...
 
 
 def engine_for(name: str) -> Engine:

@@ -21,7 +21,6 @@ read) that has it:
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import json
 import re
@@ -724,6 +723,8 @@ class VllmEngine:
         spec = options.get("speculative_config")
         if spec is not None and not spec.unresolved and isinstance(spec.value, str):
             # 0.8.2 stored the text and read it with ast.literal_eval when building the engine (W082)
+            import ast  # only for these old releases: not on every run's start-up
+
             try:
                 literal = ast.literal_eval(spec.value)
                 spec.value = literal

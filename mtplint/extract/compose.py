@@ -29,7 +29,6 @@ A service merged from several files is reported once per run, from whichever of 
 read first; its launch points at the file its command token comes from.
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import weakref

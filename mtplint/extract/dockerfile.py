@@ -20,7 +20,6 @@ When only CMD is given, the base image's own entrypoint (known engine images, se
 :func:`mtplint.extract.launch.image_entry`) receives it as arguments.
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import json

@@ -19,7 +19,6 @@ kept, mapped to the file, and recorded as a :class:`Hole` so that every word cut
 marked unresolved instead of guessed.
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import re

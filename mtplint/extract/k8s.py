@@ -25,7 +25,6 @@ Kubernetes semantics encoded here (Kubernetes API reference, ``Container`` v1):
   (research/catalog.md §1.2, rule 5). Preferred affinity is a wish, not a guarantee: ignored.
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import re

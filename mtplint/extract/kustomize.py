@@ -28,7 +28,6 @@ Not supported (a note says so where it matters): remote resources (URLs), ``helm
 context label (targets match the original names, as kustomize does).
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import re

@@ -6,7 +6,6 @@ wrappers (``exec``, ``env``, ``nohup``, ``uv run``, ``docker run IMAGE``) are lo
 anything else (a benchmark client, the user's own script) is not a launch.
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import re

@@ -21,7 +21,6 @@ key (option) and value (argument) in the file; the engine reads them as ``config
 A file whose keys are mostly not llama-server options is not a preset and yields nothing.
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import re

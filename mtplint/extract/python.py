@@ -27,7 +27,6 @@ replaces it, except for the ``os.environ`` part of ``{**os.environ, ...}`` / ``o
 Function bodies see the module as it is after its last statement (they run when called).
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import ast

@@ -28,7 +28,6 @@ time are not launches); commands in ``if``/``while`` bodies, pipelines, ``&&`` l
 ``cmd &`` are.
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import fnmatch

@@ -20,7 +20,6 @@ systemd.exec(5) "Environment"):
   script. An ``sh -c '...'`` string is interpreted in place.
 """
 
-# ruff: noqa: RUF023 - each record's __slots__ lists its fields in __init__ order (its repr follows it)
 from __future__ import annotations
 
 import re
