@@ -1,5 +1,3 @@
-import sys
+from mtplint.cli import run
 
-from mtplint.cli import main
-
-sys.exit(main())
+run()

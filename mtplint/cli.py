@@ -18,7 +18,7 @@ from mtplint import __version__
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
-    from typing import Any, TextIO
+    from typing import Any, NoReturn, TextIO
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 COMMANDS = ("check", "inspect", "rule", "rules", "version", "recommend", "crossover", "clean")
@@ -584,5 +584,22 @@ def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
         raise
 
 
+def run() -> NoReturn:
+    """The ``mtplint`` command: :func:`main`, then a hard exit once the report is flushed.
+
+    Tearing the interpreter down (freeing every module, table and parsed file) takes ~8 ms, more
+    than a tenth of a one-file pre-commit run, and nothing is left to do by then: files are written
+    and closed inside ``main`` and worker pools are shut down by their ``with`` block. mypy ends its
+    runs the same way. Callers of :func:`main` in their own process keep a normal exit.
+    """
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader went away (``mtplint check | head``): nothing more to say
+        pass
+    os._exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    run()

@@ -192,8 +192,8 @@ def weight_format(model_name: str | None, quantization: Any, sizes: ModelSizes |
     if isinstance(quantization, str) and quantization.lower() in _METHOD_FORMATS:
         return _METHOD_FORMATS[quantization.lower()]
     name = model_name or ""
-    gguf = _gguf_tag().search(name)
-    if gguf is not None and (name.lower().endswith(".gguf") or "gguf" in name.lower()):
+    gguf = _gguf_tag().search(name) if "gguf" in name.lower() else None
+    if gguf is not None:
         tag = gguf.group(1).upper()
         return WeightFormat(f"GGUF {tag}", GGUF_BITS[tag] / 8)
     for pattern, form in _name_formats():
