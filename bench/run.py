@@ -60,7 +60,7 @@ RSS_LIMIT_MB = 300.0
 SCALING_LIMIT = 2.2
 PARALLEL_RATIO = 0.65
 #: the imports every Python command-line YAML linter pays (see the single-file measurement)
-STARTUP_FLOOR_IMPORTS = "import yaml, argparse, pathlib, json, re, typing"
+STARTUP_FLOOR_IMPORTS = "import yaml, argparse, pathlib, json"
 
 
 # ----------------------------------------------------------------------------------- measuring
@@ -458,7 +458,7 @@ def _bench(args: argparse.Namespace, tree_repeats: int, file_repeats: int, workd
             single["one_yamllint"] = ("yamllint (same file)", lambda: run_once([*yamllint, compose], root))
         # what any Python linter of YAML pays before reading a byte: the interpreter, PyYAML and the
         # standard modules a command line needs (the single-file target is measured against it)
-        single["one_floor"] = ("start-up floor (python + PyYAML + argparse, pathlib, json, re, typing)",
+        single["one_floor"] = ("start-up floor (python + PyYAML + argparse, pathlib, json)",
                                lambda: run_once([tools.python, "-c", STARTUP_FLOOR_IMPORTS], root))
         series.update(measure(single, file_repeats))
 
@@ -518,7 +518,7 @@ def _rows(series: dict[str, Series], n_files: int, jobs: int, tools: Tools) -> l
         rows.append(Row("single file: mtplint / yamllint", f"{ratio:.2f}x", f"<= {SINGLE_FILE_RATIO}x", ratio <= SINGLE_FILE_RATIO))
     floor = series.get("one_floor")
     if floor:
-        rows.append(Row("start-up floor: python + PyYAML + argparse/pathlib/json/re/typing", f"{floor.wall * 1000:.0f} ms"))
+        rows.append(Row("start-up floor: python + PyYAML + argparse/pathlib/json", f"{floor.wall * 1000:.0f} ms"))
         if one_peer:
             rows.append(Row("start-up floor / yamllint", f"{floor.wall / one_peer.wall:.2f}x"))
     tree_1 = series["tree_1"]
