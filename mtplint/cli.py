@@ -332,12 +332,24 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                          f"(choose from {', '.join(OUTPUT_FORMATS)})")
     if args.output_file is None and _nothing_to_lint(args):
         return _report_nothing(args, out)
+    from mtplint.checks.catalog import remembering_valid_documents
+
+    if args.output_file is not None:
+        return _check_to_file(args, err)
+    if not args.no_cache:
+        from mtplint.cache import cache_dir
+
+        with remembering_valid_documents(cache_dir(Path.cwd())):
+            return _check(args, out, err)
+    return _check(args, out, err)
+
+
+def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``check`` once the run's configuration errors can be reported (see :func:`cmd_check`)."""
     from mtplint.checks.catalog import CatalogError
     from mtplint.config import ConfigError, settings_for
     from mtplint.lint import lint
 
-    if args.output_file is not None:
-        return _check_to_file(args, err)
     try:
         settings, output_format = settings_for(args)
         if args.fix or args.fix_only or args.diff:

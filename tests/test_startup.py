@@ -8,10 +8,12 @@ Assertions are on what is imported, not on time, so they hold on any machine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -180,3 +182,64 @@ def test_anything_else_takes_the_full_path(tmp_path: Path, monkeypatch: pytest.M
     assert not cli._nothing_to_lint(parsed)
     shortcut, full = _both_paths(argv, monkeypatch)
     assert shortcut == full
+
+
+# -- configurations that passed their schema are remembered in the cache ---------------------------
+
+CONFIGURED = {
+    "compose.yaml": COMPOSE,
+    "pyproject.toml": '[project]\nname = "app"\n\n[tool.mtplint]\nobjective = "latency"\nextend-rules = ["policy"]\n',
+    "policy/ACME001.yaml": (
+        "code: ACME001\nname: acme-short-speculation\nseverity: warning\nengines: [vllm]\nfix: none\n"
+        "summary: Our MTP launches draft at most 2 tokens.\n"
+        "message: \"{spec_tokens} speculative tokens: platform policy allows 2\"\n"
+        "when:\n  spec_tokens: {gt: 2}\n"
+        "docs:\n  what: Flags long drafts.\n  why: Platform policy.\n  example: vllm serve m\n"
+        "  fix_safety: No fix.\n  references:\n    - title: Platform policy\n      url: https://wiki.example.com/mtp\n"
+    ),
+}
+
+
+def test_a_configuration_that_passed_its_schema_is_not_validated_again(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """jsonschema (~40 ms to import) runs for a configuration and its house rules once; later runs
+    with the same documents find them in the cache and report exactly what a validating run does."""
+    monkeypatch.setenv("MTPLINT_CACHE_DIR", str(tmp_path / ".mtplint_cache"))
+    write_files(tmp_path, CONFIGURED)
+    first, first_report = _modules_after(["check", "compose.yaml"], tmp_path)
+    second, second_report = _modules_after(["check", "compose.yaml"], tmp_path)
+    uncached, uncached_report = _modules_after(["check", "--no-cache", "compose.yaml"], tmp_path)
+    assert "jsonschema" in first and "jsonschema" in uncached
+    assert "jsonschema" not in second
+    assert "ACME001" in first_report and first_report == second_report == uncached_report
+    assert len(list((tmp_path / ".mtplint_cache" / "v1" / "valid").iterdir())) == 2  # the table, the rule
+
+
+def test_an_invalid_configuration_is_reported_on_every_run_and_never_remembered(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MTPLINT_CACHE_DIR", str(tmp_path / ".mtplint_cache"))
+    write_files(tmp_path, CONFIGURED)
+    assert _run_code(["check", "compose.yaml"], tmp_path) == 1
+    remembered = set((tmp_path / ".mtplint_cache" / "v1" / "valid").iterdir())
+    (tmp_path / "pyproject.toml").write_text('[tool.mtplint]\nobjective = "fastest"\n')
+    for _ in range(2):
+        out, err = io.StringIO(), io.StringIO()
+        with _cwd(tmp_path):
+            assert cli.main(["check", "compose.yaml"], out=out, err=err) == 2
+        assert "objective" in err.getvalue() and "fastest" in err.getvalue()
+    assert set((tmp_path / ".mtplint_cache" / "v1" / "valid").iterdir()) == remembered
+
+
+def _run_code(argv: list[str], cwd: Path) -> int:
+    with _cwd(cwd):
+        return cli.main(argv, out=io.StringIO(), err=io.StringIO())
+
+
+@contextlib.contextmanager
+def _cwd(path: Path) -> Iterator[None]:
+    previous = Path.cwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(previous)

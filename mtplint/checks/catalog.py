@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -170,8 +172,41 @@ def _schema_registry() -> Any:
         (document["$id"], Resource.from_contents(document)) for document in documents if "$id" in document)
 
 
+#: the cache directory where documents that passed their schema are remembered during a
+#: ``check`` run (:func:`remembering_valid_documents`); None: validate every document
+_VALID_DOCUMENTS_DIR: list[Path | None] = [None]
+
+
+@contextmanager
+def remembering_valid_documents(directory: Path | None) -> Iterator[None]:
+    """Within the block, :func:`validate` skips a document that passed the same schemas in an
+    earlier run (see :class:`mtplint.cache.ValidDocuments`); ``None`` (``--no-cache``) turns it off."""
+    previous = _VALID_DOCUMENTS_DIR[0]
+    _VALID_DOCUMENTS_DIR[0] = directory
+    try:
+        yield
+    finally:
+        _VALID_DOCUMENTS_DIR[0] = previous
+
+
+@cache
+def _schemas_digest() -> str:
+    from mtplint.cache import file_digest
+
+    return file_digest(b"".join(path.name.encode() + b"\0" + path.read_bytes() + b"\0"
+                                for path in sorted(schemas_dir().glob("*.json"))))
+
+
 def validate(document: Any, schema_name: str, where: str) -> None:
     """Validate against a schema in ``schemas/``; errors name the file, the key and the problem."""
+    memo = memo_key = None
+    if _VALID_DOCUMENTS_DIR[0] is not None:
+        from mtplint.cache import ValidDocuments
+
+        memo = ValidDocuments(_VALID_DOCUMENTS_DIR[0], _schemas_digest())
+        memo_key = memo.key(schema_name, document)
+        if memo_key is not None and memo.known(memo_key):
+            return
     import jsonschema  # imported here: only user-supplied files are validated at run time
 
     validator = jsonschema.Draft202012Validator(schema(schema_name), registry=_schema_registry())
@@ -180,6 +215,8 @@ def validate(document: Any, schema_name: str, where: str) -> None:
         best = jsonschema.exceptions.best_match(errors)
         key, problem = _describe(best if best is not None else errors[0])
         raise CatalogError(f"{where}: key `{key}`: {problem}")
+    if memo is not None and memo_key is not None:
+        memo.add(memo_key)
 
 
 def _rule_from(data: dict[str, Any], origin: str) -> Rule:
