@@ -24,14 +24,12 @@ Location: ``$MTPLINT_CACHE_DIR``, else ``.mtplint_cache`` in the working directo
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 from mtplint import __version__
+from mtplint.digest import sha256, sha256_hex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -56,7 +54,7 @@ def cache_dir(root: Path) -> Path:
 def package_fingerprint() -> str:
     """Sizes and modification times of the files of the mtplint package (a few hundred stats)."""
     package = Path(__file__).resolve().parent
-    digest = hashlib.sha256(__version__.encode())
+    digest = sha256(__version__.encode())
     stack = [package]
     entries: list[str] = []
     while stack:
@@ -79,7 +77,7 @@ def package_fingerprint() -> str:
 
 
 def file_digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return sha256_hex(data)
 
 
 class Probe:
@@ -108,7 +106,7 @@ class Probe:
             except OSError:
                 self._dirs[path] = ABSENT
             else:
-                self._dirs[path] = hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
+                self._dirs[path] = sha256_hex("\0".join(names).encode("utf-8", "surrogateescape"))
         return self._dirs[path]
 
 
@@ -124,7 +122,7 @@ class Cache:
         self.misses = 0
 
     def key(self, display: str, data: bytes) -> str:
-        digest = hashlib.sha256(f"{FORMAT}\0{self.settings_key}\0{display}\0".encode("utf-8", "surrogateescape"))
+        digest = sha256(f"{FORMAT}\0{self.settings_key}\0{display}\0".encode("utf-8", "surrogateescape"))
         digest.update(data)
         return digest.hexdigest()
 
@@ -153,6 +151,8 @@ class Cache:
 
     def put(self, key: str, record: dict[str, Any], deps: dict[str, dict[str, str]]) -> None:
         """Write an entry (atomically: a concurrent run sees the old entry or the new, never half)."""
+        import tempfile  # only a miss writes (~2 ms of start-up for a run of hits)
+
         try:
             self._prepare()
             path = self._path(key)
@@ -203,7 +203,7 @@ class ValidDocuments:
                               sort_keys=True, ensure_ascii=False)
         except (TypeError, ValueError):  # e.g. a TOML date: no key, no memo
             return None
-        return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+        return sha256_hex(text.encode("utf-8", "surrogateescape"))
 
     def _path(self, key: str) -> Path:
         return self.directory / f"v{FORMAT}" / "valid" / key
@@ -223,7 +223,7 @@ class ValidDocuments:
 
 def settings_key(parts: dict[str, Any]) -> str:
     text = json.dumps({"format": FORMAT, "package": package_fingerprint(), **parts}, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+    return sha256_hex(text.encode("utf-8", "surrogateescape"))
 
 
 def clean(root: Path) -> list[Path]:
@@ -234,5 +234,7 @@ def clean(root: Path) -> list[Path]:
     if not (directory / "CACHEDIR.TAG").is_file():
         # never delete a directory mtplint did not create ($MTPLINT_CACHE_DIR pointing somewhere else)
         raise OSError(f"{directory} has no CACHEDIR.TAG: not an mtplint cache, left alone")
+    import shutil
+
     shutil.rmtree(directory)
     return [directory]

@@ -63,7 +63,7 @@ class SourceFile:
         self.encoding = encoding
         self.bom = bom
         # ``None``: the text was decoded from the file's bytes exactly (``FileLoader``); the digest
-        # is then computed on first use, so a plain run never loads hashlib (~8 ms of start-up)
+        # is then computed on first use, so a plain run never hashes it
         self._digest = digest
         starts = [0]
         find = text.find
@@ -78,11 +78,10 @@ class SourceFile:
         """sha256 of the bytes read, to notice a file that changed on disk before a fix is written
         (``""``: a text that stands for a file, not read from it)."""
         if self._digest is None:
-            import hashlib
+            from mtplint.digest import sha256_hex
 
             # strict UTF-8/16/32 decoding round-trips: BOM + the re-encoded text are the bytes read
-            data = self.bom + self.text.encode(self.encoding)
-            self._digest = hashlib.sha256(data).hexdigest()
+            self._digest = sha256_hex(self.bom + self.text.encode(self.encoding))
         return self._digest
 
     @classmethod

@@ -243,3 +243,26 @@ def _cwd(path: Path) -> Iterator[None]:
         yield
     finally:
         os.chdir(previous)
+
+
+def test_a_run_answered_from_the_cache_loads_no_openssl_tempfile_or_shutil(project: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default pre-commit run on an unchanged file: hashing uses CPython's own SHA-256, and the
+    modules only a cache write (tempfile) or ``mtplint clean`` (shutil) needs stay unloaded."""
+    monkeypatch.setenv("MTPLINT_CACHE_DIR", str(project / ".mtplint_cache"))
+    _, first = _modules_after(["check", "compose.yaml"], project)
+    modules, again = _modules_after(["check", "compose.yaml"], project)
+    assert again == first and "MTP" in again
+    assert sorted({"hashlib", "_hashlib", "tempfile", "shutil"} & modules) == []
+
+
+def test_digests_are_hashlibs() -> None:
+    import hashlib
+
+    from mtplint.digest import sha256, sha256_hex
+
+    data = "näive\0bytes".encode() * 1000
+    assert sha256_hex(data) == hashlib.sha256(data).hexdigest()
+    incremental = sha256(b"head")
+    incremental.update(data)
+    assert incremental.hexdigest() == hashlib.sha256(b"head" + data).hexdigest()

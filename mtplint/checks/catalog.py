@@ -303,25 +303,11 @@ def _rule_files() -> list[Path]:
     return sorted(rules_dir().glob("MTP*.yaml"))
 
 
-def _sha256() -> Any:
-    """A sha256 hash object from CPython's own SHA-2 module (``_sha2`` from 3.12, ``_sha256``
-    before): the same digest as ``hashlib.sha256``, without hashlib's OpenSSL start-up (~4 ms of
-    every run, which checks this digest); hashlib when the interpreter lacks those modules."""
-    import importlib
-
-    for name in ("_sha2", "_sha256"):
-        try:
-            return importlib.import_module(name).sha256()
-        except (ImportError, AttributeError):
-            continue
-    import hashlib
-
-    return hashlib.sha256()
-
-
 def rules_digest(paths: list[Path]) -> str:
     """Digest of the rule files' names and bytes (a few hundred KB: well under a millisecond)."""
-    digest = _sha256()
+    from mtplint.digest import sha256
+
+    digest = sha256()
     for path in paths:
         data = path.read_bytes()
         digest.update(f"{path.name}\0{len(data)}\0".encode())

@@ -12,12 +12,12 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import stat
 import tempfile
 from pathlib import Path
 
+from mtplint.digest import sha256_hex
 from mtplint.records import FrozenRecord
 from mtplint.source import SourceFile
 
@@ -44,7 +44,7 @@ def encoded(source: SourceFile, text: str) -> bytes:
 
 
 def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return sha256_hex(path.read_bytes())
 
 
 def _read_only(path: Path, mode: int) -> bool:
