@@ -653,27 +653,6 @@ def _config_action_keys(table: FlagTable, generation: int) -> tuple[set[str], di
 
 # --- the engine -----------------------------------------------------------------------------------
 
-class _Setting(Record):
-    """Shorthand while building effective settings."""
-
-    __slots__ = ("value", "origin", "span", "unresolved", "extra")
-    value: Any
-    origin: str
-    span: Span | None
-    unresolved: tuple[str, ...]
-    extra: dict[str, Any]
-
-    def __init__(self, value: Any, origin: str, span: Span | None = None, unresolved: tuple[str, ...] = (),
-                 extra: dict[str, Any] | None = None) -> None:
-        self.value = value
-        self.origin = origin
-        self.span = span
-        self.unresolved = unresolved
-        self.extra = extra if extra is not None else {}
-
-    def done(self) -> Setting:
-        return Setting(self.value, self.origin, self.span, self.unresolved, self.extra)
-
 
 class SGLangEngine:
     name = "sglang"
@@ -824,17 +803,17 @@ class SGLangEngine:
         def given(name: str) -> OptionValue | None:
             return options.get(name)
 
-        def setting(name: str, default: Any, transform: Callable[[Any], Any] = lambda v: v) -> _Setting:
+        def setting(name: str, default: Any, transform: Callable[[Any], Any] = lambda v: v) -> Setting:
             option = given(name)
             if option is None:
-                return _Setting(default, "default")
+                return Setting(default, "default")
             if option.unresolved:
-                return _Setting(option.value, option.origin, option.span, option.unresolved)
-            return _Setting(transform(option.value), option.origin, option.span)
+                return Setting(option.value, option.origin, option.span, option.unresolved)
+            return Setting(transform(option.value), option.origin, option.span)
 
         model = setting("model_path", None)
         info = find_model(model.value) if isinstance(model.value, str) and not model.unresolved else None
-        settings: dict[str, _Setting] = {"model": model}
+        settings: dict[str, Setting] = {"model": model}
 
         algorithm_option = given("speculative_algorithm")
         algorithm: str | None = None
@@ -862,16 +841,16 @@ class SGLangEngine:
         # SGLANG_ENABLE_SPEC_V2 is read from the environment only; before it, --enable-beta-spec can
         # come from a --config file like any option
         env_only = ("spec_v2",) if compare(at, SPEC_V2_ENV_ADDED) >= 0 else ()
-        return open_to_config({name: value.done() for name, value in settings.items()}, parsed.unread_configs,
+        return open_to_config(dict(settings), parsed.unread_configs,
                               keep=env_only)
 
     @staticmethod
-    def _spec_method(option: OptionValue | None, algorithm: str | None, draft: _Setting, model: _Setting,
-                     info: ModelInfo | None) -> _Setting:
+    def _spec_method(option: OptionValue | None, algorithm: str | None, draft: Setting, model: Setting,
+                     info: ModelInfo | None) -> Setting:
         if option is None:
-            return _Setting(None, "default")
+            return Setting(None, "default")
         if option.unresolved:
-            return _Setting(option.value, option.origin, option.span, option.unresolved)
+            return Setting(option.value, option.origin, option.span, option.unresolved)
         assert algorithm is not None
         extra: dict[str, Any] = {"algorithm": option.value}
         if algorithm in ("NEXTN", "EAGLE"):
@@ -886,60 +865,60 @@ class SGLangEngine:
                 method = "eagle"
         else:
             method = NORMALISED_METHODS.get(algorithm, algorithm.lower())
-        return _Setting(method, option.origin, option.span, extra=extra)
+        return Setting(method, option.origin, option.span, extra=extra)
 
     @staticmethod
-    def _draft_shape(settings: dict[str, _Setting], algorithm: str | None, given: Callable[[str], OptionValue | None],
-                     info: ModelInfo | None, model: _Setting) -> None:
+    def _draft_shape(settings: dict[str, Setting], algorithm: str | None, given: Callable[[str], OptionValue | None],
+                     info: ModelInfo | None, model: Setting) -> None:
         """spec_tokens / spec_topk / spec_draft_tokens after SGLang's auto-selection (research §1.3)."""
         steps, topk, drafts = given("speculative_num_steps"), given("speculative_eagle_topk"), given("speculative_num_draft_tokens")
 
-        def of(option: OptionValue | None) -> _Setting | None:
+        def of(option: OptionValue | None) -> Setting | None:
             if option is None:
                 return None
-            return _Setting(option.value, option.origin, option.span, option.unresolved)
+            return Setting(option.value, option.origin, option.span, option.unresolved)
 
         if algorithm is None:
             for key, option in (("spec_tokens", steps), ("spec_topk", topk), ("spec_draft_tokens", drafts)):
-                settings[key] = of(option) or _Setting(None, "default")
+                settings[key] = of(option) or Setting(None, "default")
             return
         if algorithm in ("DFLASH", "DSPARK"):
-            settings["spec_tokens"] = _Setting(1, "default", extra={"forced": True})
-            settings["spec_topk"] = _Setting(1, "default", extra={"forced": True})
-            settings["spec_draft_tokens"] = of(drafts) or _Setting(None, "default")
+            settings["spec_tokens"] = Setting(1, "default", extra={"forced": True})
+            settings["spec_topk"] = Setting(1, "default", extra={"forced": True})
+            settings["spec_draft_tokens"] = of(drafts) or Setting(None, "default")
             return
         if algorithm == "NGRAM":
-            settings["spec_tokens"] = of(steps) or _Setting(None, "default")
+            settings["spec_tokens"] = of(steps) or Setting(None, "default")
             breadth = given("speculative_ngram_max_bfs_breadth")
-            settings["spec_topk"] = of(breadth) or _Setting(10, "default")
-            settings["spec_draft_tokens"] = of(drafts) or _Setting(12, "default")
+            settings["spec_topk"] = of(breadth) or Setting(10, "default")
+            settings["spec_draft_tokens"] = of(drafts) or Setting(12, "default")
             return
         if algorithm not in EAGLE_FAMILY and algorithm not in ("FROZEN_KV_MTP",):
             for key, option in (("spec_tokens", steps), ("spec_topk", topk), ("spec_draft_tokens", drafts)):
-                settings[key] = of(option) or _Setting(None, "default")
+                settings[key] = of(option) or Setting(None, "default")
             return
         if steps is None:
             if topk is not None or drafts is not None:
                 error = "AssertionError at startup: --speculative-eagle-topk / --speculative-num-draft-tokens need --speculative-num-steps"
-                settings["spec_tokens"] = _Setting(None, "default", extra={"startup_error": error})
-                settings["spec_topk"] = of(topk) or _Setting(None, "default")
-                settings["spec_draft_tokens"] = of(drafts) or _Setting(None, "default")
+                settings["spec_tokens"] = Setting(None, "default", extra={"startup_error": error})
+                settings["spec_topk"] = of(topk) or Setting(None, "default")
+                settings["spec_draft_tokens"] = of(drafts) or Setting(None, "default")
                 return
             wide = algorithm != "STANDALONE" and info is not None and info.arch in WIDE_AUTO_ARCHS
             auto = (5, 4, 8) if wide else (3, 1, 4)
             extra: dict[str, Any] = {"auto": True}
             if info is None and algorithm != "STANDALONE":
                 extra["auto_depends_on_architecture"] = "(5, 4, 8) for Llama/Grok, else (3, 1, 4)"
-            settings["spec_tokens"] = _Setting(auto[0], "default", extra=dict(extra))
-            settings["spec_topk"] = _Setting(auto[1], "default", extra=dict(extra))
-            settings["spec_draft_tokens"] = _Setting(auto[2], "default", extra=dict(extra))
+            settings["spec_tokens"] = Setting(auto[0], "default", extra=dict(extra))
+            settings["spec_topk"] = Setting(auto[1], "default", extra=dict(extra))
+            settings["spec_draft_tokens"] = Setting(auto[2], "default", extra=dict(extra))
             return
-        settings["spec_tokens"] = of(steps) or _Setting(None, "default")
+        settings["spec_tokens"] = of(steps) or Setting(None, "default")
         if topk is None:
             # topk stays None; the next check compares None > 1 -> TypeError at startup (research §1.3, inferred)
-            settings["spec_topk"] = _Setting(None, "default", extra={"startup_error": "TypeError: topk unset with num_steps set"})
+            settings["spec_topk"] = Setting(None, "default", extra={"startup_error": "TypeError: topk unset with num_steps set"})
         else:
-            settings["spec_topk"] = of(topk) or _Setting(None, "default")
+            settings["spec_topk"] = of(topk) or Setting(None, "default")
         draft_setting = of(drafts)
         if topk is not None and topk.value == 1 and not topk.unresolved and not steps.unresolved \
                 and isinstance(steps.value, int):
@@ -948,28 +927,28 @@ class SGLangEngine:
                 adjusted = {"adjusted": True}
                 if draft_setting is not None:
                     adjusted["requested"] = draft_setting.value
-                draft_setting = _Setting(wanted, "inferred", draft_setting.span if draft_setting else None,
+                draft_setting = Setting(wanted, "inferred", draft_setting.span if draft_setting else None,
                                          extra=adjusted)
-        settings["spec_draft_tokens"] = draft_setting or _Setting(None, "default")
+        settings["spec_draft_tokens"] = draft_setting or Setting(None, "default")
 
     @staticmethod
     def _mamba_option(given: Callable[[str], OptionValue | None]) -> OptionValue | None:
         return given("mamba_radix_cache_strategy") or given("mamba_scheduler_strategy")
 
     def _mamba_strategy(self, given: Callable[[str], OptionValue | None], version: EngineVersion,
-                        info: ModelInfo | None) -> _Setting:
+                        info: ModelInfo | None) -> Setting:
         option = self._mamba_option(given)
         if option is not None:
-            return _Setting(option.value, option.origin, option.span, option.unresolved)
+            return Setting(option.value, option.origin, option.span, option.unresolved)
         if compare(version.version, MAMBA_STRATEGY_ADDED) < 0:
-            return _Setting(None, "default")
+            return Setting(None, "default")
         extra: dict[str, Any] = {"configured": "auto"}
         value: str | None = "auto"
         if info is not None and info.hybrid:
             radix_off = _flag(given, "disable_radix_cache")
             value = self._auto_mamba(version.version, given, radix_off)
             extra.update(_versions_vary(version, lambda v: self._auto_mamba(v, given, radix_off)))
-        return _Setting(value, "default", extra=extra)
+        return Setting(value, "default", extra=extra)
 
     @staticmethod
     def _auto_mamba(at: str, given: Callable[[str], OptionValue | None], radix_off: bool) -> str | None:
@@ -986,13 +965,13 @@ class SGLangEngine:
         return "extra_buffer" if overlap or paging else "no_buffer"
 
     def _prefix_caching(self, given: Callable[[str], OptionValue | None], version: EngineVersion, info: ModelInfo | None,
-                        spec_on: bool, algorithm: str | None) -> _Setting:
+                        spec_on: bool, algorithm: str | None) -> Setting:
         option = given("disable_radix_cache")
         if option is not None:
             if option.unresolved:
-                return _Setting(None, option.origin, option.span, option.unresolved)
-            return _Setting(not bool(option.value), option.origin, option.span)
-        base = _Setting(True, "default")
+                return Setting(None, option.origin, option.span, option.unresolved)
+            return Setting(not bool(option.value), option.origin, option.span)
+        base = Setting(True, "default")
         if not (info is not None and info.hybrid and spec_on):
             return base
         mamba = self._mamba_option(given)
@@ -1015,7 +994,7 @@ class SGLangEngine:
         if result == "disabled":
             extra["note"] = ("SGLang <= 0.5.9 silently disables the radix cache for a hybrid model with speculative "
                              "decoding and mamba no_buffer (research §1.4)")
-            return _Setting(False, "inferred", extra=extra)
+            return Setting(False, "inferred", extra=extra)
         if result == "error":
             extra["startup_error"] = ("ValueError: Speculative decoding for this hybrid model is not compatible with "
                                       "radix cache when using --mamba-scheduler-strategy no_buffer")
@@ -1023,73 +1002,73 @@ class SGLangEngine:
         return base
 
     @staticmethod
-    def _max_concurrency(given: Callable[[str], OptionValue | None], algorithm: str | None, spec_on: bool) -> _Setting:
+    def _max_concurrency(given: Callable[[str], OptionValue | None], algorithm: str | None, spec_on: bool) -> Setting:
         option = given("max_running_requests")
         if option is not None:
-            return _Setting(option.value, option.origin, option.span, option.unresolved)
+            return Setting(option.value, option.origin, option.span, option.unresolved)
         if algorithm in CAPPED_ALGORITHMS or (algorithm is None and spec_on):
-            return _Setting(48, "default", extra={"reason": "speculative decoding resets max_running_requests to 48"})
-        return _Setting(None, "default")
+            return Setting(48, "default", extra={"reason": "speculative decoding resets max_running_requests to 48"})
+        return Setting(None, "default")
 
     @staticmethod
-    def _cuda_graphs(given: Callable[[str], OptionValue | None]) -> _Setting:
+    def _cuda_graphs(given: Callable[[str], OptionValue | None]) -> Setting:
         for name in ("disable_cuda_graph", "disable_decode_cuda_graph"):
             option = given(name)
             if option is not None:
-                return _Setting(not bool(option.value), option.origin, option.span, option.unresolved)
+                return Setting(not bool(option.value), option.origin, option.span, option.unresolved)
         backend = given("cuda_graph_backend_decode")
         if backend is not None:
-            return _Setting(backend.value != "disabled", backend.origin, backend.span, backend.unresolved)
-        return _Setting(True, "default")
+            return Setting(backend.value != "disabled", backend.origin, backend.span, backend.unresolved)
+        return Setting(True, "default")
 
     @staticmethod
     def _memory_fraction(given: Callable[[str], OptionValue | None], version: EngineVersion, hardware: Hardware,
-                         algorithm: str | None) -> _Setting:
+                         algorithm: str | None) -> Setting:
         option = given("mem_fraction_static")
         if option is not None:
-            return _Setting(option.value, option.origin, option.span, option.unresolved)
+            return Setting(option.value, option.origin, option.span, option.unresolved)
         if hardware.gpu is None:
-            return _Setting(None, "default")
+            return Setting(None, "default")
         value = auto_mem_fraction(hardware.gpu.memory_mib, version.version, algorithm, given)
         extra = {"estimate": "auto mem_fraction_static formula (research §4.1); multimodal adjustment not applied"}
         extra.update(_versions_vary(version, lambda v: auto_mem_fraction(hardware.gpu.memory_mib if hardware.gpu else 0,
                                                                            v, algorithm, given)))
-        return _Setting(value, "default", extra=extra)
+        return Setting(value, "default", extra=extra)
 
-    def _spec_v2(self, launch: Launch, given: Callable[[str], OptionValue | None], version: EngineVersion) -> _Setting:
+    def _spec_v2(self, launch: Launch, given: Callable[[str], OptionValue | None], version: EngineVersion) -> Setting:
         at = version.version
         entry = launch.env.get("SGL_ENABLE_SPEC_V2") or launch.env.get("SGLANG_ENABLE_SPEC_V2")
         extra = _versions_vary(version, lambda v: _spec_v2_default(v, given))
         if compare(at, SPEC_V2_ENV_ADDED) < 0:
             beta = given("enable_beta_spec")
             if beta is not None:
-                return _Setting(bool(beta.value), beta.origin, beta.span, beta.unresolved, extra)
+                return Setting(bool(beta.value), beta.origin, beta.span, beta.unresolved, extra)
             if entry is not None:
                 extra["env_ignored"] = f"{entry.name} does not exist before SGLang {SPEC_V2_ENV_ADDED}"
-            return _Setting(False, "default", extra=extra)
+            return Setting(False, "default", extra=extra)
         default = _spec_v2_default(at, given)
         if compare(at, SPEC_V2_REMOVED) >= 0:
             if entry is not None:
                 extra["env_ignored"] = ("SGLANG_ENABLE_SPEC_V2 has been removed: speculative decoding always runs "
                                         "the V2 worker (only a warning is logged)")
-            return _Setting(default, "default", extra=extra)
+            return Setting(default, "default", extra=extra)
         if entry is None:
             if launch.env_open:
                 # an env file mtplint could not read (docker run --env-file, env_file, EnvironmentFile=)
                 # may set the variable
                 because = tuple(source.value for source in launch.env_open)
-                return _Setting(None, "env", launch.env_open[0].span, because, {**extra, "default": default})
-            return _Setting(default, "default", extra=extra)
+                return Setting(None, "env", launch.env_open[0].span, because, {**extra, "default": default})
+            return Setting(default, "default", extra=extra)
         span = entry.span or entry.value.span
         if not entry.value.resolved:
-            return _Setting(entry.value.value, "env", span, entry.value.unresolved or (entry.value.value,), extra)
+            return Setting(entry.value.value, "env", span, entry.value.unresolved or (entry.value.value,), extra)
         text = entry.value.value.lower()
         if text in ENV_TRUE:
-            return _Setting(True, "env", span, extra=extra)
+            return Setting(True, "env", span, extra=extra)
         if text in ENV_FALSE:
-            return _Setting(False, "env", span, extra=extra)
+            return Setting(False, "env", span, extra=extra)
         extra["invalid_value"] = entry.value.value
-        return _Setting(default, "env", span, extra=extra)
+        return Setting(default, "env", span, extra=extra)
 
 def _flag(given: Callable[[str], OptionValue | None], name: str) -> bool:
     option = given(name)
