@@ -220,6 +220,17 @@ def test_python_dict_rename_uses_the_keys_quote() -> None:
     assert "'draft_model': None" in _apply(PYTHON, site.rename_key("model", "draft_model"))
 
 
+def test_python_dict_inside_a_call_after_non_ascii_text_is_placed_exactly() -> None:
+    """Only the literal is parsed: its positions are mapped back past non-ASCII text on the same
+    line and on the lines before it, and the dict's own continuation lines keep their place."""
+    text = ('"""Démo — ünïcode."""\nllm = LLM(model="é", speculative_config={  # drafter: é\n'
+            '    u"method": "deepseek_mtp",\n    "ñ": 1,\n})\n')
+    start = text.index("{")
+    _, site = _site("offline.py", text, text[start:text.index("}") + 1])
+    after = _apply(text, site.update({"method": "mtp"}))
+    assert after == text.replace('u"method": "deepseek_mtp"', 'u"method": "mtp"')
+
+
 def test_python_string_literal_holding_json() -> None:
     text = """llm = LLM(model="m", speculative_config='{"method": "x_mtp"}')\n"""
     _, site = _site("offline.py", text, """'{"method": "x_mtp"}'""")

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
 from mtplint.checks import Edit
@@ -616,45 +616,43 @@ def _yaml_scalar(value: Any, quote: str) -> str | None:
 # --- Python dict literals (libcst) -----------------------------------------------------------------
 
 @lru_cache(maxsize=32)
-def _python_module(text: str) -> Any:
+def _python_positions(snippet: str) -> Mapping[Any, Any] | None:
+    """libcst's nodes of ``snippet`` (one expression, parsed as a module of its own) with their
+    positions in it, or None when it does not parse."""
     import libcst
-    from libcst.metadata import MetadataWrapper
+    from libcst.metadata import MetadataWrapper, PositionProvider
 
     try:
-        return MetadataWrapper(libcst.parse_module(text))
+        wrapper = MetadataWrapper(libcst.parse_module(snippet))
     except libcst.ParserSyntaxError:
         return None
-
-
-def _python_positions(source: SourceFile) -> tuple[Any, dict[Any, Any]] | None:
-    from libcst.metadata import PositionProvider
-
-    wrapper = _python_module(source.text)
-    if wrapper is None:
-        return None
-    return wrapper, wrapper.resolve(PositionProvider)
-
-
-def _offset(source: SourceFile, position: Any) -> int:
-    return source.offset(position.line, position.column + 1)
+    return wrapper.resolve(PositionProvider)
 
 
 def python_dict_site(source: SourceFile, span: Span) -> TextSite | None:
     """The dict literal at ``span`` in Python source, read with libcst (comments, trailing commas and
-    the user's formatting are kept: the edits touch only the keys and values they change)."""
+    the user's formatting are kept: the edits touch only the keys and values they change).
+
+    Only the literal itself is parsed (``span`` covers it: the extractor found it with ``ast``):
+    libcst's position metadata over a whole module costs ~15 ms for a few hundred lines."""
     try:
         import libcst
     except ImportError:  # a dependency; without it Python dicts get no fix rather than a wrong one
         return None
 
-    found = _python_positions(source)
-    if found is None:
+    snippet = source.text[span.start:span.end]
+    positions = _python_positions(snippet)
+    if positions is None:
         return None
-    _, positions = found
+    lines = SourceFile.from_text(snippet)
+
+    def offset(position: Any) -> int:
+        return span.start + lines.offset(position.line, position.column + 1)
+
     for node, where in positions.items():
         if not isinstance(node, libcst.Dict):
             continue
-        start, end = _offset(source, where.start), _offset(source, where.end)
+        start, end = offset(where.start), offset(where.end)
         if start != span.start:
             continue
         shape = ObjectShape(start, end - 1)
@@ -665,9 +663,8 @@ def python_dict_site(source: SourceFile, span: Span) -> TextSite | None:
             if not isinstance(key_value, str) or element.key.prefix.lower() not in ("", "u"):
                 return None
             key_at, value_at = positions[element.key], positions[element.value]
-            shape.entries.append(Entry(key_value, _offset(source, key_at.start), _offset(source, key_at.end),
-                                       _offset(source, value_at.start), _offset(source, value_at.end),
-                                       element.key.quote[0]))
+            shape.entries.append(Entry(key_value, offset(key_at.start), offset(key_at.end),
+                                       offset(value_at.start), offset(value_at.end), element.key.quote[0]))
         decoded = _identity(source.text, 0)
         return TextSite(source, decoded, shape, python_source=True)
     return None
