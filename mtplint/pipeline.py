@@ -204,10 +204,14 @@ def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, cont
                   if (version.low is None or compare(v, version.low) >= 0) and compare(v, version.version) < 0]
     scratch = EngineContext(context.loader, Issues())
     newest_unknown = _unknown_flags(engine.parse(launch, version, scratch))
+    unknown_by_key: dict[object, set[int]] = {}
     low = version.low
     for candidate in reversed(candidates):
-        trial = EngineVersion(version.engine, candidate, False, version.source, version.low, version.high)
-        if _unknown_flags(engine.parse(launch, trial, scratch)) - newest_unknown:
+        key = engine.flags_key(candidate)
+        if key not in unknown_by_key:
+            trial = EngineVersion(version.engine, candidate, False, version.source, version.low, version.high)
+            unknown_by_key[key] = _unknown_flags(engine.parse(launch, trial, scratch))
+        if unknown_by_key[key] - newest_unknown:
             break
         low = candidate
     else:

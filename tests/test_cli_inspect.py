@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import run_cli
 
 COMPOSE = """\
@@ -138,3 +140,33 @@ def test_removed_flags_do_not_pull_the_version_down(inspect: Callable[..., Any])
     launch = inspect({"serve.sh": script}, "serve.sh")["launches"][0]
     assert launch["assumed_version"] is True and launch["engine_version"] == "0.33.0"
     assert {e["kind"] for e in launch["cli_errors"]} == {"unknown"}
+
+
+LLAMA_SCRIPTS = {
+    # flags every known build reads: nothing to narrow
+    "plain.sh": "llama-server -m /models/q.gguf --port 8080 -c 8192\n",
+    # --spec-draft-* names exist from b8955
+    "renamed.sh": "llama-server -m /models/q.gguf --spec-type draft-mtp --spec-draft-n-max 3\n",
+    # --spec-draft-backend-sampling from b9261: the first known build with it is b9464
+    "sampling.sh": "llama-server -m /models/q.gguf --spec-draft-backend-sampling --spec-draft-n-max 2\n",
+    # llama-server ignores a variable it does not know: no narrowing, whatever the table
+    "env.sh": "LLAMA_ARG_SPEC_DRAFT_BACKEND_SAMPLING=1 llama-server -m /models/q.gguf\n",
+}
+
+
+def test_llama_cpp_builds_that_read_the_same_flags_narrow_as_if_each_were_tried(
+        inspect: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Narrowing parses a launch once per distinct llama.cpp option table (four tables for ten
+    builds), and must find the versions that trying every build finds."""
+    from mtplint.engines.llamacpp import LlamaCppEngine
+
+    grouped = inspect(LLAMA_SCRIPTS, *LLAMA_SCRIPTS)["launches"]
+    monkeypatch.setattr(LlamaCppEngine, "flags_key", lambda self, version: version)
+    one_by_one = inspect(LLAMA_SCRIPTS, *LLAMA_SCRIPTS)["launches"]
+    assert grouped == one_by_one
+    lows = {launch["file"]: (launch["version_source"], launch.get("possible_versions", {}).get("min"))
+            for launch in grouped}
+    assert lows["renamed.sh"] == ("flags", "b8955")
+    assert lows["sampling.sh"] == ("flags", "b9464")
+    assert lows["env.sh"] == ("assumed", None)
+    assert lows["plain.sh"] == ("assumed", None)

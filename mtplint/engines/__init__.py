@@ -134,6 +134,11 @@ if TYPE_CHECKING:  # a type only: pipeline.py imports it under TYPE_CHECKING too
             """Versions the model knows, oldest first; the last one is assumed when unknown."""
             ...
 
+        def flags_key(self, version: str) -> object:
+            """Equal for versions that accept exactly the same flags and variables (narrowing a
+            launch's version by its flags parses it once per key)."""
+            ...
+
         def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed: ...
 
         def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:

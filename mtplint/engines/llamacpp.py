@@ -211,6 +211,14 @@ def _before_spec_rename(option: LlamaOption) -> LlamaOption:
     return LlamaOption(names, option.negated, option.kind, env, option.dest, option.removed)
 
 
+@cache
+def _distinct_table(build: int) -> int:
+    """The first known build whose option table equals ``build``'s (tables are compared once per build)."""
+    table = option_table(build)
+    return next(number for number in [*sorted(build_number(known) for known in KNOWN_BUILDS), build]
+                if option_table(number) == table)
+
+
 class _Lookup(Record):
     __slots__ = ("by_name", "options", "env_names")
     by_name: dict[str, tuple[LlamaOption, bool]]
@@ -360,6 +368,11 @@ class LlamaCppEngine:
 
     def known_versions(self) -> list[str]:
         return list(KNOWN_BUILDS)
+
+    def flags_key(self, version: str) -> object:
+        # the option table changes at a few builds only (b8955, b9109, ...): the known builds
+        # between two of them read the same flags and LLAMA_ARG_* variables
+        return _distinct_table(build_number(version))
 
     # -- parse --
 

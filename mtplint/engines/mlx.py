@@ -135,6 +135,9 @@ class ArgparseEngine:
     def known_versions(self) -> list[str]:
         return [str(_table(self.program)["version"])]
 
+    def flags_key(self, version: str) -> object:
+        return version  # every known version has a table of its own
+
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed:
         parsed = Parsed()
         words: list[_Word] = []

@@ -660,6 +660,9 @@ class SGLangEngine:
     def known_versions(self) -> list[str]:
         return list(table_versions())
 
+    def flags_key(self, version: str) -> object:
+        return version  # every known version has a table of its own
+
     # -- parse --------------------------------------------------------------------------------------
 
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed:

@@ -256,6 +256,9 @@ class VllmEngine:
     def known_versions(self) -> list[str]:
         return list(table_versions())
 
+    def flags_key(self, version: str) -> object:
+        return version  # every known version has a table of its own
+
     # .. parse ......................................................................................
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed:
         parsed = Parsed()
