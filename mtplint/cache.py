@@ -182,6 +182,20 @@ def _prepare(directory: Path) -> None:
         ignore.write_text("# created by mtplint\n*\n", encoding="utf-8")
 
 
+def _plain_json(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` is made of what JSON writes back as itself: str-keyed dicts, lists,
+    strings, numbers, booleans and None (not YAML's int keys, tuples, dates or sets)."""
+    if depth > 100:
+        return False
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return True
+    if type(value) is list:
+        return all(_plain_json(item, depth + 1) for item in value)
+    if type(value) is dict:
+        return all(type(key) is str and _plain_json(item, depth + 1) for key, item in value.items())
+    return False
+
+
 class ValidDocuments:
     """Documents that passed their JSON schema (a configuration's table, a house-rule file), kept
     in the cache directory so a later run given the same document skips the validator: importing
@@ -197,7 +211,10 @@ class ValidDocuments:
         self.schemas_digest = schemas_digest
 
     def key(self, schema_name: str, document: Any) -> str | None:
-        """The document's key, or None when it is not plain JSON data (then it is just validated)."""
+        """The document's key, or None when it is not plain JSON data (then it is just validated):
+        a YAML ``1:`` key or an ``!!omap`` would dump as the JSON of another document."""
+        if not _plain_json(document):
+            return None
         try:
             text = json.dumps([FORMAT, __version__, self.schemas_digest, schema_name, document],
                               sort_keys=True, ensure_ascii=False)

@@ -336,7 +336,9 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     if args.output_file is not None:
         return _check_to_file(args, err)
-    if not args.no_cache:
+    # as the findings cache: not for --no-cache, and not for runs that write nothing there (--fix,
+    # --diff and an editor's buffer on standard input lint in memory)
+    if not (args.no_cache or args.fix or args.fix_only or args.diff or args.stdin_filename is not None):
         from mtplint.cache import cache_dir
 
         with remembering_valid_documents(cache_dir(Path.cwd())):

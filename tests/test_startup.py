@@ -266,3 +266,29 @@ def test_digests_are_hashlibs() -> None:
     incremental = sha256(b"head")
     incremental.update(data)
     assert incremental.hexdigest() == hashlib.sha256(b"head" + data).hexdigest()
+
+
+@pytest.mark.parametrize("argv", [["check", "--diff", "compose.yaml"], ["check", "--fix", "compose.yaml"]])
+def test_runs_that_lint_in_memory_write_no_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 argv: list[str]) -> None:
+    """--diff previews and --fix re-lints in memory: like the findings cache, the memo of valid
+    documents is not written for them (a preview leaves the tree as it found it)."""
+    monkeypatch.setenv("MTPLINT_CACHE_DIR", str(tmp_path / ".mtplint_cache"))
+    write_files(tmp_path, CONFIGURED)
+    _run_code(argv, tmp_path)
+    assert not (tmp_path / ".mtplint_cache").exists()
+
+
+def test_only_plain_json_documents_are_remembered(tmp_path: Path) -> None:
+    """A YAML ``1:`` key, an ``!!omap`` (tuples) or a date would dump as the JSON of another
+    document: such documents get no key and are validated every time."""
+    import datetime
+
+    from mtplint.cache import ValidDocuments
+
+    memo = ValidDocuments(tmp_path, "schemas")
+    plain = {"objective": "latency", "select": ["MTP1"], "gpus": [{"id": "x", "memory_gib": 24.0, "nvlink": None}]}
+    assert memo.key("config.schema.json", plain) is not None
+    assert memo.key("config.schema.json", plain) != memo.key("rule.schema.json", plain)
+    for odd in ({1: "a"}, {"a": (1, 2)}, {"when": datetime.date(2026, 1, 1)}, [{True: 1}], {"a": {"b": {2}}}):
+        assert memo.key("config.schema.json", odd) is None
