@@ -304,7 +304,10 @@ def _extracted(candidates: list[Candidate], loader: FileLoader, issues: Issues,
     for candidate in candidates:
         result.files_seen += 1
         for launch in extract_file(candidate, loader, issues, result):
-            yield launch, launch.source.path.resolve() != candidate.path.resolve(), candidate.group
+            # the same path is the same file: only a launch read through another file needs resolving
+            through_another = (launch.source.path != candidate.path
+                               and launch.source.path.resolve() != candidate.path.resolve())
+            yield launch, through_another, candidate.group
 
 
 def _unique(found: Iterable[tuple[Launch, bool, int]]) -> list[tuple[Launch, int]]:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mtplint.discover import classify, discover, relevant
+from mtplint.extract import FileLoader
 
 
 def test_classification_by_name_and_shebang() -> None:
@@ -53,3 +56,27 @@ def test_symlink_loops_do_not_hang(tmp_path: Path) -> None:
     (tmp_path / "a" / "loop").symlink_to(tmp_path, target_is_directory=True)
     (tmp_path / "a" / "run.sh").write_text("vllm serve m\n")
     assert [c.path.name for c in discover([tmp_path], tmp_path)] == ["run.sh"]
+
+
+def test_the_loader_sees_one_file_under_every_name_it_is_reached_by(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loader resolves a file through its remembered directory: a symlinked directory, a
+    symlinked file, ``..`` and a relative name must all reach the one file read once, and every
+    key must be what ``Path.resolve`` gives."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "compose.yaml").write_text("services: {}\n")
+    (tmp_path / "linked-dir").symlink_to(real, target_is_directory=True)
+    (real / "alias.yaml").symlink_to(real / "compose.yaml")
+    monkeypatch.chdir(tmp_path)
+    loader = FileLoader(tmp_path)
+    names = [real / "compose.yaml", tmp_path / "linked-dir" / "compose.yaml", real / "alias.yaml",
+             tmp_path / "linked-dir" / ".." / "real" / "compose.yaml", Path("real/compose.yaml"),
+             Path("linked-dir/alias.yaml")]
+    for name in names:
+        assert loader._key(name) == name.resolve()
+    first = loader.load(names[0])
+    assert first is not None
+    assert all(loader.load(name) is first for name in names)
+    missing = tmp_path / "linked-dir" / "missing.yaml"
+    assert loader._key(missing) == missing and loader.load(missing) is None

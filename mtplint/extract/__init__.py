@@ -54,6 +54,7 @@ class FileLoader:
         # one loader is one run's view of the files: a path resolves (and shows) the same way for
         # as long as it lives, and resolving is a system call per path component
         self._keys: dict[Path, Path] = {}
+        self._directories: dict[Path, Path] = {}
         self._displays: dict[Path, str] = {}
 
     def display(self, path: Path) -> str:
@@ -75,8 +76,19 @@ class FileLoader:
     def _key(self, path: Path) -> Path:
         key = self._keys.get(path)
         if key is None:
-            key = self._keys[path] = path.resolve() if path.exists() else path
+            key = self._keys[path] = self._resolved(path) if path.exists() else path
         return key
+
+    def _resolved(self, path: Path) -> Path:
+        """``path.resolve()``, with each directory resolved once for the loader's life: a tree's
+        files share a few hundred directories, and resolving costs a system call per component,
+        so a file that is not a symlink itself costs one ``lstat`` once its directory is known."""
+        if path.name in ("", ".", "..") or path.is_symlink():
+            return path.resolve()
+        directory = self._directories.get(path.parent)
+        if directory is None:
+            directory = self._directories[path.parent] = path.parent.resolve()
+        return directory / path.name
 
     def load(self, path: Path) -> SourceFile | None:
         """The file's text, or ``None`` when it does not exist or is not text."""
