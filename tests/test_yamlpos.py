@@ -76,6 +76,19 @@ def test_alias_bomb_stays_small() -> None:
     assert document.get("a11").is_seq  # type: ignore[union-attr]
 
 
+def test_an_alias_is_the_node_it_names_and_a_file_without_anchors_is_read_the_same() -> None:
+    """Nodes are remembered only when the text has an anchor; an alias then shares the node (an
+    alias bomb stays small), and an anchor-free file gives the same trees."""
+    shared = load(SourceFile.from_text("base: &b [1, 2]\nuse: *b\nalso: *b\n"))
+    assert shared is not None
+    assert shared.get("use") is shared.get("base") is shared.get("also")
+    text = "a: [1, {b: 'x'}]\nc: {d: [e, f]}\n"
+    plain = load(SourceFile.from_text(text))
+    anchored = load(SourceFile.from_text(text + "z: &unused 1\n"))
+    assert plain is not None and anchored is not None
+    assert plain.python() == {key: value for key, value in anchored.python().items() if key != "z"}  # type: ignore[union-attr]
+
+
 def test_crlf_and_multiple_documents() -> None:
     source = SourceFile.from_text("a: 1\r\n---\r\nb: \"two\"\r\n")
     documents = load_all(source)

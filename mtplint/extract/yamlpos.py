@@ -222,38 +222,48 @@ def _content_start(source: SourceFile, start: int, style: str | None) -> int:
     return start
 
 
+_ScalarNode, _SequenceNode = yaml.ScalarNode, yaml.SequenceNode
+
+
 class _Converter:
     def __init__(self, source: SourceFile, max_nodes: int) -> None:
         self.source = source
         self.seen: dict[int, YNode] = {}
+        # a node reached twice is an alias of an anchored one: without an anchor in the text every
+        # node is reached once, and remembering each (most of them scalars) is wasted work
+        self.shared = "&" in source.text
         self.budget = max_nodes
 
     def convert(self, node: yaml.Node, depth: int = 0) -> YNode:
-        cached = self.seen.get(id(node))
-        if cached is not None:
-            return cached
+        if self.shared:
+            cached = self.seen.get(id(node))
+            if cached is not None:
+                return cached
         if depth > 500:
             raise YamlError("YAML nesting too deep", node.start_mark.index)
         self.budget -= 1
         if self.budget < 0:
             raise YamlError("YAML document too large (too many nodes)", node.start_mark.index)
-        start, end = node.start_mark.index, node.end_mark.index
-        if isinstance(node, yaml.ScalarNode):
+        if node.__class__ is _ScalarNode:
             result = YNode.scalar_from(self.source, node)
-            self.seen[id(node)] = result
+            if self.shared:
+                self.seen[id(node)] = result
             return result
-        if isinstance(node, yaml.SequenceNode):
+        start, end = node.start_mark.index, node.end_mark.index
+        if isinstance(node, _SequenceNode):
             result = YNode("seq", node.tag, start, end, self.source)
-            self.seen[id(node)] = result
+            if self.shared:
+                self.seen[id(node)] = result
             result.items = [self.convert(item, depth + 1) for item in node.value]
             return result
         result = YNode("map", node.tag, start, end, self.source)
-        self.seen[id(node)] = result
+        if self.shared:
+            self.seen[id(node)] = result
         explicit: list[tuple[YNode, YNode]] = []
         merged: list[tuple[YNode, YNode]] = []
         for key, value in node.value:
             if key.tag == _TAG_PREFIX + "merge":
-                sources = value.value if isinstance(value, yaml.SequenceNode) else [value]
+                sources = value.value if isinstance(value, _SequenceNode) else [value]
                 for merge_source in sources:
                     converted = self.convert(merge_source, depth + 1)
                     if converted.is_map:
