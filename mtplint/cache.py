@@ -76,10 +76,6 @@ def package_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def file_digest(data: bytes) -> str:
-    return sha256_hex(data)
-
-
 class Probe:
     """Hashes of files and directory listings, each computed once per run."""
 
@@ -93,7 +89,7 @@ class Probe:
         if path not in self._files:
             try:
                 with open(path, "rb") as handle:
-                    self._files[path] = file_digest(handle.read())
+                    self._files[path] = sha256_hex(handle.read())
             except OSError:
                 self._files[path] = ABSENT
         return self._files[path]

@@ -347,7 +347,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """``check`` once the run's configuration errors can be reported (see :func:`cmd_check`)."""
+    """``check`` itself: the settings, the lint, the report (:func:`cmd_check` chose the output and
+    whether documents that passed their schema are remembered)."""
     from mtplint.checks.catalog import CatalogError
     from mtplint.config import ConfigError, settings_for
     from mtplint.lint import lint

@@ -191,9 +191,9 @@ def remembering_valid_documents(directory: Path | None) -> Iterator[None]:
 
 @cache
 def _schemas_digest() -> str:
-    from mtplint.cache import file_digest
+    from mtplint.digest import sha256_hex
 
-    return file_digest(b"".join(path.name.encode() + b"\0" + path.read_bytes() + b"\0"
+    return sha256_hex(b"".join(path.name.encode() + b"\0" + path.read_bytes() + b"\0"
                                 for path in sorted(schemas_dir().glob("*.json"))))
 
 
