@@ -194,20 +194,21 @@ _SUBCOMMANDS: tuple[tuple[tuple[str, ...], Any], ...] = (
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser; with ``command``, only that subcommand's parser is filled in (the
-    others are there by name, so usage lines and messages read the same: start-up time, every run)."""
+    """The command line's parser; with ``command``, only that subcommand's parser is built (start-up
+    time, every run); the usage line still names every command, as the complete parser's does."""
     parser = _ArgumentParser(
         prog="mtplint",
         description="Lint the launch configuration of LLM servers that use speculative decoding (MTP).",
     )
     parser.add_argument("--version", action="version", version=f"mtplint {__version__}")
-    commands = parser.add_subparsers(dest="command")
+    if command is None:
+        commands = parser.add_subparsers(dest="command")
+    else:  # argparse's own spelling of the choices, which it would derive from all the parsers
+        every_name = ",".join(name for names, _ in _SUBCOMMANDS for name in names)
+        commands = parser.add_subparsers(dest="command", metavar=f"{{{every_name}}}")
     for names, add in _SUBCOMMANDS:
         if command is None or command in names:
             add(commands)
-        else:
-            for name in names:
-                commands.add_parser(name, add_help=False)  # never parsed with: a name, not a parser
     return parser
 
 

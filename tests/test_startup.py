@@ -96,7 +96,9 @@ def test_the_check_parser_alone_reads_the_command_line_as_the_full_parser() -> N
     assert vars(build_parser("check").parse_args(argv)) == vars(build_parser().parse_args(argv))
 
 
-@pytest.mark.parametrize("argv", [["check", "--help"], ["check", "--no-such-flag"], ["rule"], ["--help"]])
+@pytest.mark.parametrize("argv", [["check", "--help"], ["check", "--no-such-flag"], ["rule"], ["--help"],
+                                  ["inspect", "--bogus"], ["recommend", "--no-such-flag"], ["crossover", "--help"],
+                                  ["clean", "extra"], ["version", "extra"], ["rules", "--output-format", "xml"]])
 def test_usage_and_errors_read_as_with_the_full_parser(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     outputs = []
     for parser in (build_parser(), build_parser(argv[0] if not argv[0].startswith("-") else None)):
