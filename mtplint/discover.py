@@ -37,10 +37,11 @@ DEFAULT_EXCLUDES = (
     "__pycache__", "node_modules", "site-packages", ".mtplint_cache", "dist", "build", "_build", ".eggs",
 )
 
-#: words at least one of which every relevant file contains
+#: words at least one of which every relevant file contains (``mtp`` not after a letter: every
+#: mail configuration has an ``smtp_host``)
 PREFILTER = re.compile(
     rb"vllm|sglang|llama-server|llama\.cpp|llama_cpp|speculative|NEXTN|spec-type|spec_type|mlx_lm|mlx-lm"
-    rb"|LLAMA_ARG|mtp|draft-m|--draft|models-preset|\.gguf|hf-repo"
+    rb"|LLAMA_ARG|(?<![a-z])mtp|draft-m|--draft|models-preset|\.gguf|hf-repo"
 )
 
 SHELLS = ("sh", "bash", "dash", "zsh", "ksh", "ash")

@@ -29,6 +29,10 @@ def test_prefilter_skips_unrelated_files() -> None:
     assert relevant(b"services:\n  web:\n    image: nginx\n", "compose") is False
     assert relevant(b"vllm serve m", "shell") is True
     assert relevant(b"--spec-type draft-mtp", "shell") is True
+    assert relevant(b'{"method": "deepseek_mtp"}', "yaml") is True
+    assert relevant(b"mtp:\n  num_speculative_tokens: 2\n", "yaml") is True
+    # a mail setting is not a speculative one: the file is skipped before any parser runs
+    assert relevant(b"notify:\n  smtp_host: smtp.example.com\n", "yaml") is False
     assert relevant(b"[Service]\nExecStart=/opt/start.sh\n", "systemd") is True
 
 
