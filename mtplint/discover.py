@@ -370,19 +370,10 @@ def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), re
     root = root.resolve()
     readers: list[tuple[Path, str, int]] = []
     for given in paths:
-        group = configs.group_of(given) if configs is not None else 0
-        walk_excludes, walk_gitignore = excludes, respect_gitignore
-        if group and configs is not None:
-            walk = configs.walk_settings(group)
-            if walk is not None:
-                walk_excludes, walk_gitignore = walk
+        group, walk_excludes, walk_gitignore = _walk_settings(given, excludes, respect_gitignore, configs)
         if given.is_dir():
-            for name, walked_group in _walk(str(given), _relative_base(given, root), [], walk_excludes, walk_gitignore,
-                                            configs, group):
-                path = Path(name)
-                kind = _kind_of(path)
-                if kind:
-                    found.setdefault(path, Candidate(path, kind, group=walked_group))
+            for candidate in _walked(given, root, group, walk_excludes, walk_gitignore, configs):
+                found.setdefault(candidate.path, candidate)
         elif given.exists() or given.is_symlink():
             kind = classify(given, _head(given)) or "unknown"
             found[given] = Candidate(given, kind, explicit=True, group=group)
@@ -399,3 +390,45 @@ def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), re
                 known.add(os.path.realpath(path))
                 found[path] = Candidate(path, kind, group=group)
     return list(found.values())
+
+
+def discover_as_walked(paths: Sequence[Path], root: Path, excludes: Sequence[str] = (),
+                       respect_gitignore: bool = True, configs: Configs | None = None) -> Iterator[Candidate]:
+    """:func:`discover`'s candidates, in its order, each as soon as the walk reaches it: a run with
+    workers starts linting the first files while the parent still walks the rest of a large tree.
+
+    Only directories stream. A file given by name can replace a walked candidate of the same path
+    (it becomes explicit) and brings in other files at the end, so paths that are not all
+    directories are discovered first, then yielded."""
+    if not all(given.is_dir() for given in paths):
+        yield from discover(paths, root, excludes, respect_gitignore, configs)
+        return
+    root = root.resolve()
+    seen: set[Path] = set()
+    for given in paths:
+        group, walk_excludes, walk_gitignore = _walk_settings(given, excludes, respect_gitignore, configs)
+        for candidate in _walked(given, root, group, walk_excludes, walk_gitignore, configs):
+            if candidate.path not in seen:
+                seen.add(candidate.path)
+                yield candidate
+
+
+def _walk_settings(given: Path, excludes: Sequence[str], respect_gitignore: bool,
+                   configs: Configs | None) -> tuple[int, Sequence[str], bool]:
+    """A path given's configuration group, and the ``exclude`` and ``respect-gitignore`` its walk follows."""
+    group = configs.group_of(given) if configs is not None else 0
+    if group and configs is not None:
+        walk = configs.walk_settings(group)
+        if walk is not None:
+            return group, walk[0], walk[1]
+    return group, excludes, respect_gitignore
+
+
+def _walked(directory: Path, root: Path, group: int, excludes: Sequence[str], respect_gitignore: bool,
+            configs: Configs | None) -> Iterator[Candidate]:
+    for name, walked_group in _walk(str(directory), _relative_base(directory, root), [], excludes, respect_gitignore,
+                                    configs, group):
+        path = Path(name)
+        kind = _kind_of(path)
+        if kind:
+            yield Candidate(path, kind, group=walked_group)

@@ -88,6 +88,11 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
     With ``settings.configs``, files governed by another configuration than the first path's are
     checked with that configuration's settings (:class:`mtplint.config.ConfigTree`), in the same
     single run: one discovery walk, one report."""
+    if loader is None and (cache or jobs != 1):
+        from mtplint.parallel import lint_units
+
+        # discovers under the run's configurations itself, and lints while it walks
+        return lint_units(paths, settings, jobs=jobs, use_cache=cache)
     candidates = None
     tree = settings.configs
     if tree is not None:
@@ -96,16 +101,11 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
         if any(candidate.group for candidate in candidates):
             from mtplint.parallel import lint_units
 
-            return lint_units(paths, settings, jobs=jobs if loader is None else 1, use_cache=cache and loader is None,
-                              candidates=candidates, loader=loader)
+            return lint_units(paths, settings, jobs=1, use_cache=False, candidates=candidates, loader=loader)
         if tree.nested:  # another configuration was read (and its catalog registered), but governs nothing
             from mtplint.config import activate
 
             activate(settings)
-    if loader is None and (cache or jobs != 1):
-        from mtplint.parallel import lint_units
-
-        return lint_units(paths, settings, jobs=jobs, use_cache=cache, candidates=candidates)
     catalog = load_catalog(settings.extend_rules)
     rules = selected_rules(catalog, settings.select, settings.extend_select, settings.ignore)
     chosen = {rule.code for rule in rules}

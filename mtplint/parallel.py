@@ -23,12 +23,11 @@ cache key), and the records are assembled as one run (tests/test_config_hierarch
 
 from __future__ import annotations
 
-import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from mtplint.discover import Candidate, discover
+from mtplint.discover import Candidate, discover_as_walked
 from mtplint.extract import MAX_FILE_BYTES, FileLoader
 from mtplint.source import Diagnostic, Issues, SourceFile, Span
 
@@ -206,6 +205,12 @@ def _deps(candidate: Candidate, loader: RecordingLoader, root: Path) -> Deps:
 
 _WORKER: dict[str, Any] = {}
 
+#: files per unit of work sent to a worker: enough that sending costs little, few enough that the
+#: first units go out while the walk goes on and that no worker idles long at the end while
+#: another finishes a heavy unit; consecutive files keep a directory together (they share .env,
+#: pins, scripts)
+CHUNK_FILES = 48
+
 
 class _Group:
     """One configuration's part of a run: its settings, rule catalog, selected rules and cache."""
@@ -220,18 +225,28 @@ class _Group:
                       if rule_codes is None else [self.catalog[code] for code in rule_codes])
         self.cache: Cache | None = None
 
-
-def _worker_start(members: list[LintSettings], codes: list[list[str]], with_deps: bool) -> None:
-    groups = [_Group(settings, group_codes) for settings, group_codes in zip(members, codes, strict=True)]
-    _WORKER.update(groups=groups, with_deps=with_deps, active=None,
-                   loader=RecordingLoader(members[0].pipeline.root))
+    def for_worker(self) -> tuple[LintSettings, list[str]]:
+        return self.settings, [rule.code for rule in self.rules]
 
 
-def _worker_chunk(chunk: list[tuple[int, Candidate]]) -> list[tuple[int, Record, Deps | None]]:
+def _worker_start(with_deps: bool) -> None:
+    _WORKER.update(groups={}, with_deps=with_deps, active=None, loader=None)
+
+
+def _worker_chunk(chunk: list[tuple[int, Candidate]],
+                  new_groups: dict[int, tuple[LintSettings, list[str]]]) -> list[tuple[int, Record, Deps | None]]:
+    """``new_groups``: the configurations of the chunk's files, by group, for a worker that has not
+    met them yet (the walk finds configurations as it goes, after the workers started)."""
     w = _WORKER
+    groups: dict[int, _Group] = w["groups"]
+    for number, (settings, codes) in new_groups.items():
+        if number not in groups:
+            groups[number] = _Group(settings, codes)
+    if w["loader"] is None:
+        w["loader"] = RecordingLoader(groups[0].settings.pipeline.root)
     done = []
     for index, candidate in chunk:
-        group = w["groups"][candidate.group]
+        group = groups[candidate.group]
         # always, even with one group: a spawned worker (macOS, Windows) starts with no
         # configuration GPUs or models registered, a forked one with whatever the parent left
         if w["active"] != candidate.group:
@@ -255,79 +270,145 @@ def _pool_context() -> Any:
 
 # -- the run ---------------------------------------------------------------------------------------
 
-def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, use_cache: bool,
-               candidates: list[Candidate] | None = None, loader: FileLoader | None = None) -> LintResult:
-    """``candidates``: the files, already discovered (default: discovered here). When they come
-    from several configurations (``settings.configs``, candidates of a group other than 0), each
-    file is analysed with its own configuration's settings and the records assembled as one run.
-    ``loader``: one seeded with texts that stand for files (a fix re-linted in memory; in-process,
-    no cache)."""
-    options = settings.pipeline
-    if candidates is None:
-        candidates = discover(paths, options.root, options.excludes, options.respect_gitignore)
-    tree = settings.configs
-    grouped = tree is not None and any(candidate.group for candidate in candidates)
-    # what a worker is sent: each group's settings without the tree (it holds the command line)
-    members = [member.without_configs() for member in (tree.groups if tree is not None and grouped else [settings])]
-    groups = [_Group(member) for member in members]
-    records: list[Record | None] = [None] * len(candidates)
-    keys: dict[int, str] = {}
-    display = FileLoader(options.root).display
-    work: list[tuple[int, Candidate]] = []
-    for index, candidate in enumerate(candidates):
-        group = groups[candidate.group]
-        if use_cache and group.cache is None:
+class _Units:
+    """The files of a run as discovery hands them over: each one's record from the cache, or its
+    place in the work still to do."""
+
+    def __init__(self, settings: LintSettings, use_cache: bool) -> None:
+        self.settings = settings
+        self.use_cache = use_cache
+        self.candidates: list[Candidate] = []
+        self.records: list[Record | None] = []
+        self.keys: dict[int, str] = {}
+        self.groups: list[_Group] = [_Group(settings.without_configs())]
+        self.display = FileLoader(settings.pipeline.root).display
+
+    def group(self, number: int) -> _Group:
+        """A configuration group's settings, rules and cache, read the first time a file needs them."""
+        tree = self.settings.configs
+        while len(self.groups) <= number and tree is not None:
+            self.groups.append(_Group(tree.groups[len(self.groups)].without_configs()))
+        return self.groups[number]
+
+    def add(self, candidate: Candidate) -> tuple[int, Candidate] | None:
+        """Take a discovered file: None when the cache holds its record, else the work to do."""
+        index = len(self.candidates)
+        self.candidates.append(candidate)
+        self.records.append(None)
+        group = self.group(candidate.group)
+        if self.use_cache and group.cache is None:
             group.cache = _open_cache(group.settings, group.rules, group.catalog)
         if group.cache is not None:
-            key = _cache_key(group.cache, candidate, display)
+            key = _cache_key(group.cache, candidate, self.display)
             if key is not None:
-                keys[index] = key
-                records[index] = group.cache.get(key)
-        if records[index] is None:
-            work.append((index, candidate))
+                self.keys[index] = key
+                self.records[index] = group.cache.get(key)
+        return (index, candidate) if self.records[index] is None else None
 
-    workers = default_jobs(len(work)) if jobs is None else max(1, jobs)
-    workers = 1 if loader is not None else min(workers, max(1, len(work)))
-    with_deps = use_cache and loader is None
-    done: list[tuple[int, Record, Deps | None]] = []
-    if workers == 1:
-        run_loader = loader if loader is not None else RecordingLoader(options.root)
-        active: int | None = None
-        for index, candidate in work:
-            group = groups[candidate.group]
-            if grouped and active != candidate.group:
-                from mtplint.config import activate
+    def take(self, done: list[tuple[int, Record, Deps | None]]) -> None:
+        for index, record, deps in done:
+            self.records[index] = record
+            cache = self.groups[self.candidates[index].group].cache
+            if cache is not None and deps is not None and index in self.keys:
+                cache.put(self.keys[index], record, deps)
 
-                activate(group.settings)
-                active = candidate.group
-            done.append((index, *analyse(candidate, run_loader, group.settings, group.rules, group.catalog,
-                                         with_deps)))
+
+def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, use_cache: bool,
+               candidates: list[Candidate] | None = None, loader: FileLoader | None = None) -> LintResult:
+    """``candidates``: the files, already discovered (default: discovered here, under the run's
+    configurations, and linted by the workers while the walk goes on). When they come from several
+    configurations (``settings.configs``, candidates of a group other than 0), each file is analysed
+    with its own configuration's settings and the records assembled as one run. ``loader``: one
+    seeded with texts that stand for files (a fix re-linted in memory; in-process, no cache)."""
+    options = settings.pipeline
+    tree = settings.configs
+    found: Iterator[Candidate] = (iter(candidates) if candidates is not None else
+                                  discover_as_walked(paths, options.root, options.excludes, options.respect_gitignore,
+                                                     tree))
+    units = _Units(settings, use_cache)
+    work: list[tuple[int, Candidate]] = []
+    wanted = 1 if loader is not None else None if jobs is None else max(1, jobs)
+    # files are taken until the number of workers is decided: the run's worth of them when few
+    # (as ruff, one process for a pre-commit hook's handful), else as many workers as asked for
+    enough = PARALLEL_THRESHOLD if wanted is None else wanted
+    for candidate in found:
+        item = units.add(candidate)
+        if item is not None:
+            work.append(item)
+            if len(work) >= enough and wanted != 1:
+                break
     else:
-        # contiguous chunks keep a directory's files together (they share .env, pins, scripts);
-        # many chunks per worker even out files that cost more than others, so no worker idles
-        # long at the end while another finishes a heavy chunk
-        size = max(8, math.ceil(len(work) / (workers * 16)))
-        chunks = [work[start:start + size] for start in range(0, len(work), size)]
-        from concurrent.futures import ProcessPoolExecutor
-
-        with ProcessPoolExecutor(workers, mp_context=_pool_context(), initializer=_worker_start,
-                                 initargs=(members, [[rule.code for rule in group.rules] for group in groups],
-                                           with_deps)) as pool:
-            for results in pool.map(_worker_chunk, chunks):
-                done.extend(results)
-    for index, record, deps in done:
-        records[index] = record
-        cache = groups[candidates[index].group].cache
-        if cache is not None and deps is not None and index in keys:
-            cache.put(keys[index], record, deps)
-    if grouped:
+        found = iter(())
+    workers = default_jobs(len(work)) if wanted is None else min(wanted, max(1, len(work)))
+    with_deps = use_cache and loader is None
+    if workers == 1:
+        work.extend(item for item in map(units.add, found) if item is not None)
+        _analyse_here(work, units, loader, with_deps)
+    else:
+        _analyse_in_workers(work, found, units, workers, with_deps)
+    candidates = units.candidates
+    grouped = tree is not None and any(candidate.group for candidate in candidates)
+    if grouped and tree is not None:
+        units.group(len(tree.groups) - 1)  # every configuration the run read, as the report lists their rules
+    if tree is not None and (grouped or tree.nested):
         from mtplint.config import activate
 
-        activate(members[0])  # the run's first configuration again, as after a run under one
-    kept = [(record, candidate) for record, candidate in zip(records, candidates, strict=True) if record is not None]
-    return assemble([record for record, _ in kept], groups, [candidate.group for _, candidate in kept],
+        activate(units.groups[0].settings)  # the run's first configuration again, as after a run under one
+    kept = [(record, candidate) for record, candidate in zip(units.records, candidates, strict=True)
+            if record is not None]
+    return assemble([record for record, _ in kept], units.groups, [candidate.group for _, candidate in kept],
                     tree if grouped else None, loader,
-                    {display(candidate.path): candidate.group for _, candidate in kept} if grouped else None)
+                    {units.display(candidate.path): candidate.group for _, candidate in kept} if grouped else None)
+
+
+def _analyse_here(work: list[tuple[int, Candidate]], units: _Units, loader: FileLoader | None,
+                  with_deps: bool) -> None:
+    from mtplint.config import activate
+
+    tree = units.settings.configs
+    grouped = tree is not None and any(candidate.group for candidate in units.candidates)
+    if not grouped and tree is not None and tree.nested:
+        # another configuration was read (and its catalog registered) but governs nothing here
+        activate(units.settings)
+    run_loader = loader if loader is not None else RecordingLoader(units.settings.pipeline.root)
+    active: int | None = None
+    done = []
+    for index, candidate in work:
+        group = units.groups[candidate.group]
+        if grouped and active != candidate.group:
+            activate(group.settings)
+            active = candidate.group
+        done.append((index, *analyse(candidate, run_loader, group.settings, group.rules, group.catalog, with_deps)))
+    units.take(done)
+
+
+def _analyse_in_workers(work: list[tuple[int, Candidate]], found: Iterator[Candidate], units: _Units,
+                        workers: int, with_deps: bool) -> None:
+    """The work so far and the rest of the walk, in chunks, over ``workers`` processes."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(workers, mp_context=_pool_context(), initializer=_worker_start,
+                             initargs=(with_deps,)) as pool:
+        futures = []
+
+        def send(chunk: list[tuple[int, Candidate]]) -> None:
+            # every worker may get any chunk: a group's settings go with each chunk that has its files
+            numbers = {candidate.group for _, candidate in chunk} | {0}
+            futures.append(pool.submit(_worker_chunk, chunk,
+                                       {number: units.groups[number].for_worker() for number in sorted(numbers)}))
+
+        pending = work
+        for candidate in found:
+            item = units.add(candidate)
+            if item is not None:
+                pending.append(item)
+                if len(pending) >= CHUNK_FILES:
+                    send(pending)
+                    pending = []
+        if pending:
+            send(pending)
+        for future in futures:
+            units.take(future.result())
 
 
 def _cache_key(cache: Cache, candidate: Candidate, display: Any) -> str | None:

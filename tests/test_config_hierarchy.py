@@ -312,3 +312,19 @@ def test_editor_buffer_uses_the_configuration_of_its_file(two_teams: Path, monke
     monkeypatch.setattr("sys.stdin", io.StringIO(COMPOSE))
     _, findings, _ = check_json(two_teams / "team-b", "--stdin-filename", "../team-a/deploy/compose.yaml")
     assert "MTP201" in by_file(findings)["../team-a/deploy/compose.yaml"]
+
+
+def test_configuration_met_late_in_the_walk_reaches_the_workers(tmp_path: Path) -> None:
+    """Workers start linting while the walk goes on: a configuration the walk finds only after
+    the first files went out (``zz-team`` sorts last) still governs its files in the workers."""
+    from mtplint.parallel import CHUNK_FILES
+
+    files = {f"aa-team/svc{n:03}/compose.yaml": COMPOSE for n in range(CHUNK_FILES * 2)}
+    files.update({"zz-team/mtplint.toml": 'ignore = ["MTP102"]\n', "zz-team/svc/compose.yaml": COMPOSE})
+    write_files(tmp_path, files)
+    _, plain, _ = check_json(tmp_path, "--no-cache", "--jobs", "1", ".")
+    _, parallel, _ = check_json(tmp_path, "--no-cache", "--jobs", "2", ".")
+    assert parallel == plain
+    found = by_file(plain)
+    assert "MTP102" in found["aa-team/svc000/compose.yaml"]
+    assert found["zz-team/svc/compose.yaml"] == [code for code in found["aa-team/svc000/compose.yaml"] if code != "MTP102"]

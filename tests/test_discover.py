@@ -84,3 +84,18 @@ def test_the_loader_sees_one_file_under_every_name_it_is_reached_by(tmp_path: Pa
     assert all(loader.load(name) is first for name in names)
     missing = tmp_path / "linked-dir" / "missing.yaml"
     assert loader._key(missing) == missing and loader.load(missing) is None
+
+
+def test_discovery_as_walked_hands_over_the_same_files_in_the_same_order(tmp_path: Path) -> None:
+    for name in ["b/compose.yaml", "a/run.sh", "a/deep/serve.py", "a/.env", "c/notes.md", "b/sub/compose.yaml"]:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("vllm serve m\n")
+    from mtplint.discover import discover_as_walked
+
+    # directories (streamed, a folder given twice counts once), and a file given by name among them
+    for paths in ([tmp_path], [tmp_path / "b", tmp_path / "a", tmp_path / "b" / "sub"],
+                  [tmp_path / "a", tmp_path / "a" / "run.sh", tmp_path / "missing.yaml"]):
+        assert list(discover_as_walked(paths, tmp_path)) == discover(paths, tmp_path)
+    assert [c.path.name for c in discover_as_walked([tmp_path / "b", tmp_path / "b" / "sub"], tmp_path)] == [
+        "compose.yaml", "compose.yaml"]

@@ -279,8 +279,9 @@ def test_unreadable_file_is_a_finding(tmp_path: Path) -> None:
 def test_file_deleted_during_the_run_is_a_finding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Between discovery and reading, the file disappears (an editor's temporary file, a checkout)."""
     import importlib
+    from collections.abc import Iterator
 
-    from mtplint.discover import discover
+    from mtplint.discover import discover, discover_as_walked
     from tests.conftest import run_cli
 
     project = with_broken_launch(tmp_path, {"gone.sh": "#!/bin/sh\nvllm serve m\n"})
@@ -290,14 +291,21 @@ def test_file_deleted_during_the_run_is_a_finding(tmp_path: Path, monkeypatch: p
         (project / "gone.sh").unlink(missing_ok=True)
         return found
 
-    # every module that runs discovery (the sequential pipeline, the parallel runner)
-    for name in ("mtplint.pipeline", "mtplint.parallel"):
+    def walk_then_delete(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        found = list(discover_as_walked(*args, **kwargs))
+        (project / "gone.sh").unlink(missing_ok=True)
+        yield from found
+
+    # every module that runs discovery (the sequential pipeline and lint, the parallel runner)
+    for name in ("mtplint.pipeline", "mtplint.lint", "mtplint.parallel"):
         try:
             module = importlib.import_module(name)
         except ImportError:
             continue
         if hasattr(module, "discover"):
             monkeypatch.setattr(module, "discover", discover_then_delete)
+        if hasattr(module, "discover_as_walked"):
+            monkeypatch.setattr(module, "discover_as_walked", walk_then_delete)
     code, out, err = run_cli(["check", "--isolated", "--output-format", "json", "--select", "MTP001,MTP101", "."],
                              cwd=project)
     assert code == 1, err
