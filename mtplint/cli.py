@@ -450,7 +450,8 @@ def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO,
         out.write(formats.concise(findings, unsafe_fixes))
     else:
         out.write(formats.full(findings, result.pipeline, unsafe_fixes))
-    out.write(formats.summary(findings, len(result.suppressed), fixed=fixed, unsafe_fixes=unsafe_fixes))
+    out.write(formats.summary(findings, len(result.suppressed), fixed=fixed, unsafe_fixes=unsafe_fixes,
+                              errors=len(result.pipeline.internal_errors)))
 
 
 def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, out: TextIO, err: TextIO) -> int:

@@ -123,3 +123,11 @@ def test_main_leaves_the_callers_garbage_collector_as_it_was(tmp_path: Path) -> 
     before = gc.get_threshold()
     run_cli(["check", "--isolated", "."], cwd=project(tmp_path))
     assert gc.get_threshold() == before
+
+
+def test_a_path_that_cannot_be_read_is_not_reported_as_passing(tmp_path: Path) -> None:
+    code, out, err = run_cli(["check", "--no-cache", "missing.yaml"], cwd=tmp_path)
+    assert code == 2
+    assert "missing.yaml: does not exist" in err
+    assert "All checks passed" not in out
+    assert out == "No findings, but the run met 1 error: not everything was checked.\n"

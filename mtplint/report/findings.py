@@ -94,11 +94,15 @@ def as_json(findings: Sequence[Finding]) -> str:
     return json.dumps([finding_json(f) for f in findings], indent=2, ensure_ascii=False) + "\n"
 
 
-def summary(findings: Sequence[Finding], suppressed: int, *, fixed: int = 0, unsafe_fixes: bool = False) -> str:
+def summary(findings: Sequence[Finding], suppressed: int, *, fixed: int = 0, unsafe_fixes: bool = False,
+            errors: int = 0) -> str:
     """The closing lines; ``fixed``: how many findings ``--fix`` fixed (ruff: ``Found 3 errors (2
     fixed, 1 remaining).``); the fix counts follow ruff, with unsafe fixes hidden unless
-    ``unsafe_fixes``."""
+    ``unsafe_fixes``. ``errors``: paths or launches the run could not check (reported on stderr):
+    then nothing "passed"."""
     if not findings and not fixed:
+        if errors:
+            return f"No findings, but the run met {errors} error{'s' if errors != 1 else ''}: not everything was checked.\n"
         return "All checks passed!\n"
     from mtplint.checks import available
     from mtplint.report.fixes import fix_counts
