@@ -107,9 +107,20 @@ def classify(path: Path, head: bytes = b"") -> str | None:
     return None
 
 
+#: suffixes of files that are never shell or Python scripts: documents, data, other languages'
+#: sources (a monorepo's JavaScript and Go would otherwise each be opened for a first line)
+_NOT_SCRIPTS = frozenset((
+    ".md", ".rst", ".txt", ".json", ".toml", ".cfg", ".lock", ".env", ".csv", ".tsv", ".xml", ".html", ".htm",
+    ".css", ".scss", ".svg", ".png", ".jpg", ".jpeg", ".gif", ".ico", ".pdf", ".ipynb", ".sql", ".proto",
+    ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".go", ".mod", ".sum", ".rs", ".java", ".kt", ".scala",
+    ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".swift", ".lua", ".php",
+    ".zip", ".gz", ".tgz", ".tar", ".whl", ".so", ".o", ".a", ".pyc", ".gguf", ".safetensors", ".bin", ".pt", ".onnx",
+))
+
+
 def _may_have_shebang(suffix: str) -> bool:
     """Whether a file whose name did not classify it is worth opening to read its first line."""
-    return suffix == "" or suffix not in (".md", ".txt", ".json", ".toml", ".cfg", ".lock", ".env")
+    return suffix not in _NOT_SCRIPTS
 
 
 def relevant(data: bytes, kind: str) -> bool:
@@ -246,7 +257,7 @@ def _kind_of(path: Path) -> str | None:
 
 def _head(path: Path) -> bytes:
     try:
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             return handle.read(256)
     except OSError:
         return b""

@@ -17,6 +17,10 @@ def test_classification_by_name_and_shebang() -> None:
     assert classify(Path("run.sh")) == "shell"
     assert classify(Path("bin/serve"), b"#!/usr/bin/env bash\nvllm serve m\n") == "shell"
     assert classify(Path("bin/launch"), b"#!/usr/bin/env -S python3 -u\n") == "python"
+    assert classify(Path("deploy/start.vllm"), b"#!/bin/bash\nvllm serve m\n") == "shell"
+    # another language's source is not opened for a first line (a monorepo has thousands)
+    assert classify(Path("web/server.js"), b"#!/bin/sh\n") is None
+    assert classify(Path("cmd/main.go"), b"#!/bin/sh\n") is None
     assert classify(Path("Dockerfile.vllm")) == "dockerfile"
     assert classify(Path("vllm.Dockerfile")) == "dockerfile"
     assert classify(Path("vllm.service")) == "systemd"
