@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -472,3 +473,91 @@ def test_a_fix_that_only_brings_an_info_note_is_kept(tmp_path: Path) -> None:
     code, _, err = run_cli(["check", "--isolated", "--engine-version", "llama.cpp=b9500", "--fix", "."], cwd=tmp_path)
     assert code == 0, err
     assert script.read_text().endswith("-np 1 \\\n  --spec-type draft-simple\n")
+
+
+def test_a_bad_fix_among_many_files_costs_lints_of_what_changed_not_of_the_tree(
+        tmp_path: Path, rule: Callable[[Predicate], None], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each try of a fix re-lints the files it changes, not the whole project; and when the pass
+    is refused, the fixes that cannot have caused the new finding are kept together, so one bad
+    fix among n costs a few tries, not n (each of the whole tree)."""
+    import mtplint.pipeline
+
+    def check(ctx: RuleContext) -> Iterator[Finding]:
+        present = _args_text(ctx)
+        if "--enforce-eager" in present:
+            yield ctx.report_finding("--enforce-eager makes decoding slow")
+        elif "--seed=1" not in present:
+            added = " --seed=1 --enforce-eager" if "32" in present else " --seed=1"
+            yield ctx.report_finding("seed", fix=Fix("safe", "Add seed", [_after_last_arg(ctx, added)]))
+
+    extracted: list[str] = []
+    real_extract = mtplint.pipeline.extract_file
+
+    def counting_extract(candidate: Any, *args: Any) -> Any:
+        extracted.append(candidate.path.name)
+        return real_extract(candidate, *args)
+
+    monkeypatch.setattr(mtplint.pipeline, "extract_file", counting_extract)
+    rule(check)
+    files = 40
+    _project(tmp_path, {f"serve-{number:02}.sh": SERVE for number in range(files)})
+    _project(tmp_path, {"serve-bad.sh": SERVE.replace("16", "32")})
+    code, _, err = _check(tmp_path, "--fix")
+    assert code == 1
+    for number in range(files):
+        assert (tmp_path / f"serve-{number:02}.sh").read_text() == SERVE.replace("16\n", "16 --seed=1\n")
+    assert (tmp_path / "serve-bad.sh").read_text() == SERVE.replace("16", "32")
+    assert "serve-bad.sh:3:1: MTP102: fix not applied (Add seed): the result has a new finding" in err
+    assert err.count("fix not applied") == 1
+    # the first lint reads each file once; the refused pass, the good fixes together and the bad
+    # one alone each read the files they change (one at a time over the whole tree: 41 x 41)
+    assert len(extracted) <= 4 * (files + 1), len(extracted)
+    assert max(extracted.count(name) for name in set(extracted)) <= 4
+
+
+def test_several_bad_fixes_among_many_are_each_dropped_and_the_good_ones_kept(
+        tmp_path: Path, rule: Callable[[Predicate], None], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bad fixes in several files, and files where a good and a bad fix sit together: each bad
+    fix is found (and only those), in few lints of the project."""
+    from mtplint.fix import relint
+
+    def check(ctx: RuleContext) -> Iterator[Finding]:
+        args = ctx.report.launch.args
+        present = _args_text(ctx)
+        first = args[0].span
+        source = ctx.source_for(first)
+        assert first is not None and source is not None
+        if "--seed=1" not in present:
+            yield ctx.report_finding("seed", fix=Fix("safe", "Add seed", [Edit(source.span(first.start), "--seed=1 ")]))
+        if "--enforce-eager" in present:
+            yield ctx.report_finding("--enforce-eager makes decoding slow")
+        elif "--max-model-len=4096" not in present:
+            bad = "32" in present
+            fix = Fix("safe", "Cap the context",
+                      [_after_last_arg(ctx, " --max-model-len=4096" + (" --enforce-eager" if bad else ""))])
+            yield ctx.report_finding("context", fix=fix)
+
+    linters: list[relint.ProjectLinter] = []
+    real_init = relint.ProjectLinter.__init__
+
+    def noting_init(self: relint.ProjectLinter, *args: Any) -> None:
+        real_init(self, *args)
+        linters.append(self)
+
+    monkeypatch.setattr(relint.ProjectLinter, "__init__", noting_init)
+    rule(check)
+    files = 64
+    bad = {5, 23, 24, 50}
+    _project(tmp_path, {f"serve-{number:02}.sh": SERVE.replace("16", "32" if number in bad else "16")
+                        for number in range(files)})
+    code, _, err = _check(tmp_path, "--fix")
+    assert code == 1
+    for number in range(files):
+        text = (tmp_path / f"serve-{number:02}.sh").read_text()
+        assert text.startswith("#!/usr/bin/env bash\n# the draft model shares the tokenizer\nvllm serve --seed=1 ")
+        assert text.endswith("--max-num-seqs 32\n" if number in bad else "--max-num-seqs 16 --max-model-len=4096\n")
+    assert err.count("fix not applied (Cap the context): the result has a new finding") == len(bad)
+    assert err.count("fix not applied") == len(bad)
+    # a lint for the first read, the pass, the good part, then per bad file its pair and each half
+    (linter,) = linters
+    assert linter.runs <= 2 + 1 + 3 * len(bad) + 1, linter.runs

@@ -8,9 +8,12 @@
    apply them in one pass with :func:`mtplint.fix.apply_edits` -- edits are on the text as read, so
    every byte outside them stays as it was.
 3. re-lint the same paths *in memory*: the new texts are seeded into the :class:`FileLoader`, the
-   disk is not written. When the pass made a file unparsable (a new MTP001), crashed the pipeline,
-   or produced a finding that was not there before, the pass is redone one fix at a time and each
-   fix that does so is dropped (reported as a :class:`RejectedFix`); the others stay. A new finding
+   disk is not written, and only the files the edits reach are linted again
+   (:class:`mtplint.fix.relint.ProjectLinter`). When the pass made a file unparsable (a new MTP001),
+   crashed the pipeline, or produced a finding that was not there before, the fixes that cannot
+   have caused it are kept together and the suspects tried in smaller groups, down to each fix
+   that does so on its own, which is dropped (reported as a :class:`RejectedFix`); the others
+   stay. A new finding
    that carries a fix this run applies is not damage: it is the next pass's candidate (rewriting
    removed flags into a ``--speculative-config`` brings the deprecated alias inside it into play,
    and that alias is fixed next), and if its own fix is dropped, that is reported in turn.
@@ -34,7 +37,8 @@ from pathlib import Path
 from mtplint.checks import Edit, Finding, Fix, applies
 from mtplint.extract import FileLoader
 from mtplint.fix import apply_edits
-from mtplint.lint import LintResult, LintSettings, lint
+from mtplint.fix.relint import ProjectLint, ProjectLinter
+from mtplint.lint import LintResult, LintSettings
 from mtplint.records import FrozenRecord, Record
 from mtplint.source import SourceFile
 
@@ -204,19 +208,47 @@ def conform_newlines(content: str, newline: str) -> str:
 class _State(Record):
     """The texts as they stand after the passes so far (changed files only), and their lint."""
 
-    __slots__ = ("texts", "result", "disk")
+    __slots__ = ("texts", "lint", "disk", "_read", "_findings")
     texts: dict[str, SourceFile]
-    result: LintResult
+    lint: ProjectLint
     #: the files as first read, for the ones no fix has touched yet
     disk: FileLoader
+    #: display name -> the file as first read (FileLoader.by_display looks through every file read)
+    _read: dict[str, SourceFile | None]
+    #: (code, file, message) -> the findings of the lint so saying, built when first asked
+    _findings: dict[tuple[str, str, str], list[Finding]] | None
 
-    def __init__(self, texts: dict[str, SourceFile], result: LintResult, disk: FileLoader) -> None:
+    def __init__(self, texts: dict[str, SourceFile], lint: ProjectLint, disk: FileLoader,
+                 read: dict[str, SourceFile | None] | None = None) -> None:
         self.texts = texts
-        self.result = result
+        self.lint = lint
         self.disk = disk
+        self._read = read if read is not None else {}
+        self._findings = None
+
+    @property
+    def result(self) -> LintResult:
+        return self.lint.result
+
+    def as_read(self, name: str) -> SourceFile | None:
+        """The file as first read from disk."""
+        if name not in self._read:
+            self._read[name] = self.disk.by_display(name)
+        return self._read[name]
 
     def source(self, name: str) -> SourceFile | None:
-        return self.texts.get(name) or self.disk.by_display(name)
+        return self.texts.get(name) or self.as_read(name)
+
+    def findings_saying(self, code: str, file: str, message: str) -> list[Finding]:
+        """The findings of the current lint with this code, file and message, in order."""
+        if self._findings is None:
+            self._findings = {}
+            for finding in self.result.findings:
+                self._findings.setdefault((finding.code, finding.span.file, finding.message), []).append(finding)
+        return self._findings.get((code, file, message), [])
+
+    def moved_on(self, texts: dict[str, SourceFile], lint: ProjectLint) -> _State:
+        return _State(texts, lint, self.disk, self._read)
 
 
 def _apply(state: _State, edits: Sequence[Edit]) -> tuple[dict[str, SourceFile], dict[str, list[Edit]]]:
@@ -291,12 +323,20 @@ def _new_problems(before: LintResult, after: LintResult, edits: dict[str, list[E
     """What ``after`` has that ``before`` had not. A problem is the same as one before when its
     code, file, position (mapped back through the edits) and message match; or -- unless it is a
     finding a fix just applied was meant to remove -- its code, file and position, or its code, file
-    and message (a message naming a value, a finding moved by an inserted line)."""
+    and message (a message naming a value, a finding moved by an inserted line). Each problem before
+    matches one after at most, the first in order of those that fit."""
     mappers = {name: _back_mapper(file_edits) for name, file_edits in edits.items()}
     pool = _problems(before)
     fixed_ids = {id(finding) for finding in fixed}
     meant_to_go = [finding is not None and id(finding) in fixed_ids for _, finding in pool]
     used = [False] * len(pool)
+    # indices into the pool, in order, by the whole problem and by (code, file): a project has
+    # thousands of problems, and each try of a fix compares them all
+    exactly: dict[Problem, list[int]] = {}
+    by_file: dict[tuple[str, str], list[int]] = {}
+    for index, (problem, _) in enumerate(pool):
+        exactly.setdefault(problem, []).append(index)
+        by_file.setdefault(problem[:2], []).append(index)
     added: list[Problem] = []
     for problem, finding in _problems(after):
         if finding is not None and finding.severity == "info":
@@ -309,10 +349,10 @@ def _new_problems(before: LintResult, after: LintResult, edits: dict[str, list[E
         code, file, offset, message = problem
         mapper = mappers.get(file)
         original = (code, file, mapper(offset) if mapper is not None and offset >= 0 else offset, message)
-        match = next((i for i, (p, _) in enumerate(pool) if not used[i] and p == original), None)
+        match = next((i for i in exactly.get(original, ()) if not used[i]), None)
         if match is None:
-            match = next((i for i, (p, _) in enumerate(pool) if not used[i] and not meant_to_go[i]
-                          and p[:2] == original[:2] and (p[2] == original[2] or p[3] == message)), None)
+            match = next((i for i in by_file.get((code, file), ()) if not used[i] and not meant_to_go[i]
+                          and (pool[i][0][2] == original[2] or pool[i][0][3] == message)), None)
         if match is None:
             added.append(problem)
         else:
@@ -334,30 +374,13 @@ def _describe(problems: Sequence[Problem]) -> str:
     return text
 
 
-class _Linter:
-    """Lints the paths with some files replaced by texts in memory."""
-
-    def __init__(self, paths: list[Path], settings: LintSettings) -> None:
-        self.paths = paths
-        self.settings = settings
-        self.runs = 0
-
-    def __call__(self, texts: dict[str, SourceFile]) -> tuple[LintResult, FileLoader]:
-        loader = FileLoader(self.settings.pipeline.root)
-        for source in texts.values():
-            loader.put(source)
-        self.runs += 1
-        return lint(self.paths, self.settings, loader), loader
-
-
 def _current(finding: Finding, accepted: Sequence[Edit], state: _State) -> list[Finding]:
     """``finding`` (of the pass's starting text) as the lint of the current text reports it, after
     the ``accepted`` edits of the pass: same code, file and message, its start moved past them."""
     delta = sum(len(edit.content) - (edit.span.end - edit.span.start) for edit in accepted
                 if edit.span.file == finding.span.file and edit.span.end <= finding.span.start)
     start = finding.span.start + delta
-    same = [f for f in state.result.findings
-            if (f.code, f.span.file, f.message) == (finding.code, finding.span.file, finding.message)]
+    same = state.findings_saying(finding.code, finding.span.file, finding.message)
     return [f for f in same if f.span.start == start][:1] or same[:1]
 
 
@@ -371,10 +394,10 @@ class _Outcome(Record):
         self.rejected = []
 
 
-def _try(state: _State, chosen: Sequence[_Candidate], relint: _Linter, unsafe: bool,
-         moved: tuple[Sequence[Edit], Sequence[Finding]] | None = None) -> tuple[_State, str | None]:
-    """Apply the ``chosen`` fixes together; the new state, or the old one and why the result was
-    refused. ``moved``: their edits and findings as they stand in the current text, when earlier
+def _try(state: _State, chosen: Sequence[_Candidate], relint: ProjectLinter, unsafe: bool,
+         moved: tuple[Sequence[Edit], Sequence[Finding]] | None = None) -> tuple[_State, list[Problem]]:
+    """Apply the ``chosen`` fixes together; the new state, or the old one and the problems that
+    made the result refused. ``moved``: their edits and findings as they stand in the current text, when earlier
     fixes of the pass have already changed it."""
     if moved is None:
         edits: Sequence[Edit] = [edit for candidate in chosen for edit in candidate.fix.edits]
@@ -383,28 +406,38 @@ def _try(state: _State, chosen: Sequence[_Candidate], relint: _Linter, unsafe: b
         edits, findings = moved
     new_sources, applied = _apply(state, edits)
     if not new_sources:
-        return state, None
+        return state, []
     texts = {**state.texts, **new_sources}
-    result, _ = relint(texts)
-    added = _new_problems(state.result, result, {name: applied[name] for name in new_sources}, findings, unsafe)
+    linted = relint.again(state.lint, texts, new_sources.values())
+    added = _new_problems(state.result, linted.result, {name: applied[name] for name in new_sources}, findings,
+                          unsafe)
     if added:
-        return state, _describe(added)
-    return _State(texts, result, state.disk), None
+        return state, added
+    return state.moved_on(texts, linted), []
 
 
-def _pass(state: _State, chosen: Sequence[_Candidate], relint: _Linter, unsafe: bool) -> tuple[_State, _Outcome]:
+def _pass(state: _State, chosen: Sequence[_Candidate], relint: ProjectLinter,
+          unsafe: bool) -> tuple[_State, _Outcome]:
     outcome = _Outcome()
-    together, refusal = _try(state, chosen, relint, unsafe)
-    if refusal is None:
-        outcome.applied.extend(chosen)
-        return together, outcome
-    if len(chosen) == 1:
-        outcome.rejected.append((chosen[0], refusal))
-        return state, outcome
-    # one of them (or a combination) is bad: one at a time, each against the text the previous
-    # accepted ones left, so a bad fix is dropped and the others stay
-    accepted: list[Edit] = []
-    for candidate in chosen:
+    state = _settle(state, chosen, [], relint, unsafe, outcome)
+    # in the order of the pass, whichever part of it they were tried in
+    order = {id(candidate): index for index, candidate in enumerate(chosen)}
+    outcome.applied.sort(key=lambda candidate: order[id(candidate)])
+    outcome.rejected.sort(key=lambda item: order[id(item[0])])
+    return state, outcome
+
+
+def _settle(state: _State, group: Sequence[_Candidate], accepted: list[Edit], relint: ProjectLinter,
+            unsafe: bool, outcome: _Outcome) -> _State:
+    """Try the ``group`` of fixes of the pass together, after the ``accepted`` ones (which it
+    extends). When the result is refused, one of them (or a combination) is bad: the fixes that
+    cannot have caused it are tried on their own, and the suspects in smaller groups, down to the
+    single fix refused on its own -- so that with k bad fixes among n it takes about k log n tries
+    rather than n (each one a lint of what the fixes change)."""
+    movable = []
+    moved_edits: list[Edit] = []
+    moved_findings: list[Finding] = []
+    for candidate in group:
         moved = []
         for edit in candidate.fix.edits:
             source = state.source(edit.span.file)
@@ -413,22 +446,71 @@ def _pass(state: _State, chosen: Sequence[_Candidate], relint: _Linter, unsafe: 
             moved.append(_shifted(edit, accepted, source))
         if len(moved) != len(candidate.fix.edits):
             continue
-        alone, refusal = _try(state, [candidate], relint, unsafe, (moved, _current(candidate.finding, accepted, state)))
-        if refusal is not None:
-            outcome.rejected.append((candidate, refusal))
-            continue
-        outcome.applied.append(candidate)
-        accepted.extend(candidate.fix.edits)
-        state = alone
-    return state, outcome
+        movable.append(candidate)
+        moved_edits.extend(moved)
+        moved_findings.extend(_current(candidate.finding, accepted, state) if accepted else [candidate.finding])
+    if not movable:
+        return state
+    tried, problems = _try(state, movable, relint, unsafe, (moved_edits, moved_findings))
+    if not problems:
+        outcome.applied.extend(movable)
+        accepted.extend(edit for candidate in movable for edit in candidate.fix.edits)
+        return tried
+    if len(movable) == 1:
+        outcome.rejected.append((movable[0], _describe(problems)))
+        return state
+    for part in _parts(state, movable, problems, relint):
+        state = _settle(state, part, accepted, relint, unsafe, outcome)
+    return state
+
+
+def _parts(state: _State, group: Sequence[_Candidate], problems: Sequence[Problem],
+           relint: ProjectLinter) -> list[list[_Candidate]]:
+    """How to split a refused ``group``: the fixes none of whose changes reach a file where a new
+    problem is, together (they are independent of the others, so the order in which the two are
+    applied does not matter); then each set of suspects that reach the same files. When that does
+    not narrow the group down, its halves."""
+    reaches: list[set[str]] = []
+    for candidate in group:
+        paths = [source.path for source in map(state.source, {edit.span.file for edit in candidate.fix.edits})
+                 if source is not None]
+        reaches.append(relint.reach(paths) | {edit.span.file for edit in candidate.fix.edits})
+    # fixes whose reaches overlap may interact: one cluster (union-find over the files they reach)
+    cluster_of = list(range(len(group)))
+
+    def root(index: int) -> int:
+        while cluster_of[index] != index:
+            cluster_of[index] = cluster_of[cluster_of[index]]
+            index = cluster_of[index]
+        return index
+
+    first_reaching: dict[str, int] = {}
+    for index, reach in enumerate(reaches):
+        for name in reach:
+            other = first_reaching.setdefault(name, index)
+            cluster_of[root(index)] = root(other)
+    problem_files = {file for _, file, _, _ in problems}
+    if all(any(file in reach for reach in reaches) for file in problem_files):
+        suspect_clusters = {root(index) for index, reach in enumerate(reaches) if reach & problem_files}
+        innocent = [candidate for index, candidate in enumerate(group) if root(index) not in suspect_clusters]
+        clusters: dict[int, list[_Candidate]] = {}
+        for index, candidate in enumerate(group):
+            if root(index) in suspect_clusters:
+                clusters.setdefault(root(index), []).append(candidate)
+        parts = [innocent, *clusters.values()] if innocent else list(clusters.values())
+        if len(parts) > 1:
+            return parts
+    middle = len(group) // 2
+    return [list(group[:middle]), list(group[middle:])]
 
 
 def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = False,
                 max_passes: int = MAX_PASSES) -> FixRun:
     """Fix what can be fixed in ``paths``, in memory (see the module docstring)."""
-    relint = _Linter(paths, settings)
-    initial, loader = relint({})
-    state = _State({}, initial, loader)
+    relint = ProjectLinter(paths, settings)
+    first, loader = relint.first()
+    state = _State({}, first, loader)
+    initial = first.result
     originals: dict[str, SourceFile] = {}
     applied: list[AppliedFix] = []
     rejected: list[RejectedFix] = []
@@ -458,7 +540,7 @@ def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = Fal
         for candidate in chosen:
             for edit in candidate.fix.edits:
                 if edit.span.file not in originals:
-                    source = loader.by_display(edit.span.file)
+                    source = state.as_read(edit.span.file)
                     if source is not None:
                         originals[edit.span.file] = source
         state, outcome = _pass(state, chosen, relint, unsafe)
@@ -473,5 +555,3 @@ def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = Fal
         if name not in texts:
             del originals[name]
     return FixRun(originals, texts, applied, rejected, state.result, initial, passes, converged)
-
-

@@ -1,0 +1,195 @@
+"""Re-linting a project after a fix, in time proportional to what the fix changed.
+
+``--fix`` checks each pass of fixes (and, when a pass is refused, each part of it) by linting the
+fixed texts in memory. Linting the whole project for each try costs the whole tree every time --
+seconds on a tree of thousands of files, times the fixes tried. Here the project is linted file by
+file, as :mod:`mtplint.parallel` does (one *record* per discovered file: its extraction, the
+modelling of its launches and the rules on them), noting the files each record read. A change
+re-analyses only the records that read a changed file (and, for a changed version pin file, those
+with a launch below it), then assembles every record into the project's result as a plain run
+does -- the same findings, in the same order, as linting everything again.
+
+What a record depends on, and why the set re-analysed is enough:
+
+* every file it asked the loader for (its own file, ``.env``, ``env_file``, compose override and
+  ``extends`` files, a ``--config`` YAML, the script a unit or Dockerfile starts);
+* the version pins near its launches (``requirements*.txt``, a Dockerfile's ``FROM`` tag): one run
+  reads a directory's pins once, so the records after the first do not ask for them;
+* the compose services an earlier record of the run already reported: the records sharing a
+  compose project read each other's files, so they are re-analysed together, in discovery order.
+
+Fixes only edit files that were read, and never create or delete one: the files discovered, and
+the directory listings the extraction looked at, stay as they were.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from fnmatch import fnmatch
+from pathlib import Path
+
+from mtplint.discover import discover
+from mtplint.lint import LintResult, LintSettings
+from mtplint.parallel import RecordingLoader, _Group, analyse, assemble
+from mtplint.records import FrozenRecord
+from mtplint.source import SourceFile
+from mtplint.versions import PIN_FILES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
+
+    Record = dict[str, Any]
+
+
+class ProjectLint(FrozenRecord):
+    """The lint of the project's texts at one point of the fixing: each discovered file's record
+    (in discovery order) and the assembled result."""
+
+    __slots__ = ("records", "result")
+    records: Final[tuple[Record, ...]]
+    result: Final[LintResult]
+
+    def __init__(self, records: tuple[Record, ...], result: LintResult) -> None:
+        self.records = records
+        self.result = result
+
+
+class ProjectLinter:
+    """Lints ``paths`` as :func:`mtplint.lint.lint` does, and again with some files replaced by
+    texts in memory, re-analysing only the files those texts reach (see the module docstring)."""
+
+    def __init__(self, paths: list[Path], settings: LintSettings) -> None:
+        options = settings.pipeline
+        self.root = options.root
+        tree = settings.configs
+        self.candidates = discover(paths, options.root, options.excludes, options.respect_gitignore, tree)
+        self.grouped = tree is not None and any(candidate.group for candidate in self.candidates)
+        self.tree = tree if self.grouped else None
+        if tree is not None and not self.grouped and tree.nested:
+            from mtplint.config import activate
+
+            activate(settings)  # as lint(): another configuration was read, but governs nothing here
+        members = [member.without_configs() for member in (tree.groups if tree is not None and self.grouped
+                                                           else [settings])]
+        self.members = members
+        self.groups = [_Group(member) for member in members]
+        display = RecordingLoader(options.root).display
+        self.candidate_groups = ({display(candidate.path): candidate.group for candidate in self.candidates}
+                                 if self.grouped else None)
+        #: real path of a file -> the records (indices into the candidates) that read it, at any
+        #: point of the fixing: a record that no longer reads it is re-analysed for nothing, never missed
+        self.readers: dict[str, set[int]] = {}
+        #: record -> the display names of the files it read (at any point of the fixing)
+        self.read_names: dict[int, set[str]] = {}
+        #: record -> the real directories of its launches (where their version pins are looked for)
+        self.launch_directories: dict[int, set[str]] = {}
+        self._real_paths: dict[str, str] = {}
+        #: lints run (the first included), and records analysed, for the tests' accounting
+        self.runs = 0
+        self.analysed = 0
+
+    def first(self) -> tuple[ProjectLint, RecordingLoader]:
+        """The lint of the files as they are on disk, and the loader that read them."""
+        loader = RecordingLoader(self.root)
+        records = self._analyse(range(len(self.candidates)), loader)
+        return ProjectLint(tuple(records), self._assemble(records, loader)), loader
+
+    def again(self, before: ProjectLint, texts: dict[str, SourceFile], changed: Iterable[SourceFile]) -> ProjectLint:
+        """The lint of the project with ``texts`` (every file whose text differs from the disk's)
+        standing for their files, where ``before`` was its lint with the ``changed`` files' previous
+        texts."""
+        loader = RecordingLoader(self.root)
+        for source in texts.values():
+            loader.put(source)
+        affected = self.reaching([source.path for source in changed])
+        records = list(before.records)
+        for index, record in zip(affected, self._analyse(affected, loader), strict=True):
+            records[index] = record
+        return ProjectLint(tuple(records), self._assemble(records, loader))
+
+    def _analyse(self, indices: Iterable[int], loader: RecordingLoader) -> list[Record]:
+        """The records of the candidates at ``indices`` (ascending), read through ``loader``; notes
+        what each read."""
+        from mtplint.config import activate
+
+        records = []
+        active: int | None = None
+        for index in indices:
+            candidate = self.candidates[index]
+            group = self.groups[candidate.group]
+            if self.grouped and active != candidate.group:
+                activate(group.settings)
+                active = candidate.group
+            record, _ = analyse(candidate, loader, group.settings, group.rules, group.catalog, False)
+            records.append(record)
+            self.analysed += 1
+            read = [candidate.path, *map(Path, loader.requested)]
+            for path in read:
+                self.readers.setdefault(self._real(path), set()).add(index)
+            self.read_names.setdefault(index, set()).update(map(loader.display, read))
+            if record["launches"]:
+                self.launch_directories.setdefault(index, set()).update(
+                    self._real(os.path.dirname(launch["path"])) for launch in record["launches"])
+        if self.grouped:
+            activate(self.members[0])  # the run's first configuration again, as lint_units leaves it
+        return records
+
+    def _assemble(self, records: list[Record], loader: RecordingLoader) -> LintResult:
+        self.runs += 1
+        return assemble(records, self.groups, [candidate.group for candidate in self.candidates], self.tree,
+                        loader, self.candidate_groups)
+
+    def reaching(self, changed: Iterable[Path]) -> list[int]:
+        """The records (indices, ascending) a change of the ``changed`` files may change."""
+        affected: set[int] = set()
+        for path in map(self._real, changed):
+            affected |= self.readers.get(path, set())
+            pins = _pin_directory(path)
+            if pins is not None:
+                affected.update(index for index, directories in self.launch_directories.items()
+                                if any(_below(directory, pins) for directory in directories))
+        # records that read an affected record's file share a compose project with it: the one read
+        # first in the run reports the project's services, so they are analysed again together
+        pending = list(affected)
+        while pending:
+            own = self._real(self.candidates[pending.pop()].path)
+            for index in self.readers.get(own, set()) - affected:
+                affected.add(index)
+                pending.append(index)
+        return sorted(affected)
+
+    def reach(self, changed: Iterable[Path]) -> set[str]:
+        """The files (display names) where a change of the ``changed`` files may move a finding:
+        those read by the records it may change."""
+        return {name for index in self.reaching(changed) for name in self.read_names.get(index, ())}
+
+    def _real(self, path: str | Path) -> str:
+        key = str(path)
+        real = self._real_paths.get(key)
+        if real is None:
+            real = self._real_paths[key] = os.path.realpath(key)
+        return real
+
+
+def _pin_directory(path: str) -> str | None:
+    """The directory whose launches (and those below it) take their version from the pin file at
+    ``path`` (:data:`mtplint.versions.PIN_FILES`); None when it is not one."""
+    name = os.path.basename(path)
+    parent = os.path.dirname(path)
+    found = None
+    for pattern in PIN_FILES:
+        folder, _, name_pattern = pattern.rpartition("/")
+        if not fnmatch(name, name_pattern):
+            continue
+        if folder and os.path.basename(parent) == folder:
+            return os.path.dirname(parent)  # ``requirements/*.txt``: the pins of the folder above, and below it
+        if not folder:
+            found = parent
+    return found
+
+
+def _below(directory: str, top: str) -> bool:
+    return directory == top or directory.startswith(top.rstrip(os.sep) + os.sep)
+
