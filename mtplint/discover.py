@@ -38,10 +38,12 @@ DEFAULT_EXCLUDES = (
 )
 
 #: words at least one of which every relevant file contains (``mtp`` not after a letter: every
-#: mail configuration has an ``smtp_host``)
+#: mail configuration has an ``smtp_host``). Every word starts with a plain character so the
+#: regex engine can jump between the possible first characters; a look-behind placed before
+#: ``mtp`` would make it try the whole alternation at every byte (4x slower on a large tree).
 PREFILTER = re.compile(
     rb"vllm|sglang|llama-server|llama\.cpp|llama_cpp|speculative|NEXTN|spec-type|spec_type|mlx_lm|mlx-lm"
-    rb"|LLAMA_ARG|(?<![a-z])mtp|draft-m|--draft|models-preset|\.gguf|hf-repo"
+    rb"|LLAMA_ARG|m(?<![a-z]m)tp|draft-m|--draft|models-preset|\.gguf|hf-repo"
 )
 
 SHELLS = ("sh", "bash", "dash", "zsh", "ksh", "ash")

@@ -37,6 +37,13 @@ def test_prefilter_skips_unrelated_files() -> None:
     assert relevant(b"mtp:\n  num_speculative_tokens: 2\n", "yaml") is True
     # a mail setting is not a speculative one: the file is skipped before any parser runs
     assert relevant(b"notify:\n  smtp_host: smtp.example.com\n", "yaml") is False
+    # the letter check looks at the byte before ``mtp`` only: at the start, after a capital or a
+    # digit it counts; an ``m`` before it (``mmtp``) is a letter like any other
+    assert relevant(b"mtp", "yaml") is True
+    assert relevant(b"Smtp_host: x", "yaml") is True
+    assert relevant(b"x2mtp", "yaml") is True
+    assert relevant(b"mmtp", "yaml") is False
+    assert relevant(b"smtp: a\nmethod: mtp\n", "yaml") is True
     assert relevant(b"[Service]\nExecStart=/opt/start.sh\n", "systemd") is True
 
 
