@@ -193,18 +193,23 @@ def _unknown_flags(parsed: Parsed) -> set[int]:
     return {error.span.start if error.span else -1 for error in parsed.errors if error.kind == "unknown"}
 
 
-def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, context: EngineContext) -> EngineVersion:
+def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, context: EngineContext,
+                    parsed: Parsed | None = None) -> EngineVersion:
     """RULES.md "Versions": flags that exist only in some versions narrow the possible range.
 
     Only the lower bound moves: a flag the assumed (newest possible) version knows but older
     versions reject means the launch runs a version that has it. A flag the newest version rejects
     is left alone -- that is a removed flag, and saying so is the point of the removal rules.
+    ``parsed``: the launch already parsed at ``version`` (saves parsing it again here).
     """
     candidates = [v for v in engine.known_versions()
                   if (version.low is None or compare(v, version.low) >= 0) and compare(v, version.version) < 0]
+    if not candidates:
+        return version
     scratch = EngineContext(context.loader, Issues())
-    newest_unknown = _unknown_flags(engine.parse(launch, version, scratch))
-    unknown_by_key: dict[object, set[int]] = {}
+    newest_unknown = _unknown_flags(parsed if parsed is not None else engine.parse(launch, version, scratch))
+    # versions with the newest one's flags reject the same words: no need to parse at them
+    unknown_by_key: dict[object, set[int]] = {engine.flags_key(version.version): newest_unknown}
     low = version.low
     for candidate in reversed(candidates):
         key = engine.flags_key(candidate)
@@ -235,9 +240,11 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
     version = resolve(launch.engine, engine.known_versions(), hints, options.engine_versions.get(launch.engine))
     hardware = hardware_for(launch, options)
     context = EngineContext(loader, issues)
-    if not version.known:
-        version = narrow_by_flags(engine, launch, version, context)
+    # parsing reads only ``version.version``, which narrowing keeps (it moves the lower bound): the
+    # launch is parsed once at it, with the run's diagnostics, and narrowing compares against that
     parsed = engine.parse(launch, version, context)
+    if not version.known:
+        version = narrow_by_flags(engine, launch, version, context, parsed)
     effective = engine.effective(launch, parsed, version, hardware)
     effective["gpu"] = gpu_setting(hardware)
     return LaunchReport(launch, version, parsed, effective, hardware, loader=loader)

@@ -170,3 +170,25 @@ def test_llama_cpp_builds_that_read_the_same_flags_narrow_as_if_each_were_tried(
     assert lows["sampling.sh"] == ("flags", "b9464")
     assert lows["env.sh"] == ("assumed", None)
     assert lows["plain.sh"] == ("assumed", None)
+
+
+def test_an_unpinned_launch_is_parsed_once_per_version_it_could_run(
+        inspect: Callable[..., Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The parse at the assumed version serves both the report and narrowing; each older release is
+    tried once, and a malformed ``--config`` file is reported once."""
+    from mtplint.engines.vllm import VllmEngine, table_versions
+
+    parsed_at: list[str] = []
+    parse = VllmEngine.parse
+
+    def counting(self: VllmEngine, launch: Any, version: Any, ctx: Any) -> Any:
+        parsed_at.append(version.version)
+        return parse(self, launch, version, ctx)
+
+    monkeypatch.setattr(VllmEngine, "parse", counting)
+    files = {"serve.sh": "vllm serve Qwen/Qwen3-8B --config bad.yaml --max-num-seqs 8\n", "bad.yaml": "a: [1\n"}
+    [launch] = inspect(files, "serve.sh")["launches"]
+    assert launch["version_source"] == "assumed" and launch["engine_version"] == table_versions()[-1]
+    assert sorted(parsed_at) == sorted(table_versions())
+    _, out, _ = run_cli(["check", "--output-format", "concise", "--no-cache", "serve.sh"], cwd=tmp_path)
+    assert out.count("MTP001") == 1, out
