@@ -75,7 +75,7 @@ class Flag:
 class FlagTable:
     """The ``vllm serve`` flags of one release, indexed by option string and by dest."""
 
-    __slots__ = ("allow_abbrev", "by_dest", "by_option", "flags", "version")
+    __slots__ = ("allow_abbrev", "by_dest", "by_option", "flags", "keywords", "version")
 
     def __init__(self, version: str, flags: tuple[Flag, ...], allow_abbrev: bool) -> None:
         self.version = version
@@ -83,6 +83,8 @@ class FlagTable:
         self.allow_abbrev = allow_abbrev
         self.by_option: dict[str, Flag] = {option: flag for flag in flags for option in flag.options}
         self.by_dest: dict[str, Flag] = {flag.dest: flag for flag in flags}
+        #: the keyword arguments ``EngineArgs``/``LLM`` take (a flag's dest; not the CLI-only ones)
+        self.keywords: frozenset[str] = frozenset(self.by_dest) - {"model_tag", "config"}
 
     @property
     def positional(self) -> Flag | None:
@@ -753,7 +755,7 @@ class VllmEngine:
 
     # -- Python API -------------------------------------------------------------------------------
     def _parse_kwargs(self, launch: Launch, table: FlagTable, parsed: Parsed) -> None:
-        known = {flag.dest for flag in table.flags} - {"model_tag", "config"}
+        known = table.keywords
         owner = launch.entry.split(".")[-1].split("(")[0] or "EngineArgs"
         for name, kwarg in (launch.kwargs or {}).items():
             if name.startswith("**"):
