@@ -220,45 +220,55 @@ def _distinct_table(build: int) -> int:
 
 
 class _Lookup(Record):
-    __slots__ = ("by_name", "options", "env_names")
+    __slots__ = ("by_name", "options", "env_names", "by_env", "by_key")
     by_name: dict[str, tuple[LlamaOption, bool]]
     options: tuple[LlamaOption, ...]
     #: every variable some option reads (most launches set none: their env pass is skipped)
     env_names: frozenset[str]
+    #: variable -> positions in ``options`` of the options that read it
+    by_env: dict[str, tuple[int, ...]]
+    #: preset/config key -> (option, positive form), as :func:`find_option` resolves it
+    by_key: dict[str, tuple[LlamaOption, bool]]
 
     def __init__(self, by_name: dict[str, tuple[LlamaOption, bool]], options: tuple[LlamaOption, ...],
-                 env_names: frozenset[str]) -> None:
+                 env_names: frozenset[str], by_env: dict[str, tuple[int, ...]],
+                 by_key: dict[str, tuple[LlamaOption, bool]]) -> None:
         self.by_name = by_name
         self.options = options
         self.env_names = env_names
+        self.by_env = by_env
+        self.by_key = by_key
 
 
 @cache
 def _lookup(build: int) -> _Lookup:
     by_name: dict[str, tuple[LlamaOption, bool]] = {}
+    by_env: dict[str, list[int]] = {}
+    by_key: dict[str, tuple[LlamaOption, bool]] = {}
     table = option_table(build)
-    for option in table:
+    for position, option in enumerate(table):
         for name in option.names:
             by_name[name] = (option, True)
         for name in option.negated:
             by_name[name] = (option, False)
-    return _Lookup(by_name, table, frozenset(name for option in table for name in option.env_names))
+        env_names = option.env_names
+        for env_name in env_names:
+            by_env.setdefault(env_name, []).append(position)
+        # get_map_key_opt takes the first option that matches, trying its variables, then its
+        # spellings, then its negated spellings: the first entry for a key is the one it finds
+        for env_name in env_names:
+            by_key.setdefault(env_name, (option, env_name == option.env or not env_name.startswith("LLAMA_ARG_NO_")))
+        for name in option.names:
+            by_key.setdefault(name.lstrip("-"), (option, True))
+        for name in option.negated:
+            by_key.setdefault(name.lstrip("-"), (option, False))
+    return _Lookup(by_name, table, frozenset(by_env), {name: tuple(found) for name, found in by_env.items()}, by_key)
 
 
 def find_option(key: str, build: int) -> tuple[LlamaOption, bool] | None:
     """The option a preset/config key names: any spelling without its dashes, or its env name
     (``common/preset.cpp`` ``get_map_key_opt``). The bool says whether the key is a positive form."""
-    lookup = _lookup(build)
-    for option in lookup.options:
-        if key in option.env_names:
-            return option, key == option.env or not key.startswith("LLAMA_ARG_NO_")
-        for name in option.names:
-            if name.lstrip("-") == key:
-                return option, True
-        for name in option.negated:
-            if name.lstrip("-") == key:
-                return option, False
-    return None
+    return _lookup(build).by_key.get(key)
 
 
 def canonical_flag(option: LlamaOption) -> str:
@@ -411,7 +421,10 @@ class LlamaCppEngine:
         """The ``LLAMA_ARG_*`` loop of ``common_params_parse_ex`` (option-definition order)."""
         if lookup.env_names.isdisjoint(launch.env):
             return
-        for option in lookup.options:
+        # the options that read one of the launch's variables, in option-definition order
+        positions = sorted({position for name in launch.env for position in lookup.by_env.get(name, ())})
+        for position in positions:
+            option = lookup.options[position]
             entry = None
             negative = False
             for index, env_name in enumerate(option.env_names):
