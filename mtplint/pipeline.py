@@ -30,14 +30,13 @@ from mtplint.hardware import Hardware, find_gpu, parse_gpu_spec
 from mtplint.records import Record
 from mtplint.settings import Setting
 from mtplint.source import Diagnostic, Issues, SourceFile
-from mtplint.versions import EngineVersion, compare, pins_near, resolve
+from mtplint.versions import EngineVersion, PinMemo, compare, pins_near, resolve
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
     from mtplint.engines import Engine
-    from mtplint.versions import PinMemo
 
 EXTRACTORS = {
     "compose": "mtplint.extract.compose",
@@ -235,7 +234,9 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
     engine = engine_for(launch.engine)
     hints = [*launch.version_hints]
     if launch.source.path.exists():
-        memo = _PINS.setdefault(loader, {})
+        memo = _PINS.get(loader)
+        if memo is None:
+            memo = _PINS[loader] = PinMemo()
         hints.extend(pins_near(launch.source.path, options.root, loader.load, memo))
     version = resolve(launch.engine, engine.known_versions(), hints, options.engine_versions.get(launch.engine))
     hardware = hardware_for(launch, options)
