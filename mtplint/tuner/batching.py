@@ -295,14 +295,14 @@ class _Model:
             unrouted = 1 - top_k / count
             cap = self.total - shared
 
-        def step(tokens: int, sequences: int, draft_tokens: int) -> float:
-            # as :meth:`step`, :meth:`weight_bytes` inlined
+        def weight_bytes(tokens: int) -> float:
             if experts is None:
-                weights = dense_bytes
-            else:
-                distinct = count * (1 - unrouted ** tokens)
-                weights = (shared + min(routed_active * distinct / top_k, cap)) * bytes_per_param
-            memory = (weights + sequences * state * draft_tokens) / bandwidth
+                return dense_bytes
+            distinct = count * (1 - unrouted ** tokens)
+            return (shared + min(routed_active * distinct / top_k, cap)) * bytes_per_param
+
+        def step(tokens: int, sequences: int, draft_tokens: int) -> float:
+            memory = (weight_bytes(tokens) + sequences * state * draft_tokens) / bandwidth
             compute = twice_active * tokens / flops
             busy = max(memory, compute) if overlapped else memory + compute
             return busy + comms
@@ -313,9 +313,22 @@ class _Model:
         per_sequence = self.kernels.drafts_per_sequence
         single = step(1, 1, 0) if per_sequence else 0.0
         batch_draft = k * draft_cost
+        # step() inlined for the plain and the verify pass of each batch (function calls were most
+        # of the time)
+        plain_weights = verify_weights = dense_bytes
         for batch in range(1, MAX_BATCH + 1):
-            plain = step(batch, batch, 0)
-            verify = step(batch * verified, batch, k)
+            tokens = batch * verified
+            if experts is not None:
+                distinct = count * (1 - unrouted ** batch)
+                plain_weights = (shared + min(routed_active * distinct / top_k, cap)) * bytes_per_param
+                distinct = count * (1 - unrouted ** tokens)
+                verify_weights = (shared + min(routed_active * distinct / top_k, cap)) * bytes_per_param
+            memory = (plain_weights + batch * state * 0) / bandwidth
+            compute = twice_active * batch / flops
+            plain = (max(memory, compute) if overlapped else memory + compute) + comms
+            memory = (verify_weights + batch * state * k) / bandwidth
+            compute = twice_active * tokens / flops
+            verify = (max(memory, compute) if overlapped else memory + compute) + comms
             drafting = batch * k * draft_cost * single if per_sequence else batch_draft * plain
             yield emitted * plain / (verify + drafting)
 
