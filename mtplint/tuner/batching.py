@@ -277,8 +277,9 @@ class _Model:
 
     def speedups(self, k: int, verify_tokens: int | None = None) -> Iterator[float]:
         """``speedup(k, batch, verify_tokens)`` for batch 1, 2, ... :data:`MAX_BATCH`, to the same
-        bits: the same sums in the same order, with what does not depend on the batch worked out once
-        (a curve takes up to a thousand points, and a tree's launches need a few hundred curves)."""
+        bits: :meth:`step` and :meth:`weight_bytes` written out in the loop (the same sums in the same
+        order), with what does not depend on the batch worked out once. A curve takes up to a
+        thousand points and a tree's launches need a few hundred curves: calls were most of that."""
         bytes_per_param = self.weights.bytes_per_param
         active, state, bandwidth, flops = self.active, self.state, self.bandwidth, self.flops
         overlapped = self.kernels.overlapped
@@ -295,26 +296,12 @@ class _Model:
             unrouted = 1 - top_k / count
             cap = self.total - shared
 
-        def weight_bytes(tokens: int) -> float:
-            if experts is None:
-                return dense_bytes
-            distinct = count * (1 - unrouted ** tokens)
-            return (shared + min(routed_active * distinct / top_k, cap)) * bytes_per_param
-
-        def step(tokens: int, sequences: int, draft_tokens: int) -> float:
-            memory = (weight_bytes(tokens) + sequences * state * draft_tokens) / bandwidth
-            compute = twice_active * tokens / flops
-            busy = max(memory, compute) if overlapped else memory + compute
-            return busy + comms
-
         emitted = self.tokens_per_step(k)
         verified = verify_tokens or k + 1
         draft_cost = self.draft_cost
         per_sequence = self.kernels.drafts_per_sequence
-        single = step(1, 1, 0) if per_sequence else 0.0
+        single = self.step(1, 1) if per_sequence else 0.0
         batch_draft = k * draft_cost
-        # step() inlined for the plain and the verify pass of each batch (function calls were most
-        # of the time)
         plain_weights = verify_weights = dense_bytes
         for batch in range(1, MAX_BATCH + 1):
             tokens = batch * verified
