@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 
 from mtplint.engines import CliError, EngineContext, OptionValue, Parsed
 from mtplint.extract.launch import Launch
@@ -85,6 +85,7 @@ FALSEY = ("off", "disabled", "false", "0")
 AUTOY = ("auto", "-1")
 
 
+@lru_cache(maxsize=1024)  # every launch asks for a few known builds, once per table tried
 def build_number(version: str) -> int:
     """``b9180`` (or ``9180``) -> 9180; anything else is treated as the newest known build."""
     match = re.fullmatch(r"b?(\d+)", version.strip())
@@ -105,6 +106,10 @@ def spec_types_at(build: int) -> tuple[str, ...]:
     if build >= MTP_BUILD:
         names += ["draft-mtp", "draft-dflash", "draft-dspark"]
     return tuple(names)
+
+
+#: words an option of each handler kind takes after its name
+_VALUES_PER_KIND = {"void": 0, "bool": 0, "int": 1, "string": 1, "str_str": 2}
 
 
 class LlamaOption(FrozenRecord):
@@ -129,7 +134,7 @@ class LlamaOption(FrozenRecord):
 
     @property
     def values(self) -> int:
-        return {"void": 0, "bool": 0, "int": 1, "string": 1, "str_str": 2}[self.kind]
+        return _VALUES_PER_KIND[self.kind]
 
     @property
     def env_names(self) -> tuple[str, ...]:

@@ -75,7 +75,7 @@ class Flag:
 class FlagTable:
     """The ``vllm serve`` flags of one release, indexed by option string and by dest."""
 
-    __slots__ = ("allow_abbrev", "by_dest", "by_option", "flags", "keywords", "version")
+    __slots__ = ("allow_abbrev", "by_dest", "by_option", "flags", "keywords", "positional", "version")
 
     def __init__(self, version: str, flags: tuple[Flag, ...], allow_abbrev: bool) -> None:
         self.version = version
@@ -85,10 +85,8 @@ class FlagTable:
         self.by_dest: dict[str, Flag] = {flag.dest: flag for flag in flags}
         #: the keyword arguments ``EngineArgs``/``LLM`` take (a flag's dest; not the CLI-only ones)
         self.keywords: frozenset[str] = frozenset(self.by_dest) - {"model_tag", "config"}
-
-    @property
-    def positional(self) -> Flag | None:
-        return next((flag for flag in self.flags if not flag.options), None)
+        #: the positional argument (the model tag)
+        self.positional: Flag | None = next((flag for flag in flags if not flag.options), None)
 
 
 def _data_dir() -> Any:
