@@ -322,6 +322,7 @@ def _pins_up_to_root(directory: Path, root: Path, read: Callable[[Path], SourceF
     # the directories to read, nearest first, up to one whose chain the memo already has
     walked: list[Path] = []
     tail: list[VersionHint] = []
+    root_parts = root.parts
     while True:
         if memo is not None:
             known = memo.up_to_root.get((directory, root))
@@ -329,7 +330,9 @@ def _pins_up_to_root(directory: Path, root: Path, read: Callable[[Path], SourceF
                 tail = known
                 break
         walked.append(directory)
-        if directory == root or directory.parent == directory or root not in directory.parents:
+        parts = directory.parts
+        # stop at the root, at "/", and outside the root (the root is not among the parents)
+        if len(parts) <= len(root_parts) or parts[:len(root_parts)] != root_parts:
             break
         directory = directory.parent
     owns = [_pins_in_directory(directory, read) for directory in walked]  # read nearest first
