@@ -209,12 +209,17 @@ def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, cont
     newest_unknown = _unknown_flags(parsed if parsed is not None else engine.parse(launch, version, scratch))
     # versions with the newest one's flags reject the same words: no need to parse at them
     unknown_by_key: dict[object, set[int]] = {engine.flags_key(version.version): newest_unknown}
+    newest_reading = engine.flags_reading(launch, version.version)
     low = version.low
     for candidate in reversed(candidates):
         key = engine.flags_key(candidate)
         if key not in unknown_by_key:
-            trial = EngineVersion(version.engine, candidate, False, version.source, version.low, version.high)
-            unknown_by_key[key] = _unknown_flags(engine.parse(launch, trial, scratch))
+            if newest_reading is not None and engine.flags_reading(launch, candidate) == newest_reading:
+                # the launch's words read the same at this version: the same words are rejected
+                unknown_by_key[key] = newest_unknown
+            else:
+                trial = EngineVersion(version.engine, candidate, False, version.source, version.low, version.high)
+                unknown_by_key[key] = _unknown_flags(engine.parse(launch, trial, scratch))
         if unknown_by_key[key] - newest_unknown:
             break
         low = candidate

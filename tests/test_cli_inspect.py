@@ -151,17 +151,23 @@ LLAMA_SCRIPTS = {
     "sampling.sh": "llama-server -m /models/q.gguf --spec-draft-backend-sampling --spec-draft-n-max 2\n",
     # llama-server ignores a variable it does not know: no narrowing, whatever the table
     "env.sh": "LLAMA_ARG_SPEC_DRAFT_BACKEND_SAMPLING=1 llama-server -m /models/q.gguf\n",
+    # a flag removed at b8955 (a stub that takes no value since), a word no build knows, an
+    # underscore spelling, and arguments mtplint cannot see
+    "removed.sh": "llama-server -m /models/q.gguf --draft-max 3 --port 8080\n",
+    "typo.sh": 'llama-server -m /models/q.gguf --not-a-flag 3 --spec_draft_n_max 2 "$@"\n',
 }
 
 
 def test_llama_cpp_builds_that_read_the_same_flags_narrow_as_if_each_were_tried(
         inspect: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
     """Narrowing parses a launch once per distinct llama.cpp option table (four tables for ten
-    builds), and must find the versions that trying every build finds."""
+    builds), and not at all at a table that reads the launch's words as the newest one does; it
+    must find the versions that parsing at every build finds."""
     from mtplint.engines.llamacpp import LlamaCppEngine
 
     grouped = inspect(LLAMA_SCRIPTS, *LLAMA_SCRIPTS)["launches"]
     monkeypatch.setattr(LlamaCppEngine, "flags_key", lambda self, version: version)
+    monkeypatch.setattr(LlamaCppEngine, "flags_reading", lambda self, launch, version: None)
     one_by_one = inspect(LLAMA_SCRIPTS, *LLAMA_SCRIPTS)["launches"]
     assert grouped == one_by_one
     lows = {launch["file"]: (launch["version_source"], launch.get("possible_versions", {}).get("min"))

@@ -389,6 +389,21 @@ class LlamaCppEngine:
         # between two of them read the same flags and LLAMA_ARG_* variables
         return _distinct_table(build_number(version))
 
+    def flags_reading(self, launch: Launch, version: str) -> object | None:
+        # _parse_cli rejects a word only when the table has no such option, and where it goes on
+        # depends only on how many values each option it finds takes
+        by_name = _lookup(build_number(version)).by_name
+        reading: list[int | None] = []
+        for token in launch.args:
+            if token.splat or token.unresolved:
+                continue
+            arg = token.value
+            if arg.startswith("--"):
+                arg = arg.replace("_", "-")
+            found = by_name.get(arg)
+            reading.append(None if found is None else found[0].values)
+        return tuple(reading)
+
     # -- parse --
 
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> LlamaParsed:
