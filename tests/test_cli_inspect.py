@@ -198,3 +198,35 @@ def test_an_unpinned_launch_is_parsed_once_per_version_it_could_run(
     assert sorted(parsed_at) == sorted(table_versions())
     _, out, _ = run_cli(["check", "--output-format", "concise", "--no-cache", "serve.sh"], cwd=tmp_path)
     assert out.count("MTP001") == 1, out
+
+
+PYTHON_API_SCRIPTS = {
+    # keywords every release takes
+    "plain.py": 'from vllm import LLM\nllm = LLM(model="Qwen/Qwen3-8B", max_num_seqs=8)\n',
+    # attention_config from 0.16.0
+    "newer.py": 'from vllm import LLM\nllm = LLM(model="Qwen/Qwen3-8B", attention_config={})\n',
+    # a keyword no release takes, one removed at 0.33.0, and arguments mtplint cannot see
+    "typo.py": ('from vllm import LLM\nextra = {}\n'
+                'llm = LLM(model="Qwen/Qwen3-8B", not_a_keyword=1, enable_mamba_fine_grained_prefix_cache=True, **extra)\n'),
+    "sglang.py": 'import sglang as sgl\nengine = sgl.Engine(model_path="Qwen/Qwen3-8B", not_a_field=1, mem_fraction_static=0.8)\n',
+}
+
+
+def test_python_api_launches_narrow_as_if_each_version_were_parsed(
+        inspect: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keyword arguments are rejected by name alone: narrowing tells without parsing at each release,
+    and finds what parsing at each finds."""
+    from mtplint.engines.sglang import SGLangEngine
+    from mtplint.engines.vllm import VllmEngine
+
+    quick = inspect(PYTHON_API_SCRIPTS, *PYTHON_API_SCRIPTS)["launches"]
+    for engine in (VllmEngine, SGLangEngine):
+        monkeypatch.setattr(engine, "flags_reading", lambda self, launch, version: None)
+    parsed_each = inspect(PYTHON_API_SCRIPTS, *PYTHON_API_SCRIPTS)["launches"]
+    assert quick == parsed_each
+    found = {launch["file"]: (launch["version_source"], launch.get("possible_versions", {}).get("min"))
+             for launch in quick}
+    assert found["plain.py"] == ("assumed", None)
+    assert found["newer.py"] == ("flags", "0.16.0")
+    assert found["typo.py"] == ("assumed", None)
+    assert found["sglang.py"][0] == "assumed"

@@ -664,7 +664,11 @@ class SGLangEngine:
         return version  # every known version has a table of its own
 
     def flags_reading(self, launch: Launch, version: str) -> object | None:
-        return None  # version-dependent preprocessing and abbreviations: only parsing tells
+        if launch.kwargs is None:
+            return None  # config merging and abbreviations: only parsing tells
+        # Engine(**kwargs): a keyword is rejected exactly when ServerArgs has no such field
+        fields = load_table(version).fields
+        return tuple(name in fields for name in launch.kwargs if not name.startswith("*"))
 
     # -- parse --------------------------------------------------------------------------------------
 

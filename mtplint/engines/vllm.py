@@ -260,7 +260,11 @@ class VllmEngine:
         return version  # every known version has a table of its own
 
     def flags_reading(self, launch: Launch, version: str) -> object | None:
-        return None  # version-dependent preprocessing and abbreviations: only parsing tells
+        if launch.kwargs is None:
+            return None  # version-dependent preprocessing and abbreviations: only parsing tells
+        # Python API: a keyword is rejected exactly when the table has no such argument
+        keywords = load_table(version).keywords
+        return tuple(name in keywords for name in launch.kwargs if not name.startswith("**"))
 
     # .. parse ......................................................................................
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed:
