@@ -230,3 +230,45 @@ def test_python_api_launches_narrow_as_if_each_version_were_parsed(
     assert found["newer.py"] == ("flags", "0.16.0")
     assert found["typo.py"] == ("assumed", None)
     assert found["sglang.py"][0] == "assumed"
+
+
+SGLANG_LAUNCH = "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B"
+SGLANG_SCRIPTS = {
+    # --mamba-radix-cache-strategy from 0.5.14
+    "newer.sh": f"{SGLANG_LAUNCH} --mamba-radix-cache-strategy extra_buffer --quantization fp8\n",
+    # --cuda-graph-bs is gone at 0.5.20 (the newest rejects it: no narrowing); --enable-hicache from 0.5.23
+    "gone.sh": f"{SGLANG_LAUNCH} --cuda-graph-bs 8 --enable-hicache\n",
+    # an abbreviation, an ambiguous prefix, a boolean word after a switch, words after --
+    "abbrev.sh": f"{SGLANG_LAUNCH} --mem-fraction 0.8 --enable-d 1 --disable-cuda-graph true -- --tp 2\n",
+    # a word no release knows, an explicit value, arguments mtplint cannot see
+    "typo.sh": f'{SGLANG_LAUNCH} --not-a-flag 3 --context-length=4096 --speculative-algorithm NEXTN "$@"\n',
+    # the serve pre-scan: always parsed at each release
+    "serve.sh": "sglang serve --model-path Qwen/Qwen3-8B --enable-hicache\n",
+}
+
+
+def test_sglang_command_lines_narrow_as_if_each_version_were_parsed(
+        inspect: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A release that classifies every word alike (same actions, arities, types and choices) rejects
+    the same words: narrowing need not parse there, and must find what parsing at each finds."""
+    from mtplint.engines.sglang import SGLangEngine
+
+    parses: list[str] = []
+    parse = SGLangEngine.parse
+
+    def counting(self: SGLangEngine, launch: Any, version: Any, ctx: Any) -> Any:
+        parses.append(launch.source.display)
+        return parse(self, launch, version, ctx)
+
+    monkeypatch.setattr(SGLangEngine, "parse", counting)
+    quick = inspect(SGLANG_SCRIPTS, *SGLANG_SCRIPTS)["launches"]
+    quick_parses = len(parses)
+    monkeypatch.setattr(SGLangEngine, "flags_reading", lambda self, launch, version: None)
+    parses.clear()
+    parsed_each = inspect(SGLANG_SCRIPTS, *SGLANG_SCRIPTS)["launches"]
+    assert quick == parsed_each
+    assert quick_parses < len(parses)
+    found = {launch["file"]: (launch["version_source"], launch.get("possible_versions", {}).get("min"))
+             for launch in quick}
+    assert found["newer.sh"] == ("flags", "0.5.14")
+    assert found["gone.sh"] == found["typo.sh"] == ("assumed", None)
