@@ -82,11 +82,25 @@ def _catalog() -> tuple[tuple[re.Pattern[str], ModelInfo], ...]:
     return tuple(entries)
 
 
+#: names already looked up, for the catalog they were looked up in (a tree names the same few
+#: models many times; configured models replace the catalog, and with it these answers)
+_found: tuple[object, dict[str, ModelInfo | None]] = ((), {})
+#: names remembered at most (a tree of distinct names must not grow the memo without bound)
+_FOUND_LIMIT = 4096
+
+
 def find_model(name: str | None) -> ModelInfo | None:
     """The catalog entry for a repo id or path (first matching entry wins), or ``None``."""
+    global _found
     if not name:
         return None
-    for pattern, info in _catalog():
-        if pattern.search(name):
-            return info
-    return None
+    entries = _catalog()
+    catalog, answers = _found
+    if catalog is not entries or len(answers) >= _FOUND_LIMIT:
+        answers = {}
+        _found = (entries, answers)  # holds the catalog: a new one cannot take its identity
+    if name in answers:
+        return answers[name]
+    found = next((info for pattern, info in entries if pattern.search(name)), None)
+    answers[name] = found
+    return found

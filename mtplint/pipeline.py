@@ -30,14 +30,13 @@ from mtplint.hardware import Hardware, find_gpu, parse_gpu_spec
 from mtplint.records import Record
 from mtplint.settings import Setting
 from mtplint.source import Diagnostic, Issues, SourceFile
-from mtplint.versions import EngineVersion, compare, pins_near, resolve
+from mtplint.versions import EngineVersion, PinMemo, compare, pins_near, resolve
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
     from mtplint.engines import Engine
-    from mtplint.versions import PinMemo
 
 EXTRACTORS = {
     "compose": "mtplint.extract.compose",
@@ -193,24 +192,34 @@ def _unknown_flags(parsed: Parsed) -> set[int]:
     return {error.span.start if error.span else -1 for error in parsed.errors if error.kind == "unknown"}
 
 
-def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, context: EngineContext) -> EngineVersion:
+def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, context: EngineContext,
+                    parsed: Parsed | None = None) -> EngineVersion:
     """RULES.md "Versions": flags that exist only in some versions narrow the possible range.
 
     Only the lower bound moves: a flag the assumed (newest possible) version knows but older
     versions reject means the launch runs a version that has it. A flag the newest version rejects
     is left alone -- that is a removed flag, and saying so is the point of the removal rules.
+    ``parsed``: the launch already parsed at ``version`` (saves parsing it again here).
     """
     candidates = [v for v in engine.known_versions()
                   if (version.low is None or compare(v, version.low) >= 0) and compare(v, version.version) < 0]
+    if not candidates:
+        return version
     scratch = EngineContext(context.loader, Issues())
-    newest_unknown = _unknown_flags(engine.parse(launch, version, scratch))
-    unknown_by_key: dict[object, set[int]] = {}
+    newest_unknown = _unknown_flags(parsed if parsed is not None else engine.parse(launch, version, scratch))
+    # versions with the newest one's flags reject the same words: no need to parse at them
+    unknown_by_key: dict[object, set[int]] = {engine.flags_key(version.version): newest_unknown}
+    newest_reading = engine.flags_reading(launch, version.version)
     low = version.low
     for candidate in reversed(candidates):
         key = engine.flags_key(candidate)
         if key not in unknown_by_key:
-            trial = EngineVersion(version.engine, candidate, False, version.source, version.low, version.high)
-            unknown_by_key[key] = _unknown_flags(engine.parse(launch, trial, scratch))
+            if newest_reading is not None and engine.flags_reading(launch, candidate) == newest_reading:
+                # the launch's words read the same at this version: the same words are rejected
+                unknown_by_key[key] = newest_unknown
+            else:
+                trial = EngineVersion(version.engine, candidate, False, version.source, version.low, version.high)
+                unknown_by_key[key] = _unknown_flags(engine.parse(launch, trial, scratch))
         if unknown_by_key[key] - newest_unknown:
             break
         low = candidate
@@ -230,14 +239,18 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
     engine = engine_for(launch.engine)
     hints = [*launch.version_hints]
     if launch.source.path.exists():
-        memo = _PINS.setdefault(loader, {})
+        memo = _PINS.get(loader)
+        if memo is None:
+            memo = _PINS[loader] = PinMemo()
         hints.extend(pins_near(launch.source.path, options.root, loader.load, memo))
     version = resolve(launch.engine, engine.known_versions(), hints, options.engine_versions.get(launch.engine))
     hardware = hardware_for(launch, options)
     context = EngineContext(loader, issues)
-    if not version.known:
-        version = narrow_by_flags(engine, launch, version, context)
+    # parsing reads only ``version.version``, which narrowing keeps (it moves the lower bound): the
+    # launch is parsed once at it, with the run's diagnostics, and narrowing compares against that
     parsed = engine.parse(launch, version, context)
+    if not version.known:
+        version = narrow_by_flags(engine, launch, version, context, parsed)
     effective = engine.effective(launch, parsed, version, hardware)
     effective["gpu"] = gpu_setting(hardware)
     return LaunchReport(launch, version, parsed, effective, hardware, loader=loader)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -24,8 +25,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from packaging.version import Version
 
-    #: one run's pins: ("directory", resolved dir) -> pins in it; ("chain", launch dir) -> pins up to the root
-    PinMemo = dict[tuple[str, Path], list[VersionHint]]
 
 PIP_NAMES = {"vllm": "vllm", "sglang": "sglang", "vllm-mlx": "vllm-mlx", "vllm_mlx": "vllm-mlx", "mlx-lm": "mlx-lm", "mlx_lm": "mlx-lm"}
 
@@ -221,21 +220,76 @@ def pins_in_text(text: str, source: SourceFile | None = None) -> list[VersionHin
 PIN_FILES = ("requirements*.txt", "requirements/*.txt", "pyproject.toml", "Dockerfile*", "*.Dockerfile", "constraints*.txt")
 
 
-def _names_in(directory: Path) -> list[str]:
+class PinMemo:
+    """One run's pin lookups (a tree's launches share their directories; listing and resolving them
+    per launch is slow). What it holds stays true while the run's files do not change."""
+
+    __slots__ = ("chains", "cwd", "resolved", "up_to_root")
+
+    def __init__(self) -> None:
+        #: what relative paths are relative to (a run does not change directory; the loader's view too)
+        self.cwd = Path(os.getcwd())
+        #: (launch directory, root) as written -> the pins from it up to the root
+        self.chains: dict[tuple[Path, Path], list[VersionHint]] = {}
+        #: directory as written -> ``resolve()`` of it
+        self.resolved: dict[Path, Path] = {}
+        #: (resolved directory, resolved root) -> the pins from it up to the root
+        self.up_to_root: dict[tuple[Path, Path], list[VersionHint]] = {}
+
+    def resolve(self, directory: Path) -> Path:
+        """``directory.resolve()``. A directory that is no symlink resolves to its resolved parent
+        joined with its name (how ``realpath`` builds it): one ``lstat`` instead of one per part."""
+        found = self.resolved.get(directory)
+        if found is not None:
+            return found
+        if not directory.is_absolute():
+            # realpath() of a relative path is that of the path joined to the (symlink-free) cwd
+            found = self.resolved[directory] = self.resolve(self.cwd / directory)
+            return found
+        # the directories up to one already resolved (or one resolve() must see whole), nearest first
+        pending: list[Path] = []
+        while found is None:
+            parent = directory.parent
+            if parent != directory and directory.name != "..":
+                try:
+                    link = stat.S_ISLNK(os.lstat(directory).st_mode)
+                except (OSError, ValueError):
+                    link = True  # missing or unreadable: resolve() says what that means
+                if not link:
+                    pending.append(directory)
+                    directory = parent
+                    found = self.resolved.get(directory)
+                    continue
+            found = self.resolved[directory] = directory.resolve()
+        for below in reversed(pending):
+            found = self.resolved[below] = found / below.name
+        return found
+
+
+def _names_in(directory: Path) -> list[str] | None:
+    """The directory's entries; None when it cannot be listed."""
     try:
         return os.listdir(directory)
     except OSError:
-        return []
+        return None
 
 
 def _pins_in_directory(directory: Path, read: Callable[[Path], SourceFile | None]) -> list[VersionHint]:
     hints: list[VersionHint] = []
     seen: set[Path] = set()
-    names = _names_in(directory)
+    listing = _names_in(directory)
+    names = listing or []
     for pattern in PIN_FILES:
         # one listing per directory, matched per pattern (Path.glob lists it again for each one)
         folder, _, name_pattern = pattern.rpartition("/")
-        listed = _names_in(directory / folder) if folder else names
+        if folder:
+            # most directories have no such folder: no listing that fails (unless the directory itself
+            # could not be listed, when the folder may still be)
+            if listing is not None and folder not in listing and folder not in map(str.lower, listing):
+                continue
+            listed = _names_in(directory / folder) or []
+        else:
+            listed = names
         for candidate in sorted(directory / folder / name for name in fnmatch.filter(listed, name_pattern)):
             if candidate in seen or not candidate.is_file():
                 continue
@@ -249,36 +303,44 @@ def _pins_in_directory(directory: Path, read: Callable[[Path], SourceFile | None
 def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],
               memo: PinMemo | None = None) -> list[VersionHint]:
     """Pins in the launch file's directory and its parents up to ``root``. ``memo``: one run's
-    pins per directory (a tree's launches share their parents; globbing them per launch is slow)."""
+    pin lookups (a tree's launches share their parents; globbing them per launch is slow)."""
     # a symlinked launch file's pins are those beside its target; for any other file one lstat, not
     # a full resolve (its directory is resolved once per chain below)
     start = path.resolve().parent if path.is_symlink() else path.parent
-    if memo is not None:
-        # the whole chain, per launch directory as written: a tree's launches share directories, and
-        # resolving each launch's path is most of the cost
-        chain = memo.get(("chain", start))
-        if chain is None:
-            chain = memo[("chain", start)] = _pins_up_to_root(start, root, read, memo)
-        return list(chain)
-    return _pins_up_to_root(start, root, read, None)
+    if memo is None:
+        return _pins_up_to_root(start.resolve(), root.resolve(), read, None)
+    # the whole chain, per launch directory as written: a tree's launches share directories
+    chain = memo.chains.get((start, root))
+    if chain is None:
+        chain = memo.chains[(start, root)] = _pins_up_to_root(memo.resolve(start), memo.resolve(root), read, memo)
+    return list(chain)
 
 
-def _pins_up_to_root(start: Path, root: Path, read: Callable[[Path], SourceFile | None],
+def _pins_up_to_root(directory: Path, root: Path, read: Callable[[Path], SourceFile | None],
                      memo: PinMemo | None) -> list[VersionHint]:
-    hints: list[VersionHint] = []
-    directory = start.resolve()
-    root = root.resolve()
+    """The pins in ``directory`` and its parents up to ``root`` (both resolved), nearest first."""
+    # the directories to read, nearest first, up to one whose chain the memo already has
+    walked: list[Path] = []
+    tail: list[VersionHint] = []
+    root_parts = root.parts
     while True:
-        if memo is None:
-            hints.extend(_pins_in_directory(directory, read))
-        else:
-            own = memo.get(("directory", directory))
-            if own is None:
-                own = memo[("directory", directory)] = _pins_in_directory(directory, read)
-            hints.extend(own)
-        if directory == root or directory.parent == directory or root not in directory.parents:
+        if memo is not None:
+            known = memo.up_to_root.get((directory, root))
+            if known is not None:
+                tail = known
+                break
+        walked.append(directory)
+        parts = directory.parts
+        # stop at the root, at "/", and outside the root (the root is not among the parents)
+        if len(parts) <= len(root_parts) or parts[:len(root_parts)] != root_parts:
             break
         directory = directory.parent
+    owns = [_pins_in_directory(directory, read) for directory in walked]  # read nearest first
+    hints = tail
+    for directory, own in zip(reversed(walked), reversed(owns), strict=True):
+        hints = own + hints
+        if memo is not None:
+            memo.up_to_root[(directory, root)] = hints
     return hints
 
 

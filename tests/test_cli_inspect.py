@@ -151,17 +151,23 @@ LLAMA_SCRIPTS = {
     "sampling.sh": "llama-server -m /models/q.gguf --spec-draft-backend-sampling --spec-draft-n-max 2\n",
     # llama-server ignores a variable it does not know: no narrowing, whatever the table
     "env.sh": "LLAMA_ARG_SPEC_DRAFT_BACKEND_SAMPLING=1 llama-server -m /models/q.gguf\n",
+    # a flag removed at b8955 (a stub that takes no value since), a word no build knows, an
+    # underscore spelling, and arguments mtplint cannot see
+    "removed.sh": "llama-server -m /models/q.gguf --draft-max 3 --port 8080\n",
+    "typo.sh": 'llama-server -m /models/q.gguf --not-a-flag 3 --spec_draft_n_max 2 "$@"\n',
 }
 
 
 def test_llama_cpp_builds_that_read_the_same_flags_narrow_as_if_each_were_tried(
         inspect: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
     """Narrowing parses a launch once per distinct llama.cpp option table (four tables for ten
-    builds), and must find the versions that trying every build finds."""
+    builds), and not at all at a table that reads the launch's words as the newest one does; it
+    must find the versions that parsing at every build finds."""
     from mtplint.engines.llamacpp import LlamaCppEngine
 
     grouped = inspect(LLAMA_SCRIPTS, *LLAMA_SCRIPTS)["launches"]
     monkeypatch.setattr(LlamaCppEngine, "flags_key", lambda self, version: version)
+    monkeypatch.setattr(LlamaCppEngine, "flags_reading", lambda self, launch, version: None)
     one_by_one = inspect(LLAMA_SCRIPTS, *LLAMA_SCRIPTS)["launches"]
     assert grouped == one_by_one
     lows = {launch["file"]: (launch["version_source"], launch.get("possible_versions", {}).get("min"))
@@ -170,3 +176,99 @@ def test_llama_cpp_builds_that_read_the_same_flags_narrow_as_if_each_were_tried(
     assert lows["sampling.sh"] == ("flags", "b9464")
     assert lows["env.sh"] == ("assumed", None)
     assert lows["plain.sh"] == ("assumed", None)
+
+
+def test_an_unpinned_launch_is_parsed_once_per_version_it_could_run(
+        inspect: Callable[..., Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The parse at the assumed version serves both the report and narrowing; each older release is
+    tried once, and a malformed ``--config`` file is reported once."""
+    from mtplint.engines.vllm import VllmEngine, table_versions
+
+    parsed_at: list[str] = []
+    parse = VllmEngine.parse
+
+    def counting(self: VllmEngine, launch: Any, version: Any, ctx: Any) -> Any:
+        parsed_at.append(version.version)
+        return parse(self, launch, version, ctx)
+
+    monkeypatch.setattr(VllmEngine, "parse", counting)
+    files = {"serve.sh": "vllm serve Qwen/Qwen3-8B --config bad.yaml --max-num-seqs 8\n", "bad.yaml": "a: [1\n"}
+    [launch] = inspect(files, "serve.sh")["launches"]
+    assert launch["version_source"] == "assumed" and launch["engine_version"] == table_versions()[-1]
+    assert sorted(parsed_at) == sorted(table_versions())
+    _, out, _ = run_cli(["check", "--output-format", "concise", "--no-cache", "serve.sh"], cwd=tmp_path)
+    assert out.count("MTP001") == 1, out
+
+
+PYTHON_API_SCRIPTS = {
+    # keywords every release takes
+    "plain.py": 'from vllm import LLM\nllm = LLM(model="Qwen/Qwen3-8B", max_num_seqs=8)\n',
+    # attention_config from 0.16.0
+    "newer.py": 'from vllm import LLM\nllm = LLM(model="Qwen/Qwen3-8B", attention_config={})\n',
+    # a keyword no release takes, one removed at 0.33.0, and arguments mtplint cannot see
+    "typo.py": ('from vllm import LLM\nextra = {}\n'
+                'llm = LLM(model="Qwen/Qwen3-8B", not_a_keyword=1, enable_mamba_fine_grained_prefix_cache=True, **extra)\n'),
+    "sglang.py": 'import sglang as sgl\nengine = sgl.Engine(model_path="Qwen/Qwen3-8B", not_a_field=1, mem_fraction_static=0.8)\n',
+}
+
+
+def test_python_api_launches_narrow_as_if_each_version_were_parsed(
+        inspect: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keyword arguments are rejected by name alone: narrowing tells without parsing at each release,
+    and finds what parsing at each finds."""
+    from mtplint.engines.sglang import SGLangEngine
+    from mtplint.engines.vllm import VllmEngine
+
+    quick = inspect(PYTHON_API_SCRIPTS, *PYTHON_API_SCRIPTS)["launches"]
+    for engine in (VllmEngine, SGLangEngine):
+        monkeypatch.setattr(engine, "flags_reading", lambda self, launch, version: None)
+    parsed_each = inspect(PYTHON_API_SCRIPTS, *PYTHON_API_SCRIPTS)["launches"]
+    assert quick == parsed_each
+    found = {launch["file"]: (launch["version_source"], launch.get("possible_versions", {}).get("min"))
+             for launch in quick}
+    assert found["plain.py"] == ("assumed", None)
+    assert found["newer.py"] == ("flags", "0.16.0")
+    assert found["typo.py"] == ("assumed", None)
+    assert found["sglang.py"][0] == "assumed"
+
+
+SGLANG_LAUNCH = "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B"
+SGLANG_SCRIPTS = {
+    # --mamba-radix-cache-strategy from 0.5.14
+    "newer.sh": f"{SGLANG_LAUNCH} --mamba-radix-cache-strategy extra_buffer --quantization fp8\n",
+    # --cuda-graph-bs is gone at 0.5.20 (the newest rejects it: no narrowing); --enable-hicache from 0.5.23
+    "gone.sh": f"{SGLANG_LAUNCH} --cuda-graph-bs 8 --enable-hicache\n",
+    # an abbreviation, an ambiguous prefix, a boolean word after a switch, words after --
+    "abbrev.sh": f"{SGLANG_LAUNCH} --mem-fraction 0.8 --enable-d 1 --disable-cuda-graph true -- --tp 2\n",
+    # a word no release knows, an explicit value, arguments mtplint cannot see
+    "typo.sh": f'{SGLANG_LAUNCH} --not-a-flag 3 --context-length=4096 --speculative-algorithm NEXTN "$@"\n',
+    # the serve pre-scan: always parsed at each release
+    "serve.sh": "sglang serve --model-path Qwen/Qwen3-8B --enable-hicache\n",
+}
+
+
+def test_sglang_command_lines_narrow_as_if_each_version_were_parsed(
+        inspect: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A release that classifies every word alike (same actions, arities, types and choices) rejects
+    the same words: narrowing need not parse there, and must find what parsing at each finds."""
+    from mtplint.engines.sglang import SGLangEngine
+
+    parses: list[str] = []
+    parse = SGLangEngine.parse
+
+    def counting(self: SGLangEngine, launch: Any, version: Any, ctx: Any) -> Any:
+        parses.append(launch.source.display)
+        return parse(self, launch, version, ctx)
+
+    monkeypatch.setattr(SGLangEngine, "parse", counting)
+    quick = inspect(SGLANG_SCRIPTS, *SGLANG_SCRIPTS)["launches"]
+    quick_parses = len(parses)
+    monkeypatch.setattr(SGLangEngine, "flags_reading", lambda self, launch, version: None)
+    parses.clear()
+    parsed_each = inspect(SGLANG_SCRIPTS, *SGLANG_SCRIPTS)["launches"]
+    assert quick == parsed_each
+    assert quick_parses < len(parses)
+    found = {launch["file"]: (launch["version_source"], launch.get("possible_versions", {}).get("min"))
+             for launch in quick}
+    assert found["newer.sh"] == ("flags", "0.5.14")
+    assert found["gone.sh"] == found["typo.sh"] == ("assumed", None)

@@ -165,3 +165,34 @@ def test_option_table_is_generated_and_versioned() -> None:
     assert found is not None and found[0].dest == "cont_batching" and found[1] is False
     found = find_option("md", 10470)
     assert found is not None and found[0].dest == "spec_draft_model"
+
+
+def test_preset_keys_name_options_as_llama_server_resolves_them() -> None:
+    """Every spelling without its dashes, the positive and negated forms, and the variables."""
+    build = 10470
+    found = find_option("cont-batching", build)
+    assert found is not None and found[0].dest == "cont_batching" and found[1] is True
+    found = find_option("no-cont-batching", build)
+    assert found is not None and found[0].dest == "cont_batching" and found[1] is False
+    found = find_option("LLAMA_ARG_CONT_BATCHING", build)
+    assert found is not None and found[0].dest == "cont_batching" and found[1] is True
+    for option in option_table(build):
+        for name in option.names:
+            found = find_option(name.lstrip("-"), build)
+            # the first option with that spelling wins, as in common/preset.cpp
+            assert found is not None and name.lstrip("-") in {n.lstrip("-") for n in found[0].names}
+    assert find_option("not-an-option", build) is None
+    assert find_option("--model", build) is None  # keys are written without dashes
+
+
+def test_variables_are_read_in_option_order_whatever_the_environment_order(inspect: Inspect) -> None:
+    """common_params_parse_ex walks the options, not the environment: errors come in option order."""
+    table = [option.env for option in option_table(10470)]
+    variables = ["LLAMA_ARG_CONT_BATCHING", "LLAMA_ARG_DRAFT_MIN"]
+    in_option_order = sorted(variables, key=table.index)
+    for written in (variables, variables[::-1]):
+        values = {"LLAMA_ARG_CONT_BATCHING": "maybe", "LLAMA_ARG_DRAFT_MIN": "1"}
+        exports = "".join(f"export {name}={values[name]}\n" for name in written)
+        launch = run(inspect, f"{exports}export LLAMA_ARG_CTX_SIZE=4096\nllama-server -m {QWEN}\n", "b10470")
+        assert [error["flag"] for error in launch["cli_errors"]] == in_option_order
+        assert launch["options"]["ctx_size"] == 4096

@@ -148,3 +148,27 @@ def test_curve_and_speedup_agree() -> None:
     for batch in (1, 3, result.batch, result.batch + 1, 300):
         assert result.speedup_at(batch) == pytest.approx(speedup(gpu("rtx-4090"), sizes, 2, batch, AWQ))
     assert result.speedup_at(result.batch) >= 1 > result.speedup_at(result.batch + 1)
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "llama.cpp", "mlx"])
+def test_the_stored_curve_is_speedup_at_each_batch_to_the_last_bit(engine: str) -> None:
+    """The curve is worked out with the batch-independent terms computed once; every point must be
+    exactly what :func:`speedup` gives (findings print these numbers), for dense, MoE and hybrid
+    models, tensor parallelism and tree drafting."""
+    from mtplint.models import catalog_entries
+
+    models = [None, *(model_sizes(entry["id"]) for entry in catalog_entries() if entry.get("sizes"))]
+    assert any(m is not None and m.experts for m in models) and any(m is not None and m.hybrid for m in models)
+    forms = [AWQ, WeightFormat("FP8", 1.0, fp8=True), WeightFormat("BF16", 2.0), WeightFormat("GGUF Q4_K_M", 4.9 / 8)]
+    checked = 0
+    for index, sizes in enumerate(models):
+        card = gpu(("rtx-4090", "h100-sxm", "rtx-3090", "h200")[index % 4])
+        for k, tp, verify in ((1, 1, None), (3, 2, None), (2, 1, 8)):
+            form = forms[(index + k) % len(forms)]
+            result = crossover(card, sizes, k, form, engine=engine, tensor_parallel=tp, verify_tokens=verify)
+            expected = [speedup(card, sizes, k, batch, form, engine=engine, tensor_parallel=tp,
+                                verify_tokens=verify, acceptance=result.acceptance)
+                        for batch in range(1, len(result.curve) + 1)]
+            assert list(result.curve) == expected, (engine, sizes, k, tp, verify)
+            checked += len(expected)
+    assert checked > 1000

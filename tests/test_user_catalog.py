@@ -167,6 +167,25 @@ def test_user_entries_take_precedence() -> None:
     assert restored is not None and restored.memory_mib == 81559 and not restored.user
 
 
+
+def test_a_model_looked_up_before_and_after_a_configuration_follows_the_catalog() -> None:
+    """Lookups are remembered per catalog: a configured model replaces an answer given before the
+    configuration, and the shipped answer comes back when it is dropped."""
+    name = "acme/Qwen3.6-27B-house"
+    before = find_model(name)
+    assert before is not None and before.id == "qwen3.6-27b"
+    register_user_catalog([], [{"id": "my-qwen", "patterns": ["qwen3\\.6-27b-house"], "family": "qwen3.5",
+                                "arch": "Qwen3_5ForConditionalGeneration", "hybrid": True, "mtp_layers": 0}])
+    try:
+        during = find_model(name)
+        assert during is not None and during.id == "my-qwen"
+        assert find_model(name) is during
+    finally:
+        register_user_catalog([], [])
+    after = find_model(name)
+    assert after is not None and after.id == "qwen3.6-27b"
+    assert find_model("no-such/model") is None
+
 def test_user_model_sizes_reach_the_tuner() -> None:
     sizes = {"params_b": 12.0, "active_params_b": 12.0, "checkpoint_dtype": "bf16", "kv_bytes_per_token": 1024,
              "recurrent_state_mib": 0, "source": "measured"}

@@ -7,7 +7,7 @@ from pathlib import Path
 from mtplint.extract import FileLoader
 from mtplint.extract.launch import VersionHint
 from mtplint.hardware import find_gpu, parse_gpu_spec
-from mtplint.versions import compare, pins_in_text, pins_near, resolve
+from mtplint.versions import PinMemo, compare, pins_in_text, pins_near, resolve
 
 KNOWN = ["0.5.5", "0.5.9", "0.5.10", "0.5.23"]
 
@@ -63,9 +63,41 @@ def test_pins_of_a_symlinked_launch_file_are_those_beside_its_target(tmp_path: P
     (tmp_path / "app" / "requirements.txt").write_text("vllm==0.11.0\n")
     (tmp_path / "real" / "serve.sh").write_text("vllm serve m\n")
     (tmp_path / "app" / "serve.sh").symlink_to(tmp_path / "real" / "serve.sh")
-    for memo in (None, {}):
+    for memo in (None, PinMemo()):
         hints = pins_near(tmp_path / "app" / "serve.sh", tmp_path, FileLoader(tmp_path).load, memo)
         assert [h.spec for h in hints] == ["==0.8.5"], memo
+
+
+
+def test_pins_through_a_symlinked_directory_are_those_of_its_target_chain(tmp_path: Path) -> None:
+    """One run's memo gives each launch the pins a fresh lookup gives: a directory reached through a
+    symlinked parent reads the target's parents, a ``requirements/`` folder is read, a sibling is not."""
+    (tmp_path / "requirements").mkdir()
+    (tmp_path / "requirements" / "serve.txt").write_text("sglang>=0.5.9\n")
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    (tmp_path / "real" / "requirements.txt").write_text("vllm==0.8.5\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "requirements.txt").write_text("vllm==0.11.0\n")
+    (tmp_path / "linked").symlink_to(tmp_path / "real", target_is_directory=True)
+    launches = [tmp_path / "linked" / "sub" / "serve.sh", tmp_path / "real" / "sub" / "serve.sh",
+                tmp_path / "other" / "serve.sh", tmp_path / "serve.sh"]
+    (tmp_path / "real" / "sub" / "serve.sh").write_text("vllm serve m\n")
+    (tmp_path / "other" / "serve.sh").write_text("vllm serve m\n")
+    (tmp_path / "serve.sh").write_text("vllm serve m\n")
+    expected = {
+        launches[0]: ["==0.8.5", ">=0.5.9"],
+        launches[1]: ["==0.8.5", ">=0.5.9"],
+        launches[2]: ["==0.11.0", ">=0.5.9"],
+        launches[3]: [">=0.5.9"],
+    }
+    memo = PinMemo()
+    for launch in [*launches, *launches]:
+        load = FileLoader(tmp_path).load
+        fresh = [h.spec for h in pins_near(launch, tmp_path, load)]
+        remembered = [h.spec for h in pins_near(launch, tmp_path, load, memo)]
+        assert fresh == remembered == expected[launch], launch
+    # a root reached through a symlink stops the walk at the same place
+    assert [h.spec for h in pins_near(launches[0], tmp_path / "linked", FileLoader(tmp_path).load, PinMemo())] == ["==0.8.5"]
 
 
 def test_gpu_names_map_to_catalog_ids() -> None:

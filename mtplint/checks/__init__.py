@@ -8,6 +8,7 @@ effective settings and yields findings. Predicates are imported only for the rul
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Iterable, Iterator
 
 from mtplint.checks.catalog import Rule, VersionRange
@@ -227,20 +228,27 @@ def predicate_for(rule: Rule) -> Predicate | None:
     """The code behind a built-in rule (``mtplint.checks.mtp102.check``), or None for house rules."""
     if rule.origin != "builtin":
         return None
-    try:
-        module = importlib.import_module(f"mtplint.checks.{rule.code.lower()}")
-    except ModuleNotFoundError:
-        return None
+    name = f"mtplint.checks.{rule.code.lower()}"
+    # a rule runs once per launch: an imported module is taken from sys.modules, not through the
+    # import machinery (its ``check`` is still read each time)
+    module = sys.modules.get(name)
+    if module is None:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError:
+            return None
     check: Predicate = module.check
     return check
 
 
 def run_rule(rule: Rule, report: LaunchReport) -> list[Finding]:
     """All findings of one rule on one launch."""
-    if not rule.applies_to(report.launch.engine):
+    engine = report.launch.engine
+    if not rule.applies_to(engine):
         return []
     context = RuleContext(rule, report)
-    if context.affected() is False:
+    # most rules affect every version: no range to weigh the version against
+    if rule.affected.get(engine) and context.affected() is False:
         return []
     if rule.when is not None:
         from mtplint.checks.house import check_house_rule

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 
 from mtplint.checks import RuleContext
 from mtplint.engines import CliError, OptionValue
@@ -65,6 +65,7 @@ def spec_releases() -> tuple[SpecRelease, ...]:
     return tuple(ordered)
 
 
+@lru_cache(maxsize=256)  # several rules ask for every vLLM launch's version; a tree has a few dozen
 def spec_release(version: str) -> SpecRelease:
     """The table of ``version``, or of the nearest older release read (the oldest for anything older)."""
     releases = spec_releases()

@@ -139,6 +139,12 @@ if TYPE_CHECKING:  # a type only: pipeline.py imports it under TYPE_CHECKING too
             launch's version by its flags parses it once per key)."""
             ...
 
+        def flags_reading(self, launch: Launch, version: str) -> object | None:
+            """What of ``version``'s flag table decides which of the launch's words are rejected,
+            when the engine can tell without parsing: two versions with equal readings reject the
+            same words. None: only parsing tells."""
+            ...
+
         def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed: ...
 
         def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 
 from mtplint.engines import CliError, EngineContext, OptionValue, Parsed
 from mtplint.extract.launch import Launch
@@ -85,6 +85,7 @@ FALSEY = ("off", "disabled", "false", "0")
 AUTOY = ("auto", "-1")
 
 
+@lru_cache(maxsize=1024)  # every launch asks for a few known builds, once per table tried
 def build_number(version: str) -> int:
     """``b9180`` (or ``9180``) -> 9180; anything else is treated as the newest known build."""
     match = re.fullmatch(r"b?(\d+)", version.strip())
@@ -105,6 +106,10 @@ def spec_types_at(build: int) -> tuple[str, ...]:
     if build >= MTP_BUILD:
         names += ["draft-mtp", "draft-dflash", "draft-dspark"]
     return tuple(names)
+
+
+#: words an option of each handler kind takes after its name
+_VALUES_PER_KIND = {"void": 0, "bool": 0, "int": 1, "string": 1, "str_str": 2}
 
 
 class LlamaOption(FrozenRecord):
@@ -129,7 +134,7 @@ class LlamaOption(FrozenRecord):
 
     @property
     def values(self) -> int:
-        return {"void": 0, "bool": 0, "int": 1, "string": 1, "str_str": 2}[self.kind]
+        return _VALUES_PER_KIND[self.kind]
 
     @property
     def env_names(self) -> tuple[str, ...]:
@@ -220,45 +225,55 @@ def _distinct_table(build: int) -> int:
 
 
 class _Lookup(Record):
-    __slots__ = ("by_name", "options", "env_names")
+    __slots__ = ("by_name", "options", "env_names", "by_env", "by_key")
     by_name: dict[str, tuple[LlamaOption, bool]]
     options: tuple[LlamaOption, ...]
     #: every variable some option reads (most launches set none: their env pass is skipped)
     env_names: frozenset[str]
+    #: variable -> positions in ``options`` of the options that read it
+    by_env: dict[str, tuple[int, ...]]
+    #: preset/config key -> (option, positive form), as :func:`find_option` resolves it
+    by_key: dict[str, tuple[LlamaOption, bool]]
 
     def __init__(self, by_name: dict[str, tuple[LlamaOption, bool]], options: tuple[LlamaOption, ...],
-                 env_names: frozenset[str]) -> None:
+                 env_names: frozenset[str], by_env: dict[str, tuple[int, ...]],
+                 by_key: dict[str, tuple[LlamaOption, bool]]) -> None:
         self.by_name = by_name
         self.options = options
         self.env_names = env_names
+        self.by_env = by_env
+        self.by_key = by_key
 
 
 @cache
 def _lookup(build: int) -> _Lookup:
     by_name: dict[str, tuple[LlamaOption, bool]] = {}
+    by_env: dict[str, list[int]] = {}
+    by_key: dict[str, tuple[LlamaOption, bool]] = {}
     table = option_table(build)
-    for option in table:
+    for position, option in enumerate(table):
         for name in option.names:
             by_name[name] = (option, True)
         for name in option.negated:
             by_name[name] = (option, False)
-    return _Lookup(by_name, table, frozenset(name for option in table for name in option.env_names))
+        env_names = option.env_names
+        for env_name in env_names:
+            by_env.setdefault(env_name, []).append(position)
+        # get_map_key_opt takes the first option that matches, trying its variables, then its
+        # spellings, then its negated spellings: the first entry for a key is the one it finds
+        for env_name in env_names:
+            by_key.setdefault(env_name, (option, env_name == option.env or not env_name.startswith("LLAMA_ARG_NO_")))
+        for name in option.names:
+            by_key.setdefault(name.lstrip("-"), (option, True))
+        for name in option.negated:
+            by_key.setdefault(name.lstrip("-"), (option, False))
+    return _Lookup(by_name, table, frozenset(by_env), {name: tuple(found) for name, found in by_env.items()}, by_key)
 
 
 def find_option(key: str, build: int) -> tuple[LlamaOption, bool] | None:
     """The option a preset/config key names: any spelling without its dashes, or its env name
     (``common/preset.cpp`` ``get_map_key_opt``). The bool says whether the key is a positive form."""
-    lookup = _lookup(build)
-    for option in lookup.options:
-        if key in option.env_names:
-            return option, key == option.env or not key.startswith("LLAMA_ARG_NO_")
-        for name in option.names:
-            if name.lstrip("-") == key:
-                return option, True
-        for name in option.negated:
-            if name.lstrip("-") == key:
-                return option, False
-    return None
+    return _lookup(build).by_key.get(key)
 
 
 def canonical_flag(option: LlamaOption) -> str:
@@ -374,6 +389,21 @@ class LlamaCppEngine:
         # between two of them read the same flags and LLAMA_ARG_* variables
         return _distinct_table(build_number(version))
 
+    def flags_reading(self, launch: Launch, version: str) -> object | None:
+        # _parse_cli rejects a word only when the table has no such option, and where it goes on
+        # depends only on how many values each option it finds takes
+        by_name = _lookup(build_number(version)).by_name
+        reading: list[int | None] = []
+        for token in launch.args:
+            if token.splat or token.unresolved:
+                continue
+            arg = token.value
+            if arg.startswith("--"):
+                arg = arg.replace("_", "-")
+            found = by_name.get(arg)
+            reading.append(None if found is None else found[0].values)
+        return tuple(reading)
+
     # -- parse --
 
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> LlamaParsed:
@@ -411,7 +441,10 @@ class LlamaCppEngine:
         """The ``LLAMA_ARG_*`` loop of ``common_params_parse_ex`` (option-definition order)."""
         if lookup.env_names.isdisjoint(launch.env):
             return
-        for option in lookup.options:
+        # the options that read one of the launch's variables, in option-definition order
+        positions = sorted({position for name in launch.env for position in lookup.by_env.get(name, ())})
+        for position in positions:
+            option = lookup.options[position]
             entry = None
             negative = False
             for index, env_name in enumerate(option.env_names):

@@ -138,6 +138,9 @@ class ArgparseEngine:
     def flags_key(self, version: str) -> object:
         return version  # every known version has a table of its own
 
+    def flags_reading(self, launch: Launch, version: str) -> object | None:
+        return None  # version-dependent preprocessing and abbreviations: only parsing tells
+
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed:
         parsed = Parsed()
         words: list[_Word] = []

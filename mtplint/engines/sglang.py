@@ -663,6 +663,35 @@ class SGLangEngine:
     def flags_key(self, version: str) -> object:
         return version  # every known version has a table of its own
 
+    def flags_reading(self, launch: Launch, version: str) -> object | None:
+        table = load_table(version)
+        if launch.kwargs is not None:
+            # Engine(**kwargs): a keyword is rejected exactly when ServerArgs has no such field
+            return tuple(name in table.fields for name in launch.kwargs if not name.startswith("*"))
+        words = [Word.of(token) for token in launch.args]
+        if launch.entry == "sglang serve" or any(word.resolved and word.text == "--config" for word in words):
+            return None  # the serve pre-scan and the config merge depend on the release: only parsing tells
+        # argparse_words rejects a word by how each word classifies (an option's action or none, a
+        # positional, an ambiguous prefix) and by how many values each option takes, which the
+        # action's arity, kind, type and choices decide
+        reading: list[object] = []
+        for word in words:
+            if word.resolved and word.text == "--":
+                break  # everything after it is positional, whatever the release
+            try:
+                found = _classify(table, word)
+            except _ParseError:
+                reading.append("ambiguous")
+                continue
+            if found is None:
+                reading.append(None)
+                continue
+            action = found.action
+            reading.append((found.option, found.explicit, None if action is None else (
+                action.kind, action.nargs, action.type, action.choices, action.const, action.deprecated,
+                action.error_message)))
+        return tuple(reading)
+
     # -- parse --------------------------------------------------------------------------------------
 
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed:

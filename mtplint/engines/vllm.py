@@ -75,7 +75,7 @@ class Flag:
 class FlagTable:
     """The ``vllm serve`` flags of one release, indexed by option string and by dest."""
 
-    __slots__ = ("allow_abbrev", "by_dest", "by_option", "flags", "version")
+    __slots__ = ("allow_abbrev", "by_dest", "by_option", "flags", "keywords", "positional", "version")
 
     def __init__(self, version: str, flags: tuple[Flag, ...], allow_abbrev: bool) -> None:
         self.version = version
@@ -83,10 +83,10 @@ class FlagTable:
         self.allow_abbrev = allow_abbrev
         self.by_option: dict[str, Flag] = {option: flag for flag in flags for option in flag.options}
         self.by_dest: dict[str, Flag] = {flag.dest: flag for flag in flags}
-
-    @property
-    def positional(self) -> Flag | None:
-        return next((flag for flag in self.flags if not flag.options), None)
+        #: the keyword arguments ``EngineArgs``/``LLM`` take (a flag's dest; not the CLI-only ones)
+        self.keywords: frozenset[str] = frozenset(self.by_dest) - {"model_tag", "config"}
+        #: the positional argument (the model tag)
+        self.positional: Flag | None = next((flag for flag in flags if not flag.options), None)
 
 
 def _data_dir() -> Any:
@@ -258,6 +258,13 @@ class VllmEngine:
 
     def flags_key(self, version: str) -> object:
         return version  # every known version has a table of its own
+
+    def flags_reading(self, launch: Launch, version: str) -> object | None:
+        if launch.kwargs is None:
+            return None  # version-dependent preprocessing and abbreviations: only parsing tells
+        # Python API: a keyword is rejected exactly when the table has no such argument
+        keywords = load_table(version).keywords
+        return tuple(name in keywords for name in launch.kwargs if not name.startswith("**"))
 
     # .. parse ......................................................................................
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed:
@@ -753,7 +760,7 @@ class VllmEngine:
 
     # -- Python API -------------------------------------------------------------------------------
     def _parse_kwargs(self, launch: Launch, table: FlagTable, parsed: Parsed) -> None:
-        known = {flag.dest for flag in table.flags} - {"model_tag", "config"}
+        known = table.keywords
         owner = launch.entry.split(".")[-1].split("(")[0] or "EngineArgs"
         for name, kwarg in (launch.kwargs or {}).items():
             if name.startswith("**"):

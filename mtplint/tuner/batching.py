@@ -75,6 +75,7 @@ the climb. The 1.5x at batch 32 is therefore within the stated error but not exp
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 
 from mtplint.models import find_model
@@ -274,6 +275,50 @@ class _Model:
     def tokens_per_step(self, k: int) -> float:
         return tokens_per_step(self.acceptance, k)
 
+    def speedups(self, k: int, verify_tokens: int | None = None) -> Iterator[float]:
+        """``speedup(k, batch, verify_tokens)`` for batch 1, 2, ... :data:`MAX_BATCH`, to the same
+        bits: :meth:`step` and :meth:`weight_bytes` written out in the loop (the same sums in the same
+        order), with what does not depend on the batch worked out once. A curve takes up to a
+        thousand points and a tree's launches need a few hundred curves: calls were most of that."""
+        bytes_per_param = self.weights.bytes_per_param
+        active, state, bandwidth, flops = self.active, self.state, self.bandwidth, self.flops
+        overlapped = self.kernels.overlapped
+        comms = 2 * self.layers * self.kernels.all_reduce_s if self.tensor_parallel > 1 else 0.0
+        twice_active = 2 * active
+        experts = self.experts
+        dense_bytes = active * bytes_per_param
+        count = top_k = 0
+        routed_active = shared = unrouted = cap = 0.0
+        if experts is not None:
+            count, top_k = experts.count, experts.top_k
+            routed_active = active * experts.routed_share
+            shared = active - routed_active
+            unrouted = 1 - top_k / count
+            cap = self.total - shared
+
+        emitted = self.tokens_per_step(k)
+        verified = verify_tokens or k + 1
+        draft_cost = self.draft_cost
+        per_sequence = self.kernels.drafts_per_sequence
+        single = self.step(1, 1) if per_sequence else 0.0
+        batch_draft = k * draft_cost
+        plain_weights = verify_weights = dense_bytes
+        for batch in range(1, MAX_BATCH + 1):
+            tokens = batch * verified
+            if experts is not None:
+                distinct = count * (1 - unrouted ** batch)
+                plain_weights = (shared + min(routed_active * distinct / top_k, cap)) * bytes_per_param
+                distinct = count * (1 - unrouted ** tokens)
+                verify_weights = (shared + min(routed_active * distinct / top_k, cap)) * bytes_per_param
+            memory = (plain_weights + batch * state * 0) / bandwidth
+            compute = twice_active * batch / flops
+            plain = (max(memory, compute) if overlapped else memory + compute) + comms
+            memory = (verify_weights + batch * state * k) / bandwidth
+            compute = twice_active * tokens / flops
+            verify = (max(memory, compute) if overlapped else memory + compute) + comms
+            drafting = batch * k * draft_cost * single if per_sequence else batch_draft * plain
+            yield emitted * plain / (verify + drafting)
+
     def speedup(self, k: int, batch: int, verify_tokens: int | None = None) -> float:
         plain = self.step(batch, batch)
         verify = self.step(batch * (verify_tokens or k + 1), batch, k)
@@ -317,8 +362,7 @@ def crossover(gpu: Gpu, model: ModelSizes | None, k: int, weights: WeightFormat 
     curve_model = _Model(gpu, model, form, kernels, tensor_parallel, alpha)
     curve: list[float] = []
     batch = 0
-    for size in range(1, MAX_BATCH + 1):
-        gain = curve_model.speedup(k, size, verify_tokens)
+    for size, gain in enumerate(curve_model.speedups(k, verify_tokens), start=1):
         curve.append(gain)
         if gain >= 1 and batch == size - 1:
             batch = size
