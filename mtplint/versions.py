@@ -220,6 +220,11 @@ def pins_in_text(text: str, source: SourceFile | None = None) -> list[VersionHin
 PIN_FILES = ("requirements*.txt", "requirements/*.txt", "pyproject.toml", "Dockerfile*", "*.Dockerfile", "constraints*.txt")
 
 
+if TYPE_CHECKING:
+    #: the version hints of some directories, and the pin files read for them
+    _Pins = tuple[list[VersionHint], list[Path]]
+
+
 class PinMemo:
     """One run's pin lookups (a tree's launches share their directories; listing and resolving them
     per launch is slow). What it holds stays true while the run's files do not change."""
@@ -229,12 +234,12 @@ class PinMemo:
     def __init__(self) -> None:
         #: what relative paths are relative to (a run does not change directory; the loader's view too)
         self.cwd = Path(os.getcwd())
-        #: (launch directory, root) as written -> the pins from it up to the root
-        self.chains: dict[tuple[Path, Path], list[VersionHint]] = {}
+        #: (launch directory, root) as written -> the pins from it up to the root, and the files read
+        self.chains: dict[tuple[Path, Path], _Pins] = {}
         #: directory as written -> ``resolve()`` of it
         self.resolved: dict[Path, Path] = {}
-        #: (resolved directory, resolved root) -> the pins from it up to the root
-        self.up_to_root: dict[tuple[Path, Path], list[VersionHint]] = {}
+        #: (resolved directory, resolved root) -> the pins from it up to the root, and the files read
+        self.up_to_root: dict[tuple[Path, Path], _Pins] = {}
 
     def resolve(self, directory: Path) -> Path:
         """``directory.resolve()``. A directory that is no symlink resolves to its resolved parent
@@ -274,9 +279,9 @@ def _names_in(directory: Path) -> list[str] | None:
         return None
 
 
-def _pins_in_directory(directory: Path, read: Callable[[Path], SourceFile | None]) -> list[VersionHint]:
+def _pins_in_directory(directory: Path, read: Callable[[Path], SourceFile | None]) -> _Pins:
     hints: list[VersionHint] = []
-    seen: set[Path] = set()
+    seen: list[Path] = []
     listing = _names_in(directory)
     names = listing or []
     for pattern in PIN_FILES:
@@ -293,11 +298,11 @@ def _pins_in_directory(directory: Path, read: Callable[[Path], SourceFile | None
         for candidate in sorted(directory / folder / name for name in fnmatch.filter(listed, name_pattern)):
             if candidate in seen or not candidate.is_file():
                 continue
-            seen.add(candidate)
+            seen.append(candidate)
             source = read(candidate)
             if source is not None:
                 hints.extend(pins_in_text(source.text, source))
-    return hints
+    return hints, seen
 
 
 def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],
@@ -308,26 +313,34 @@ def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],
     # a full resolve (its directory is resolved once per chain below)
     start = path.resolve().parent if path.is_symlink() else path.parent
     if memo is None:
-        return _pins_up_to_root(start.resolve(), root.resolve(), read, None)
+        return _pins_up_to_root(start.resolve(), root.resolve(), read, None)[0]
     # the whole chain, per launch directory as written: a tree's launches share directories
     chain = memo.chains.get((start, root))
     if chain is None:
         chain = memo.chains[(start, root)] = _pins_up_to_root(memo.resolve(start), memo.resolve(root), read, memo)
-    return list(chain)
+    else:
+        # read again (the loader has them): whoever records what a launch read -- the cache's
+        # dependencies, the fixer's re-lint -- must see every launch below a pin file read it
+        for file in chain[1]:
+            read(file)
+    return list(chain[0])
 
 
 def _pins_up_to_root(directory: Path, root: Path, read: Callable[[Path], SourceFile | None],
-                     memo: PinMemo | None) -> list[VersionHint]:
-    """The pins in ``directory`` and its parents up to ``root`` (both resolved), nearest first."""
+                     memo: PinMemo | None) -> _Pins:
+    """The pins in ``directory`` and its parents up to ``root`` (both resolved), nearest first, and
+    the pin files read for them."""
     # the directories to read, nearest first, up to one whose chain the memo already has
     walked: list[Path] = []
-    tail: list[VersionHint] = []
+    tail: _Pins = ([], [])
     root_parts = root.parts
     while True:
         if memo is not None:
             known = memo.up_to_root.get((directory, root))
             if known is not None:
                 tail = known
+                for file in known[1]:
+                    read(file)  # as in pins_near: the reader records that this launch read it
                 break
         walked.append(directory)
         parts = directory.parts
@@ -336,12 +349,12 @@ def _pins_up_to_root(directory: Path, root: Path, read: Callable[[Path], SourceF
             break
         directory = directory.parent
     owns = [_pins_in_directory(directory, read) for directory in walked]  # read nearest first
-    hints = tail
-    for directory, own in zip(reversed(walked), reversed(owns), strict=True):
-        hints = own + hints
+    pins = tail
+    for directory, (own_hints, own_files) in zip(reversed(walked), reversed(owns), strict=True):
+        pins = (own_hints + pins[0], own_files + pins[1])
         if memo is not None:
-            memo.up_to_root[(directory, root)] = hints
-    return hints
+            memo.up_to_root[(directory, root)] = pins
+    return pins
 
 
 def resolve(engine: str, known_versions: Sequence[str], hints: Iterable[VersionHint], forced: str | None = None) -> EngineVersion:

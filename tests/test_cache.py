@@ -182,3 +182,21 @@ def test_checking_a_compose_file_loads_no_shell_or_python_parser(tmp_path: Path)
         assert not [name for name in modules if name.split(".")[0] in HEAVY]
         assert "pathspec" not in modules  # no .gitignore here
         assert "tomllib" not in modules  # no configuration file here
+
+
+def test_editing_a_version_pin_invalidates_every_launch_below_it(tmp_path: Path) -> None:
+    """Two scripts share their folder's ``requirements.txt``: a run reads that folder's pins once,
+    but both files' entries depend on them (the second one's used to keep the old version)."""
+    script = "vllm serve Qwen/Qwen3.6-27B --spec-method mtp\n"
+    (tmp_path / "a.sh").write_text(script)
+    (tmp_path / "b.sh").write_text(script)
+    (tmp_path / "requirements.txt").write_text("vllm==0.20.0\n")
+
+    def flagged() -> list[str]:
+        code, out, err = run_cli(["check", "--output-format", "json", "--select", "MTP506", "."], cwd=tmp_path)
+        assert code in (0, 1), err
+        return sorted(finding["filename"] for finding in json.loads(out))
+
+    assert flagged() == ["a.sh", "b.sh"]  # --spec-method is not a flag of vLLM 0.20
+    (tmp_path / "requirements.txt").write_text("vllm==0.30.0\n")
+    assert flagged() == []

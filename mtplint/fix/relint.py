@@ -5,16 +5,15 @@ fixed texts in memory. Linting the whole project for each try costs the whole tr
 seconds on a tree of thousands of files, times the fixes tried. Here the project is linted file by
 file, as :mod:`mtplint.parallel` does (one *record* per discovered file: its extraction, the
 modelling of its launches and the rules on them), noting the files each record read. A change
-re-analyses only the records that read a changed file (and, for a changed version pin file, those
-with a launch below it), then assembles every record into the project's result as a plain run
+re-analyses only the records that read a changed file, then assembles every record into the project's result as a plain run
 does -- the same findings, in the same order, as linting everything again.
 
 What a record depends on, and why the set re-analysed is enough:
 
 * every file it asked the loader for (its own file, ``.env``, ``env_file``, compose override and
   ``extends`` files, a ``--config`` YAML, the script a unit or Dockerfile starts);
-* the version pins near its launches (``requirements*.txt``, a Dockerfile's ``FROM`` tag): one run
-  reads a directory's pins once, so the records after the first do not ask for them;
+* the version pins near its launches (``requirements*.txt``, a Dockerfile's ``FROM`` tag): the run
+  reads a directory's pins once, and each later launch below them asks the loader for them again;
 * the compose services an earlier record of the run already reported: the records sharing a
   compose project read each other's files, so they are re-analysed together, in discovery order.
 
@@ -26,7 +25,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from fnmatch import fnmatch
 from pathlib import Path
 
 from mtplint.discover import discover
@@ -34,7 +32,6 @@ from mtplint.lint import LintResult, LintSettings
 from mtplint.parallel import RecordingLoader, _Group, analyse, assemble
 from mtplint.records import FrozenRecord
 from mtplint.source import SourceFile
-from mtplint.versions import PIN_FILES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -83,8 +80,6 @@ class ProjectLinter:
         self.readers: dict[str, set[int]] = {}
         #: record -> the display names of the files it read (at any point of the fixing)
         self.read_names: dict[int, set[str]] = {}
-        #: record -> the real directories of its launches (where their version pins are looked for)
-        self.launch_directories: dict[int, set[str]] = {}
         self._real_paths: dict[str, str] = {}
         #: lints run (the first included), and records analysed, for the tests' accounting
         self.runs = 0
@@ -129,9 +124,6 @@ class ProjectLinter:
             for path in read:
                 self.readers.setdefault(self._real(path), set()).add(index)
             self.read_names.setdefault(index, set()).update(map(loader.display, read))
-            if record["launches"]:
-                self.launch_directories.setdefault(index, set()).update(
-                    self._real(os.path.dirname(launch["path"])) for launch in record["launches"])
         if self.grouped:
             activate(self.members[0])  # the run's first configuration again, as lint_units leaves it
         return records
@@ -146,10 +138,6 @@ class ProjectLinter:
         affected: set[int] = set()
         for path in map(self._real, changed):
             affected |= self.readers.get(path, set())
-            pins = _pin_directory(path)
-            if pins is not None:
-                affected.update(index for index, directories in self.launch_directories.items()
-                                if any(_below(directory, pins) for directory in directories))
         # records that read an affected record's file share a compose project with it: the one read
         # first in the run reports the project's services, so they are analysed again together
         pending = list(affected)
@@ -171,25 +159,4 @@ class ProjectLinter:
         if real is None:
             real = self._real_paths[key] = os.path.realpath(key)
         return real
-
-
-def _pin_directory(path: str) -> str | None:
-    """The directory whose launches (and those below it) take their version from the pin file at
-    ``path`` (:data:`mtplint.versions.PIN_FILES`); None when it is not one."""
-    name = os.path.basename(path)
-    parent = os.path.dirname(path)
-    found = None
-    for pattern in PIN_FILES:
-        folder, _, name_pattern = pattern.rpartition("/")
-        if not fnmatch(name, name_pattern):
-            continue
-        if folder and os.path.basename(parent) == folder:
-            return os.path.dirname(parent)  # ``requirements/*.txt``: the pins of the folder above, and below it
-        if not folder:
-            found = parent
-    return found
-
-
-def _below(directory: str, top: str) -> bool:
-    return directory == top or directory.startswith(top.rstrip(os.sep) + os.sep)
 
