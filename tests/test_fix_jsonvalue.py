@@ -14,6 +14,7 @@ import shlex
 import shutil
 import string
 import subprocess
+from pathlib import Path
 
 import pytest
 import yaml
@@ -229,6 +230,35 @@ def test_python_dict_inside_a_call_after_non_ascii_text_is_placed_exactly() -> N
     _, site = _site("offline.py", text, text[start:text.index("}") + 1])
     after = _apply(text, site.update({"method": "mtp"}))
     assert after == text.replace('u"method": "deepseek_mtp"', 'u"method": "mtp"')
+
+
+def test_python_dict_entries_on_one_line_after_non_ascii_keys_and_a_parenthesized_value() -> None:
+    text = 'SPEC = {"ñé": "ü", "method": ("deepseek_mtp"), "n": 2}\n'
+    start = text.index("{")
+    _, site = _site("offline.py", text, text[start:text.rindex("}") + 1])
+    after = _apply(text, site.update({"method": "mtp", "n": 3}))
+    assert after == 'SPEC = {"ñé": "ü", "method": ("mtp"), "n": 3}\n'
+
+
+@pytest.mark.parametrize("key", ['"met" "hod"', 'b"method"', 'r"method"', 'f"method"', '("method")'])
+def test_python_dict_with_a_key_not_written_as_one_plain_literal_gets_no_site(key: str) -> None:
+    """The key's text is what a rename rewrites: a key spelled some other way is left alone."""
+    from mtplint.fix.jsonvalue import python_dict_site
+    from mtplint.source import SourceFile
+
+    text = f'SPEC = {{{key}: "deepseek_mtp"}}\n'
+    source = SourceFile(Path("offline.py"), "offline.py", text)
+    site = python_dict_site(source, source.span(text.index("{"), text.rindex("}") + 1))
+    assert site is None or (key == '("method")' and site.shape.entries[0].key_start == text.index('"method"'))
+
+
+def test_python_dict_with_double_star_entry_gets_no_site() -> None:
+    from mtplint.fix.jsonvalue import python_dict_site
+    from mtplint.source import SourceFile
+
+    text = 'SPEC = {"method": "deepseek_mtp", **EXTRA}\n'
+    source = SourceFile(Path("offline.py"), "offline.py", text)
+    assert python_dict_site(source, source.span(text.index("{"), text.rindex("}") + 1)) is None
 
 
 def test_python_string_literal_holding_json() -> None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from mtplint.checks import Edit
@@ -42,6 +42,11 @@ if TYPE_CHECKING:
     from mtplint.engines import OptionValue
     from mtplint.extract.launch import Launch
     from mtplint.source import Token
+
+    #: a dict literal's entries: (key, and the key's and the value's start and end as offsets into
+    #: the literal's text, the key's quote character)
+    _DictEntries = tuple[tuple[str, int, int, int, int, str], ...]
+
 
 # --- quoting modes ---------------------------------------------------------------------------------
 #: how a decoded character was written, which decides how replacement text is escaped:
@@ -613,61 +618,76 @@ def _yaml_scalar(value: Any, quote: str) -> str | None:
     return None
 
 
-# --- Python dict literals (libcst) -----------------------------------------------------------------
+# --- Python dict literals -------------------------------------------------------------------------
 
 @lru_cache(maxsize=32)
-def _python_positions(snippet: str) -> Mapping[Any, Any] | None:
-    """libcst's nodes of ``snippet`` (one expression, parsed as a module of its own) with their
-    positions in it, or None when it does not parse."""
-    import libcst
-    from libcst.metadata import MetadataWrapper, PositionProvider
+def _python_dict_entries(snippet: str) -> _DictEntries | None:
+    """The entries of ``snippet``, a dict literal whose keys are all plain string literals, read
+    with :mod:`ast` (the parser the extractor already ran); None for anything else: a ``**``
+    entry, a key that is no string literal, or one written as bytes, an f-string, a raw string or
+    several literals side by side."""
+    import ast
 
     try:
-        wrapper = MetadataWrapper(libcst.parse_module(snippet))
-    except libcst.ParserSyntaxError:
+        tree = ast.parse(snippet, mode="eval").body
+    except (SyntaxError, ValueError):
         return None
-    return wrapper.resolve(PositionProvider)
+    if not isinstance(tree, ast.Dict) or _offset(snippet, tree.lineno, tree.col_offset) != 0:
+        return None
+    entries = []
+    for key, value in zip(tree.keys, tree.values, strict=True):
+        if not isinstance(key, ast.Constant) or not isinstance(key.value, str):
+            return None
+        key_start = _offset(snippet, key.lineno, key.col_offset)
+        key_end = _offset(snippet, key.end_lineno or key.lineno, key.end_col_offset or 0)
+        quote = _single_literal_quote(snippet[key_start:key_end])
+        if quote is None:
+            return None
+        entries.append((key.value, key_start, key_end, _offset(snippet, value.lineno, value.col_offset),
+                        _offset(snippet, value.end_lineno or value.lineno, value.end_col_offset or 0), quote))
+    return tuple(entries)
+
+
+def _offset(text: str, line: int, byte_column: int) -> int:
+    """The offset in ``text`` of an :mod:`ast` position (1-based line, UTF-8 byte column)."""
+    start = 0
+    for _ in range(line - 1):
+        start = text.index("\n", start) + 1
+    end = text.find("\n", start)
+    row = text[start:] if end < 0 else text[start:end]
+    return start + len(row.encode("utf-8")[:byte_column].decode("utf-8", "replace"))
+
+
+def _single_literal_quote(literal: str) -> str | None:
+    """The quote character of ``literal`` when it is one plain (or ``u``) string literal."""
+    import io
+    import tokenize
+
+    body = literal[1:] if literal[:1] in "uU" else literal
+    if body[:1] not in ("'", '"'):
+        return None  # b"", r"", f"" and the like: their text is not the key as written
+    try:
+        tokens = [token for token in tokenize.generate_tokens(io.StringIO(literal).readline)
+                  if token.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER)]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return body[0] if len(tokens) == 1 and tokens[0].type == tokenize.STRING else None
 
 
 def python_dict_site(source: SourceFile, span: Span) -> TextSite | None:
-    """The dict literal at ``span`` in Python source, read with libcst (comments, trailing commas and
-    the user's formatting are kept: the edits touch only the keys and values they change).
+    """The dict literal at ``span`` in Python source (comments, trailing commas and the user's
+    formatting are kept: the edits touch only the keys and values they change).
 
-    Only the literal itself is parsed (``span`` covers it: the extractor found it with ``ast``):
-    libcst's position metadata over a whole module costs ~15 ms for a few hundred lines."""
-    try:
-        import libcst
-    except ImportError:  # a dependency; without it Python dicts get no fix rather than a wrong one
+    ``span`` covers the literal (the extractor found it with :mod:`ast`), so only the literal is
+    parsed again, for the positions of its keys and values."""
+    entries = _python_dict_entries(source.text[span.start:span.end])
+    if entries is None:
         return None
-
-    snippet = source.text[span.start:span.end]
-    positions = _python_positions(snippet)
-    if positions is None:
-        return None
-    lines = SourceFile.from_text(snippet)
-
-    def offset(position: Any) -> int:
-        return span.start + lines.offset(position.line, position.column + 1)
-
-    for node, where in positions.items():
-        if not isinstance(node, libcst.Dict):
-            continue
-        start, end = offset(where.start), offset(where.end)
-        if start != span.start:
-            continue
-        shape = ObjectShape(start, end - 1)
-        for element in node.elements:
-            if not isinstance(element, libcst.DictElement) or not isinstance(element.key, libcst.SimpleString):
-                return None
-            key_value = element.key.evaluated_value
-            if not isinstance(key_value, str) or element.key.prefix.lower() not in ("", "u"):
-                return None
-            key_at, value_at = positions[element.key], positions[element.value]
-            shape.entries.append(Entry(key_value, offset(key_at.start), offset(key_at.end),
-                                       offset(value_at.start), offset(value_at.end), element.key.quote[0]))
-        decoded = _identity(source.text, 0)
-        return TextSite(source, decoded, shape, python_source=True)
-    return None
+    shape = ObjectShape(span.start, span.end - 1)
+    shape.entries.extend(Entry(key, span.start + key_start, span.start + key_end, span.start + value_start,
+                               span.start + value_end, quote)
+                         for key, key_start, key_end, value_start, value_end, quote in entries)
+    return TextSite(source, _identity(source.text, 0), shape, python_source=True)
 
 
 # --- finding a site --------------------------------------------------------------------------------
