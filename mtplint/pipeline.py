@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import importlib
+import os
 import re
+import stat
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -47,6 +50,9 @@ EXTRACTORS = {
     "systemd": "mtplint.extract.systemd",
     "ini": "mtplint.extract.llama_preset",
 }
+
+#: what ``Path.is_file()`` answers False for instead of raising (pathlib's ``_IGNORED_ERRNOS``)
+_NO_FILE = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
 
 _GPU_DIRECTIVE = re.compile(r"(?:#|//|;)\s*mtplint:\s*gpu\s*=\s*([\w.\-]+(?:\s*[x\*]\s*\d+)?)")
 
@@ -259,13 +265,19 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
 def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, result: Result) -> list[Launch]:
     path = candidate.path
     try:
-        if not path.is_file():
-            if candidate.kind != "missing":
-                path.stat()  # a file deleted since discovery, a symlink loop: OSError -> MTP001 below
+        try:
+            status: os.stat_result | None = os.stat(path)
+        except OSError as error:
+            # what Path.is_file() takes for "no file": a file deleted since discovery, a symlink
+            # loop (MTP001 below, unless the candidate was already known to be missing)
+            if candidate.kind != "missing" or error.errno not in _NO_FILE:
+                raise
+            status = None
+        if status is None or not stat.S_ISREG(status.st_mode):
             reason = "does not exist" if candidate.kind == "missing" else "is not a regular file"
             result.internal_errors.append(f"{loader.display(path)}: {reason}")
             return []
-        size = path.stat().st_size
+        size = status.st_size
         if size > MAX_FILE_BYTES:
             # never loaded whole; one that mentions an engine is reported, so a skipped launch is not silent
             result.files_skipped += 1
@@ -276,7 +288,7 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
             return []
         seeded = loader.peek(path)
         # a text seeded into the loader (a fix being re-linted in memory) stands for the file's bytes
-        data = seeded.text.encode("utf-8") if seeded is not None else path.read_bytes()
+        data = seeded.text.encode("utf-8") if seeded is not None else loader.read_bytes(path)
     except OSError as error:
         unreadable = SourceFile(path, loader.display(path), "")
         issues.add("MTP001", f"cannot read file: {error.strerror or error}", unreadable.span(0))
@@ -319,7 +331,7 @@ def _extracted(candidates: list[Candidate], loader: FileLoader, issues: Issues,
         for launch in extract_file(candidate, loader, issues, result):
             # the same path is the same file: only a launch read through another file needs resolving
             through_another = (launch.source.path != candidate.path
-                               and launch.source.path.resolve() != candidate.path.resolve())
+                               and loader.real_path(launch.source.path) != loader.real_path(candidate.path))
             yield launch, through_another, candidate.group
 
 

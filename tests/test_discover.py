@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,45 @@ def test_discovery_as_walked_hands_over_the_same_files_in_the_same_order(tmp_pat
         assert list(discover_as_walked(paths, tmp_path)) == discover(paths, tmp_path)
     assert [c.path.name for c in discover_as_walked([tmp_path / "b", tmp_path / "b" / "sub"], tmp_path)] == [
         "compose.yaml", "compose.yaml"]
+
+
+def test_the_loader_shows_every_name_as_its_real_path_relative_to_the_working_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Display names come from the directories the loader already resolved; they must be what
+    ``os.path.realpath`` gives (relative to the working directory, else the root, else as
+    written), under symlinked directories and files, ``..``, missing files and symlink loops."""
+    real = tmp_path / "project" / "real"
+    (real / "deep").mkdir(parents=True)
+    (real / "deep" / "run.sh").write_text("vllm serve m\n")
+    (tmp_path / "project" / "linked").symlink_to(real, target_is_directory=True)
+    (real / "alias.sh").symlink_to(real / "deep" / "run.sh")
+    (real / "loop.sh").symlink_to("loop.sh")
+    (tmp_path / "outside.sh").write_text("vllm serve m\n")
+    monkeypatch.chdir(tmp_path / "project")
+    names = [Path("real/deep/run.sh"), Path("linked/deep/run.sh"), Path("linked/alias.sh"), Path("real/loop.sh"),
+             Path("linked/deep/../deep/run.sh"), Path("real/missing/run.sh"), Path("linked/deep"),
+             real / "deep" / "run.sh", tmp_path / "outside.sh", Path("."), Path("real/deep/run.sh/below")]
+    loader = FileLoader(tmp_path)
+    for name in names:
+        resolved = Path(os.path.realpath(name))
+        for base in (tmp_path / "project", tmp_path):
+            if resolved.is_relative_to(base):
+                expected = resolved.relative_to(base).as_posix()
+                break
+        assert loader.display(name) == expected, name
+    assert loader.display(Path("real/deep/run.sh")) == loader.display(Path("linked/alias.sh")) == "real/deep/run.sh"
+    assert loader.display(Path("real/loop.sh")) == "real/loop.sh" and loader.load(Path("real/loop.sh")) is None
+
+
+def test_a_file_read_for_the_prefilter_is_loaded_with_the_same_text(tmp_path: Path) -> None:
+    """The bytes read to decide whether a file is worth extracting are the ones loaded (the file
+    is read once), and they are not used for another file."""
+    first, second = tmp_path / "a.sh", tmp_path / "b.sh"
+    first.write_text("vllm serve first\n")
+    second.write_text("vllm serve second\n")
+    loader = FileLoader(tmp_path)
+    assert loader.read_bytes(first) == b"vllm serve first\n"
+    loaded = loader.load(second)
+    assert loaded is not None and loaded.text == "vllm serve second\n"
+    loaded = loader.load(first)
+    assert loaded is not None and loaded.text == "vllm serve first\n"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -45,17 +46,24 @@ def decode(data: bytes) -> str:
 
 
 class FileLoader:
-    """Reads and caches files as :class:`SourceFile`; paths are shown relative to ``root``."""
+    """Reads and caches files as :class:`SourceFile`; paths are shown relative to ``root``.
+
+    One loader is one run's view of the files: a path resolves (and shows) the same way for as long
+    as it lives. Resolving costs a system call per path component, and a tree's files sit in
+    thousands of directories, so each directory is resolved once, through its parent's answer."""
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
         self._cache: dict[Path, SourceFile | None] = {}
         self.cwd = Path.cwd().resolve()
-        # one loader is one run's view of the files: a path resolves (and shows) the same way for
-        # as long as it lives, and resolving is a system call per path component
+        self._cwd_text = str(self.cwd)
+        self._root_text = str(self.root)
         self._keys: dict[Path, Path] = {}
-        self._directories: dict[Path, Path] = {}
+        #: directory as written (absolute) -> its real path; None: not a plain existing directory
+        self._directories: dict[str, str | None] = {}
         self._displays: dict[Path, str] = {}
+        # the bytes extract_file just read to prefilter a file, so loading it does not read it again
+        self._just_read: tuple[Path, bytes] | None = None
 
     def display(self, path: Path) -> str:
         shown = self._displays.get(path)
@@ -64,8 +72,21 @@ class FileLoader:
         return shown
 
     def _display(self, path: Path) -> str:
-        # realpath, not resolve(): a symlink loop must be shown, not raise RuntimeError
-        resolved = Path(os.path.realpath(path if path.is_absolute() else self.cwd / path))
+        resolved = self._plain_real_path(path)
+        if resolved is None:
+            # realpath, not resolve(): a symlink loop must be shown, not raise RuntimeError
+            resolved = os.path.realpath(path if path.is_absolute() else self.cwd / path)
+        if resolved.startswith("//"):  # the one root POSIX keeps doubled: leave it to pathlib
+            return self._display_by_parts(Path(resolved), path)
+        for base in (self._cwd_text, self._root_text):
+            if resolved == base:
+                return "."
+            prefix = base if base.endswith("/") else base + "/"
+            if resolved.startswith(prefix):
+                return resolved[len(prefix):]
+        return path.as_posix()
+
+    def _display_by_parts(self, resolved: Path, path: Path) -> str:
         for base in (self.cwd, self.root):
             try:
                 return resolved.relative_to(base).as_posix()
@@ -76,29 +97,82 @@ class FileLoader:
     def _key(self, path: Path) -> Path:
         key = self._keys.get(path)
         if key is None:
-            key = self._keys[path] = self._resolved(path) if path.exists() else path
+            plain = self._plain_real_path(path)
+            # otherwise (a symlink, a missing file, a name such as ``..``) as pathlib says
+            key = Path(plain) if plain is not None else path.resolve() if path.exists() else path
+            self._keys[path] = key
         return key
 
-    def _resolved(self, path: Path) -> Path:
-        """``path.resolve()``, with each directory resolved once for the loader's life: a tree's
-        files share a few hundred directories, and resolving costs a system call per component,
-        so a file that is not a symlink itself costs one ``lstat`` once its directory is known."""
-        if path.name in ("", ".", "..") or path.is_symlink():
-            return path.resolve()
-        directory = self._directories.get(path.parent)
-        if directory is None:
-            directory = self._directories[path.parent] = path.parent.resolve()
-        return directory / path.name
+    def _plain_real_path(self, path: Path) -> str | None:
+        """``os.path.realpath(path)`` when ``path`` exists and is not itself a symbolic link, from
+        its directory's remembered real path and one ``lstat``; None otherwise (the caller then
+        asks the file system the long way, with its own error handling)."""
+        text = os.fspath(path)
+        absolute = text if os.path.isabs(text) else os.path.join(self._cwd_text, text)
+        directory, name = os.path.split(absolute)
+        if name in ("", ".", ".."):
+            return None
+        real_directory = self._real_directory(directory)
+        if real_directory is None:
+            return None
+        try:
+            if stat.S_ISLNK(os.lstat(absolute).st_mode):
+                return None
+        except OSError:
+            return None
+        return os.path.join(real_directory, name)
+
+    def _real_directory(self, directory: str) -> str | None:
+        """The real path of an absolute directory path that exists, each directory resolved once
+        through its parent's answer (one ``lstat``); None when it does not exist or is not a
+        plain directory path."""
+        if directory in self._directories:
+            return self._directories[directory]
+        parent, name = os.path.split(directory)
+        real: str | None
+        if not name:
+            real = os.path.realpath(directory)  # the root
+        elif name in (".", ".."):
+            real = None
+        else:
+            real_parent = self._real_directory(parent)
+            try:
+                status = os.lstat(directory)
+            except OSError:
+                real = None
+            else:
+                if stat.S_ISLNK(status.st_mode):
+                    real = os.path.realpath(directory)
+                elif real_parent is None or not stat.S_ISDIR(status.st_mode):
+                    real = None
+                else:
+                    real = os.path.join(real_parent, name)
+        self._directories[directory] = real
+        return real
+
+    def real_path(self, path: Path) -> str:
+        """``os.path.realpath(path)``, by the directories already resolved where it can."""
+        plain = self._plain_real_path(path)
+        return plain if plain is not None else os.path.realpath(path)
+
+    def read_bytes(self, path: Path) -> bytes:
+        """The file's bytes; the next :meth:`load` of the same path uses them instead of reading
+        the file again."""
+        data = path.read_bytes()
+        self._just_read = (path, data)
+        return data
 
     def load(self, path: Path) -> SourceFile | None:
         """The file's text, or ``None`` when it does not exist or is not text."""
+        just_read, self._just_read = self._just_read, None
         key = self._key(path)
         if key in self._cache:
             return self._cache[key]
         source: SourceFile | None = None
         try:
-            if path.is_file() and path.stat().st_size <= MAX_FILE_BYTES:
-                data = path.read_bytes()
+            status = os.stat(path)
+            if stat.S_ISREG(status.st_mode) and status.st_size <= MAX_FILE_BYTES:
+                data = just_read[1] if just_read is not None and just_read[0] is path else path.read_bytes()
                 if b"\x00" not in data[:8192] or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
                     text, encoding, bom = decode_with_encoding(data)
                     # digest=None: sha256 of these bytes, computed if a fix or the cache asks
