@@ -28,6 +28,7 @@ except ImportError:  # pragma: no cover - depends on the PyYAML build
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 _TAG_PREFIX = "tag:yaml.org,2002:"
+_MERGE_TAG = _TAG_PREFIX + "merge"
 _SKIPPABLE = set(" \t\r\n\\\"'")
 _ESCAPE_LENGTHS = {"x": 4, "u": 6, "U": 10}
 #: values :meth:`YNode.python` may build for one call (aliases expanded)
@@ -42,6 +43,10 @@ class YamlError(Exception):
         self.offset = offset
 
 
+_NO_ITEMS: list[YNode] = []
+_NO_PAIRS: list[tuple[YNode, YNode]] = []
+
+
 class YNode:
     """A YAML node: ``kind`` is ``map``, ``seq`` or ``scalar``.
 
@@ -54,24 +59,20 @@ class YNode:
 
     def __init__(self, kind: str, tag: str, start: int, end: int, source: SourceFile, text: MappedText | None = None,
                  style: str | None = None, items: list[YNode] | None = None,
-                 pairs: list[tuple[YNode, YNode]] | None = None) -> None:
+                 pairs: list[tuple[YNode, YNode]] | None = None, value: builtins.str | None = None) -> None:
         self.kind = kind
         self.tag = tag
         self.start = start
         self.end = end
         self.source = source
         self.style = style
-        self.items: list[YNode] = [] if items is None else items
-        self.pairs: list[tuple[YNode, YNode]] = [] if pairs is None else pairs
+        # a node without children shares one empty list (tens of thousands of scalars per large
+        # file): the trees are shared by their readers, who build new nodes, never change lists
+        self.items: list[YNode] = _NO_ITEMS if items is None else items
+        self.pairs: list[tuple[YNode, YNode]] = _NO_PAIRS if pairs is None else pairs
         self._text = text
-        self._value: builtins.str | None = text.text if text is not None else None
-
-    @classmethod
-    def scalar_from(cls, source: SourceFile, node: yaml.ScalarNode) -> YNode:
-        """A scalar of the file, aligned with its raw text on first use of :attr:`text`."""
-        result = cls("scalar", node.tag, node.start_mark.index, node.end_mark.index, source, style=node.style)
-        result._value = node.value
-        return result
+        # ``value``: a scalar read from a file, aligned with its raw text on first use of ``text``
+        self._value: builtins.str | None = text.text if text is not None else value
 
     @property
     def text(self) -> MappedText | None:
@@ -245,37 +246,40 @@ class _Converter:
         if self.budget < 0:
             raise YamlError("YAML document too large (too many nodes)", node.start_mark.index)
         if node.__class__ is _ScalarNode:
-            result = YNode.scalar_from(self.source, node)
+            result = YNode("scalar", node.tag, node.start_mark.index, node.end_mark.index, self.source, None,
+                           node.style, None, None, node.value)
             if self.shared:
                 self.seen[id(node)] = result
             return result
         start, end = node.start_mark.index, node.end_mark.index
-        if isinstance(node, _SequenceNode):
+        convert = self.convert
+        depth += 1
+        if node.__class__ is _SequenceNode:
             result = YNode("seq", node.tag, start, end, self.source)
             if self.shared:
                 self.seen[id(node)] = result
-            result.items = [self.convert(item, depth + 1) for item in node.value]
+            result.items = [convert(item, depth) for item in node.value]
             return result
         result = YNode("map", node.tag, start, end, self.source)
         if self.shared:
             self.seen[id(node)] = result
-        explicit: list[tuple[YNode, YNode]] = []
+        pairs: list[tuple[YNode, YNode]] = []
         merged: list[tuple[YNode, YNode]] = []
         for key, value in node.value:
-            if key.tag == _TAG_PREFIX + "merge":
-                sources = value.value if isinstance(value, _SequenceNode) else [value]
+            if key.tag == _MERGE_TAG:
+                sources = value.value if value.__class__ is _SequenceNode else [value]
                 for merge_source in sources:
-                    converted = self.convert(merge_source, depth + 1)
-                    if converted.is_map:
+                    converted = convert(merge_source, depth)
+                    if converted.kind == "map":
                         merged.extend(converted.pairs)
                 continue
-            explicit.append((self.convert(key, depth + 1), self.convert(value, depth + 1)))
-        names = {k.str for k, _ in explicit if k.is_scalar}
-        pairs = list(explicit)
-        for key_node, value_node in merged:
-            if key_node.is_scalar and key_node.str not in names:
-                names.add(key_node.str)
-                pairs.append((key_node, value_node))
+            pairs.append((convert(key, depth), convert(value, depth)))
+        if merged:  # explicit keys win over merged ones, an earlier merged map over a later one
+            names = {k.str for k, _ in pairs if k.kind == "scalar"}
+            for key_node, value_node in merged:
+                if key_node.kind == "scalar" and key_node.str not in names:
+                    names.add(key_node.str)
+                    pairs.append((key_node, value_node))
         result.pairs = pairs
         return result
 
