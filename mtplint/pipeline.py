@@ -329,6 +329,8 @@ def _extracted(candidates: list[Candidate], loader: FileLoader, issues: Issues,
     for candidate in candidates:
         result.files_seen += 1
         for launch in extract_file(candidate, loader, issues, result):
+            # its rules and fixes read the file again once every file has been read
+            loader.parses.keep(launch.source)
             # the same path is the same file: only a launch read through another file needs resolving
             through_another = (launch.source.path != candidate.path
                                and loader.real_path(launch.source.path) != loader.real_path(candidate.path))

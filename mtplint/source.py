@@ -9,6 +9,7 @@ a shell quote still knows its line and column in the original file.
 from __future__ import annotations
 
 import bisect
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -72,6 +73,9 @@ class SourceFile:
             starts.append(newline + 1)
             newline = find("\n", newline + 1)
         self._line_starts = starts
+        #: where readers of this text share what they parse from it (set by the run's loader);
+        #: None: each reader parses it afresh
+        self.parses: Parses | None = None
 
     @property
     def digest(self) -> str:
@@ -120,6 +124,52 @@ class SourceFile:
 
     def whole(self) -> MappedText:
         return MappedText(self.text, list(range(len(self.text) + 1)), self)
+
+
+class Parses:
+    """What readers parsed from a run's texts (a YAML stream's trees), shared by every reader of the
+    same file: its extractor, a kustomization or compose file naming it, an engine reading it as
+    ``--config``, a fix locating a word in it. Parses are values of the text, never changed by
+    their readers (they build new ones), so sharing them changes no result.
+
+    Held for the most recently parsed files, and for files marked with :meth:`keep` (those with a
+    launch: rules and fixes read them again once every file has been read) up to a budget of
+    characters: a run over a large tree must not hold every file's parses to its end (a YAML tree
+    takes some 20 bytes per character of its text)."""
+
+    __slots__ = ("_kept", "_kept_characters", "_recent", "kept_characters", "recent_files")
+
+    def __init__(self, recent_files: int = 32, kept_characters: int = 1_000_000) -> None:
+        self.recent_files = recent_files
+        self.kept_characters = kept_characters
+        # keyed by the source's id: each entry holds the source, so the id is not reused meanwhile
+        self._recent: OrderedDict[tuple[int, str], tuple[SourceFile, object]] = OrderedDict()
+        self._kept: dict[tuple[int, str], tuple[SourceFile, object]] = {}
+        self._kept_characters = 0
+
+    def get(self, source: SourceFile, kind: str) -> object | None:
+        """What was parsed from ``source`` as ``kind`` (None: not held)."""
+        key = (id(source), kind)
+        entry = self._kept.get(key)
+        if entry is None:
+            entry = self._recent.get(key)
+            if entry is None:
+                return None
+            self._recent.move_to_end(key)
+        return entry[1]
+
+    def put(self, source: SourceFile, kind: str, parsed: object) -> None:
+        self._recent[(id(source), kind)] = (source, parsed)
+        if len(self._recent) > self.recent_files:
+            self._recent.popitem(last=False)
+
+    def keep(self, source: SourceFile) -> None:
+        """Hold what was parsed from ``source`` past the most recent files, while the budget lasts."""
+        for key in [key for key in self._recent if key[0] == id(source)]:
+            if self._kept_characters + len(source.text) > self.kept_characters:
+                return
+            self._kept[key] = self._recent.pop(key)
+            self._kept_characters += len(source.text)
 
 
 class MappedText(Record):

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from mtplint.extract.launch import GpuHint, Launch, Recognised, VersionHint, image_engine, image_version
-from mtplint.source import EnvEntry, Issues, SourceFile, Span, Token
+from mtplint.source import EnvEntry, Issues, Parses, SourceFile, Span, Token
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
@@ -64,6 +64,8 @@ class FileLoader:
         self._displays: dict[Path, str] = {}
         # the bytes extract_file just read to prefilter a file, so loading it does not read it again
         self._just_read: tuple[Path, bytes] | None = None
+        #: what the run's readers parse from the files it read, shared among them
+        self.parses = Parses()
 
     def display(self, path: Path) -> str:
         shown = self._displays.get(path)
@@ -177,6 +179,7 @@ class FileLoader:
                     text, encoding, bom = decode_with_encoding(data)
                     # digest=None: sha256 of these bytes, computed if a fix or the cache asks
                     source = SourceFile(path, self.display(path), text, encoding, bom, None)
+                    source.parses = self.parses
         except (OSError, UnicodeDecodeError):
             source = None
         self._cache[key] = source
@@ -195,6 +198,7 @@ class FileLoader:
         return None
 
     def put(self, source: SourceFile) -> None:
+        source.parses = self.parses
         self._cache[self._key(source.path)] = source
 
 

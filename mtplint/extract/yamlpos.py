@@ -11,7 +11,6 @@ literal (``|``) blocks, quoting and escapes.
 from __future__ import annotations
 
 import builtins
-from collections import OrderedDict
 from collections.abc import Iterator
 
 import yaml
@@ -287,32 +286,23 @@ class _Converter:
 def load_all(source: SourceFile, max_nodes: int = 200_000) -> list[YNode]:
     """Every document of a YAML stream, as positioned node trees (empty documents skipped).
 
-    The files read most recently keep their trees (a manifest that a kustomization, a launch's
-    ``--config`` and a fix all read is parsed once); the trees are shared by those readers, which
-    read them and build new nodes rather than changing them. Only a few are kept: a run over a
-    large tree must not hold every file's nodes to its end."""
-    key = (id(source), max_nodes)
-    entry = _RECENT.get(key)
-    if entry is not None and entry[0] is source:
-        _RECENT.move_to_end(key)
-        cached = entry[1]
-    else:
+    A file the run's loader read is parsed once for all its readers (a manifest that a
+    kustomization, a launch's ``--config`` and a fix all read; see :class:`~mtplint.source.Parses`):
+    they share the trees, which they read and build new nodes from rather than change."""
+    parses = source.parses
+    kind = f"yaml {max_nodes}"
+    parsed = parses.get(source, kind) if parses is not None else None
+    if parsed is None:
         try:
-            cached = _load_all(source, max_nodes)
+            parsed = _load_all(source, max_nodes)
         except YamlError as error:
-            cached = error
-        # the entry holds the source itself, so its id cannot be reused while the entry lives
-        _RECENT[key] = (source, cached)
-        if len(_RECENT) > RECENT_PARSES:
-            _RECENT.popitem(last=False)
-    if isinstance(cached, YamlError):
-        raise YamlError(str(cached), cached.offset)
-    return list(cached)
-
-
-#: how many files' trees :func:`load_all` keeps (a kustomization and the manifests it names)
-RECENT_PARSES = 32
-_RECENT: OrderedDict[tuple[int, int], tuple[SourceFile, list[YNode] | YamlError]] = OrderedDict()
+            parsed = error
+        if parses is not None:
+            parses.put(source, kind, parsed)
+    if isinstance(parsed, YamlError):
+        raise YamlError(str(parsed), parsed.offset)
+    assert isinstance(parsed, list)
+    return list(parsed)
 
 
 def _load_all(source: SourceFile, max_nodes: int) -> list[YNode]:

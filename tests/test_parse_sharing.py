@@ -1,0 +1,99 @@
+"""A file's parse is shared by every reader in one run, and by no other run.
+
+One run parses each YAML file once for its extractor, a kustomization or compose project naming
+it, an engine reading it as ``--config`` and a fix locating a word in it; the results must be those
+of reading it afresh each time, and a later run must see the file as it is then.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mtplint.extract import FileLoader
+from mtplint.extract.yamlpos import YamlError, load_all
+from mtplint.source import Parses, SourceFile
+from tests.conftest import run_cli, write_files
+
+KUSTOMIZE = Path(__file__).parent / "data" / "k8s" / "kustomize"
+
+COMPOSE = """\
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.11.0
+    command: >
+      Qwen/Qwen3-8B --speculative-config '{{"method": "mtp", "num_speculative_tokens": {tokens}}}'
+      --max-num-seqs {seqs}
+"""
+
+
+def test_one_loader_parses_a_file_once_and_another_loader_parses_it_again(tmp_path: Path) -> None:
+    path = write_files(tmp_path, {"deploy.yaml": "a: [1, 2]\n---\nb: {c: d}\n"}) / "deploy.yaml"
+    loader = FileLoader(tmp_path)
+    source = loader.load(path)
+    assert source is not None
+    first, again = load_all(source), load_all(source)
+    assert first is not again and first == again  # the list is the caller's, the trees are shared
+    other = FileLoader(tmp_path).load(path)
+    assert other is not None
+    assert all(mine is not theirs for mine, theirs in zip(load_all(other), first, strict=True))
+    # a text no loader read (an inline kustomize patch, a test's text) is parsed for each reader
+    loose = SourceFile.from_text("a: 1\n")
+    assert load_all(loose)[0] is not load_all(loose)[0]
+
+
+def test_a_file_that_is_not_yaml_is_reported_the_same_to_each_reader(tmp_path: Path) -> None:
+    path = write_files(tmp_path, {"broken.yaml": "a: [unclosed\n"}) / "broken.yaml"
+    source = FileLoader(tmp_path).load(path)
+    assert source is not None
+    errors = []
+    for _ in range(2):
+        with pytest.raises(YamlError) as caught:
+            load_all(source)
+        errors.append((str(caught.value), caught.value.offset))
+    assert errors[0] == errors[1]
+
+
+def test_parses_are_held_for_the_latest_files_and_the_kept_ones_within_a_budget() -> None:
+    parses = Parses(recent_files=2, kept_characters=10)
+    sources = [SourceFile.from_text(f"text {index}\n", f"f{index}") for index in range(4)]
+    for source in sources[:2]:
+        parses.put(source, "yaml", source.text)
+    parses.keep(sources[0])  # 7 characters: within the budget
+    parses.keep(sources[1])  # another 7 would pass it: stays among the latest only
+    for source in sources[2:]:
+        parses.put(source, "yaml", source.text)
+    assert [parses.get(source, "yaml") for source in sources] == [sources[0].text, None, *(s.text for s in sources[2:])]
+    assert parses.get(SourceFile.from_text(sources[0].text, "f0"), "yaml") is None  # same text, another file
+
+
+def test_files_read_by_an_overlay_and_on_their_own_give_the_launches_of_separate_runs(
+        inspect: Callable[..., dict[str, Any]]) -> None:
+    pytest.importorskip("mtplint.engines.vllm")
+    files = {path.relative_to(KUSTOMIZE).as_posix(): path.read_text(encoding="utf-8")
+             for path in KUSTOMIZE.rglob("*.yaml")}
+    together = inspect(files, ".")["launches"]
+    alone = [launch for name in sorted(files) for launch in inspect({}, name)["launches"]]
+    assert len(together) == 2
+    assert sorted(together, key=json.dumps) == sorted(alone, key=json.dumps)
+
+
+def test_a_run_sees_the_file_as_it_is_then_not_as_an_earlier_run_parsed_it(tmp_path: Path) -> None:
+    path = write_files(tmp_path, {"compose.yaml": COMPOSE.format(tokens=2, seqs=8)}) / "compose.yaml"
+    first = _inspect(tmp_path)
+    path.write_text(COMPOSE.format(tokens=4, seqs=9), encoding="utf-8")  # same length, same name
+    second = _inspect(tmp_path)
+    assert first["speculative_config"]["num_speculative_tokens"] == 2 and first["max_num_seqs"] == 8
+    assert second["speculative_config"]["num_speculative_tokens"] == 4 and second["max_num_seqs"] == 9
+
+
+def _inspect(cwd: Path) -> dict[str, Any]:
+    code, out, err = run_cli(["inspect", "--format", "json", "."], cwd=cwd)
+    assert code == 0, err
+    (launch,) = json.loads(out)["launches"]
+    options: dict[str, Any] = launch["options"]
+    return options
