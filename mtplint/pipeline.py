@@ -286,8 +286,9 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
                 issues.add("MTP001", f"file is too large to lint ({size / 2**20:.1f} MiB; the limit is "
                            f"{MAX_FILE_BYTES // 2**20} MiB): skipped", shown.span(0))
             return []
-        seeded = loader.peek(path)
-        # a text seeded into the loader (a fix being re-linted in memory) stands for the file's bytes
+        # a text seeded into the loader (a fix being re-linted in memory) stands for the file's bytes;
+        # without one, a file already read (a compose override) has those bytes on disk too
+        seeded = loader.peek(path) if loader.seeded else None
         data = seeded.text.encode("utf-8") if seeded is not None else loader.read_bytes(path)
     except OSError as error:
         unreadable = SourceFile(path, loader.display(path), "")

@@ -62,6 +62,9 @@ class FileLoader:
         #: directory as written (absolute) -> its real path; None: not a plain existing directory
         self._directories: dict[str, str | None] = {}
         self._displays: dict[Path, str] = {}
+        self._plain_real_paths: dict[Path, str | None] = {}
+        #: whether :meth:`put` gave the loader a text that stands for a file (a fix's new text)
+        self.seeded = False
         # the bytes extract_file just read to prefilter a file, so loading it does not read it again
         self._just_read: tuple[Path, bytes] | None = None
         #: what the run's readers parse from the files it read, shared among them
@@ -109,6 +112,12 @@ class FileLoader:
         """``os.path.realpath(path)`` when ``path`` exists and is not itself a symbolic link, from
         its directory's remembered real path and one ``lstat``; None otherwise (the caller then
         asks the file system the long way, with its own error handling)."""
+        if path in self._plain_real_paths:
+            return self._plain_real_paths[path]
+        real = self._plain_real_paths[path] = self._find_plain_real_path(path)
+        return real
+
+    def _find_plain_real_path(self, path: Path) -> str | None:
         text = os.fspath(path)
         absolute = text if os.path.isabs(text) else os.path.join(self._cwd_text, text)
         directory, name = os.path.split(absolute)
@@ -198,6 +207,7 @@ class FileLoader:
         return None
 
     def put(self, source: SourceFile) -> None:
+        self.seeded = True
         source.parses = self.parses
         self._cache[self._key(source.path)] = source
 
