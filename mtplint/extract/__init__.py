@@ -63,6 +63,7 @@ class FileLoader:
         self._directories: dict[str, str | None] = {}
         self._displays: dict[Path, str] = {}
         self._plain_real_paths: dict[Path, str | None] = {}
+        self._is_file: dict[Path, bool] = {}
         #: whether :meth:`put` gave the loader a text that stands for a file (a fix's new text)
         self.seeded = False
         # the bytes extract_file just read to prefilter a file, so loading it does not read it again
@@ -160,6 +161,23 @@ class FileLoader:
                     real = os.path.join(real_parent, name)
         self._directories[directory] = real
         return real
+
+    def resolve(self, path: Path) -> Path:
+        """``path.resolve()`` (a symlink loop still raises RuntimeError), by the directories
+        already resolved where it can."""
+        plain = self._plain_real_path(path)
+        return Path(plain) if plain is not None else path.resolve()
+
+    def exists(self, path: Path) -> bool:
+        return self._plain_real_path(path) is not None or path.exists()
+
+    def is_file(self, path: Path) -> bool:
+        """``path.is_file()``, asked of the file system once per run (compose and kustomize look
+        for the same few names in a directory for each file in it)."""
+        known = self._is_file.get(path)
+        if known is None:
+            known = self._is_file[path] = path.is_file()
+        return known
 
     def real_path(self, path: Path) -> str:
         """``os.path.realpath(path)``, by the directories already resolved where it can."""

@@ -190,17 +190,17 @@ class _Service(Record):
         self.devices = devices
 
 
-def _first_existing(directory: Path, names: tuple[str, ...]) -> str | None:
-    return next((name for name in names if (directory / name).is_file()), None)
+def _first_existing(directory: Path, names: tuple[str, ...], loader: FileLoader) -> str | None:
+    return next((name for name in names if loader.is_file(directory / name)), None)
 
 
-def _project_files(path: Path) -> list[Path]:
+def _project_files(path: Path, loader: FileLoader) -> list[Path]:
     """The files ``docker compose`` run in this directory would load, when ``path`` is one of them."""
     directory, name = path.parent, path.name
-    if not path.is_file():
+    if not loader.is_file(path):
         return [path]
-    base = _first_existing(directory, DEFAULT_FILE_NAMES)
-    override = _first_existing(directory, DEFAULT_OVERRIDE_NAMES)
+    base = _first_existing(directory, DEFAULT_FILE_NAMES, loader)
+    override = _first_existing(directory, DEFAULT_OVERRIDE_NAMES, loader)
     if base is None or override is None or name not in (base, override):
         return [path]
     return [directory / base, directory / override]
@@ -222,7 +222,7 @@ class _Project:
     @classmethod
     def open(cls, source: SourceFile, root: YNode, ctx: ExtractContext) -> _Project:
         files: list[_File] = []
-        for path in _project_files(source.path):
+        for path in _project_files(source.path, ctx.loader):
             if path.name == source.path.name:
                 files.append(_File(source, root))
                 continue
@@ -230,7 +230,7 @@ class _Project:
             if partner is not None:
                 files.append(partner)
         variables: dict[str, Token] = {}
-        if source.path.is_file():
+        if ctx.loader.is_file(source.path):
             dotenv = ctx.loader.load(files[0].directory / ".env")
             if dotenv is not None:
                 from mtplint.extract.dotenv import parse_env_file
@@ -314,7 +314,8 @@ class _Project:
     # -- launches -----------------------------------------------------------------------------------
     def launches(self) -> list[Launch]:
         reported = _REPORTED.setdefault(self.ctx.loader, set())
-        identity = tuple(str(f.source.path.resolve()) if f.source.path.exists() else f.source.display
+        loader = self.ctx.loader
+        identity = tuple(str(loader.resolve(f.source.path)) if loader.exists(f.source.path) else f.source.display
                          for f in self.files)
         result: list[Launch] = []
         for name, service in self.services().items():

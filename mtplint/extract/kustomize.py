@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from mtplint.extract import ExtractContext
+from mtplint.extract import ExtractContext, FileLoader
 from mtplint.extract.k8s import (
     KUSTOMIZATION_FILES,
     ConfigMaps,
@@ -351,10 +351,10 @@ def _same_resource(document: YNode, patch: YNode) -> bool:
 
 # --- building -----------------------------------------------------------------------------------
 
-def find_kustomization(directory: Path) -> Path | None:
+def find_kustomization(directory: Path, loader: FileLoader) -> Path | None:
     for name in KUSTOMIZATION_FILES:
         candidate = directory / name
-        if candidate.is_file():
+        if loader.is_file(candidate):
             return candidate
     return None
 
@@ -384,7 +384,7 @@ class Builder:
             return None
 
     def build_directory(self, directory: Path, depth: int, notes: list[str]) -> Build | None:
-        path = find_kustomization(directory)
+        path = find_kustomization(directory, self.ctx.loader)
         if path is None:
             notes.append(f"{self.ctx.loader.display(directory)}: no kustomization found")
             return None
@@ -399,7 +399,8 @@ class Builder:
         """Resources of one kustomization with its transformations applied; ``touched_by`` refers to
         this kustomization's own entries only."""
         result = Build(notes=notes)
-        key = source.path.resolve() if source.path.exists() else source.path
+        loader = self.ctx.loader
+        key = loader.resolve(source.path) if loader.exists(source.path) else source.path
         if depth > MAX_DEPTH or key in self.active:
             notes.append(f"{source.display}: kustomization cycle or nesting too deep; not followed")
             return result
@@ -425,7 +426,7 @@ class Builder:
             if _is_remote(name):
                 notes.append(f"remote resource {name} is not read")
                 continue
-            path = (directory / name).resolve()
+            path = self.ctx.loader.resolve(directory / name)
             if path.is_dir():
                 inner = self.build_directory(path, depth + 1, notes)
                 if inner is not None:
@@ -444,7 +445,7 @@ class Builder:
         name = _scalar(entry)
         if name is None or _is_remote(name):
             return
-        path = find_kustomization((directory / name).resolve())
+        path = find_kustomization(self.ctx.loader.resolve(directory / name), self.ctx.loader)
         documents = self._documents(path, notes) if path is not None else None
         if path is None or not documents:
             notes.append(f"component {name}: no kustomization found")
@@ -472,7 +473,8 @@ class Builder:
             envs = generator.get("envs")
             for env_file in envs.items if envs is not None and envs.is_seq else []:
                 file_name = _scalar(env_file)
-                env_source = self.ctx.loader.load((directory / file_name).resolve()) if file_name else None
+                env_source = (self.ctx.loader.load(self.ctx.loader.resolve(directory / file_name)) if file_name
+                              else None)
                 if env_source is None:
                     notes.append(f"configMapGenerator {name}: env file {file_name} not found")
                     continue
@@ -513,7 +515,7 @@ class Builder:
                 offset = entry.text.offsets[min(error.offset, len(entry.text.offsets) - 1)] if entry.text else entry.start
                 self.ctx.malformed(entry.source, f"inline patch: {error}", offset)
                 return []
-        return self._documents((directory / value).resolve(), notes) or []
+        return self._documents(self.ctx.loader.resolve(directory / value), notes) or []
 
     def _patches_entry(self, result: Build, directory: Path, entry: YNode, notes: list[str]) -> None:
         if not entry.is_map:
@@ -656,30 +658,31 @@ def extract_kustomization(source: SourceFile, documents: list[YNode], ctx: Extra
     return launches
 
 
-def _patch_paths(kustomization: YNode, directory: Path) -> set[Path]:
+def _patch_paths(kustomization: YNode, directory: Path, loader: FileLoader) -> set[Path]:
     paths: set[Path] = set()
     strategic = kustomization.get("patchesStrategicMerge")
     for entry in strategic.items if strategic is not None and strategic.is_seq else []:
         value = _scalar(entry)
         if value is not None and not _is_inline(value):
-            paths.add((directory / value).resolve())
+            paths.add(loader.resolve(directory / value))
     for field_name in ("patches", "patchesJson6902"):
         entries = kustomization.get(field_name)
         for entry in entries.items if entries is not None and entries.is_seq else []:
             value = _scalar(entry.get("path")) if entry.is_map else None
             if value is not None:
-                paths.add((directory / value).resolve())
+                paths.add(loader.resolve(directory / value))
     return paths
 
 
 def is_overlay_patch(source: SourceFile, ctx: ExtractContext) -> bool:
     """Whether a kustomization next to (or one level above) this file uses it as a patch: a patch
     alone is not a deployment, its kustomization reports the patched launch."""
-    if not source.path.exists():
+    loader = ctx.loader
+    if not loader.exists(source.path):
         return False
-    me = source.path.resolve()
+    me = loader.resolve(source.path)
     for directory in (me.parent, me.parent.parent):
-        path = find_kustomization(directory)
+        path = find_kustomization(directory, loader)
         if path is None:
             continue
         kustomization_source = ctx.loader.load(path)
@@ -689,6 +692,6 @@ def is_overlay_patch(source: SourceFile, ctx: ExtractContext) -> bool:
             documents = load_all(kustomization_source)
         except YamlError:
             continue
-        if documents and documents[0].is_map and me in _patch_paths(documents[0], directory):
+        if documents and documents[0].is_map and me in _patch_paths(documents[0], directory, loader):
             return True
     return False
