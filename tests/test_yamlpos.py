@@ -108,3 +108,19 @@ def test_invalid_yaml_reports_offset() -> None:
     with pytest.raises(YamlError) as error:
         load(source)
     assert source.position(error.value.offset)[0] >= 3
+
+
+def test_scalar_tags_are_those_pyyaml_gives() -> None:
+    """Tags come from a quicker resolver than PyYAML's (each plain text resolved once per file):
+    every kind of scalar, plain, quoted and repeated, must get the tag PyYAML's safe loader gives."""
+    import yaml
+
+    plain = ["yes", "No", "on", "OFF", "y", "~", "null", "", "0x1F", "0o17", "017", "1_000", "-3", "+.inf", ".NaN",
+             "1e3", "6.02e+23", "2001-12-14t21:59:43.10-05:00", "2002-12-14", "=", "<<", "12:30:00", "0b101",
+             "text", "3.2.1", "-", "!", ".5"]
+    text = "".join(f"- {value}\n- '{value}'\n- {value}\n" for value in plain) + "- {a: 1, <<: {b: 2}}\n- [x]\n"
+    pyyaml = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C one where built (as mtplint reads)
+    expected = [[node.tag for node in document.value] for document in yaml.compose_all(text, Loader=pyyaml)]
+    documents = load_all(SourceFile.from_text(text))
+    assert [[node.tag for node in document.items] for document in documents] == expected
+    assert documents[0].items[-2].python() == {"a": 1, "b": 2}
