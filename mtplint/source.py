@@ -206,11 +206,14 @@ class MappedText(Record):
         return self.text
 
     def slice(self, start: int, end: int | None = None) -> MappedText:
-        end = len(self.text) if end is None else end
-        start = max(0, min(start, len(self.text)))
-        end = max(start, min(end, len(self.text)))
-        tail = self.offsets[end] if end < len(self.text) else self.offsets[-1]
-        return MappedText(self.text[start:end], [*self.offsets[start:end], tail], self.source)
+        # extractors cut texts into words a character at a time: bounds by comparison, not min/max
+        text, offsets = self.text, self.offsets
+        length = len(text)
+        start = 0 if start < 0 else length if start > length else start
+        end = length if end is None or end > length else start if end < start else end
+        piece = offsets[start:end]
+        piece.append(offsets[end] if end < length else offsets[-1])
+        return MappedText(text[start:end], piece, self.source)
 
     def __add__(self, other: MappedText) -> MappedText:
         if not self.text:
@@ -221,12 +224,22 @@ class MappedText(Record):
 
     @staticmethod
     def join(parts: Sequence[MappedText]) -> MappedText:
+        """The parts added one after another (``+``), in one pass: a word is joined from pieces of
+        one character each, and adding them pairwise copied its offsets once per character."""
         if not parts:
             return MappedText("", [0], None)
-        result = parts[0]
-        for part in parts[1:]:
-            result = result + part
-        return result
+        filled = [part for part in parts if part.text]
+        if len(filled) < 2:  # nothing to concatenate: what ``+`` gives (an empty part may be the result)
+            result = parts[0]
+            for part in parts[1:]:
+                result = result + part
+            return result
+        offsets: list[int] = []
+        for part in filled[:-1]:
+            offsets += part.offsets[:-1]
+        offsets += filled[-1].offsets
+        source = next((part.source for part in filled if part.source is not None), None)
+        return MappedText("".join(part.text for part in filled), offsets, source)
 
     def span(self, start: int = 0, end: int | None = None) -> Span | None:
         """The file range covering characters ``start:end`` of this text."""

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from mtplint.extract import ExtractContext, FileLoader, Malformed
 from mtplint.pipeline import EXTRACTORS, Options, _extractor, run
-from mtplint.source import SourceFile
+from mtplint.source import MappedText, SourceFile
 from tests.conftest import inspect_json
 
 DATA = Path(__file__).resolve().parents[1] / "mtplint" / "engines" / "data"
@@ -271,3 +271,38 @@ def test_random_yaml_documents_into_yaml_extractors(tmp_path: Path, document: An
                                                     style: str | None) -> None:
     text = yaml.safe_dump(document, default_flow_style=flow, default_style=style, allow_unicode=True)
     extract_everything(tmp_path, text, ("compose", "yaml"))
+
+
+# --- mapped texts ----------------------------------------------------------------------------------
+
+_SOURCE = SourceFile.from_text("x" * 64, "mapped.txt")
+
+
+@st.composite
+def mapped_texts(draw: st.DrawFn) -> MappedText:
+    text = draw(st.text(alphabet="ab ", max_size=5))
+    offsets = draw(st.lists(st.integers(0, 64), min_size=len(text) + 1, max_size=len(text) + 1))
+    return MappedText(text, offsets, draw(st.sampled_from([None, _SOURCE])))
+
+
+@sized(300)
+@given(text=mapped_texts(), start=st.integers(-3, 8), end=st.none() | st.integers(-3, 8))
+def test_a_slice_keeps_each_characters_offset(text: MappedText, start: int, end: int | None) -> None:
+    piece = text.slice(start, end)
+    low = max(0, min(start, len(text.text)))
+    high = max(low, min(len(text.text) if end is None else end, len(text.text)))
+    assert piece.text == text.text[low:high] and piece.source is text.source
+    assert piece.offsets == [*text.offsets[low:high], text.offsets[high]]
+
+
+@sized(300)
+@given(parts=st.lists(mapped_texts(), max_size=5))
+def test_joining_is_adding_one_part_after_another(parts: list[MappedText]) -> None:
+    joined = MappedText.join(parts)
+    if not parts:
+        assert (joined.text, joined.offsets, joined.source) == ("", [0], None)
+        return
+    added = parts[0]
+    for part in parts[1:]:
+        added = added + part
+    assert (joined.text, joined.offsets, joined.source) == (added.text, added.offsets, added.source)
