@@ -94,9 +94,11 @@ class SourceFile:
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a character offset (column counts characters)."""
-        offset = max(0, min(offset, len(self.text)))
-        line_index = bisect.bisect_right(self._line_starts, offset) - 1
-        return line_index + 1, offset - self._line_starts[line_index] + 1
+        length = len(self.text)
+        offset = 0 if offset < 0 else length if offset > length else offset
+        starts = self._line_starts
+        line_index = bisect.bisect_right(starts, offset) - 1
+        return line_index + 1, offset - starts[line_index] + 1
 
     def offset(self, line: int, column: int) -> int:
         """Character offset of a 1-based (line, column)."""
@@ -117,9 +119,9 @@ class SourceFile:
         return len(self._line_starts)
 
     def span(self, start: int, end: int | None = None) -> Span:
-        end = start if end is None else max(end, start)
+        end = start if end is None or end < start else end
         line, column = self.position(start)
-        end_line, end_column = self.position(end)
+        end_line, end_column = (line, column) if end == start else self.position(end)
         return Span(self.display, start, end, line, column, end_line, end_column)
 
     def whole(self) -> MappedText:

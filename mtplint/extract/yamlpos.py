@@ -139,22 +139,23 @@ class YNode:
     def str(self) -> builtins.str:
         return self._value if self._value is not None else ""
 
+    # the readers' most frequent calls: they look at the slots, not through ``is_scalar``/``str``
     def get(self, key: builtins.str) -> YNode | None:
         for key_node, value in self.pairs:
-            if key_node.is_scalar and key_node.str == key:
+            if key_node.kind == "scalar" and (key_node._value or "") == key:
                 return value
         return None
 
     def key_node(self, key: builtins.str) -> YNode | None:
         for key_node, _ in self.pairs:
-            if key_node.is_scalar and key_node.str == key:
+            if key_node.kind == "scalar" and (key_node._value or "") == key:
                 return key_node
         return None
 
     def entries(self) -> Iterator[tuple[builtins.str, YNode, YNode]]:
         for key_node, value in self.pairs:
-            if key_node.is_scalar:
-                yield key_node.str, key_node, value
+            if key_node.kind == "scalar":
+                yield key_node._value or "", key_node, value
 
     def span(self) -> Span:
         return self.source.span(self.start, self.end)
