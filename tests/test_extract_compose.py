@@ -437,3 +437,19 @@ def test_config_file_outside_the_checkout_is_unknown_not_an_error(inspect: Calla
         assert launch["cli_errors"] == [], launch["engine"]
         assert launch["open_ended"] is True
         assert any("file not found" in note for note in launch["notes"])
+
+
+def test_a_string_command_split_into_words_keeps_each_characters_position() -> None:
+    """A word built from quoted and escaped pieces maps every character it keeps to where that
+    character stands in the file, and its end to just past its last character."""
+    text = SourceFile.from_text('vllm serve "org/m"\\ x --port=8000 2>/dev/null').whole()
+    words = compose.split_command(text)
+    assert [word.text for word in words] == ["vllm", "serve", "org/m x", "--port=8000"]
+    quoted = words[2]
+    assert quoted.offsets == [12, 13, 14, 15, 16, 19, 20, 21]
+    assert [text.text[offset] for offset in quoted.offsets[:-1]] == list("org/m x")
+    assert words[3].offsets[-1] == 33  # just past "8000"; the `2>` descriptor is not a word
+    with pytest.raises(compose.CommandSyntaxError):
+        compose.split_command(SourceFile.from_text("echo (x)").whole())
+    backquoted = compose.split_command(SourceFile.from_text("a `b\\ c` $(d\\ e)").whole())
+    assert [word.text for word in backquoted] == ["a", "`b\\ c`", "$(d\\ e)"]

@@ -771,29 +771,32 @@ def split_command(text: MappedText) -> list[MappedText]:
     """
     raw = text.text
     words: list[MappedText] = []
-    pieces: list[MappedText] = []
+    # the current word as the indices of the characters it keeps (quotes and escapes dropped): one
+    # MappedText per word, not one per character joined pairwise
+    picked: list[int] = []
     started = False
     single = double = backquote = dollar = escaped = False
     for index, char in enumerate(raw):
-        here = text.slice(index, index + 1)
         if escaped:
             escaped = False
             # inside `...` or $(...) the backslash is kept with the character
-            pieces.append(text.slice(index - 1, index + 1) if backquote or dollar else here)
+            if backquote or dollar:
+                picked.append(index - 1)
+            picked.append(index)
             started = True
             continue
         if char == "\\":
             if single:
-                pieces.append(here)
+                picked.append(index)
             else:
                 escaped = True
             continue
         if char in " \t\r\n":
             if single or double or backquote or dollar:
-                pieces.append(here)
+                picked.append(index)
             elif started:
-                words.append(_joined(pieces, text, index))
-                pieces, started = [], False
+                words.append(_word(text, picked, index))
+                picked, started = [], False
             continue
         unquoted = not (single or double or backquote or dollar)
         if char == "`" and not (single or double or dollar):
@@ -803,8 +806,7 @@ def split_command(text: MappedText) -> list[MappedText]:
                 raise CommandSyntaxError("invalid command line string: unmatched ')'", index)
             dollar = False
         elif char == "(" and not (single or double or backquote):
-            joined = "".join(piece.text for piece in pieces)
-            if dollar or not joined.endswith("$"):
+            if dollar or not (picked and raw[picked[-1]] == "$"):
                 raise CommandSyntaxError("invalid command line string: '(' outside '$('", index)
             dollar = True
         elif char == '"' and not (single or dollar or backquote):
@@ -816,22 +818,29 @@ def split_command(text: MappedText) -> list[MappedText]:
             single = not single
             continue
         elif char in ";&|<>" and unquoted:
-            joined = "".join(piece.text for piece in pieces)
-            if char == ">" and joined.isdigit():
+            if char == ">" and picked and all(raw[i].isdigit() for i in picked):
                 started = False  # `2>file`: the descriptor number is not a word
             break
-        pieces.append(here)
+        picked.append(index)
         started = True
     else:
         if escaped or single or double or backquote or dollar:
             raise CommandSyntaxError("invalid command line string: unclosed quote or escape", len(raw))
     if started:
-        words.append(_joined(pieces, text, len(raw)))
+        words.append(_word(text, picked, len(raw)))
     return words
 
 
-def _joined(pieces: list[MappedText], text: MappedText, at: int) -> MappedText:
-    return MappedText.join(pieces) if pieces else text.slice(at, at)
+def _word(text: MappedText, picked: list[int], at: int) -> MappedText:
+    """The characters ``picked`` of ``text`` as one word, each at its offset; the end of the word is
+    just past its last character (an empty word: at ``at``)."""
+    if not picked:
+        return text.slice(at, at)
+    raw, offsets = text.text, text.offsets
+    after = picked[-1] + 1
+    tail = offsets[after] if after < len(raw) else offsets[-1]
+    return MappedText("".join([raw[index] for index in picked]), [*[offsets[index] for index in picked], tail],
+                      text.source)
 
 
 def _go_number(node: YNode) -> str:
