@@ -153,3 +153,63 @@ def test_a_file_read_for_the_prefilter_is_loaded_with_the_same_text(tmp_path: Pa
     assert loaded is not None and loaded.text == "vllm serve second\n"
     loaded = loader.load(first)
     assert loaded is not None and loaded.text == "vllm serve first\n"
+
+
+
+def test_a_candidate_that_is_not_a_readable_regular_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What extraction says of a named file that is missing, a directory, a symlink loop or a file
+    that became unreadable; a regular file is read once, by the prefilter, and loaded from those bytes."""
+    from mtplint.discover import Candidate
+    from mtplint.pipeline import Result, extract_file
+    from mtplint.source import Issues
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "dir.sh").mkdir()
+    (tmp_path / "loop.sh").symlink_to(tmp_path / "loop.sh")
+    (tmp_path / "run.sh").write_text("vllm serve m --port 8000\n")
+    loader = FileLoader(tmp_path)
+    issues, result = Issues(), Result(loader=loader)
+    for name, kind in (("gone.sh", "missing"), ("dir.sh", "shell"), ("loop.sh", "shell")):
+        assert extract_file(Candidate(Path(name), kind, explicit=True), loader, issues, result) == []
+    assert [error.splitlines()[0] for error in result.internal_errors] == [
+        "gone.sh: does not exist", "dir.sh: is not a regular file"]
+    assert [(d.code, d.span.file) for d in issues.items] == [("MTP001", "loop.sh")]
+    assert "cannot read file" in issues.items[0].message
+
+    reads: list[Path] = []
+    read_bytes = Path.read_bytes
+
+    def counted(self: Path) -> bytes:
+        reads.append(self)
+        return read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counted)
+    launches = extract_file(Candidate(Path("run.sh"), "shell"), loader, issues, result)
+    assert [launch.engine for launch in launches] == ["vllm"] and reads == [Path("run.sh")]
+    assert launches[0].source is loader.load(tmp_path / "run.sh") and launches[0].source.display == "run.sh"
+
+
+
+def test_the_loader_shows_every_name_of_a_file_by_where_it_really_is(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name is shown relative to the working directory by its real path: through symlinked
+    directories at any depth (the directories are resolved once, each through its parent), a
+    symlinked file and ``..``; a name that does not exist is shown by ``realpath``."""
+    deep = tmp_path / "real" / "a" / "b"
+    deep.mkdir(parents=True)
+    (deep / "run.sh").write_text("vllm serve m\n")
+    (tmp_path / "real" / "a" / "hop").symlink_to(tmp_path / "real", target_is_directory=True)
+    (tmp_path / "top").symlink_to(tmp_path / "real" / "a", target_is_directory=True)
+    (deep / "alias.sh").symlink_to(deep / "run.sh")
+    (deep / "dangling.sh").symlink_to(deep / "gone.sh")
+    monkeypatch.chdir(tmp_path)
+    loader = FileLoader(tmp_path)
+    names = [Path("real/a/b/run.sh"), Path("top/b/run.sh"), Path("top/hop/a/b/run.sh"), Path("real/a/b/alias.sh"),
+             Path("top/hop/../real/a/b/run.sh"), tmp_path / "top" / "b" / "run.sh", Path("top/hop/a/b")]
+    for name in names:
+        expected = Path(os.path.realpath(name)).relative_to(tmp_path.resolve()).as_posix()
+        assert loader.display(name) == expected, name
+    assert loader.display(Path("top/b/dangling.sh")) == "real/a/b/gone.sh"
+    assert loader.display(Path("top/b/missing.sh")) == "real/a/b/missing.sh"
+    source = loader.load(Path("top/hop/a/b/run.sh"))
+    assert source is not None and source.display == "real/a/b/run.sh"
