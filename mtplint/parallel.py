@@ -136,14 +136,15 @@ def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, ru
     launches = extract_file(candidate, loader, issues, scratch)
     record: Record = {"skipped": scratch.files_skipped, "diagnostics": _diagnostics_json(issues.items),
                       "errors": list(scratch.internal_errors), "launches": []}
-    # realpath, not resolve() (pipeline._extracted): the same answer, but no RuntimeError on a symlink loop
-    candidate_path = os.path.realpath(candidate.path)
+    # realpath, not resolve() (pipeline._extracted): the same answer, but no RuntimeError on a
+    # symlink loop; asked of the loader, which has resolved these directories already
+    candidate_path = loader.real_path(candidate.path) if launches else ""
     for launch in launches:
         span = launch.span
         item: Record = {
             "key": [launch.source.display, span.start if span else -1],
             "context": launch.context,
-            "via_other": os.path.realpath(launch.source.path) != candidate_path,
+            "via_other": loader.real_path(launch.source.path) != candidate_path,
             "path": str(launch.source.path),
             "display": launch.source.display,
             # a launch read from text no file holds as such (rare): keep the text for the noqa scan
@@ -167,7 +168,8 @@ def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, ru
             item["diagnostics"] = _diagnostics_json(launch_issues.items)
             continue
         item["diagnostics"] = _diagnostics_json(launch_issues.items)
-        item["end"] = launch_end_line(report)
+        if item["noqa"]:  # the last line matters only to a noqa comment after it
+            item["end"] = launch_end_line(report)
         report.objective = settings.objective
         item["findings"] = [finding_json(finding) for rule in rules if rule.code not in META_RULES
                             for finding in run_rule(rule, report)]
