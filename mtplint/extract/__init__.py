@@ -169,6 +169,7 @@ class FileLoader:
         return Path(plain) if plain is not None else path.resolve()
 
     def exists(self, path: Path) -> bool:
+        """``path.exists()``, answered without a system call for a path already resolved."""
         return self._plain_real_path(path) is not None or path.exists()
 
     def is_file(self, path: Path) -> bool:
