@@ -70,6 +70,9 @@ class Candidate(FrozenRecord):
         self.group = group
 
 
+_COMPOSE_NAME = re.compile(r"(docker-)?compose[\w.-]*\.ya?ml")
+
+
 def _shebang_kind(head: bytes) -> str | None:
     if not head.startswith(b"#!"):
         return None
@@ -90,11 +93,20 @@ def _shebang_kind(head: bytes) -> str | None:
 
 def classify(path: Path, head: bytes = b"") -> str | None:
     """The source kind of a file, by name first and then by its first line."""
-    name = path.name
+    return _classify_name(path.name, head)
+
+
+def _suffix(name: str) -> str:
+    """``PurePath(name).suffix``, without building a path (the walk names every file of a tree)."""
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
+
+
+def _classify_name(name: str, head: bytes = b"") -> str | None:
     lower = name.lower()
-    if re.fullmatch(r"(docker-)?compose[\w.-]*\.ya?ml", lower):
+    if lower.startswith(("compose", "docker-compose")) and _COMPOSE_NAME.fullmatch(lower):
         return "compose"
-    suffix = path.suffix.lower()
+    suffix = _suffix(lower)
     if suffix in (".yaml", ".yml"):
         return "yaml"
     if suffix in (".sh", ".bash", ".zsh", ".ksh"):
@@ -197,9 +209,9 @@ _by_name = operator.attrgetter("name")
 
 
 def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes: Sequence[str],
-          respect_gitignore: bool, configs: Configs | None = None, group: int = 0) -> Iterator[tuple[str, int]]:
+          respect_gitignore: bool, configs: Configs | None = None, group: int = 0) -> Iterator[tuple[str, str, int]]:
     """Files below ``directory`` (a path string, as joined from the given directory), sorted by name,
-    each with its configuration group; ``relative``: the directory relative to the root, for
+    each with its own name and its configuration group; ``relative``: the directory relative to the root, for
     ``exclude`` (None: outside the root). With ``configs``, a directory holding its own
     configuration file starts a group of its own, walked with that configuration's ``exclude``
     and ``respect-gitignore`` (as ruff's hierarchical configuration)."""
@@ -240,7 +252,7 @@ def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes
         if is_dir:
             yield from _walk(path, entry_relative, active, excludes, respect_gitignore, configs, group)
         else:
-            yield path, group
+            yield path, name, group
 
 
 def is_engine_config(path: Path) -> bool:
@@ -252,15 +264,15 @@ def is_engine_config(path: Path) -> bool:
         return False
 
 
-def _kind_of(path: Path) -> str | None:
+def _kind_of(path: str, name: str) -> str | None:
     """:func:`classify` by name, opening the file for its first line only when that may decide."""
-    kind = classify(path)
-    if kind is None and _may_have_shebang(path.suffix.lower()):
-        kind = classify(path, _head(path))
+    kind = _classify_name(name)
+    if kind is None and _may_have_shebang(_suffix(name.lower())):
+        kind = _classify_name(name, _head(path))
     return kind
 
 
-def _head(path: Path) -> bytes:
+def _head(path: str | Path) -> bytes:
     try:
         with open(path, "rb") as handle:
             return handle.read(256)
@@ -442,9 +454,8 @@ def _walk_settings(given: Path, excludes: Sequence[str], respect_gitignore: bool
 
 def _walked(directory: Path, root: Path, group: int, excludes: Sequence[str], respect_gitignore: bool,
             configs: Configs | None) -> Iterator[Candidate]:
-    for name, walked_group in _walk(str(directory), _relative_base(directory, root), [], excludes, respect_gitignore,
-                                    configs, group):
-        path = Path(name)
-        kind = _kind_of(path)
+    for path, name, walked_group in _walk(str(directory), _relative_base(directory, root), [], excludes,
+                                          respect_gitignore, configs, group):
+        kind = _kind_of(path, name)
         if kind:
-            yield Candidate(path, kind, group=walked_group)
+            yield Candidate(Path(path), kind, group=walked_group)

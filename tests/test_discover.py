@@ -213,3 +213,13 @@ def test_the_loader_shows_every_name_of_a_file_by_where_it_really_is(tmp_path: P
     assert loader.display(Path("top/b/missing.sh")) == "real/a/b/missing.sh"
     source = loader.load(Path("top/hop/a/b/run.sh"))
     assert source is not None and source.display == "real/a/b/run.sh"
+
+
+@pytest.mark.parametrize("name", [".env", "run.", "a.b.c", "serve", ".config.yaml", "..x", "a..b", "Dockerfile.vllm",
+                                  "compose.override.YML", "x.tar.gz"])
+def test_the_walk_classifies_by_name_as_a_path_would(name: str) -> None:
+    """The walk classifies each file by its name string (no path object per file of a tree)."""
+    from mtplint.discover import _kind_of, _suffix
+
+    assert _suffix(name) == Path(name).suffix
+    assert _kind_of(f"/nonexistent/{name}", name) == classify(Path(name), b"")
