@@ -423,9 +423,11 @@ def test_fixes_that_never_settle_stop_after_the_last_pass_with_a_warning(tmp_pat
     assert (tmp_path / "serve.sh").read_text().count(" --n") == 10
 
 
-def test_one_bad_fix_among_good_ones_is_found_one_at_a_time(tmp_path: Path, rule: Callable[[Predicate], None]) -> None:
-    """Together the pass adds a finding; one at a time, the first fix is kept and the second (which
-    adds the finding, at the very spot of the finding it fixes) is dropped."""
+
+def _seed_and_context_rule(bad_when: Callable[[str], bool]) -> Predicate:
+    """A rule with two safe fixes on a launch: add ``--seed=1``, and cap the context -- whose fix
+    also adds ``--enforce-eager`` (a new finding of its own: a bad fix) where ``bad_when`` says so
+    of the launch's arguments."""
 
     def check(ctx: RuleContext) -> Iterator[Finding]:
         args = ctx.report.launch.args
@@ -438,10 +440,17 @@ def test_one_bad_fix_among_good_ones_is_found_one_at_a_time(tmp_path: Path, rule
         if "--enforce-eager" in present:
             yield ctx.report_finding("--enforce-eager makes decoding slow")
         elif "--max-model-len=4096" not in present:
-            fix = Fix("safe", "Cap the context", [_after_last_arg(ctx, " --max-model-len=4096 --enforce-eager")])
+            eager = " --enforce-eager" if bad_when(present) else ""
+            fix = Fix("safe", "Cap the context", [_after_last_arg(ctx, " --max-model-len=4096" + eager)])
             yield ctx.report_finding("context", fix=fix)
 
-    rule(check)
+    return check
+
+def test_one_bad_fix_among_good_ones_is_found_one_at_a_time(tmp_path: Path, rule: Callable[[Predicate], None]) -> None:
+    """Together the pass adds a finding; one at a time, the first fix is kept and the second (which
+    adds the finding, at the very spot of the finding it fixes) is dropped."""
+
+    rule(_seed_and_context_rule(lambda present: True))
     _project(tmp_path, {"serve.sh": SERVE})
     code, _, err = _check(tmp_path, "--fix")
     assert code == 1
@@ -521,22 +530,7 @@ def test_several_bad_fixes_among_many_are_each_dropped_and_the_good_ones_kept(
     fix is found (and only those), in few lints of the project."""
     from mtplint.fix import relint
 
-    def check(ctx: RuleContext) -> Iterator[Finding]:
-        args = ctx.report.launch.args
-        present = _args_text(ctx)
-        first = args[0].span
-        source = ctx.source_for(first)
-        assert first is not None and source is not None
-        if "--seed=1" not in present:
-            yield ctx.report_finding("seed", fix=Fix("safe", "Add seed", [Edit(source.span(first.start), "--seed=1 ")]))
-        if "--enforce-eager" in present:
-            yield ctx.report_finding("--enforce-eager makes decoding slow")
-        elif "--max-model-len=4096" not in present:
-            bad = "32" in present
-            fix = Fix("safe", "Cap the context",
-                      [_after_last_arg(ctx, " --max-model-len=4096" + (" --enforce-eager" if bad else ""))])
-            yield ctx.report_finding("context", fix=fix)
-
+    check = _seed_and_context_rule(lambda present: "32" in present)
     linters: list[relint.ProjectLinter] = []
     real_init = relint.ProjectLinter.__init__
 
