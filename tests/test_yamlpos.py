@@ -124,3 +124,20 @@ def test_scalar_tags_are_those_pyyaml_gives() -> None:
     documents = load_all(SourceFile.from_text(text))
     assert [[node.tag for node in document.items] for document in documents] == expected
     assert documents[0].items[-2].python() == {"a": 1, "b": 2}
+
+
+def test_a_value_that_is_its_raw_text_maps_as_the_character_walk_maps_it() -> None:
+    # align() maps a value equal to its raw text straight to consecutive offsets; the character
+    # walk is what every other value goes through, and must agree wherever the shortcut applies
+    from mtplint.extract.yamlpos import _walk_offsets, align
+
+    raw = "key: plain value\n  'quoted \\\\ text'\n\t\"tab\\tand\\nnewline\" end\r\n"
+    for start in range(len(raw) + 1):
+        for end in range(start, len(raw) + 1):
+            for stop in range(start, end + 1):
+                value = raw[start:stop]
+                source = SourceFile.from_text(raw)
+                assert align(source, value, start, end).offsets == _walk_offsets(raw, value, start, end)
+    # and a value that is not its raw text still goes through the walk
+    source = SourceFile.from_text('"a\\tb"')
+    assert align(source, "a\tb", 1, 6).offsets == _walk_offsets(source.text, "a\tb", 1, 6)

@@ -225,6 +225,16 @@ def align(source: SourceFile, value: str, raw_start: int, raw_end: int) -> Mappe
     that produced a different character, a folded line break) maps to the current raw position.
     """
     raw = source.text
+    length = len(value)
+    if raw_start + length <= raw_end and raw.startswith(value, raw_start):
+        # the value is its raw text (a plain scalar, or a quoted one without escapes: nine in ten
+        # scalars): the walk below would map each character to the next raw one
+        return MappedText(value, list(range(raw_start, raw_start + length + 1)), source)
+    return MappedText(value, _walk_offsets(raw, value, raw_start, raw_end), source)
+
+
+def _walk_offsets(raw: str, value: str, raw_start: int, raw_end: int) -> list[int]:
+    """:func:`align`'s offsets, by walking the raw text character by character."""
     offsets: list[int] = []
     pointer = raw_start
     for char in value:
@@ -248,7 +258,7 @@ def align(source: SourceFile, value: str, raw_start: int, raw_end: int) -> Mappe
         else:
             offsets.append(min(pointer, raw_end))
     offsets.append(min(pointer, raw_end))
-    return MappedText(value, offsets, source)
+    return offsets
 
 
 def _content_start(source: SourceFile, start: int, style: str | None) -> int:
