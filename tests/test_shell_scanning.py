@@ -56,3 +56,34 @@ def test_jumping_reads_what_stepping_reads_in_a_script(monkeypatch: pytest.Monke
               "exec vllm serve \"$MODEL\" --port $'80\\x30' \\\n  --speculative-config '{\"method\": \"mtp\"}' "
               '"$@" `echo x` $(printf "%s" "a b") plain"quo\\"ted"tail\n')
     assert _read(script) == _stepping(monkeypatch, script)
+
+
+# --- compose's string command ----------------------------------------------------------------------
+
+_COMMAND_PIECES = st.sampled_from([
+    " ", "\t", "\n", "\r\n", "\\", "\\\n", "'", '"', "`", "$", "$(", "(", ")", ";", "&", "|", "<", ">", "2>",
+    "vllm", "serve", "--port", "8000", "{\"method\": \"mtp\"}", "é", "x y",
+])
+
+
+def _split(text: str) -> object:
+    from mtplint.extract.compose import CommandSyntaxError, split_command
+
+    try:
+        return [(word.text, word.offsets) for word in split_command(SourceFile.from_text(text).whole())]
+    except CommandSyntaxError as error:
+        return ("error", str(error), error.index)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.lists(_COMMAND_PIECES, max_size=25).map("".join))
+def test_compose_command_split_by_runs_reads_what_stepping_reads(monkeypatch: pytest.MonkeyPatch,
+                                                                 text: str) -> None:
+    # compose's splitter keeps a run of plain characters whole; with every character special it
+    # steps through them one by one, as it did before
+    from mtplint.extract import compose
+
+    jumping = _split(text)
+    with monkeypatch.context() as patched:
+        patched.setattr(compose, "_COMMAND_SPECIAL", _EVERY_CHARACTER)
+        assert _split(text) == jumping
