@@ -111,8 +111,21 @@ def parse_docker_env_file(source: SourceFile) -> list[tuple[Token, Token | None]
 
 def parse_env_file(source: SourceFile, *, dialect: Dialect = "compose") -> list[tuple[str, Token]]:
     """The assignments of an env file, in file order (a later duplicate overrides an earlier one
-    when the caller builds a dict from the pairs)."""
-    return _Parser(source, dialect).parse()
+    when the caller builds a dict from the pairs).
+
+    A file the run's loader read is parsed once for all its readers (compose reads a project's
+    ``.env`` for its variables, and again when a service names it in ``env_file``): they share the
+    tokens, which nobody changes, each getting its own list."""
+    parses = source.parses
+    if parses is None:
+        return _Parser(source, dialect).parse()
+    kind = f"env {dialect}"
+    pairs = parses.get(source, kind)
+    if pairs is None:
+        pairs = _Parser(source, dialect).parse()
+        parses.put(source, kind, pairs)
+    assert isinstance(pairs, list)
+    return list(pairs)
 
 
 class _Parser:
