@@ -120,9 +120,18 @@ class SourceFile:
 
     def span(self, start: int, end: int | None = None) -> Span:
         end = start if end is None or end < start else end
-        line, column = self.position(start)
-        end_line, end_column = (line, column) if end == start else self.position(end)
-        return Span(self.display, start, end, line, column, end_line, end_column)
+        # :meth:`position` of both ends, written out: every token of every launch gets a span
+        length = len(self.text)
+        starts = self._line_starts
+        first = 0 if start < 0 else length if start > length else start
+        line_index = bisect.bisect_right(starts, first) - 1
+        line, column = line_index + 1, first - starts[line_index] + 1
+        if end == start:
+            return Span(self.display, start, end, line, column, line, column)
+        last = 0 if end < 0 else length if end > length else end
+        # the end is on the start's line or a later one: search from there
+        end_index = bisect.bisect_right(starts, last, line_index) - 1
+        return Span(self.display, start, end, line, column, end_index + 1, last - starts[end_index] + 1)
 
     def whole(self) -> MappedText:
         return MappedText(self.text, list(range(len(self.text) + 1)), self)
