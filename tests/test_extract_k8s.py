@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mtplint.extract import ExtractContext, FileLoader, k8s
 from mtplint.extract.launch import Launch
@@ -244,3 +247,22 @@ def test_inspect_kustomize_overlay(inspect: Callable[..., dict[str, Any]]) -> No
     overlay = by_file["overlays/prod/kustomization.yaml"]
     assert overlay["options"]["speculative_config"] == {"method": "mtp", "num_speculative_tokens": 2}
     assert overlay["engine_version"] == "0.11.0"
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.text(alphabet="aZ0_-.*()+", max_size=6), actual=st.text(alphabet="aZ0_-.*", max_size=6))
+def test_a_patch_target_name_matches_as_the_regular_expression_it_is(monkeypatch: pytest.MonkeyPatch,
+                                                                      name: str, actual: str) -> None:
+    # a name without regex syntax is compared as text; read as a pattern it must match the same names
+    import re
+
+    from mtplint.extract import kustomize
+    from mtplint.extract.yamlpos import load
+
+    document = load(SourceFile.from_text(f"kind: Deployment\nmetadata:\n  name: {json.dumps(actual)}\n"))
+    target = load(SourceFile.from_text(f"kind: Deployment\nname: {json.dumps(name)}\n"))
+    assert document is not None and target is not None
+    quick = kustomize._target_matches(document, target, [])
+    with monkeypatch.context() as patched:
+        patched.setattr(kustomize, "_LITERAL_NAME", re.compile(r"(?!)"))  # every name read as a pattern
+        assert kustomize._target_matches(document, target, []) == quick

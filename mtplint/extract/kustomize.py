@@ -314,6 +314,10 @@ def _labels_match(document: YNode, selector: str) -> bool | None:
     return True
 
 
+#: a patch target's name that, read as a regular expression, matches only itself
+_LITERAL_NAME = re.compile(r"[A-Za-z0-9_-]*")
+
+
 def _target_matches(document: YNode, target: YNode, notes: list[str]) -> bool:
     for field_name, path in (("kind", ("kind",)), ("namespace", ("metadata", "namespace"))):
         wanted = _scalar(target.get(field_name))
@@ -323,7 +327,11 @@ def _target_matches(document: YNode, target: YNode, notes: list[str]) -> bool:
             return False
     name = _scalar(target.get("name"))
     actual = _scalar(path_of(document, ("metadata", "name"))) or ""
-    if name is not None:
+    if name is not None and _LITERAL_NAME.fullmatch(name):
+        # a name with no regex syntax (most): matches itself only, with no pattern to compile
+        if name != actual:
+            return False
+    elif name is not None:
         try:
             if re.fullmatch(name, actual) is None:
                 return False
