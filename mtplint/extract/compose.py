@@ -192,7 +192,7 @@ class _Service(Record):
 
 
 def _first_existing(directory: Path, names: tuple[str, ...], loader: FileLoader) -> str | None:
-    return next((name for name in names if loader.is_file(directory / name)), None)
+    return loader.first_file(directory, names)
 
 
 def _project_files(path: Path, loader: FileLoader) -> list[Path]:

@@ -360,11 +360,8 @@ def _same_resource(document: YNode, patch: YNode) -> bool:
 # --- building -----------------------------------------------------------------------------------
 
 def find_kustomization(directory: Path, loader: FileLoader) -> Path | None:
-    for name in KUSTOMIZATION_FILES:
-        candidate = directory / name
-        if loader.is_file(candidate):
-            return candidate
-    return None
+    name = loader.first_file(directory, KUSTOMIZATION_FILES)
+    return None if name is None else directory / name
 
 
 def _is_remote(entry: str) -> bool:
