@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
+from itertools import accumulate
 from pathlib import Path
 
 from mtplint.records import FrozenRecord, Record
@@ -18,6 +19,9 @@ from mtplint.records import FrozenRecord, Record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Final
+
+
+_PLUS_ONE = (1).__add__
 
 
 class Span(FrozenRecord):
@@ -66,12 +70,9 @@ class SourceFile:
         # ``None``: the text was decoded from the file's bytes exactly (``FileLoader``); the digest
         # is then computed on first use, so a plain run never hashes it
         self._digest = digest
-        starts = [0]
-        find = text.find
-        newline = find("\n")
-        while newline >= 0:
-            starts.append(newline + 1)
-            newline = find("\n", newline + 1)
+        # where each line starts: 0, then one past each newline (summed line lengths, in C)
+        starts = list(accumulate(map(_PLUS_ONE, map(len, text.split("\n"))), initial=0))
+        starts.pop()  # one past the end of the text: no line starts there
         self._line_starts = starts
         #: where readers of this text share what they parse from it (set by the run's loader);
         #: None: each reader parses it afresh
