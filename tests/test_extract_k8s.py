@@ -266,3 +266,33 @@ def test_a_patch_target_name_matches_as_the_regular_expression_it_is(monkeypatch
     with monkeypatch.context() as patched:
         patched.setattr(kustomize, "_LITERAL_NAME", re.compile(r"(?!)"))  # every name read as a pattern
         assert kustomize._target_matches(document, target, []) == quick
+
+
+def test_an_inline_patch_keeps_the_positions_of_the_kustomization_it_is_written_in() -> None:
+    # the patch is YAML inside a block string: each of its scalars maps, character by character,
+    # where the same scalar of the patch read on its own maps, carried through the block's offsets
+    from mtplint.extract.kustomize import embedded_documents
+    from mtplint.extract.yamlpos import YNode, load
+
+    outer = ("patches:\n  - patch: |-\n      kind: Deployment\n      args: [\"--port\", '8000', \"a\\tb\\u00e9\"]\n"
+             "      note: >\n        folded\n        text\n")
+    kustomization = load(SourceFile.from_text(outer))
+    assert kustomization is not None
+    body = kustomization.get("patches").items[0].get("patch")  # type: ignore[union-attr]
+    assert body is not None and body.text is not None
+    (patch,) = embedded_documents(body)
+    alone = load(SourceFile.from_text(body.text.text))
+    assert alone is not None
+
+    def scalars(node: YNode) -> list[YNode]:
+        if node.is_scalar:
+            return [node]
+        return [leaf for child in [*node.items, *(n for pair in node.pairs for n in pair)] for leaf in scalars(child)]
+
+    moved, read = scalars(patch), scalars(alone)
+    assert len(moved) == len(read) == 8
+    for node, inner in zip(moved, read, strict=True):
+        assert node.text is not None and inner.text is not None and node.source is body.source
+        assert node.text.text == inner.text.text
+        assert node.text.offsets == [body.text.offsets[offset] for offset in inner.text.offsets]
+    assert outer[moved[1].text.offsets[0]:moved[1].text.offsets[-1]] == "Deployment"  # type: ignore[union-attr]

@@ -150,7 +150,11 @@ def embedded_documents(node: YNode) -> list[YNode]:
         current.source = node.source
         current.start, current.end = at(current.start), at(current.end)
         if inner_text is not None:
-            current.text = MappedText(inner_text.text, [at(o) for o in inner_text.offsets], node.source)
+            offsets = inner_text.offsets
+            # offsets into the inner text (all of them, as it is aligned) are looked up in C
+            moved = list(map(outer.offsets.__getitem__, offsets)) if min(offsets) >= 0 and max(offsets) <= limit \
+                else [at(o) for o in offsets]
+            current.text = MappedText(inner_text.text, moved, node.source)
         stack.extend(current.items)
         for key, value in current.pairs:
             stack.extend((key, value))
