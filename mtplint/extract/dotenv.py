@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _EXPORT = re.compile(r"export[ \t]+")
+#: what a double-quoted value's reader acts on (:meth:`_Parser._quoted`)
+_QUOTED_STOP = re.compile(r"[\\$]")
+#: and an unquoted one's (:meth:`_Parser._unquoted`)
+_UNQUOTED_STOP = re.compile(r"\$")
 _DOUBLE_QUOTE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$", "`": "`"}
 
 
@@ -53,6 +57,11 @@ class _Builder:
         for char in text:
             self.chars.append(char)
             self.offsets.append(offset)
+
+    def add_range(self, text: str, start: int, end: int) -> None:
+        """``text[start:end]``, each character from its own offset."""
+        self.chars.extend(text[start:end])
+        self.offsets.extend(range(start, end))
 
     def add_mapped(self, text: MappedText) -> None:
         self.chars.extend(text.text)
@@ -232,8 +241,11 @@ class _Parser:
                 if consumed:
                     index += consumed
                     continue
-            builder.add(char, index)
-            index += 1
+            # this character as it is, and with it those up to the next one the loop acts on
+            stop = _QUOTED_STOP.search(text, index + 1, end) if quote == '"' else None
+            run_end = end if stop is None else stop.start()
+            builder.add_range(text, index, run_end)
+            index = run_end
         return builder
 
     def _unquoted(self, line_end: int) -> Token:
@@ -257,8 +269,7 @@ class _Parser:
                 break
             builder = _Builder()
             for piece_start, piece_end in pieces:
-                for index in range(piece_start, piece_end):
-                    builder.add(text[index], index)
+                builder.add_range(text, piece_start, piece_end)
             self._trim(builder)
             self.position = end + 1
             first = pieces[0][0]
@@ -279,8 +290,11 @@ class _Parser:
                 if consumed:
                     index += consumed
                     continue
-            builder.add(text[index], index)
-            index += 1
+            # this character as it is, and with it those up to the next `$`
+            stop = _UNQUOTED_STOP.search(text, index + 1, end)
+            run_end = end if stop is None else stop.start()
+            builder.add_range(text, index, run_end)
+            index = run_end
         self.position = line_end + 1
         return builder.token(self.source, start, end)
 
