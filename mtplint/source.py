@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
+from itertools import accumulate
 from pathlib import Path
 
 from mtplint.records import FrozenRecord, Record
@@ -18,6 +19,9 @@ from mtplint.records import FrozenRecord, Record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Final
+
+
+_PLUS_ONE = (1).__add__
 
 
 class Span(FrozenRecord):
@@ -66,12 +70,9 @@ class SourceFile:
         # ``None``: the text was decoded from the file's bytes exactly (``FileLoader``); the digest
         # is then computed on first use, so a plain run never hashes it
         self._digest = digest
-        starts = [0]
-        find = text.find
-        newline = find("\n")
-        while newline >= 0:
-            starts.append(newline + 1)
-            newline = find("\n", newline + 1)
+        # where each line starts: 0, then one past each newline (summed line lengths, in C)
+        starts = list(accumulate(map(_PLUS_ONE, map(len, text.split("\n"))), initial=0))
+        starts.pop()  # one past the end of the text: no line starts there
         self._line_starts = starts
         #: where readers of this text share what they parse from it (set by the run's loader);
         #: None: each reader parses it afresh
@@ -120,9 +121,18 @@ class SourceFile:
 
     def span(self, start: int, end: int | None = None) -> Span:
         end = start if end is None or end < start else end
-        line, column = self.position(start)
-        end_line, end_column = (line, column) if end == start else self.position(end)
-        return Span(self.display, start, end, line, column, end_line, end_column)
+        # :meth:`position` of both ends, written out: every token of every launch gets a span
+        length = len(self.text)
+        starts = self._line_starts
+        first = 0 if start < 0 else length if start > length else start
+        line_index = bisect.bisect_right(starts, first) - 1
+        line, column = line_index + 1, first - starts[line_index] + 1
+        if end == start:
+            return Span(self.display, start, end, line, column, line, column)
+        last = 0 if end < 0 else length if end > length else end
+        # the end is on the start's line or a later one: search from there
+        end_index = bisect.bisect_right(starts, last, line_index) - 1
+        return Span(self.display, start, end, line, column, end_index + 1, last - starts[end_index] + 1)
 
     def whole(self) -> MappedText:
         return MappedText(self.text, list(range(len(self.text) + 1)), self)

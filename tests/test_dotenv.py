@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from mtplint.extract.dotenv import parse_env_file
 from mtplint.source import SourceFile, Token
 
@@ -73,3 +77,37 @@ def test_systemd_dialect() -> None:
     assert "NOEQUALS" not in values
     assert values["Q"].value == "x y"
     assert values["REF"].value == "$MODEL"  # systemd does not expand inside EnvironmentFile
+
+
+_ENV_PIECES = st.sampled_from([
+    "A", "B_1", "=", "x", "é", " ", "\t", "#", " #", "\n", "\r\n", "'", '"', "\\", "\\n", "\\$", "$", "$A", "${A}",
+    "${A:-d}", "${B-$A}", "$$", "export ", ";", "\\\n",
+])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.lists(_ENV_PIECES, max_size=25).map("".join))
+def test_values_read_in_runs_are_what_reading_a_character_at_a_time_gives(monkeypatch: pytest.MonkeyPatch,
+                                                                            text: str) -> None:
+    # the readers add the characters up to the next one they act on in one step; with every
+    # character a stop they add one at a time, as before: the same values, offsets and spans
+    import re
+
+    from mtplint.extract import dotenv
+
+    source = SourceFile.from_text(text)
+
+    def read() -> object:
+        results: list[object] = []
+        for dialect in ("compose", "systemd"):
+            try:
+                results.append(parse_env_file(source, dialect=dialect))  # type: ignore[arg-type]
+            except ValueError as error:
+                results.append(("error", str(error)))
+        return results
+
+    in_runs = read()
+    with monkeypatch.context() as patched:
+        for name in ("_QUOTED_STOP", "_UNQUOTED_STOP"):
+            patched.setattr(dotenv, name, re.compile(r"[\s\S]"))
+        assert read() == in_runs

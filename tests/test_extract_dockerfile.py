@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mtplint.extract import ExtractContext, FileLoader, Malformed
 from mtplint.extract.dockerfile import extract, instructions
@@ -192,3 +195,27 @@ CMD ["--speculative-config", "{\\"method\\":\\"mtp\\",\\"num_speculative_tokens\
     assert launch.env["MODEL"].value.value == "Qwen/Qwen3.6-27B"
     assert launch.image is not None and launch.image.value == "vllm/vllm-openai:v0.11.0"
     assert [hint.spec for hint in launch.version_hints] == ["==0.11.0"]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(values=st.lists(st.text(alphabet='ab "\\/\n\té\u2028', max_size=8), max_size=4), ascii_only=st.booleans())
+def test_exec_form_strings_read_in_runs_map_as_read_a_character_at_a_time(
+        monkeypatch: pytest.MonkeyPatch, values: list[str], ascii_only: bool) -> None:
+    # the JSON string reader takes the characters between escapes as one piece; with every
+    # character a stop it reads one at a time, as it did before: the same words at the same offsets
+    import re
+
+    from mtplint.extract import dockerfile
+
+    arguments = SourceFile.from_text('CMD ' + json.dumps(values, ensure_ascii=ascii_only)).whole().slice(4)
+
+    def read() -> object:
+        words = dockerfile.exec_form(arguments)
+        assert words is not None
+        return [(token, mapped.text, mapped.offsets) for token, mapped in words]
+
+    in_runs = read()
+    assert [token.value for token, _, _ in in_runs] == values  # type: ignore[attr-defined]
+    with monkeypatch.context() as patched:
+        patched.setattr(dockerfile, "_JSON_STRING_SPECIAL", re.compile(r"[\s\S]"))
+        assert read() == in_runs

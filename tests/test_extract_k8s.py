@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mtplint.extract import ExtractContext, FileLoader, k8s
 from mtplint.extract.launch import Launch
@@ -244,3 +247,52 @@ def test_inspect_kustomize_overlay(inspect: Callable[..., dict[str, Any]]) -> No
     overlay = by_file["overlays/prod/kustomization.yaml"]
     assert overlay["options"]["speculative_config"] == {"method": "mtp", "num_speculative_tokens": 2}
     assert overlay["engine_version"] == "0.11.0"
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.text(alphabet="aZ0_-.*()+", max_size=6), actual=st.text(alphabet="aZ0_-.*", max_size=6))
+def test_a_patch_target_name_matches_as_the_regular_expression_it_is(monkeypatch: pytest.MonkeyPatch,
+                                                                      name: str, actual: str) -> None:
+    # a name without regex syntax is compared as text; read as a pattern it must match the same names
+    import re
+
+    from mtplint.extract import kustomize
+    from mtplint.extract.yamlpos import load
+
+    document = load(SourceFile.from_text(f"kind: Deployment\nmetadata:\n  name: {json.dumps(actual)}\n"))
+    target = load(SourceFile.from_text(f"kind: Deployment\nname: {json.dumps(name)}\n"))
+    assert document is not None and target is not None
+    quick = kustomize._target_matches(document, target, [])
+    with monkeypatch.context() as patched:
+        patched.setattr(kustomize, "_LITERAL_NAME", re.compile(r"(?!)"))  # every name read as a pattern
+        assert kustomize._target_matches(document, target, []) == quick
+
+
+def test_an_inline_patch_keeps_the_positions_of_the_kustomization_it_is_written_in() -> None:
+    # the patch is YAML inside a block string: each of its scalars maps, character by character,
+    # where the same scalar of the patch read on its own maps, carried through the block's offsets
+    from mtplint.extract.kustomize import embedded_documents
+    from mtplint.extract.yamlpos import YNode, load
+
+    outer = ("patches:\n  - patch: |-\n      kind: Deployment\n      args: [\"--port\", '8000', \"a\\tb\\u00e9\"]\n"
+             "      note: >\n        folded\n        text\n")
+    kustomization = load(SourceFile.from_text(outer))
+    assert kustomization is not None
+    body = kustomization.get("patches").items[0].get("patch")  # type: ignore[union-attr]
+    assert body is not None and body.text is not None
+    (patch,) = embedded_documents(body)
+    alone = load(SourceFile.from_text(body.text.text))
+    assert alone is not None
+
+    def scalars(node: YNode) -> list[YNode]:
+        if node.is_scalar:
+            return [node]
+        return [leaf for child in [*node.items, *(n for pair in node.pairs for n in pair)] for leaf in scalars(child)]
+
+    moved, read = scalars(patch), scalars(alone)
+    assert len(moved) == len(read) == 8
+    for node, inner in zip(moved, read, strict=True):
+        assert node.text is not None and inner.text is not None and node.source is body.source
+        assert node.text.text == inner.text.text
+        assert node.text.offsets == [body.text.offsets[offset] for offset in inner.text.offsets]
+    assert outer[moved[1].text.offsets[0]:moved[1].text.offsets[-1]] == "Deployment"  # type: ignore[union-attr]

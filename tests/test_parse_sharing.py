@@ -97,3 +97,35 @@ def _inspect(cwd: Path) -> dict[str, Any]:
     (launch,) = json.loads(out)["launches"]
     options: dict[str, Any] = launch["options"]
     return options
+
+
+def test_an_env_file_is_parsed_once_per_dialect_for_its_readers_and_afresh_for_a_loose_text(
+        tmp_path: Path) -> None:
+    from mtplint.extract.dotenv import parse_env_file
+
+    path = write_files(tmp_path, {".env": "A=1\nexport B=${A}-x\n; note=1\nC='q ${A}'\n"}) / ".env"
+    source = FileLoader(tmp_path).load(path)
+    assert source is not None
+    loose = SourceFile(path, source.display, source.text)  # the same text, read by no loader
+    for dialect in ("compose", "systemd"):
+        first, again = parse_env_file(source, dialect=dialect), parse_env_file(source, dialect=dialect)
+        assert first is not again and first == again == parse_env_file(loose, dialect=dialect)
+        assert all(mine is theirs for mine, theirs in zip(first, again, strict=True))
+        again.clear()  # a reader's list is its own
+        assert parse_env_file(source, dialect=dialect) == first
+    assert parse_env_file(source) != parse_env_file(source, dialect="systemd")
+
+
+def test_a_compose_service_reading_the_project_env_file_gets_the_values_it_got_before(tmp_path: Path) -> None:
+    # the project's `.env` is read for compose's variables and again as the service's env_file
+    write_files(tmp_path, {
+        ".env": "MODEL=Qwen/Qwen3-8B\nSEQS=8\nGREETING=hi $MODEL\n",
+        "compose.yaml": "services:\n  vllm:\n    image: vllm/vllm-openai:v0.11.0\n    env_file: .env\n"
+                        "    environment:\n      SEQS: '16'\n"
+                        "    command: ${MODEL} --max-num-seqs ${SEQS}\n",
+    })
+    code, out, err = run_cli(["inspect", "--format", "json", "."], cwd=tmp_path)
+    assert code == 0, err
+    (launch,) = json.loads(out)["launches"]
+    assert launch["options"]["max_num_seqs"] == 8
+    assert launch["env"]["SEQS"] == "16" and launch["env"]["GREETING"] == "hi Qwen/Qwen3-8B"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mtplint.extract.yamlpos import YamlError, load, load_all
 from mtplint.source import SourceFile
@@ -124,3 +126,78 @@ def test_scalar_tags_are_those_pyyaml_gives() -> None:
     documents = load_all(SourceFile.from_text(text))
     assert [[node.tag for node in document.items] for document in documents] == expected
     assert documents[0].items[-2].python() == {"a": 1, "b": 2}
+
+
+_SKIPPABLE = set(" \t\r\n\\\"'")
+_ESCAPE_LENGTHS = {"x": 4, "u": 6, "U": 10}
+
+
+def _stepwise_offsets(raw: str, value: str, raw_start: int, raw_end: int) -> list[int]:
+    """yamlpos.align's offsets as it first worked them out: one character at a time, no shortcut."""
+    offsets: list[int] = []
+    pointer = raw_start
+    for char in value:
+        if char in " \t\n":
+            if pointer < raw_end and raw[pointer] in " \t\r\n":
+                offsets.append(pointer)
+                pointer += 1
+            else:
+                offsets.append(min(pointer, raw_end))
+            continue
+        probe = pointer
+        while probe < raw_end and raw[probe] != char and raw[probe] in _SKIPPABLE:
+            probe += 1
+        if probe < raw_end and raw[probe] == char:
+            offsets.append(probe)
+            pointer = probe + 1
+        elif pointer < raw_end and raw[pointer] == "\\":
+            offsets.append(pointer)
+            pointer += _ESCAPE_LENGTHS.get(raw[pointer + 1 : pointer + 2], 2)
+        else:
+            offsets.append(min(pointer, raw_end))
+    offsets.append(min(pointer, raw_end))
+    return offsets
+
+
+def test_a_value_that_is_its_raw_text_maps_as_the_stepwise_walk_maps_it() -> None:
+    from mtplint.extract.yamlpos import align
+
+    raw = "key: plain value\n  'quoted \\\\ text'\n\t\"tab\\tand\\nnewline\" end\r\n"
+    source = SourceFile.from_text(raw)
+    for start in range(len(raw) + 1):
+        for end in range(start, len(raw) + 1):
+            for stop in range(start, end + 1):
+                value = raw[start:stop]
+                assert align(source, value, start, end).offsets == _stepwise_offsets(raw, value, start, end)
+
+
+_RAW_PIECES = st.sampled_from([" ", "  ", "\t", "\n", "\r\n", "\\", "\\t", "\\u00e9", "'", "''", '"', "a", "b",
+                               "ab", "--port", "8000", "é", "#"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(raw=st.lists(_RAW_PIECES, max_size=20).map("".join), value=st.lists(_RAW_PIECES, max_size=12).map("".join),
+       cut=st.integers(0, 40), drop=st.integers(0, 40))
+def test_any_value_maps_as_the_stepwise_walk_maps_it(raw: str, value: str, cut: int, drop: int) -> None:
+    from mtplint.extract.yamlpos import align
+
+    source = SourceFile.from_text(raw)
+    start = min(cut, len(raw))
+    end = max(start, len(raw) - drop)
+    # a random value, and one made of the raw text the way folding and unescaping make values
+    folded = raw[start:end].replace("\n  ", " ").replace("''", "'").replace("\\t", "\t")
+    for candidate in (value, folded, raw[start:end]):
+        assert align(source, candidate, start, end).offsets == _stepwise_offsets(raw, candidate, start, end)
+
+
+def test_scalars_of_every_style_map_as_the_stepwise_walk_maps_them() -> None:
+    from mtplint.extract.yamlpos import _content_start
+
+    for document in load_all(SourceFile.from_text(COMPOSE + "more: 'it''s'\nfold: >-\n  a  b\n\n  c\\d\n")):
+        stack = [document]
+        while stack:
+            node = stack.pop()
+            stack.extend([*node.items, *(n for pair in node.pairs for n in pair)])
+            if node.is_scalar and node.text is not None:
+                start = _content_start(node.source, node.start, node.style)
+                assert node.text.offsets == _stepwise_offsets(node.source.text, node.text.text, start, node.end)

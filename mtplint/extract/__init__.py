@@ -64,6 +64,8 @@ class FileLoader:
         self._displays: dict[Path, str] = {}
         self._plain_real_paths: dict[Path, str | None] = {}
         self._is_file: dict[Path, bool] = {}
+        #: directory -> (its names, the names lowercased); None: not listable
+        self._listings: dict[str, tuple[frozenset[str], frozenset[str]] | None] = {}
         #: whether :meth:`put` gave the loader a text that stands for a file (a fix's new text)
         self.seeded = False
         # the bytes extract_file just read to prefilter a file, so loading it does not read it again
@@ -179,6 +181,31 @@ class FileLoader:
         if known is None:
             known = self._is_file[path] = path.is_file()
         return known
+
+    def first_file(self, directory: Path, names: tuple[str, ...]) -> str | None:
+        """The first of ``names`` that :meth:`is_file` says is a file in ``directory``.
+
+        Compose and kustomize look for a few fixed names next to every file they read, and most are
+        missing: the directory is listed once per run, and only a name it holds is asked of the
+        file system. (A name listed under another case may be the same file on a case-insensitive
+        file system; a directory that cannot be listed: each name is asked.)"""
+        key = os.fspath(directory)
+        if key in self._listings:
+            listing = self._listings[key]
+        else:
+            try:
+                listed = os.listdir(key or ".")
+            except OSError:  # not a directory, or not readable (its files may still be)
+                listing = None
+            else:
+                listing = frozenset(listed), frozenset(name.lower() for name in listed)
+            self._listings[key] = listing
+        for name in names:
+            if listing is not None and name not in listing[0] and name.lower() not in listing[1]:
+                continue
+            if self.is_file(directory / name):
+                return name
+        return None
 
     def real_path(self, path: Path) -> str:
         """``os.path.realpath(path)``, by the directories already resolved where it can."""

@@ -31,6 +31,7 @@ read first; its launch points at the file its command token comes from.
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections import ChainMap
 from collections.abc import Iterator, Mapping
@@ -191,7 +192,7 @@ class _Service(Record):
 
 
 def _first_existing(directory: Path, names: tuple[str, ...], loader: FileLoader) -> str | None:
-    return next((name for name in names if loader.is_file(directory / name)), None)
+    return loader.first_file(directory, names)
 
 
 def _project_files(path: Path, loader: FileLoader) -> list[Path]:
@@ -759,6 +760,10 @@ class CommandSyntaxError(Exception):
         self.index = index
 
 
+#: the characters :func:`split_command` reads as more than a character of the current word
+_COMMAND_SPECIAL = re.compile(r"[\\ \t\r\n`()\"';&|<>]")
+
+
 def split_command(text: MappedText) -> list[MappedText]:
     """Split a string ``command``/``entrypoint`` into words as compose does.
 
@@ -776,7 +781,19 @@ def split_command(text: MappedText) -> list[MappedText]:
     picked: list[int] = []
     started = False
     single = double = backquote = dollar = escaped = False
-    for index, char in enumerate(raw):
+    length = len(raw)
+    index = 0
+    while index < length:
+        if not escaped:
+            # a run of characters none of the rules below look at is kept whole, in any state
+            stop = _COMMAND_SPECIAL.search(raw, index)
+            run_end = length if stop is None else stop.start()
+            if run_end > index:
+                picked.extend(range(index, run_end))
+                started = True
+                index = run_end
+                continue
+        char = raw[index]
         if escaped:
             escaped = False
             # inside `...` or $(...) the backslash is kept with the character
@@ -784,12 +801,14 @@ def split_command(text: MappedText) -> list[MappedText]:
                 picked.append(index - 1)
             picked.append(index)
             started = True
+            index += 1
             continue
         if char == "\\":
             if single:
                 picked.append(index)
             else:
                 escaped = True
+            index += 1
             continue
         if char in " \t\r\n":
             if single or double or backquote or dollar:
@@ -797,6 +816,7 @@ def split_command(text: MappedText) -> list[MappedText]:
             elif started:
                 words.append(_word(text, picked, index))
                 picked, started = [], False
+            index += 1
             continue
         unquoted = not (single or double or backquote or dollar)
         if char == "`" and not (single or double or dollar):
@@ -812,10 +832,12 @@ def split_command(text: MappedText) -> list[MappedText]:
         elif char == '"' and not (single or dollar or backquote):
             started = started or double
             double = not double
+            index += 1
             continue
         elif char == "'" and not (double or dollar or backquote):
             started = started or single
             single = not single
+            index += 1
             continue
         elif char in ";&|<>" and unquoted:
             if char == ">" and picked and all(raw[i].isdigit() for i in picked):
@@ -823,6 +845,7 @@ def split_command(text: MappedText) -> list[MappedText]:
             break
         picked.append(index)
         started = True
+        index += 1
     else:
         if escaped or single or double or backquote or dollar:
             raise CommandSyntaxError("invalid command line string: unclosed quote or escape", len(raw))
@@ -901,7 +924,7 @@ def _shell_script(words: list[_Word]) -> tuple[_Word, list[_Word]] | None:
 
 def _escaped_newline(word: MappedText) -> bool:
     source = word.source
-    if source is None:
+    if source is None or "\n" not in word.text:  # most words: no newline to look behind
         return False
     return any(char == "\n" and word.offsets[index] > 0 and source.text[word.offsets[index] - 1] == "\\"
                for index, char in enumerate(word.text))

@@ -231,6 +231,9 @@ def exec_form(arguments: MappedText) -> list[tuple[Token, MappedText]] | None:
 _JSON_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
+_JSON_STRING_SPECIAL = re.compile(r'["\\]')
+
+
 def _json_string(arguments: MappedText, start: int) -> tuple[int, MappedText]:
     """Decode the JSON string starting at the quote ``start``; returns (closing quote index, text)."""
     text = arguments.text
@@ -249,8 +252,12 @@ def _json_string(arguments: MappedText, start: int) -> tuple[int, MappedText]:
             parts.append(MappedText(value, [arguments.offsets[index], arguments.offsets[index] + 1], arguments.source))
             index += 2
             continue
-        parts.append(arguments.slice(index, index + 1))
-        index += 1
+        # the characters up to the next quote or escape, as one piece (joined, the same offsets as
+        # a piece per character)
+        stop = _JSON_STRING_SPECIAL.search(text, index + 1)
+        run_end = len(text) if stop is None else stop.start()
+        parts.append(arguments.slice(index, run_end))
+        index = run_end
     mapped = MappedText.join(parts) if parts else arguments.slice(start + 1, start + 1)
     return index, mapped
 

@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _EXPORT = re.compile(r"export[ \t]+")
+#: what a double-quoted value's reader acts on (:meth:`_Parser._quoted`)
+_QUOTED_STOP = re.compile(r"[\\$]")
+#: and an unquoted one's (:meth:`_Parser._unquoted`)
+_UNQUOTED_STOP = re.compile(r"\$")
 _DOUBLE_QUOTE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$", "`": "`"}
 
 
@@ -53,6 +57,11 @@ class _Builder:
         for char in text:
             self.chars.append(char)
             self.offsets.append(offset)
+
+    def add_range(self, text: str, start: int, end: int) -> None:
+        """``text[start:end]``, each character from its own offset."""
+        self.chars.extend(text[start:end])
+        self.offsets.extend(range(start, end))
 
     def add_mapped(self, text: MappedText) -> None:
         self.chars.extend(text.text)
@@ -111,8 +120,21 @@ def parse_docker_env_file(source: SourceFile) -> list[tuple[Token, Token | None]
 
 def parse_env_file(source: SourceFile, *, dialect: Dialect = "compose") -> list[tuple[str, Token]]:
     """The assignments of an env file, in file order (a later duplicate overrides an earlier one
-    when the caller builds a dict from the pairs)."""
-    return _Parser(source, dialect).parse()
+    when the caller builds a dict from the pairs).
+
+    A file the run's loader read is parsed once for all its readers (compose reads a project's
+    ``.env`` for its variables, and again when a service names it in ``env_file``): they share the
+    tokens, which nobody changes, each getting its own list."""
+    parses = source.parses
+    if parses is None:
+        return _Parser(source, dialect).parse()
+    kind = f"env {dialect}"
+    pairs = parses.get(source, kind)
+    if pairs is None:
+        pairs = _Parser(source, dialect).parse()
+        parses.put(source, kind, pairs)
+    assert isinstance(pairs, list)
+    return list(pairs)
 
 
 class _Parser:
@@ -219,8 +241,11 @@ class _Parser:
                 if consumed:
                     index += consumed
                     continue
-            builder.add(char, index)
-            index += 1
+            # this character as it is, and with it those up to the next one the loop acts on
+            stop = _QUOTED_STOP.search(text, index + 1, end) if quote == '"' else None
+            run_end = end if stop is None else stop.start()
+            builder.add_range(text, index, run_end)
+            index = run_end
         return builder
 
     def _unquoted(self, line_end: int) -> Token:
@@ -244,8 +269,7 @@ class _Parser:
                 break
             builder = _Builder()
             for piece_start, piece_end in pieces:
-                for index in range(piece_start, piece_end):
-                    builder.add(text[index], index)
+                builder.add_range(text, piece_start, piece_end)
             self._trim(builder)
             self.position = end + 1
             first = pieces[0][0]
@@ -266,8 +290,11 @@ class _Parser:
                 if consumed:
                     index += consumed
                     continue
-            builder.add(text[index], index)
-            index += 1
+            # this character as it is, and with it those up to the next `$`
+            stop = _UNQUOTED_STOP.search(text, index + 1, end)
+            run_end = end if stop is None else stop.start()
+            builder.add_range(text, index, run_end)
+            index = run_end
         self.position = line_end + 1
         return builder.token(self.source, start, end)
 

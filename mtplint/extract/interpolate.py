@@ -134,9 +134,9 @@ class _Interpolator:
         literal_start = 0
         index = 0
         while index < len(raw):
-            if raw[index] != "$":
-                index += 1
-                continue
+            index = raw.find("$", index)  # other characters are literal: on to the next `$`
+            if index < 0:
+                break
             following = raw[index + 1 : index + 2]
             if following == "$":
                 parts.append(text.slice(literal_start, index + 1))  # keep one `$`, mapped to the first

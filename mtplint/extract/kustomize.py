@@ -150,7 +150,11 @@ def embedded_documents(node: YNode) -> list[YNode]:
         current.source = node.source
         current.start, current.end = at(current.start), at(current.end)
         if inner_text is not None:
-            current.text = MappedText(inner_text.text, [at(o) for o in inner_text.offsets], node.source)
+            offsets = inner_text.offsets
+            # offsets into the inner text (all of them, as it is aligned) are looked up in C
+            moved = list(map(outer.offsets.__getitem__, offsets)) if min(offsets) >= 0 and max(offsets) <= limit \
+                else [at(o) for o in offsets]
+            current.text = MappedText(inner_text.text, moved, node.source)
         stack.extend(current.items)
         for key, value in current.pairs:
             stack.extend((key, value))
@@ -314,6 +318,10 @@ def _labels_match(document: YNode, selector: str) -> bool | None:
     return True
 
 
+#: a patch target's name that, read as a regular expression, matches only itself
+_LITERAL_NAME = re.compile(r"[A-Za-z0-9_-]*")
+
+
 def _target_matches(document: YNode, target: YNode, notes: list[str]) -> bool:
     for field_name, path in (("kind", ("kind",)), ("namespace", ("metadata", "namespace"))):
         wanted = _scalar(target.get(field_name))
@@ -323,7 +331,11 @@ def _target_matches(document: YNode, target: YNode, notes: list[str]) -> bool:
             return False
     name = _scalar(target.get("name"))
     actual = _scalar(path_of(document, ("metadata", "name"))) or ""
-    if name is not None:
+    if name is not None and _LITERAL_NAME.fullmatch(name):
+        # a name with no regex syntax (most): matches itself only, with no pattern to compile
+        if name != actual:
+            return False
+    elif name is not None:
         try:
             if re.fullmatch(name, actual) is None:
                 return False
@@ -352,11 +364,8 @@ def _same_resource(document: YNode, patch: YNode) -> bool:
 # --- building -----------------------------------------------------------------------------------
 
 def find_kustomization(directory: Path, loader: FileLoader) -> Path | None:
-    for name in KUSTOMIZATION_FILES:
-        candidate = directory / name
-        if loader.is_file(candidate):
-            return candidate
-    return None
+    name = loader.first_file(directory, KUSTOMIZATION_FILES)
+    return None if name is None else directory / name
 
 
 def _is_remote(entry: str) -> bool:

@@ -342,10 +342,19 @@ def _skip_single_quotes(text: str, index: int) -> int:
     return len(text) if close < 0 else close
 
 
+#: what :func:`_skip_double_quotes` does more with than step over
+_QUOTED_SPECIAL = re.compile(r"[\\\"$`]")
+
+
 def _skip_double_quotes(text: str, index: int, end: int | None = None) -> int:
     """``index`` is just after an opening ``"``; returns the index of the closing ``"``."""
     end = len(text) if end is None else end
     while index < end:
+        # other characters are skipped one by one: jump to the next that is not
+        found = _QUOTED_SPECIAL.search(text, index, end)
+        if found is None:
+            return end
+        index = found.start()
         char = text[index]
         if char == "\\":
             index += 2
@@ -435,6 +444,12 @@ def _skip_backticks(text: str, index: int, end: int | None = None) -> int:
     return end
 
 
+#: what ends or changes the reading of an unquoted word (:func:`_unquoted_word_ranges`)
+_WORD_STOP = re.compile(r"[ \t\r\n\\'\"$`]")
+#: what :meth:`_Lexer.expand` does more with than step over
+_LEXER_SPECIAL = re.compile(r"[\\'\"$`]")
+
+
 def _unquoted_word_ranges(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """Ranges of the words of ``text[start:end]``: separated by unquoted blanks/newlines."""
     index = start
@@ -444,8 +459,16 @@ def _unquoted_word_ranges(text: str, start: int, end: int) -> Iterator[tuple[int
         if index >= end:
             return
         word_start = index
-        while index < end and text[index] not in " \t\r\n":
+        while index < end:
+            # characters other than these only move on by one: jump over them
+            stop = _WORD_STOP.search(text, index, end)
+            if stop is None:
+                index = end
+                break
+            index = stop.start()
             char = text[index]
+            if char in " \t\r\n":
+                break
             if char == "\\":
                 if text.startswith("\\\n", index) and (index + 2 >= end or text[index + 2] in " \t\r\n"):
                     # `word\<newline><blank>`: the continuation ends the word
@@ -500,7 +523,13 @@ class _Lexer:
             if upto > literal_start:
                 pieces.append(_Piece(self.literal(literal_start, upto), exists=True))
 
+        special = _LEXER_SPECIAL.search
         while index < end:
+            # other characters are literal text, taken by ``flush``: jump to the next that is not
+            found = special(text, index, end)
+            if found is None:
+                break
+            index = found.start()
             char = text[index]
             if char == "\\":
                 flush(index)

@@ -11,6 +11,7 @@ literal (``|``) blocks, quoting and escapes.
 from __future__ import annotations
 
 import builtins
+import re
 from collections.abc import Iterator
 
 import yaml
@@ -66,6 +67,7 @@ class _Loader(_SafeLoader):
 _RESOLVES_BY_TEXT = not _SafeLoader.yaml_path_resolvers and None not in _SafeLoader.yaml_implicit_resolvers
 _MERGE_TAG = _TAG_PREFIX + "merge"
 _SKIPPABLE = set(" \t\r\n\\\"'")
+_BLANK = re.compile(r"[ \t\n]")
 _ESCAPE_LENGTHS = {"x": 4, "u": 6, "U": 10}
 #: values :meth:`YNode.python` may build for one call (aliases expanded)
 MAX_PYTHON_VALUES = 10_000
@@ -225,9 +227,25 @@ def align(source: SourceFile, value: str, raw_start: int, raw_end: int) -> Mappe
     that produced a different character, a folded line break) maps to the current raw position.
     """
     raw = source.text
+    length = len(value)
+    if raw_start + length <= raw_end and raw.startswith(value, raw_start):
+        # the value is its raw text (a plain scalar, or a quoted one without escapes: nine in ten
+        # scalars): the walk below would map each character to the next raw one
+        return MappedText(value, list(range(raw_start, raw_start + length + 1)), source)
+    return MappedText(value, _walk_offsets(raw, value, raw_start, raw_end), source)
+
+
+def _walk_offsets(raw: str, value: str, raw_start: int, raw_end: int) -> list[int]:
+    """:func:`align`'s offsets, by walking the raw text character by character."""
     offsets: list[int] = []
     pointer = raw_start
-    for char in value:
+    index = 0
+    length = len(value)
+    # where a word's shortcut (below) last failed: the rest of that word is walked
+    walk_until = 0
+    while index < length:
+        char = value[index]
+        index += 1
         if char in " \t\n":
             if pointer < raw_end and raw[pointer] in " \t\r\n":
                 offsets.append(pointer)
@@ -241,6 +259,16 @@ def align(source: SourceFile, value: str, raw_start: int, raw_end: int) -> Mappe
         if probe < raw_end and raw[probe] == char:
             offsets.append(probe)
             pointer = probe + 1
+            if index >= walk_until:
+                # A character equal to the raw one at the pointer maps to it and moves the pointer
+                # on by one: the rest of the word, if the raw text goes on with it, maps in one step
+                # (a folded command's words; each word is tried once).
+                word_end = _BLANK.search(value, index)
+                walk_until = length if word_end is None else word_end.start()
+                if raw.startswith(value[index:walk_until], pointer, raw_end):
+                    offsets.extend(range(pointer, pointer + walk_until - index))
+                    pointer += walk_until - index
+                    index = walk_until
         elif pointer < raw_end and raw[pointer] == "\\":
             # an escape such as \u00e9 produced this character: consume the whole sequence
             offsets.append(pointer)
@@ -248,7 +276,7 @@ def align(source: SourceFile, value: str, raw_start: int, raw_end: int) -> Mappe
         else:
             offsets.append(min(pointer, raw_end))
     offsets.append(min(pointer, raw_end))
-    return MappedText(value, offsets, source)
+    return offsets
 
 
 def _content_start(source: SourceFile, start: int, style: str | None) -> int:
