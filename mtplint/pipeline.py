@@ -244,10 +244,10 @@ _PINS: weakref.WeakKeyDictionary[FileLoader, PinMemo] = weakref.WeakKeyDictionar
 def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Options) -> LaunchReport:
     engine = engine_for(launch.engine)
     hints = [*launch.version_hints]
-    if launch.source.path.exists():
+    if loader.exists(launch.source.path):
         memo = _PINS.get(loader)
         if memo is None:
-            memo = _PINS[loader] = PinMemo()
+            memo = _PINS[loader] = PinMemo(loader.real_path)
         hints.extend(pins_near(launch.source.path, options.root, loader.load, memo))
     version = resolve(launch.engine, engine.known_versions(), hints, options.engine_versions.get(launch.engine))
     hardware = hardware_for(launch, options)
