@@ -64,7 +64,8 @@ def _vllm_vocabulary() -> tuple[list[str], list[str]]:
     return plain, tricky
 
 
-def _random_launch(rng: random.Random, vocabulary: tuple[list[str], list[str]], entry: str) -> Launch:
+def _random_launch(rng: random.Random, vocabulary: tuple[list[str], list[str]], entry: str,
+                   engine: str = "vllm") -> Launch:
     plain, tricky = vocabulary
     # short lines mostly: two releases then often read every word alike
     # half of them of tricky words and a few values alone
@@ -86,7 +87,7 @@ def _random_launch(rng: random.Random, vocabulary: tuple[list[str], list[str]], 
         else:
             tokens.append(Token(word, span))
         offset += len(word) + 1
-    return Launch("vllm", entry, source, None, [], tokens, base_dir=Path("."))
+    return Launch(engine, entry, source, None, [], tokens, base_dir=Path("."))
 
 
 def _context() -> EngineContext:
@@ -161,3 +162,44 @@ def test_vllm_narrowing_finds_what_parsing_at_every_release_finds(monkeypatch: p
     monkeypatch.setattr(VllmEngine, "flags_reading", lambda self, launch, version: None)
     assert quick == narrowed()
     assert sum(1 for _, low, source in quick if source == "flags" and low) > 10
+
+
+def _sglang_vocabulary() -> list[str]:
+    from mtplint.engines.sglang import load_table as sglang_table
+    from mtplint.engines.sglang import table_versions as sglang_versions
+
+    tables = [sglang_table(version) for version in sglang_versions()]
+    every = set.intersection(*(set(table.index) for table in tables))
+    some = set.union(*(set(table.index) for table in tables)) - every
+    rng = random.Random(5)
+    options = rng.sample(sorted(every - {"--config"}), 30) + rng.sample(sorted(some - {"--config"}), 40)
+    abbreviated = [option[: max(3, len(option) - rng.randint(1, 8))] for option in options[:30]]
+    return [*options, *abbreviated, "--model-path", "--tp", "--tp-size=2", "--mem-fraction", "--enable-d", "--",
+            "--disable-cuda-graph", "--speculative-algorithm", "NEXTN", "-1", "-x", "--not-a-flag", "8", "true",
+            "0.8", "Qwen/Qwen3-8B", "--context-length=4096", "--cuda-graph-bs"]
+
+
+def test_sglang_releases_that_read_a_command_line_alike_reject_the_same_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As for vLLM; and how a table reads a word is remembered per table without changing a reading."""
+    from mtplint.engines import sglang
+
+    versions = sglang.table_versions()
+    vocabulary = _sglang_vocabulary()
+    rng = random.Random(3)
+    launches = [_random_launch(rng, (vocabulary, vocabulary), "python3 -m sglang.launch_server", "sglang") for _ in range(300)]
+    remembered = [[sglang.ENGINE.flags_reading(launch, version) for version in versions] for launch in launches]
+    monkeypatch.setattr(sglang, "_WORD_READINGS_KEPT", 0)
+    monkeypatch.setattr(sglang, "_WORD_READINGS", {})
+    assert remembered == [[sglang.ENGINE.flags_reading(launch, version) for version in versions]
+                          for launch in launches]
+    shared = 0
+    for launch, readings in zip(launches, remembered, strict=True):
+        unknown = [_unknown(sglang.ENGINE.parse(launch, EngineVersion("sglang", version, False, "assumed"), _context()))
+                   for version in versions]
+        for first in range(len(versions)):
+            for second in range(first + 1, len(versions)):
+                if readings[first] is not None and readings[first] == readings[second]:
+                    shared += 1
+                    assert unknown[first] == unknown[second], ([token.value for token in launch.args],
+                                                               versions[first], versions[second])
+    assert shared > 1000
