@@ -126,12 +126,20 @@ def _random_vllm_launches(count: int) -> list[Launch]:
     return written + [_random_launch(rng, vocabulary, rng.choice(VLLM_ENTRIES)) for _ in range(count)]
 
 
-def test_vllm_releases_that_read_a_command_line_alike_reject_the_same_words() -> None:
+def test_vllm_releases_that_read_a_command_line_alike_reject_the_same_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """And how a table reads a word is remembered per table without changing a reading."""
+    from mtplint.engines import vllm
+
     versions = table_versions()
+    launches = _random_vllm_launches(1500)
+    remembered = [{version: VLLM.flags_reading(launch, version) for version in versions} for launch in launches]
+    monkeypatch.setattr(vllm, "_WORD_READINGS_KEPT", 0)
+    monkeypatch.setattr(vllm, "_WORD_READINGS", {})
+    assert remembered == [{version: VLLM.flags_reading(launch, version) for version in versions}
+                          for launch in launches]
     shared = 0
-    for launch in _random_vllm_launches(1500):
+    for launch, readings in zip(launches, remembered, strict=True):
         unknown: dict[str, set[int]] = {}
-        readings = {version: VLLM.flags_reading(launch, version) for version in versions}
         for version in versions:
             unknown[version] = _unknown(VLLM.parse(launch, EngineVersion("vllm", version, False, "assumed"),
                                                    _context()))

@@ -317,6 +317,23 @@ def _normalised(text: str) -> str:
     return "--" + key[2:].replace("_", "-") + (("=" + value) if has_value else "")
 
 
+def _word_reading(table: FlagTable, text: str) -> object:
+    """How ``table`` reads one known word, for :meth:`VllmEngine.flags_reading`."""
+    by_option = table.by_option
+    if not _is_option(text, True, by_option):
+        return None
+    flag, _, explicit, ambiguous = _match_option(table, text)
+    return (text.split("=", 1)[0] in by_option, "ambiguous" if ambiguous else None if flag is None
+            else (flag.action, flag.nargs, explicit is None))
+
+
+#: table version -> how it reads each known word (a tree's launches repeat a few hundred words over
+#: and over); a reading depends only on the table and the word. At most this many per table:
+_WORD_READINGS: dict[str, dict[str, object]] = {}
+_WORD_READINGS_KEPT = 4096
+_UNREAD = object()
+
+
 def _is_python_entry(launch: Launch) -> bool:
     return launch.kwargs is not None
 
@@ -360,15 +377,20 @@ class VllmEngine:
         # _argparse rejects a word by whether each word is an option, which flag it sets (or that it
         # is ambiguous) and whether a value is glued to it; where it goes on depends only on the
         # flag's action and arity. The words and their spans are the same at both releases.
-        by_option = table.by_option
+        known = _WORD_READINGS.get(table.version)
+        if known is None:
+            known = _WORD_READINGS[table.version] = {}
         reading: list[object] = [preprocessed, serve and table.positional is not None]
         for text, resolved in words:
-            if not _is_option(text, resolved, by_option):
-                reading.append(None)
+            if not resolved:
+                reading.append(None)  # never an option
                 continue
-            flag, _, explicit, ambiguous = _match_option(table, text)
-            reading.append((text.split("=", 1)[0] in by_option, "ambiguous" if ambiguous else None if flag is None
-                            else (flag.action, flag.nargs, explicit is None)))
+            found = known.get(text, _UNREAD)
+            if found is _UNREAD:
+                found = _word_reading(table, text)
+                if len(known) < _WORD_READINGS_KEPT:
+                    known[text] = found
+            reading.append(found)
         return tuple(reading)
 
     # .. parse ......................................................................................
