@@ -149,7 +149,11 @@ def unresolved_inputs(report: LaunchReport) -> list[Unresolved]:
 
 
 def _could_run(rule: Rule, report: LaunchReport) -> bool:
-    return rule.applies_to(report.launch.engine) and RuleContext(rule, report).affected() is not False
+    engine = report.launch.engine
+    if not rule.applies_to(engine):
+        return False
+    # a rule with no version ranges for the engine affects every version (RuleContext.affected)
+    return not rule.affected.get(engine) or RuleContext(rule, report).affected() is not False
 
 
 def unresolved_findings(mtp003: Rule, report: LaunchReport, selected: Sequence[Rule]) -> Iterator[Finding]:

@@ -295,6 +295,8 @@ PYTHON_ENTRIES = ("LLM", "EngineArgs", "AsyncEngineArgs")
 
 #: ``--model`` / ``--model=X``, which ``vllm serve`` moves or refuses depending on the release
 _MODEL_OPTION = re.compile(r"--model(=.+|$)")
+_CONFIG_OPTION = re.compile(r"--config(=.+|$)")
+_SERVED_NAME_OPTION = re.compile(r"--served[-_]model[-_]name(=.+|$)")
 
 
 def _plain(words: list[tuple[str, bool]]) -> bool:
@@ -443,7 +445,7 @@ class VllmEngine:
         if _at_least(version, "0.11.1"):
             # W33 argparse_utils L324-356: the first --model/--model=X moves to the positional slot
             for index, word in enumerate(words):
-                if word.resolved and re.match(r"^--model(=.+|$)", word.text):
+                if word.resolved and _MODEL_OPTION.match(word.text):
                     if word.text == "--model":
                         if index + 1 >= len(words):
                             run.error("list index out of range (--model without a value)", word.span, "--model", kind="missing-value")
@@ -454,8 +456,8 @@ class VllmEngine:
                         rest = index + 1
                     return [tag, *words[:index], *words[rest:]]
             if (words and words[0].text.startswith("-")
-                    and not any(re.match(r"^--config(=.+|$)", w.text) for w in words)
-                    and any(re.match(r"^--served[-_]model[-_]name(=.+|$)", w.text) for w in words)):
+                    and not any(_CONFIG_OPTION.match(w.text) for w in words)
+                    and any(_SERVED_NAME_OPTION.match(w.text) for w in words)):
                 run.error("`model` should be provided as the first positional argument when using `vllm serve`. "
                           "i.e. `vllm serve <model> --<arg> <value>`.", words[0].span, kind="startup")
             return words
