@@ -109,14 +109,14 @@ HAND_WRITTEN = (
 )
 
 
-def _written_launch(line: str, entry: str) -> Launch:
+def _written_launch(line: str, entry: str, engine: str = "vllm") -> Launch:
     source = SourceFile.from_text(line)
     tokens = []
     offset = 0
     for word in line.split(" "):
         tokens.append(Token(word, source.span(offset, offset + len(word))))
         offset += len(word) + 1
-    return Launch("vllm", entry, source, None, [], tokens, base_dir=Path("."))
+    return Launch(engine, entry, source, None, [], tokens, base_dir=Path("."))
 
 
 def _random_vllm_launches(count: int) -> list[Launch]:
@@ -194,7 +194,14 @@ def test_sglang_releases_that_read_a_command_line_alike_reject_the_same_words(mo
     versions = sglang.table_versions()
     vocabulary = _sglang_vocabulary()
     rng = random.Random(3)
-    launches = [_random_launch(rng, (vocabulary, vocabulary), "python3 -m sglang.launch_server", "sglang") for _ in range(300)]
+    entry = "python3 -m sglang.launch_server"
+    # a choice only newer releases have, as a glued value (refused: the option takes the next word
+    # too) and as the next word, and an option with a glued value the switch does not take
+    written = ["--attention-backend=dsa x", "--attention-backend=dsa --tp 2", "--attention-backend dsa x",
+               "--attention-backend=triton x", "--kv-cache-dtype=fp8_e4m3 x", "--quantization=fp8 x",
+               "--enable-hicache=1 x", "--tp=2 x", "--tp=x y", "--cuda-graph-bs 8 x", "--cuda-graph-bs=8 x"]
+    launches = [_written_launch(line, entry, "sglang") for line in written]
+    launches += [_random_launch(rng, (vocabulary, vocabulary), entry, "sglang") for _ in range(300)]
     remembered = [[sglang.ENGINE.flags_reading(launch, version) for version in versions] for launch in launches]
     monkeypatch.setattr(sglang, "_WORD_READINGS_KEPT", 0)
     monkeypatch.setattr(sglang, "_WORD_READINGS", {})

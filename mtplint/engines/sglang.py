@@ -672,9 +672,16 @@ def _word_reading(table: FlagTable, word: Word) -> object:
     if found is None:
         return None
     action = found.action
-    return (found.option, found.explicit, None if action is None else (
-        action.kind, action.nargs, action.type, action.choices, action.const, action.deprecated,
-        action.error_message))
+    if action is None:
+        return found.option, found.explicit, None
+    nargs = action.nargs
+    # a value its type or choices refuse changes how many words the option takes (argparse_words
+    # then takes what a failed option takes) only for a value glued on with ``=`` or a fixed count
+    # above one: elsewhere a release that merely added a choice (a new attention backend) reads the
+    # words alike
+    checked = () if found.explicit is None and nargs in (None, 0, 1, "?", "*", "+") else (action.type, action.choices)
+    return (found.option, found.explicit, (action.kind, nargs, action.const, action.deprecated, action.error_message,
+                                           checked))
 
 
 #: table version -> how it reads each known word (a tree's launches repeat a few hundred words over
@@ -704,7 +711,8 @@ class SGLangEngine:
             return None  # the serve pre-scan and the config merge depend on the release: only parsing tells
         # argparse_words rejects a word by how each word classifies (an option's action or none, a
         # positional, an ambiguous prefix) and by how many values each option takes, which the
-        # action's arity, kind, type and choices decide
+        # action's arity and kind decide, and its type and choices where a refused value takes
+        # another number of words (_word_reading)
         known = _WORD_READINGS.get(table.version)
         if known is None:
             known = _WORD_READINGS[table.version] = {}
