@@ -173,7 +173,9 @@ def hardware_for(launch: Launch, options: Options) -> Hardware:
         gpu, count, name = parse_gpu_spec(options.gpu)
         hint_count = launch.gpu.count if launch.gpu else None
         return Hardware(gpu, count or hint_count, "config-file", None, name)
-    directive = _GPU_DIRECTIVE.search(launch.source.text)
+    text = launch.source.text
+    # the directive's own words first: a substring search is much faster than the expression's scan
+    directive = _GPU_DIRECTIVE.search(text) if "mtplint:" in text else None
     hint = launch.gpu
     if hint is not None and hint.product:
         return Hardware(find_gpu(hint.product), hint.count, hint.origin, hint.span, hint.product)
