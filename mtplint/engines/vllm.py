@@ -109,14 +109,24 @@ def table_versions() -> tuple[str, ...]:
     return tuple(ordered)
 
 
-@cache
 def load_table(version: str) -> FlagTable:
     """The table of ``version``, or of the nearest older release (the newest for anything newer)."""
+    return _table_of(_table_version(version))
+
+
+@cache
+def _table_version(version: str) -> str:
     versions = table_versions()
     chosen = versions[0]
     for candidate in versions:
         if compare(candidate, version) <= 0:
             chosen = candidate
+    return chosen
+
+
+@cache
+def _table_of(chosen: str) -> FlagTable:
+    """The table generated from release ``chosen`` (read once, whichever versions map to it)."""
     data = json.loads(_data_dir().joinpath(f"{chosen}.json").read_text(encoding="utf-8"))
     flags = []
     for entry in data["actions"]:
