@@ -12,7 +12,6 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import stat
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -229,46 +228,24 @@ class PinMemo:
     """One run's pin lookups (a tree's launches share their directories; listing and resolving them
     per launch is slow). What it holds stays true while the run's files do not change."""
 
-    __slots__ = ("chains", "cwd", "resolved", "up_to_root")
+    __slots__ = ("chains", "real_path", "roots", "up_to_root")
 
-    def __init__(self) -> None:
-        #: what relative paths are relative to (a run does not change directory; the loader's view too)
-        self.cwd = Path(os.getcwd())
-        #: (launch directory, root) as written -> the pins from it up to the root, and the files read
-        self.chains: dict[tuple[Path, Path], _Pins] = {}
-        #: directory as written -> ``resolve()`` of it
-        self.resolved: dict[Path, Path] = {}
+    def __init__(self, real_path: Callable[[Path], str] = os.path.realpath) -> None:
+        #: ``os.path.realpath``: the run's loader answers it from the directories it already resolved
+        self.real_path = real_path
+        #: (real directory of a launch file, root as written) -> the pins from it up to the root, and the files read
+        self.chains: dict[tuple[str, Path], _Pins] = {}
+        #: root as written -> ``resolve()`` of it
+        self.roots: dict[Path, Path] = {}
         #: (resolved directory, resolved root) -> the pins from it up to the root, and the files read
         self.up_to_root: dict[tuple[Path, Path], _Pins] = {}
 
-    def resolve(self, directory: Path) -> Path:
-        """``directory.resolve()``. A directory that is no symlink resolves to its resolved parent
-        joined with its name (how ``realpath`` builds it): one ``lstat`` instead of one per part."""
-        found = self.resolved.get(directory)
-        if found is not None:
-            return found
-        if not directory.is_absolute():
-            # realpath() of a relative path is that of the path joined to the (symlink-free) cwd
-            found = self.resolved[directory] = self.resolve(self.cwd / directory)
-            return found
-        # the directories up to one already resolved (or one resolve() must see whole), nearest first
-        pending: list[Path] = []
-        while found is None:
-            parent = directory.parent
-            if parent != directory and directory.name != "..":
-                try:
-                    link = stat.S_ISLNK(os.lstat(directory).st_mode)
-                except (OSError, ValueError):
-                    link = True  # missing or unreadable: resolve() says what that means
-                if not link:
-                    pending.append(directory)
-                    directory = parent
-                    found = self.resolved.get(directory)
-                    continue
-            found = self.resolved[directory] = directory.resolve()
-        for below in reversed(pending):
-            found = self.resolved[below] = found / below.name
-        return found
+    def directory_of(self, path: Path) -> str:
+        """The real directory whose pins a launch file reads: its target's for a symlink, else its own."""
+        if path.name in ("", ".."):
+            return self.real_path(path.parent)  # not a file's name: the name is not resolved with it
+        # realpath of a file that is not a symlink is its directory's real path joined with its name
+        return os.path.dirname(self.real_path(path))
 
 
 def _names_in(directory: Path) -> list[str] | None:
@@ -279,11 +256,29 @@ def _names_in(directory: Path) -> list[str] | None:
         return None
 
 
+#: the folders of PIN_FILES (lower case, as a listing's names are compared with them)
+_PIN_FOLDERS = frozenset(pattern.rpartition("/")[0] for pattern in PIN_FILES if "/" in pattern)
+
+
+@lru_cache(maxsize=1)
+def _pin_name() -> re.Pattern[str] | None:
+    """A name that may be a pin file, in one test instead of one per pattern: fnmatch's own
+    expressions (it matches names as written where ``normcase`` changes nothing, as on POSIX;
+    elsewhere None: every pattern is tried)."""
+    if os.path.normcase("Aa") != "Aa":
+        return None
+    return re.compile("|".join(fnmatch.translate(pattern) for pattern in PIN_FILES if "/" not in pattern))
+
+
 def _pins_in_directory(directory: Path, read: Callable[[Path], SourceFile | None]) -> _Pins:
     hints: list[VersionHint] = []
     seen: list[Path] = []
     listing = _names_in(directory)
     names = listing or []
+    pin_name = _pin_name()
+    if pin_name is not None and listing is not None and not any(map(pin_name.match, listing)) \
+            and _PIN_FOLDERS.isdisjoint(map(str.lower, listing)):
+        return hints, seen  # most directories: no name is a pin file's, no folder to list
     for pattern in PIN_FILES:
         # one listing per directory, matched per pattern (Path.glob lists it again for each one)
         folder, _, name_pattern = pattern.rpartition("/")
@@ -309,15 +304,18 @@ def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],
               memo: PinMemo | None = None) -> list[VersionHint]:
     """Pins in the launch file's directory and its parents up to ``root``. ``memo``: one run's
     pin lookups (a tree's launches share their parents; globbing them per launch is slow)."""
-    # a symlinked launch file's pins are those beside its target; for any other file one lstat, not
-    # a full resolve (its directory is resolved once per chain below)
-    start = path.resolve().parent if path.is_symlink() else path.parent
+    # a symlinked launch file's pins are those beside its target
     if memo is None:
+        start = path.resolve().parent if path.is_symlink() else path.parent
         return _pins_up_to_root(start.resolve(), root.resolve(), read, None)[0]
-    # the whole chain, per launch directory as written: a tree's launches share directories
-    chain = memo.chains.get((start, root))
+    # the whole chain, per launch directory: a tree's launches share directories
+    directory = memo.directory_of(path)
+    chain = memo.chains.get((directory, root))
     if chain is None:
-        chain = memo.chains[(start, root)] = _pins_up_to_root(memo.resolve(start), memo.resolve(root), read, memo)
+        resolved_root = memo.roots.get(root)
+        if resolved_root is None:
+            resolved_root = memo.roots[root] = root.resolve()
+        chain = memo.chains[(directory, root)] = _pins_up_to_root(Path(directory), resolved_root, read, memo)
     else:
         # read again (the loader has them): whoever records what a launch read -- the cache's
         # dependencies, the fixer's re-lint -- must see every launch below a pin file read it

@@ -172,3 +172,37 @@ def test_the_stored_curve_is_speedup_at_each_batch_to_the_last_bit(engine: str) 
             assert list(result.curve) == expected, (engine, sizes, k, tp, verify)
             checked += len(expected)
     assert checked > 1000
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "llama.cpp"])
+def test_a_curve_followed_only_to_the_concurrency_gives_what_the_whole_curve_gives(engine: str) -> None:
+    """MTP301 follows a curve to its first loss or to the launch's concurrency, whichever comes
+    first: the crossover it reports, and the speed-up at the concurrency, must be the whole curve's,
+    and it reports one exactly when the concurrency is above the whole curve's crossover."""
+    from mtplint.models import catalog_entries
+    from mtplint.tuner.batching import MAX_BATCH, _crossover_below
+
+    models = [None, *(model_sizes(entry["id"]) for entry in catalog_entries() if entry.get("sizes"))]
+    forms = [AWQ, WeightFormat("FP8", 1.0, fp8=True), WeightFormat("BF16", 2.0), WeightFormat("GGUF Q4_K_M", 4.9 / 8)]
+    reported = quiet = 0
+    for index, sizes in enumerate(models):
+        card = gpu(("rtx-4090", "h100-sxm", "rtx-3090", "h200")[index % 4])
+        for k, tp, verify in ((1, 1, None), (3, 2, None), (2, 1, 8)):
+            form = forms[(index + k) % len(forms)]
+            whole = crossover(card, sizes, k, form, engine=engine, tensor_parallel=tp, verify_tokens=verify)
+            near = {whole.batch - 1, whole.batch, whole.batch + 1, whole.batch + 2, 2 * whole.batch + 5}
+            for concurrency in sorted({-1, 0, 1, 2, 7, 64, 256, MAX_BATCH, MAX_BATCH + 1, 4096, *near}):
+                below = _crossover_below(card, sizes, k, form, engine, tp, verify, concurrency)
+                if concurrency <= whole.batch:
+                    assert below is None, (sizes, k, concurrency)
+                    quiet += 1
+                    continue
+                assert below is not None, (sizes, k, concurrency)
+                assert below.speedup_at(concurrency) == whole.speedup_at(concurrency), (sizes, k, concurrency)
+                assert below.curve == whole.curve[:len(below.curve)]
+                assert (below.batch, below.gain_at_one, below.knee_tokens, below.acceptance, below.engine) == \
+                    (whole.batch, whole.gain_at_one, whole.knee_tokens, whole.acceptance, whole.engine)
+                assert (below.weights, below.tensor_parallel, below.verify_tokens, below.model, below.gpu) == \
+                    (whole.weights, whole.tensor_parallel, whole.verify_tokens, whole.model, whole.gpu)
+                reported += 1
+    assert reported > 100 and quiet > 100

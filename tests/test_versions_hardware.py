@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mtplint.extract import FileLoader
 from mtplint.extract.launch import VersionHint
 from mtplint.hardware import find_gpu, parse_gpu_spec
@@ -90,14 +92,46 @@ def test_pins_through_a_symlinked_directory_are_those_of_its_target_chain(tmp_pa
         launches[2]: ["==0.11.0", ">=0.5.9"],
         launches[3]: [">=0.5.9"],
     }
-    memo = PinMemo()
-    for launch in [*launches, *launches]:
-        load = FileLoader(tmp_path).load
-        fresh = [h.spec for h in pins_near(launch, tmp_path, load)]
-        remembered = [h.spec for h in pins_near(launch, tmp_path, load, memo)]
-        assert fresh == remembered == expected[launch], launch
+    # the memo resolves by os.path.realpath, or by a run's loader (as the pipeline's does)
+    for memo in (PinMemo(), PinMemo(FileLoader(tmp_path).real_path)):
+        for launch in [*launches, *launches]:
+            load = FileLoader(tmp_path).load
+            fresh = [h.spec for h in pins_near(launch, tmp_path, load)]
+            remembered = [h.spec for h in pins_near(launch, tmp_path, load, memo)]
+            assert fresh == remembered == expected[launch], launch
     # a root reached through a symlink stops the walk at the same place
     assert [h.spec for h in pins_near(launches[0], tmp_path / "linked", FileLoader(tmp_path).load, PinMemo())] == ["==0.8.5"]
+
+
+def test_a_directory_without_pin_names_is_passed_over_as_each_pattern_would(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One test per name says a directory has no pin file: what matching every pattern finds."""
+    from mtplint import versions
+
+    layouts = [
+        [], ["serve.sh", "README.md"], ["requirements.txt"], ["requirements-dev.txt", "x.py"], ["REQUIREMENTS.txt"],
+        ["pyproject.toml"], ["pyproject.toml.bak"], ["Dockerfile"], ["Dockerfile.gpu"], ["app.Dockerfile"],
+        ["dockerfile"], ["constraints.txt"], ["constraints-cu12.txt"], ["requirements/serve.txt"],
+        ["Requirements/serve.txt"], ["requirements/"], ["requirements.txt/"], ["notrequirements.txt"],
+    ]
+    texts = {}
+    for number, layout in enumerate(layouts):
+        directory = tmp_path / str(number)
+        directory.mkdir()
+        for name in layout:
+            if name.endswith("/"):
+                (directory / name).mkdir()
+                continue
+            (directory / name).parent.mkdir(exist_ok=True)
+            (directory / name).write_text("vllm>=0.11\n")
+        texts[number] = directory
+    quick = {number: versions._pins_in_directory(directory, FileLoader(tmp_path).load)
+             for number, directory in texts.items()}
+    monkeypatch.setattr(versions, "_pin_name", lambda: None)
+    every_pattern = {number: versions._pins_in_directory(directory, FileLoader(tmp_path).load)
+                     for number, directory in texts.items()}
+    assert quick == every_pattern
+    assert sum(1 for hints, _ in quick.values() if hints) >= 8
 
 
 def test_gpu_names_map_to_catalog_ids() -> None:

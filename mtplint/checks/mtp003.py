@@ -149,20 +149,27 @@ def unresolved_inputs(report: LaunchReport) -> list[Unresolved]:
 
 
 def _could_run(rule: Rule, report: LaunchReport) -> bool:
-    return rule.applies_to(report.launch.engine) and RuleContext(rule, report).affected() is not False
+    engine = report.launch.engine
+    if not rule.applies_to(engine):
+        return False
+    # a rule with no version ranges for the engine affects every version (RuleContext.affected)
+    return not rule.affected.get(engine) or RuleContext(rule, report).affected() is not False
 
 
 def unresolved_findings(mtp003: Rule, report: LaunchReport, selected: Sequence[Rule]) -> Iterator[Finding]:
     """MTP003 findings for one launch, given the rules that ran."""
     if not speculation_may_be_on(report):
         return
-    candidates = [rule for rule in selected if rule.code != mtp003.code and _could_run(rule, report)]
-    context = RuleContext(mtp003, report)
     # one finding per thing mtplint could not read: an unread --config file leaves every setting
     # the command line does not give unknown, and that is one cause, not ten
     groups: dict[tuple[str, int | None], list[Unresolved]] = {}
     for item in unresolved_inputs(report):
         groups.setdefault((item.what, item.span.start if item.span else None), []).append(item)
+    gpu = report.effective.get("gpu")
+    if not groups and (gpu is None or gpu.value is not None):
+        return  # nothing unread: no need to know which rules could have run
+    candidates = [rule for rule in selected if rule.code != mtp003.code and _could_run(rule, report)]
+    context = RuleContext(mtp003, report)
     for items in groups.values():
         settings = [item.setting for item in items if any(item.setting in needs(rule) for rule in candidates)]
         skipped = [rule.code for rule in candidates if any(name in needs(rule) for name in settings)]
@@ -184,7 +191,6 @@ def unresolved_findings(mtp003: Rule, report: LaunchReport, selected: Sequence[R
             "give it a default (`${VAR:-value}`) or a literal value",
             span,
         )
-    gpu = report.effective.get("gpu")
     if gpu is not None and gpu.value is None:
         skipped = [rule.code for rule in candidates if rule.code in NEEDS_GPU or "gpu" in (rule.when or {})]
         if skipped:

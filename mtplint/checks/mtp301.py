@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mtplint.checks import Finding, RuleContext
-from mtplint.tuner.batching import crossover_for_report, describe_batch
+from mtplint.tuner.batching import crossover_below, describe_batch
 
 SEQS_FLAG = {"vllm": "--max-num-seqs", "sglang": "--max-running-requests", "llama.cpp": "-np"}
 
@@ -19,14 +19,13 @@ SEQS_FLAG = {"vllm": "--max-num-seqs", "sglang": "--max-running-requests", "llam
 def check(ctx: RuleContext) -> Iterator[Finding]:
     if ctx.engine not in SEQS_FLAG:
         return
-    result = crossover_for_report(ctx.report)
-    if result is None:
-        return
     setting = ctx.setting("max_concurrency")
     if setting is None or setting.unresolved or not isinstance(setting.value, int) or setting.extra.get("gpu_unknown"):
         return
     concurrency = setting.value
-    if concurrency <= result.batch:
+    # only a crossover below the concurrency is reported: the curve is followed no further than that
+    result = crossover_below(ctx.report, concurrency)
+    if result is None:
         return
     throughput = ctx.report.objective == "throughput"
     flag = SEQS_FLAG[ctx.engine]

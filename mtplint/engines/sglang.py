@@ -174,11 +174,20 @@ def table_versions() -> tuple[str, ...]:
     return tuple(sorted(names, key=version_key))
 
 
-@cache
 def load_table(version: str) -> FlagTable:
     """The table for ``version``: the newest generated table not newer than it (oldest if older)."""
+    return _table_of(_table_version(version))
+
+
+@cache
+def _table_version(version: str) -> str:
     candidates = [known for known in table_versions() if compare(known, version) <= 0]
-    chosen = candidates[-1] if candidates else table_versions()[0]
+    return candidates[-1] if candidates else table_versions()[0]
+
+
+@cache
+def _table_of(chosen: str) -> FlagTable:
+    """The generated table of release ``chosen`` (read once, whichever versions map to it)."""
     raw = json.loads(_data_dir().joinpath(f"{chosen}.json").read_text(encoding="utf-8"))
     actions = [_action(_HELP_ROW), *(_action(row) for row in raw["actions"])]
     index: dict[str, Action] = {}
@@ -654,6 +663,34 @@ def _config_action_keys(table: FlagTable, generation: int) -> tuple[set[str], di
 # --- the engine -----------------------------------------------------------------------------------
 
 
+def _word_reading(table: FlagTable, word: Word) -> object:
+    """How ``table`` classifies one word, for :meth:`SGLangEngine.flags_reading`."""
+    try:
+        found = _classify(table, word)
+    except _ParseError:
+        return "ambiguous"
+    if found is None:
+        return None
+    action = found.action
+    if action is None:
+        return found.option, found.explicit, None
+    nargs = action.nargs
+    # a value its type or choices refuse changes how many words the option takes (argparse_words
+    # then takes what a failed option takes) only for a value glued on with ``=`` or a fixed count
+    # above one: elsewhere a release that merely added a choice (a new attention backend) reads the
+    # words alike
+    checked = () if found.explicit is None and nargs in (None, 0, 1, "?", "*", "+") else (action.type, action.choices)
+    return (found.option, found.explicit, (action.kind, nargs, action.const, action.deprecated, action.error_message,
+                                           checked))
+
+
+#: table version -> how it reads each known word (a tree's launches repeat a few hundred words over
+#: and over); a reading depends only on the table and the word's text. At most this many per table:
+_WORD_READINGS: dict[str, dict[str, object]] = {}
+_WORD_READINGS_KEPT = 4096
+_UNREAD = object()
+
+
 class SGLangEngine:
     name = "sglang"
 
@@ -668,28 +705,31 @@ class SGLangEngine:
         if launch.kwargs is not None:
             # Engine(**kwargs): a keyword is rejected exactly when ServerArgs has no such field
             return tuple(name in table.fields for name in launch.kwargs if not name.startswith("*"))
-        words = [Word.of(token) for token in launch.args]
-        if launch.entry == "sglang serve" or any(word.resolved and word.text == "--config" for word in words):
+        tokens = launch.args
+        if launch.entry == "sglang serve" or any(token.value == "--config" and not token.unresolved and not token.splat
+                                                 for token in tokens):
             return None  # the serve pre-scan and the config merge depend on the release: only parsing tells
         # argparse_words rejects a word by how each word classifies (an option's action or none, a
         # positional, an ambiguous prefix) and by how many values each option takes, which the
-        # action's arity, kind, type and choices decide
+        # action's arity and kind decide, and its type and choices where a refused value takes
+        # another number of words (_word_reading)
+        known = _WORD_READINGS.get(table.version)
+        if known is None:
+            known = _WORD_READINGS[table.version] = {}
         reading: list[object] = []
-        for word in words:
-            if word.resolved and word.text == "--":
+        for token in tokens:
+            if token.unresolved or token.splat:
+                reading.append(_word_reading(table, Word.of(token)))
+                continue
+            text = token.value
+            if text == "--":
                 break  # everything after it is positional, whatever the release
-            try:
-                found = _classify(table, word)
-            except _ParseError:
-                reading.append("ambiguous")
-                continue
-            if found is None:
-                reading.append(None)
-                continue
-            action = found.action
-            reading.append((found.option, found.explicit, None if action is None else (
-                action.kind, action.nargs, action.type, action.choices, action.const, action.deprecated,
-                action.error_message)))
+            found = known.get(text, _UNREAD)
+            if found is _UNREAD:
+                found = _word_reading(table, Word.of(token))
+                if len(known) < _WORD_READINGS_KEPT:
+                    known[text] = found
+            reading.append(found)
         return tuple(reading)
 
     # -- parse --------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ read) that has it:
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import json
 import re
@@ -75,13 +76,16 @@ class Flag:
 class FlagTable:
     """The ``vllm serve`` flags of one release, indexed by option string and by dest."""
 
-    __slots__ = ("allow_abbrev", "by_dest", "by_option", "flags", "keywords", "positional", "version")
+    __slots__ = ("allow_abbrev", "by_dest", "by_option", "flags", "keywords", "positional", "sorted_options",
+                 "version")
 
     def __init__(self, version: str, flags: tuple[Flag, ...], allow_abbrev: bool) -> None:
         self.version = version
         self.flags = flags
         self.allow_abbrev = allow_abbrev
         self.by_option: dict[str, Flag] = {option: flag for flag in flags for option in flag.options}
+        #: the option strings in order: those an abbreviation may stand for are one run of them
+        self.sorted_options: list[str] = sorted(self.by_option)
         self.by_dest: dict[str, Flag] = {flag.dest: flag for flag in flags}
         #: the keyword arguments ``EngineArgs``/``LLM`` take (a flag's dest; not the CLI-only ones)
         self.keywords: frozenset[str] = frozenset(self.by_dest) - {"model_tag", "config"}
@@ -105,14 +109,24 @@ def table_versions() -> tuple[str, ...]:
     return tuple(ordered)
 
 
-@cache
 def load_table(version: str) -> FlagTable:
     """The table of ``version``, or of the nearest older release (the newest for anything newer)."""
+    return _table_of(_table_version(version))
+
+
+@cache
+def _table_version(version: str) -> str:
     versions = table_versions()
     chosen = versions[0]
     for candidate in versions:
         if compare(candidate, version) <= 0:
             chosen = candidate
+    return chosen
+
+
+@cache
+def _table_of(chosen: str) -> FlagTable:
+    """The table generated from release ``chosen`` (read once, whichever versions map to it)."""
     data = json.loads(_data_dir().joinpath(f"{chosen}.json").read_text(encoding="utf-8"))
     flags = []
     for entry in data["actions"]:
@@ -240,10 +254,96 @@ _TYPE_WORDS = {"int": "int", "float": "float", "human_int": "human_readable_int"
                "human_int_or_auto": "human_readable_int_or_auto", "json": "loads", "json_config": "loads"}
 
 
+_NUMBER = re.compile(r"-\d+|-\d*\.\d+")
+
+
+def _is_option(text: str, resolved: bool, by_option: dict[str, Flag]) -> bool:
+    """Whether argparse takes the word for an option (else a positional or an option's value)."""
+    if not resolved or not text.startswith("-") or text == "-":
+        return False
+    if _NUMBER.fullmatch(text):
+        return False
+    return not (" " in text and text.split("=", 1)[0] not in by_option)
+
+
+def _match_option(table: FlagTable, text: str) -> tuple[Flag | None, str | None, str | None, list[str]]:
+    """The flag an option word sets, the option string it matched and the value written after
+    ``=`` (or glued to a short option); for an abbreviation of several options (argparse
+    ``allow_abbrev``): no flag, the prefix, and the options it could be."""
+    by_option = table.by_option
+    if text in by_option:
+        return by_option[text], text, None, []
+    if "=" in text:
+        name, _, value = text.partition("=")
+        if name in by_option:
+            return by_option[name], name, value, []
+    if not text.startswith("--") and len(text) > 2:
+        short = text[:2]
+        if short in by_option:
+            return by_option[short], short, text[2:], []
+    if table.allow_abbrev and text.startswith("--"):
+        name, has_value, value = text.partition("=")
+        options = table.sorted_options
+        matches = []
+        # the options that start with the prefix follow one another in sorted order, from where it would go
+        at = bisect.bisect_left(options, name)
+        while at < len(options) and options[at].startswith(name):
+            matches.append(options[at])
+            at += 1
+        if len(matches) == 1:
+            return by_option[matches[0]], matches[0], value if has_value else None, []
+        if len(matches) > 1:
+            return None, name, None, matches
+    return None, None, None, []
+
+
 # --- the parser -----------------------------------------------------------------------------------
 
 SERVE_ENTRIES = ("vllm serve",)
 PYTHON_ENTRIES = ("LLM", "EngineArgs", "AsyncEngineArgs")
+
+
+#: ``--model`` / ``--model=X``, which ``vllm serve`` moves or refuses depending on the release
+_MODEL_OPTION = re.compile(r"--model(=.+|$)")
+_CONFIG_OPTION = re.compile(r"--config(=.+|$)")
+_SERVED_NAME_OPTION = re.compile(r"--served[-_]model[-_]name(=.+|$)")
+
+
+def _plain(words: list[tuple[str, bool]]) -> bool:
+    """Whether vLLM's preprocessing (without ``--config``) leaves these words (text, known) alike at
+    every release: no ``--model`` (moved from 0.11.1, refused before), no ``-O`` (three spellings),
+    and no dot in an option's name (dotted keys from 0.11; ``_`` -> ``-`` before the first dot only
+    from 0.11). Then it only spells long option names with ``-`` (:func:`_normalised`)."""
+    for text, resolved in words:
+        if resolved and text.startswith("-") and (text.startswith("-O") or "." in text.split("=", 1)[0]
+                                                  or _MODEL_OPTION.match(text)):
+            return False
+    return True
+
+
+def _normalised(text: str) -> str:
+    """What ``_normalise_names`` makes of a long option with no dot in its name, at any release."""
+    key, has_value, value = text.partition("=")
+    if "_" not in key:
+        return text
+    return "--" + key[2:].replace("_", "-") + (("=" + value) if has_value else "")
+
+
+def _word_reading(table: FlagTable, text: str) -> object:
+    """How ``table`` reads one known word, for :meth:`VllmEngine.flags_reading`."""
+    by_option = table.by_option
+    if not _is_option(text, True, by_option):
+        return None
+    flag, _, explicit, ambiguous = _match_option(table, text)
+    return (text.split("=", 1)[0] in by_option, "ambiguous" if ambiguous else None if flag is None
+            else (flag.action, flag.nargs, explicit is None))
+
+
+#: table version -> how it reads each known word (a tree's launches repeat a few hundred words over
+#: and over); a reading depends only on the table and the word. At most this many per table:
+_WORD_READINGS: dict[str, dict[str, object]] = {}
+_WORD_READINGS_KEPT = 4096
+_UNREAD = object()
 
 
 def _is_python_entry(launch: Launch) -> bool:
@@ -260,11 +360,50 @@ class VllmEngine:
         return version  # every known version has a table of its own
 
     def flags_reading(self, launch: Launch, version: str) -> object | None:
-        if launch.kwargs is None:
-            return None  # version-dependent preprocessing and abbreviations: only parsing tells
-        # Python API: a keyword is rejected exactly when the table has no such argument
-        keywords = load_table(version).keywords
-        return tuple(name in keywords for name in launch.kwargs if not name.startswith("**"))
+        table = load_table(version)
+        if launch.kwargs is not None:
+            # Python API: a keyword is rejected exactly when the table has no such argument
+            keywords = table.keywords
+            return tuple(name in keywords for name in launch.kwargs if not name.startswith("**"))
+        # each word the parser receives, and whether it is known
+        written = [(token.value, not token.unresolved) for token in launch.args if not token.splat]
+        if any(resolved and text == "--config" for text, resolved in written):
+            return None  # the file's options are written per release (and looked up in its table)
+        serve = not launch.entry.startswith("python -m")
+        # argparse sees the words the preprocessing leaves: the same ones at every release when no
+        # word is one that preprocessing treats by release, else those this release leaves
+        preprocessed: object = "as written"
+        if _plain(written):
+            words = [(_normalised(text) if resolved and text.startswith("--") else text, resolved)
+                     for text, resolved in written]
+        else:
+            run = _Run(launch, version, None, Parsed(), serve)
+            argv = [Word(token.value, token.span, "explicit", token.unresolved)
+                    for token in launch.args if not token.splat]
+            try:
+                argv = self._preprocess(run, argv, table)
+            except _Abort:
+                return "abort"  # parse() stops before argparse: nothing is rejected as unknown
+            preprocessed = tuple((word.text, word.resolved, word.span.start if word.span else None) for word in argv)
+            words = [(word.text, word.resolved) for word in argv]
+        # _argparse rejects a word by whether each word is an option, which flag it sets (or that it
+        # is ambiguous) and whether a value is glued to it; where it goes on depends only on the
+        # flag's action and arity. The words and their spans are the same at both releases.
+        known = _WORD_READINGS.get(table.version)
+        if known is None:
+            known = _WORD_READINGS[table.version] = {}
+        reading: list[object] = [preprocessed, serve and table.positional is not None]
+        for text, resolved in words:
+            if not resolved:
+                reading.append(None)  # never an option
+                continue
+            found = known.get(text, _UNREAD)
+            if found is _UNREAD:
+                found = _word_reading(table, text)
+                if len(known) < _WORD_READINGS_KEPT:
+                    known[text] = found
+            reading.append(found)
+        return tuple(reading)
 
     # .. parse ......................................................................................
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed:
@@ -316,7 +455,7 @@ class VllmEngine:
         if _at_least(version, "0.11.1"):
             # W33 argparse_utils L324-356: the first --model/--model=X moves to the positional slot
             for index, word in enumerate(words):
-                if word.resolved and re.match(r"^--model(=.+|$)", word.text):
+                if word.resolved and _MODEL_OPTION.match(word.text):
                     if word.text == "--model":
                         if index + 1 >= len(words):
                             run.error("list index out of range (--model without a value)", word.span, "--model", kind="missing-value")
@@ -327,8 +466,8 @@ class VllmEngine:
                         rest = index + 1
                     return [tag, *words[:index], *words[rest:]]
             if (words and words[0].text.startswith("-")
-                    and not any(re.match(r"^--config(=.+|$)", w.text) for w in words)
-                    and any(re.match(r"^--served[-_]model[-_]name(=.+|$)", w.text) for w in words)):
+                    and not any(_CONFIG_OPTION.match(w.text) for w in words)
+                    and any(_SERVED_NAME_OPTION.match(w.text) for w in words)):
                 run.error("`model` should be provided as the first positional argument when using `vllm serve`. "
                           "i.e. `vllm serve <model> --<arg> <value>`.", words[0].span, kind="startup")
             return words
@@ -556,12 +695,7 @@ class VllmEngine:
         switch: str | None = None  # the option of the switch just stored, if the previous word was one
 
         def is_option(word: Word) -> bool:
-            text = word.text
-            if not word.resolved or not text.startswith("-") or text == "-":
-                return False
-            if re.fullmatch(r"-\d+|-\d*\.\d+", text):
-                return False
-            return not (" " in text and text.split("=", 1)[0] not in by_option)
+            return _is_option(word.text, word.resolved, by_option)
 
         while index < len(words):
             word = words[index]
@@ -652,28 +786,11 @@ class VllmEngine:
                       kind="unknown")
 
     def _find_option(self, run: _Run, word: Word, table: FlagTable) -> tuple[Flag | None, str | None, str | None]:
-        by_option = table.by_option
-        text = word.text
-        if text in by_option:
-            return by_option[text], text, None
-        if "=" in text:
-            name, _, value = text.partition("=")
-            if name in by_option:
-                return by_option[name], name, value
-        if not text.startswith("--") and len(text) > 2:
-            short = text[:2]
-            if short in by_option:
-                return by_option[short], short, text[2:]
-        if table.allow_abbrev and text.startswith("--"):
-            name, has_value, value = text.partition("=")
-            matches = sorted({option for option in by_option if option.startswith(name)})
-            if len(matches) == 1:
-                return by_option[matches[0]], matches[0], value if has_value else None
-            if len(matches) > 1:
-                run.error(f"ambiguous option: {name} could match {', '.join(matches)}", word.span, name,
-                          kind="ambiguous")
-                return None, name, None
-        return None, None, None
+        flag, option, explicit, ambiguous = _match_option(table, word.text)
+        if ambiguous:
+            run.error(f"ambiguous option: {option} could match {', '.join(ambiguous)}", word.span, option,
+                      kind="ambiguous")
+        return flag, option, explicit
 
     def _convert_value(self, run: _Run, flag: Flag, text: str, word: Word, option: str | None) -> Any:
         if not word.resolved:

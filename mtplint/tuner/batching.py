@@ -185,7 +185,8 @@ class Crossover(FrozenRecord):
     tensor_parallel: Final[int]
     #: tokens verified per sequence when not ``draft_tokens + 1`` (tree drafting)
     verify_tokens: Final[int | None]
-    #: speed-up at batch 1, 2, ... up to twice the crossover (at least 16 points)
+    #: speed-up at batch 1, 2, ... up to twice the crossover (at least 16 points); from
+    #: :func:`crossover_below`, up to the first loss
     curve: Final[tuple[float, ...]]
     model: Final[ModelSizes | None]
 
@@ -374,8 +375,9 @@ def crossover(gpu: Gpu, model: ModelSizes | None, k: int, weights: WeightFormat 
                      verify_tokens=verify_tokens, curve=tuple(curve), model=model)
 
 
-def crossover_for_report(report: LaunchReport) -> Crossover | None:
-    """The crossover for one launch running MTP, or None without a GPU identity or a resolved k."""
+def _report_curve(report: LaunchReport) -> tuple[Gpu, ModelSizes | None, int, WeightFormat, str, int, int | None] | None:
+    """What the curve of one launch running MTP depends on: GPU, model, k, weight format, engine,
+    tensor parallelism and tokens verified per sequence; None without a GPU identity or a resolved k."""
     gpu = report.hardware.gpu
     if gpu is None:
         return None
@@ -397,10 +399,78 @@ def crossover_for_report(report: LaunchReport) -> Crossover | None:
     topk, width = value("spec_topk"), value("spec_draft_tokens")
     tree = (isinstance(topk, int) and topk > 1 and isinstance(width, int) and not isinstance(width, bool)
             and width > k + 1)
-    return crossover(gpu, sizes, k, weight_format(model_name if isinstance(model_name, str) else None,
-                                                  value("quantization"), sizes),
-                     engine=report.launch.engine, tensor_parallel=tp if isinstance(tp, int) and tp > 0 else 1,
-                     verify_tokens=width if tree else None)
+    return (gpu, sizes, k, weight_format(model_name if isinstance(model_name, str) else None, value("quantization"), sizes),
+            report.launch.engine, tp if isinstance(tp, int) and tp > 0 else 1, width if tree else None)
+
+
+def crossover_for_report(report: LaunchReport) -> Crossover | None:
+    """The crossover for one launch running MTP, or None without a GPU identity or a resolved k."""
+    found = _report_curve(report)
+    if found is None:
+        return None
+    gpu, sizes, k, form, engine, tp, verify = found
+    return crossover(gpu, sizes, k, form, engine=engine, tensor_parallel=tp, verify_tokens=verify)
+
+
+class _Gains:
+    """One curve's speed-ups from batch 1, worked out only as far as someone has asked."""
+
+    __slots__ = ("loss", "points", "rest")
+
+    def __init__(self, rest: Iterator[float]) -> None:
+        self.points: list[float] = []
+        #: the index in ``points`` of the first speed-up below 1x, once one is found
+        self.loss: int | None = None
+        self.rest = rest
+
+    def paying(self, limit: int) -> int:
+        """How many batches from 1 on MTP pays for (speed-up >= 1x), counted up to ``limit``."""
+        points = self.points
+        while self.loss is None and len(points) < limit:
+            gain = next(self.rest)
+            points.append(gain)
+            if not gain >= 1:
+                self.loss = len(points) - 1
+        return min(limit, len(points) if self.loss is None else self.loss)
+
+
+# keyed on immutable inputs like crossover(); a curve only grows, and each point is what it always is
+@lru_cache(maxsize=1024)
+def _gains(gpu: Gpu, model: ModelSizes | None, k: int, weights: WeightFormat, engine: str, tensor_parallel: int,
+           verify_tokens: int | None) -> _Gains:
+    alpha, _ = _acceptance(model, None)
+    curve_model = _Model(gpu, model, weights, kernels_for(engine, weights), tensor_parallel, alpha)
+    return _Gains(curve_model.speedups(k, verify_tokens))
+
+
+def crossover_below(report: LaunchReport, concurrency: int) -> Crossover | None:
+    """:func:`crossover_for_report` when MTP stops paying at or below ``concurrency`` sequences, else
+    None (also without a GPU identity or a resolved k) -- what MTP301 asks. The curve is worked out
+    only up to its first loss or to ``concurrency``, not as far as :func:`crossover` follows it: most
+    launches run below their crossover. ``batch`` and ``gain_at_one`` are those of the full curve,
+    and so is :meth:`Crossover.speedup_at` (past the points worked out it computes the point, to the
+    same bits)."""
+    found = _report_curve(report)
+    if found is None:
+        return None
+    gpu, sizes, k, form, engine, tp, verify = found
+    return _crossover_below(gpu, sizes, k, form, engine, tp, verify, concurrency)
+
+
+def _crossover_below(gpu: Gpu, sizes: ModelSizes | None, k: int, form: WeightFormat, engine: str, tp: int,
+                     verify: int | None, concurrency: int) -> Crossover | None:
+    if concurrency < 1:
+        return None  # batch >= 0 >= concurrency
+    gains = _gains(gpu, sizes, k, form, engine, tp, verify)
+    batch = gains.paying(min(concurrency, MAX_BATCH))
+    if batch >= concurrency:
+        return None
+    alpha, known = _acceptance(sizes, None)
+    kernels = kernels_for(engine, form)
+    return Crossover(gpu=gpu, draft_tokens=k, weights=form, engine=kernels.engine,
+                     knee_tokens=knee_tokens(gpu, form, kernels.engine), batch=batch, gain_at_one=gains.points[0],
+                     acceptance=alpha, acceptance_known=known, tensor_parallel=max(1, tp),
+                     verify_tokens=verify, curve=tuple(gains.points[:batch + 1]), model=sizes)
 
 
 def describe_batch(result: Crossover) -> str:
@@ -408,4 +478,5 @@ def describe_batch(result: Crossover) -> str:
     return f"batch {result.batch}" if result.batch else "not even at batch 1"
 
 
-__all__ = ["KERNELS", "Crossover", "Kernels", "crossover", "crossover_for_report", "knee_tokens", "speedup"]
+__all__ = ["KERNELS", "Crossover", "Kernels", "crossover", "crossover_below", "crossover_for_report", "knee_tokens",
+           "speedup"]
