@@ -27,8 +27,12 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from mtplint.checks import run_rule
+from mtplint.checks.suppress import launch_end_line, may_hold_noqa
 from mtplint.discover import Candidate, discover_as_walked
 from mtplint.extract import MAX_FILE_BYTES, FileLoader
+from mtplint.lint import META_RULES
+from mtplint.pipeline import Result, extract_file, model_launch
 from mtplint.source import Diagnostic, Issues, SourceFile, Span
 
 TYPE_CHECKING = False
@@ -123,14 +127,8 @@ def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, ru
             catalog: dict[str, Rule], with_deps: bool) -> tuple[Record, Deps | None]:
     """Extract, model and check one discovered file; the record of it and, for the cache (with a
     :class:`RecordingLoader`), the files and directories its result depends on."""
-    from mtplint.checks import run_rule
-    from mtplint.checks.suppress import launch_end_line, may_hold_noqa
-    from mtplint.lint import META_RULES
-    from mtplint.pipeline import Result, extract_file, model_launch
-
     if isinstance(loader, RecordingLoader):
         loader.requested = {}
-    chosen = {rule.code for rule in rules}
     scratch = Result(loader=loader)
     issues = Issues()
     launches = extract_file(candidate, loader, issues, scratch)
@@ -173,7 +171,7 @@ def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, ru
         report.objective = settings.objective
         item["findings"] = [finding_json(finding) for rule in rules if rule.code not in META_RULES
                             for finding in run_rule(rule, report)]
-        if "MTP003" in chosen:
+        if any(rule.code == "MTP003" for rule in rules):
             from mtplint.checks.mtp003 import unresolved_findings
 
             item["unresolved"] = [finding_json(f) for f in unresolved_findings(catalog["MTP003"], report, list(rules))]
