@@ -37,6 +37,7 @@ from mtplint.source import Diagnostic, Issues, SourceFile, Span
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from concurrent.futures import Future
     from typing import Any
 
     from mtplint.cache import Cache
@@ -259,6 +260,26 @@ def _worker_chunk(chunk: list[tuple[int, Candidate]],
     return done
 
 
+def _worker_warm_up(settings: LintSettings, codes: list[str]) -> None:
+    """Load what analysing files needs -- the extractors, the engines, the rules of the run's first
+    configuration -- before the first files arrive."""
+    from mtplint.checks import predicate_for
+    from mtplint.engines import engine_for
+    from mtplint.extract.launch import ENGINES
+    from mtplint.pipeline import EXTRACTORS, extractor_for
+
+    groups: dict[int, _Group] = _WORKER["groups"]
+    if 0 not in groups:
+        groups[0] = _Group(settings, codes)
+    for kind in EXTRACTORS:
+        extractor_for(kind)
+    for name in ENGINES:
+        engine_for(name)
+    for rule in groups[0].rules:
+        if rule.code not in META_RULES:  # reported by the run itself, not by a check of their own
+            predicate_for(rule)
+
+
 def _pool_context() -> Any:
     import multiprocessing  # only a run with workers pays for it
 
@@ -328,19 +349,24 @@ def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, u
     units = _Units(settings, use_cache)
     work: list[tuple[int, Candidate]] = []
     wanted = 1 if loader is not None else None if jobs is None else max(1, jobs)
-    # files are taken until the number of workers is decided: the run's worth of them when few
-    # (as ruff, one process for a pre-commit hook's handful), else as many workers as asked for
-    enough = PARALLEL_THRESHOLD if wanted is None else wanted
-    for candidate in found:
-        item = units.add(candidate)
-        if item is not None:
-            work.append(item)
-            if len(work) >= enough and wanted != 1:
-                break
-    else:
-        found = iter(())
-    workers = default_jobs(len(work)) if wanted is None else min(wanted, max(1, len(work)))
     with_deps = use_cache and loader is None
+    if wanted is not None and wanted > 1 and candidates is None and all(path.is_dir() for path in paths):
+        # directories to walk with the workers asked for: they start, and load what linting needs,
+        # while the parent begins the walk, on CPUs that would otherwise wait for its first files
+        workers = wanted
+    else:
+        # files are taken until the number of workers is decided: the run's worth of them when few
+        # (as ruff, one process for a pre-commit hook's handful), else as many workers as asked for
+        enough = PARALLEL_THRESHOLD if wanted is None else wanted
+        for candidate in found:
+            item = units.add(candidate)
+            if item is not None:
+                work.append(item)
+                if len(work) >= enough and wanted != 1:
+                    break
+        else:
+            found = iter(())
+        workers = default_jobs(len(work)) if wanted is None else min(wanted, max(1, len(work)))
     if workers == 1:
         work.extend(item for item in map(units.add, found) if item is not None)
         _analyse_here(work, units, loader, with_deps)
@@ -389,7 +415,11 @@ def _analyse_in_workers(work: list[tuple[int, Candidate]], found: Iterator[Candi
 
     with ProcessPoolExecutor(workers, mp_context=_pool_context(), initializer=_worker_start,
                              initargs=(with_deps,)) as pool:
-        futures = []
+        first = units.groups[0].for_worker()
+        # one each (an idle worker takes the next one): the fork happens here, and the workers load
+        # extractors, engines and rules while this process walks and sends the first files
+        futures: list[Future[list[tuple[int, Record, Deps | None]] | None]] = [
+            pool.submit(_worker_warm_up, *first) for _ in range(workers)]
 
         def send(chunk: list[tuple[int, Candidate]]) -> None:
             # every worker may get any chunk: a group's settings go with each chunk that has its files
@@ -408,7 +438,9 @@ def _analyse_in_workers(work: list[tuple[int, Candidate]], found: Iterator[Candi
         if pending:
             send(pending)
         for future in futures:
-            units.take(future.result())
+            done = future.result()
+            if done is not None:
+                units.take(done)
 
 
 def _cache_key(cache: Cache, candidate: Candidate, display: Any) -> str | None:

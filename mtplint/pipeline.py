@@ -158,7 +158,7 @@ def _traceback() -> str:
     return traceback.format_exc()
 
 
-def _extractor(kind: str) -> Extractor | None:
+def extractor_for(kind: str) -> Extractor | None:
     module_name = EXTRACTORS.get(kind)
     if module_name is None:
         return None
@@ -308,7 +308,7 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
         shown = SourceFile(path, loader.display(path), "")
         issues.add("MTP001", "file is not valid text (binary, or not UTF-8/UTF-16)", shown.span(0))
         return []
-    extract = _extractor(candidate.kind)
+    extract = extractor_for(candidate.kind)
     if extract is None:
         return []
     context = ExtractContext(loader, issues)

@@ -92,3 +92,14 @@ def test_spawned_workers_know_the_configurations_gpus(tmp_path: Path, monkeypatc
         register_user_catalog([], [])
     assert [f["code"] for f in json.loads(one[1])].count("MTP201") == 2
     assert two == one
+
+
+def test_workers_started_before_the_walk_handle_a_tree_smaller_than_the_pool(tmp_path: Path) -> None:
+    """``--jobs N`` over a directory starts its N workers before walking it: with fewer files than
+    workers, or none at all, the report is still the one-process report."""
+    tree = build(tmp_path, copies=1)
+    single = tree / "project0"
+    assert _check(single, "--jobs", "4") == _check(single, "--jobs", "1")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert _check(empty, "--jobs", "2") == _check(empty, "--jobs", "1") == (0, "[]\n", "")

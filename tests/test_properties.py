@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mtplint.extract import ExtractContext, FileLoader, Malformed
-from mtplint.pipeline import EXTRACTORS, Options, _extractor, run
+from mtplint.pipeline import EXTRACTORS, Options, extractor_for, run
 from mtplint.source import MappedText, SourceFile
 from tests.conftest import inspect_json
 
@@ -228,7 +228,7 @@ def test_compose_round_trip(tmp_path: Path, data: st.DataObject, options: dict[s
 def extract_everything(tmp_path: Path, text: str, kinds: tuple[str, ...] = tuple(EXTRACTORS)) -> None:
     loader = FileLoader(tmp_path)
     for kind in kinds:
-        extract = _extractor(kind)
+        extract = extractor_for(kind)
         assert extract is not None
         source = SourceFile(tmp_path / f"input.{kind}", f"input.{kind}", text)
         try:
