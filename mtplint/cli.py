@@ -548,10 +548,12 @@ def cmd_rule(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     # A run builds many small objects that live to its end (node trees, launches, findings) and
-    # frees the rest by reference counting: the cyclic collector only walks them (~30% of a large
-    # tree's time with the default thresholds, ~4% with rare collections) and finds next to nothing
-    # to free (a 10,000-file run peaks at the same memory without it). So it is off for the run
-    # (workers inherit that), and a caller that runs mtplint in its own process gets it back.
+    # frees the rest by reference counting (a loader's texts hold its parses only weakly, so a
+    # loader goes with all it read): the cyclic collector only walks them (~30% of a large tree's
+    # time with the default thresholds, ~4% with rare collections) and finds next to nothing to
+    # free (a 10,000-file run peaks at the same memory without it). So it is off for the run
+    # (forked workers inherit that; spawned ones keep it on), and a caller that runs mtplint in its
+    # own process gets it back.
     was_enabled = gc.isenabled()
     gc.disable()
     try:

@@ -236,8 +236,9 @@ def _worker_start(with_deps: bool) -> None:
 
 def _worker_chunk(chunk: list[tuple[int, Candidate]],
                   new_groups: dict[int, tuple[LintSettings, list[str]]]) -> list[tuple[int, Record, Deps | None]]:
-    """``new_groups``: the configurations of the chunk's files, by group, for a worker that has not
-    met them yet (the walk finds configurations as it goes, after the workers started)."""
+    """``new_groups``: the configurations of the chunk's files (and the first one), by group: the
+    walk finds configurations as it goes, after the workers started, and any worker may get any
+    chunk. A worker builds each group the first time it meets it."""
     w = _WORKER
     groups: dict[int, _Group] = w["groups"]
     for number, (settings, codes) in new_groups.items():

@@ -249,8 +249,8 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
     if loader.exists(launch.source.path):
         memo = _PINS.get(loader)
         if memo is None:
-            memo = _PINS[loader] = PinMemo(loader.real_path)
-        hints.extend(pins_near(launch.source.path, options.root, loader.load, memo))
+            memo = _PINS[loader] = PinMemo()
+        hints.extend(pins_near(launch.source.path, options.root, loader.load, memo, loader.real_path))
     version = resolve(launch.engine, engine.known_versions(), hints, options.engine_versions.get(launch.engine))
     hardware = hardware_for(launch, options)
     context = EngineContext(loader, issues)

@@ -9,6 +9,7 @@ a shell quote still knows its line and column in the original file.
 from __future__ import annotations
 
 import bisect
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from itertools import accumulate
@@ -74,9 +75,18 @@ class SourceFile:
         starts = list(accumulate(map(_PLUS_ONE, map(len, text.split("\n"))), initial=0))
         starts.pop()  # one past the end of the text: no line starts there
         self._line_starts = starts
-        #: where readers of this text share what they parse from it (set by the run's loader);
-        #: None: each reader parses it afresh
-        self.parses: Parses | None = None
+        self._parses: weakref.ref[Parses] | None = None
+
+    @property
+    def parses(self) -> Parses | None:
+        """Where readers of this text share what they parse from it (set by the run's loader); None:
+        each reader parses it afresh. Held weakly: the parses hold their texts, and a loader's files
+        must go with it by reference counting alone (a run switches the cyclic collector off)."""
+        return self._parses() if self._parses is not None else None
+
+    @parses.setter
+    def parses(self, parses: Parses | None) -> None:
+        self._parses = weakref.ref(parses) if parses is not None else None
 
     @property
     def digest(self) -> str:
@@ -149,7 +159,7 @@ class Parses:
     characters: a run over a large tree must not hold every file's parses to its end (a YAML tree
     takes some 20 bytes per character of its text)."""
 
-    __slots__ = ("_kept", "_kept_characters", "_recent", "kept_characters", "recent_files")
+    __slots__ = ("__weakref__", "_kept", "_kept_characters", "_recent", "kept_characters", "recent_files")
 
     def __init__(self, recent_files: int = 32, kept_characters: int = 1_000_000) -> None:
         self.recent_files = recent_files

@@ -228,11 +228,9 @@ class PinMemo:
     """One run's pin lookups (a tree's launches share their directories; listing and resolving them
     per launch is slow). What it holds stays true while the run's files do not change."""
 
-    __slots__ = ("chains", "real_path", "roots", "up_to_root")
+    __slots__ = ("chains", "roots", "up_to_root")
 
-    def __init__(self, real_path: Callable[[Path], str] = os.path.realpath) -> None:
-        #: ``os.path.realpath``: the run's loader answers it from the directories it already resolved
-        self.real_path = real_path
+    def __init__(self) -> None:
         #: (real directory of a launch file, root as written) -> the pins from it up to the root, and the files read
         self.chains: dict[tuple[str, Path], _Pins] = {}
         #: root as written -> ``resolve()`` of it
@@ -240,12 +238,13 @@ class PinMemo:
         #: (resolved directory, resolved root) -> the pins from it up to the root, and the files read
         self.up_to_root: dict[tuple[Path, Path], _Pins] = {}
 
-    def directory_of(self, path: Path) -> str:
+    @staticmethod
+    def directory_of(path: Path, real_path: Callable[[Path], str]) -> str:
         """The real directory whose pins a launch file reads: its target's for a symlink, else its own."""
         if path.name in ("", ".."):
-            return self.real_path(path.parent)  # not a file's name: the name is not resolved with it
+            return real_path(path.parent)  # not a file's name: the name is not resolved with it
         # realpath of a file that is not a symlink is its directory's real path joined with its name
-        return os.path.dirname(self.real_path(path))
+        return os.path.dirname(real_path(path))
 
 
 def _names_in(directory: Path) -> list[str] | None:
@@ -301,15 +300,17 @@ def _pins_in_directory(directory: Path, read: Callable[[Path], SourceFile | None
 
 
 def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],
-              memo: PinMemo | None = None) -> list[VersionHint]:
+              memo: PinMemo | None = None, real_path: Callable[[Path], str] = os.path.realpath) -> list[VersionHint]:
     """Pins in the launch file's directory and its parents up to ``root``. ``memo``: one run's
-    pin lookups (a tree's launches share their parents; globbing them per launch is slow)."""
+    pin lookups (a tree's launches share their parents; globbing them per launch is slow);
+    ``real_path``: ``os.path.realpath``, or the run's loader's, which answers it from the
+    directories it already resolved (passed per call: the memo, kept per loader, must not hold it)."""
     # a symlinked launch file's pins are those beside its target
     if memo is None:
         start = path.resolve().parent if path.is_symlink() else path.parent
         return _pins_up_to_root(start.resolve(), root.resolve(), read, None)[0]
     # the whole chain, per launch directory: a tree's launches share directories
-    directory = memo.directory_of(path)
+    directory = memo.directory_of(path, real_path)
     chain = memo.chains.get((directory, root))
     if chain is None:
         resolved_root = memo.roots.get(root)

@@ -104,7 +104,8 @@ def test_an_env_file_is_parsed_once_per_dialect_for_its_readers_and_afresh_for_a
     from mtplint.extract.dotenv import parse_env_file
 
     path = write_files(tmp_path, {".env": "A=1\nexport B=${A}-x\n; note=1\nC='q ${A}'\n"}) / ".env"
-    source = FileLoader(tmp_path).load(path)
+    loader = FileLoader(tmp_path)  # the run's: its parses last as long as it does
+    source = loader.load(path)
     assert source is not None
     loose = SourceFile(path, source.display, source.text)  # the same text, read by no loader
     for dialect in ("compose", "systemd"):
