@@ -191,17 +191,13 @@ class _Service(Record):
         self.devices = devices
 
 
-def _first_existing(directory: Path, names: tuple[str, ...], loader: FileLoader) -> str | None:
-    return loader.first_file(directory, names)
-
-
 def _project_files(path: Path, loader: FileLoader) -> list[Path]:
     """The files ``docker compose`` run in this directory would load, when ``path`` is one of them."""
     directory, name = path.parent, path.name
     if not loader.is_file(path):
         return [path]
-    base = _first_existing(directory, DEFAULT_FILE_NAMES, loader)
-    override = _first_existing(directory, DEFAULT_OVERRIDE_NAMES, loader)
+    base = loader.first_file(directory, DEFAULT_FILE_NAMES)
+    override = loader.first_file(directory, DEFAULT_OVERRIDE_NAMES)
     if base is None or override is None or name not in (base, override):
         return [path]
     return [directory / base, directory / override]

@@ -311,7 +311,7 @@ class _Model:
                 plain_weights = (shared + min(routed_active * distinct / top_k, cap)) * bytes_per_param
                 distinct = count * (1 - unrouted ** tokens)
                 verify_weights = (shared + min(routed_active * distinct / top_k, cap)) * bytes_per_param
-            memory = (plain_weights + batch * state * 0) / bandwidth
+            memory = plain_weights / bandwidth  # a plain step keeps no draft state
             compute = twice_active * batch / flops
             plain = (max(memory, compute) if overlapped else memory + compute) + comms
             memory = (verify_weights + batch * state * k) / bandwidth
