@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mtplint.engines import EngineContext, Parsed
+from mtplint.engines import EngineContext, Parsed, WordReadings
 from mtplint.engines.vllm import ENGINE as VLLM
 from mtplint.engines.vllm import VllmEngine, load_table, table_versions
 from mtplint.extract import FileLoader
@@ -133,8 +133,7 @@ def test_vllm_releases_that_read_a_command_line_alike_reject_the_same_words(monk
     versions = table_versions()
     launches = _random_vllm_launches(1500)
     remembered = [{version: VLLM.flags_reading(launch, version) for version in versions} for launch in launches]
-    monkeypatch.setattr(vllm, "_WORD_READINGS_KEPT", 0)
-    monkeypatch.setattr(vllm, "_WORD_READINGS", {})
+    monkeypatch.setattr(vllm, "_WORD_READINGS", WordReadings(kept=0))
     assert remembered == [{version: VLLM.flags_reading(launch, version) for version in versions}
                           for launch in launches]
     shared = 0
@@ -203,8 +202,7 @@ def test_sglang_releases_that_read_a_command_line_alike_reject_the_same_words(mo
     launches = [_written_launch(line, entry, "sglang") for line in written]
     launches += [_random_launch(rng, (vocabulary, vocabulary), entry, "sglang") for _ in range(300)]
     remembered = [[sglang.ENGINE.flags_reading(launch, version) for version in versions] for launch in launches]
-    monkeypatch.setattr(sglang, "_WORD_READINGS_KEPT", 0)
-    monkeypatch.setattr(sglang, "_WORD_READINGS", {})
+    monkeypatch.setattr(sglang, "_WORD_READINGS", WordReadings(kept=0))
     assert remembered == [[sglang.ENGINE.flags_reading(launch, version) for version in versions]
                           for launch in launches]
     shared = 0

@@ -19,7 +19,36 @@ from mtplint.versions import EngineVersion
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, Protocol
+
+
+_UNREAD = object()
+
+
+class WordReadings:
+    """How each release's option table reads a known word, for version narrowing (a tree's launches
+    repeat a few hundred words over and over). A reading depends only on the table and the word's
+    text; at most ``kept`` words are remembered per table."""
+
+    __slots__ = ("_kept", "_tables")
+
+    def __init__(self, kept: int = 4096) -> None:
+        self._kept = kept
+        self._tables: dict[str, dict[str, object]] = {}
+
+    def of(self, version: str, text: str, read: Callable[..., object], *arguments: object) -> object:
+        """The reading of ``text`` by the table of ``version``; ``read(*arguments)`` works it out
+        when it is not known."""
+        known = self._tables.get(version)
+        if known is None:
+            known = self._tables[version] = {}
+        found = known.get(text, _UNREAD)
+        if found is _UNREAD:
+            found = read(*arguments)
+            if len(known) < self._kept:
+                known[text] = found
+        return found
 
 
 class OptionValue(Record):

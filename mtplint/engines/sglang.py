@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterable
 from functools import cache
 
-from mtplint.engines import CliError, EngineContext, OptionValue, Parsed
+from mtplint.engines import CliError, EngineContext, OptionValue, Parsed, WordReadings
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import ModelInfo, find_model
@@ -684,11 +684,11 @@ def _word_reading(table: FlagTable, word: Word) -> object:
                                            checked))
 
 
-#: table version -> how it reads each known word (a tree's launches repeat a few hundred words over
-#: and over); a reading depends only on the table and the word's text. At most this many per table:
-_WORD_READINGS: dict[str, dict[str, object]] = {}
-_WORD_READINGS_KEPT = 4096
-_UNREAD = object()
+_WORD_READINGS = WordReadings()
+
+
+def _token_reading(table: FlagTable, token: Token) -> object:
+    return _word_reading(table, Word.of(token))
 
 
 class SGLangEngine:
@@ -713,9 +713,6 @@ class SGLangEngine:
         # positional, an ambiguous prefix) and by how many values each option takes, which the
         # action's arity and kind decide, and its type and choices where a refused value takes
         # another number of words (_word_reading)
-        known = _WORD_READINGS.get(table.version)
-        if known is None:
-            known = _WORD_READINGS[table.version] = {}
         reading: list[object] = []
         for token in tokens:
             if token.unresolved or token.splat:
@@ -724,12 +721,7 @@ class SGLangEngine:
             text = token.value
             if text == "--":
                 break  # everything after it is positional, whatever the release
-            found = known.get(text, _UNREAD)
-            if found is _UNREAD:
-                found = _word_reading(table, Word.of(token))
-                if len(known) < _WORD_READINGS_KEPT:
-                    known[text] = found
-            reading.append(found)
+            reading.append(_WORD_READINGS.of(table.version, text, _token_reading, table, token))
         return tuple(reading)
 
     # -- parse --------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable
 from functools import cache
 
-from mtplint.engines import CliError, EngineContext, OptionValue, Parsed
+from mtplint.engines import CliError, EngineContext, OptionValue, Parsed, WordReadings
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import find_model
@@ -339,11 +339,7 @@ def _word_reading(table: FlagTable, text: str) -> object:
             else (flag.action, flag.nargs, explicit is None))
 
 
-#: table version -> how it reads each known word (a tree's launches repeat a few hundred words over
-#: and over); a reading depends only on the table and the word. At most this many per table:
-_WORD_READINGS: dict[str, dict[str, object]] = {}
-_WORD_READINGS_KEPT = 4096
-_UNREAD = object()
+_WORD_READINGS = WordReadings()
 
 
 def _is_python_entry(launch: Launch) -> bool:
@@ -389,20 +385,12 @@ class VllmEngine:
         # _argparse rejects a word by whether each word is an option, which flag it sets (or that it
         # is ambiguous) and whether a value is glued to it; where it goes on depends only on the
         # flag's action and arity. The words and their spans are the same at both releases.
-        known = _WORD_READINGS.get(table.version)
-        if known is None:
-            known = _WORD_READINGS[table.version] = {}
         reading: list[object] = [preprocessed, serve and table.positional is not None]
         for text, resolved in words:
             if not resolved:
                 reading.append(None)  # never an option
                 continue
-            found = known.get(text, _UNREAD)
-            if found is _UNREAD:
-                found = _word_reading(table, text)
-                if len(known) < _WORD_READINGS_KEPT:
-                    known[text] = found
-            reading.append(found)
+            reading.append(_WORD_READINGS.of(table.version, text, _word_reading, table, text))
         return tuple(reading)
 
     # .. parse ......................................................................................
