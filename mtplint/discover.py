@@ -11,7 +11,7 @@ from __future__ import annotations
 import operator
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -186,13 +186,74 @@ class _Ignore:
     large tree has tens of thousands of entries)."""
 
     def __init__(self, prefix: str, spec: pathspec.GitIgnoreSpec) -> None:
+        from pathspec.util import NORMALIZE_PATH_SEPS
+
         self.prefix = prefix
         self.spec = spec
+        # pathspec turns other separators (Windows') into "/" before matching: there, it matches
+        self._search = None if NORMALIZE_PATH_SEPS else _any_pattern_search(spec)
 
     def matches(self, path: str, is_dir: bool) -> bool:
         if not path.startswith(self.prefix):
             return False
-        return bool(self.spec.match_file(path[len(self.prefix):] + ("/" if is_dir else "")))
+        relative = path[len(self.prefix):] + ("/" if is_dir else "")
+        if self._search is None:
+            return bool(self.spec.match_file(relative))
+        if relative.startswith(("/", "./")):  # as pathspec's normalize_file (the walk of "//" lists "//name")
+            relative = relative[1:] if relative[0] == "/" else relative[2:]
+        return self._search(relative) is not None
+
+
+#: what makes an expression depend on its groups' numbers or names (joined with others, they change)
+_GROUP_REFERENCE = r"\\[1-9]|\(\?P=|\(\?\("
+
+
+def _any_pattern_search(spec: pathspec.GitIgnoreSpec) -> Callable[[str], re.Match[str] | None] | None:
+    """One search that finds a path iff one of the spec's patterns does, or None: the spec has a
+    negated pattern (then which pattern matched last decides) or patterns that cannot be joined.
+
+    Without negations, pathspec ignores a path iff any pattern's expression finds it. Each path
+    of a walk is asked of every ``.gitignore`` above it, and pathspec asks each pattern in turn:
+    pathspec's own expressions, joined into one, are asked once. They each name a group (the
+    directory mark), and names must be unique in one expression: each is renamed, and the
+    joined expression must hold exactly the renamed groups (a name's text inside a character
+    class is no group, and would be changed)."""
+    patterns = [pattern for pattern in spec.patterns if pattern.include is not None]
+    if any(not pattern.include for pattern in patterns):
+        return None
+    expressions = [pattern.regex for pattern in patterns if pattern.regex is not None]
+    if not expressions:
+        return _never
+    flags = {expression.flags for expression in expressions}
+    sources: list[str] = []
+    renamed = 0
+    for index, expression in enumerate(expressions):
+        source = expression.pattern
+        if not isinstance(source, str) or re.search(_GROUP_REFERENCE, source):
+            return None
+        for name in expression.groupindex:
+            renamed += source.count(f"(?P<{name}>")
+            source = source.replace(f"(?P<{name}>", f"(?P<{name}_{index}>")
+        sources.append(f"(?:{source})")
+    flag = flags.pop()
+    if flags or flag & re.VERBOSE:  # one set of flags, and no comment that would hide the join's ")"
+        return None
+    import warnings
+
+    try:
+        with warnings.catch_warnings():  # pathspec's compiling warned of what is odd in a pattern already
+            warnings.simplefilter("ignore")
+            joined = re.compile("|".join(sources), flag)
+    except re.error:
+        return None
+    if len(joined.groupindex) != renamed or renamed != sum(len(e.groupindex) for e in expressions):
+        return None
+    return joined.search
+
+
+def _never(path: str) -> None:
+    """The search of a ``.gitignore`` without patterns."""
+    return None
 
 
 def _load_gitignore(directory: str) -> _Ignore | None:

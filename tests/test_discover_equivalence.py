@@ -1,11 +1,14 @@
 """Discovery's faster paths answer as the plain ones they replace: the prefilter's searches as one
-expression over its words."""
+expression over its words, one search over a ``.gitignore``'s patterns as pathspec's pattern by
+pattern."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 from mtplint.discover import mentions_engine
@@ -55,3 +58,65 @@ def test_each_word_and_its_near_misses_in_every_surrounding() -> None:
 def test_the_searches_answer_as_one_expression_over_the_words(parts: list[bytes]) -> None:
     data = b"".join(parts)
     assert mentions_engine(data) is _relevant_by_words(data)
+
+
+# --- .gitignore: one search over the patterns' expressions ----------------------------------------
+
+_NAME_PIECES = ["a", "b", "dist", "node_modules", ".cache", "x.log", "tmp", "build", "a.b", "é", " ", "\\", "[", "]"]
+_PATTERN_PIECES = [*_NAME_PIECES, "*", "**", "?", "[ab]", "[!a]", "[a-c]", "/", "\\*", "\\!", "#", "!", "  "]
+
+
+@st.composite
+def _gitignore_lines(draw: st.DrawFn, negations: bool) -> list[str]:
+    lines = []
+    for _ in range(draw(st.integers(1, 6))):
+        line = "".join(draw(st.lists(st.sampled_from(_PATTERN_PIECES), min_size=1, max_size=5)))
+        if not negations:
+            line = line.lstrip("!")
+        lines.append(line)
+    return lines
+
+
+@st.composite
+def _walked_paths(draw: st.DrawFn) -> tuple[str, bool]:
+    names = draw(st.lists(st.lists(st.sampled_from(_NAME_PIECES), min_size=1, max_size=3).map("".join),
+                          min_size=1, max_size=4))
+    return "/".join(names), draw(st.booleans())
+
+
+def _ignore(lines: list[str]) -> Any:
+    import pathspec
+
+    from mtplint.discover import _Ignore
+
+    return _Ignore("top/", pathspec.GitIgnoreSpec.from_lines(lines))
+
+
+@pytest.mark.filterwarnings("ignore:Possible nested set:FutureWarning")  # a pattern's "[[" (pathspec passes it on)
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_gitignore_lines(negations=False), _gitignore_lines(negations=True)),
+       st.lists(_walked_paths(), min_size=1, max_size=20))
+def test_one_search_over_a_gitignore_answers_as_pathspec(lines: list[str], paths: list[tuple[str, bool]]) -> None:
+    from pathspec.patterns.gitignore import GitIgnorePatternError
+
+    try:
+        ignore = _ignore(lines)
+    except GitIgnorePatternError:  # a line pathspec refuses (a lone trailing backslash)
+        reject()
+    for path, is_dir in paths:
+        assert ignore.matches(f"top/{path}", is_dir) is bool(ignore.spec.match_file(path + ("/" if is_dir else ""))), (
+            lines, path, is_dir)
+
+
+def test_a_gitignore_without_negations_is_one_search() -> None:
+    """The equivalence above is about the joined search: it is the one asked when nothing is negated."""
+    ignore = _ignore(["node_modules/", "dist/", "*.log", "/abs", "foo/**/bar", "a?b[cd]", "# comment", ""])
+    assert ignore._search is not None
+    assert ignore.matches("top/x/node_modules", True) and not ignore.matches("top/x/node_modules", False)
+    assert ignore.matches("top/x/app.log", False) and ignore.matches("top/foo/1/2/bar", False)
+    assert not ignore.matches("top/x/abs", False) and ignore.matches("top/abs", False)
+    assert not ignore.matches("elsewhere/app.log", False)
+    assert _ignore(["*.log", "!keep.log"])._search is None
+    # the text of a group's name inside a character class is no group: renaming it would change the class
+    assert _ignore(["a[(?P<ps_d>]b", "c/"])._search is None
+    assert not _ignore(["# only a comment"]).matches("top/anything", False)
