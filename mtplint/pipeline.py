@@ -267,14 +267,23 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
 def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, result: Result) -> list[Launch]:
     path = candidate.path
     try:
-        try:
-            status: os.stat_result | None = os.stat(path)
-        except OSError as error:
-            # what Path.is_file() takes for "no file": a file deleted since discovery, a symlink
-            # loop (MTP001 below, unless the candidate was already known to be missing)
-            if candidate.kind != "missing" or error.errno not in _NO_FILE:
-                raise
-            status = None
+        # a text seeded into the loader (a fix being re-linted in memory) stands for the file's bytes
+        seeded = loader.peek(path) if loader.seeded else None
+        data: bytes | None = None
+        if candidate.explicit or seeded is not None:
+            # a file named on the command line may be anything (a FIFO, a device): asked before it is opened
+            try:
+                status: os.stat_result | None = os.stat(path)
+            except OSError as error:
+                # what Path.is_file() takes for "no file": a file deleted since discovery, a symlink
+                # loop (MTP001 below, unless the candidate was already known to be missing)
+                if candidate.kind != "missing" or error.errno not in _NO_FILE:
+                    raise
+                status = None
+        else:
+            # a walked file was a regular file when listed: opened at once (its bytes unless it no
+            # longer is one, or is too large), one look-up of its path instead of two
+            status, data = loader.read_regular(path)
         if status is None or not stat.S_ISREG(status.st_mode):
             reason = "does not exist" if candidate.kind == "missing" else "is not a regular file"
             result.internal_errors.append(f"{loader.display(path)}: {reason}")
@@ -288,10 +297,9 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
                 issues.add("MTP001", f"file is too large to lint ({size / 2**20:.1f} MiB; the limit is "
                            f"{MAX_FILE_BYTES // 2**20} MiB): skipped", shown.span(0))
             return []
-        # a text seeded into the loader (a fix being re-linted in memory) stands for the file's bytes;
-        # without one, a file already read (a compose override) has those bytes on disk too
-        seeded = loader.peek(path) if loader.seeded else None
-        data = seeded.text.encode("utf-8") if seeded is not None else loader.read_bytes(path)
+        if data is None:
+            # without a seeded text, a file already read (a compose override) has those bytes on disk too
+            data = seeded.text.encode("utf-8") if seeded is not None else loader.read_bytes(path)
     except OSError as error:
         unreadable = SourceFile(path, loader.display(path), "")
         issues.add("MTP001", f"cannot read file: {error.strerror or error}", unreadable.span(0))

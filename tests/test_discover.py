@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -176,16 +177,17 @@ def test_a_candidate_that_is_not_a_readable_regular_file(tmp_path: Path, monkeyp
     assert [(d.code, d.span.file) for d in issues.items] == [("MTP001", "loop.sh")]
     assert "cannot read file" in issues.items[0].message
 
-    reads: list[Path] = []
-    read_bytes = Path.read_bytes
+    opened: list[str] = []
+    os_open = os.open
 
-    def counted(self: Path) -> bytes:
-        reads.append(self)
-        return read_bytes(self)
+    def counted(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        opened.append(os.fspath(path))
+        return os_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", counted)
+    monkeypatch.setattr(os, "open", counted)
+    monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail(f"{self} read again"))
     launches = extract_file(Candidate(Path("run.sh"), "shell"), loader, issues, result)
-    assert [launch.engine for launch in launches] == ["vllm"] and reads == [Path("run.sh")]
+    assert [launch.engine for launch in launches] == ["vllm"] and opened == ["run.sh"]
     assert launches[0].source is loader.load(tmp_path / "run.sh") and launches[0].source.display == "run.sh"
 
 

@@ -1,10 +1,14 @@
 """Discovery's faster paths answer as the plain ones they replace: the prefilter's searches as one
 expression over its words, one search over a ``.gitignore``'s patterns as pathspec's pattern by
-pattern."""
+pattern, one opening of a walked file as asking what it is and then reading it."""
 
 from __future__ import annotations
 
+import os
 import re
+import socket
+import stat
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -120,3 +124,80 @@ def test_a_gitignore_without_negations_is_one_search() -> None:
     # the text of a group's name inside a character class is no group: renaming it would change the class
     assert _ignore(["a[(?P<ps_d>]b", "c/"])._search is None
     assert not _ignore(["# only a comment"]).matches("top/anything", False)
+
+
+# --- reading a walked file: one opening, asked what it is --------------------------------------------
+
+def _stat_then_read(path: Path) -> tuple[object, ...]:
+    """What extraction did before: ``os.stat``, then ``Path.read_bytes`` of a regular file within the limit."""
+    from mtplint.extract import MAX_FILE_BYTES
+
+    try:
+        status = os.stat(path)
+        data = path.read_bytes() if stat.S_ISREG(status.st_mode) and status.st_size <= MAX_FILE_BYTES else None
+    except OSError as error:
+        return type(error), error.errno, error.strerror
+    return stat.S_IFMT(status.st_mode), status.st_size, status.st_ino, data
+
+
+def _read_regular(path: Path) -> tuple[object, ...]:
+    from mtplint.extract import FileLoader
+
+    try:
+        status, data = FileLoader(path.parent).read_regular(path)
+    except OSError as error:
+        return type(error), error.errno, error.strerror
+    return stat.S_IFMT(status.st_mode), status.st_size, status.st_ino, data
+
+
+def test_reading_a_walked_file_answers_as_stat_then_read_bytes(tmp_path: Path) -> None:
+    from mtplint.extract import MAX_FILE_BYTES
+
+    (tmp_path / "empty.sh").write_bytes(b"")
+    (tmp_path / "small.sh").write_bytes(b"vllm serve m\n")
+    (tmp_path / "large.yaml").write_bytes(bytes(range(256)) * 1000)  # several reads' worth
+    with (tmp_path / "limit.yaml").open("wb") as handle:  # sparse: the test stays small on disk
+        handle.truncate(MAX_FILE_BYTES)
+    with (tmp_path / "over.yaml").open("wb") as handle:
+        handle.truncate(MAX_FILE_BYTES + 1)
+    (tmp_path / "dir.sh").mkdir()
+    (tmp_path / "loop.sh").symlink_to(tmp_path / "loop.sh")
+    (tmp_path / "dangling.sh").symlink_to(tmp_path / "gone.sh")
+    (tmp_path / "linked.sh").symlink_to(tmp_path / "small.sh")
+    (tmp_path / "file").write_text("x")
+    paths = [tmp_path / name for name in ("empty.sh", "small.sh", "large.yaml", "limit.yaml", "over.yaml", "dir.sh",
+                                          "loop.sh", "dangling.sh", "linked.sh", "missing.sh", "file/below.sh")]
+    if hasattr(os, "mkfifo"):  # a FIFO is told apart without waiting for a writer
+        os.mkfifo(tmp_path / "fifo.sh")
+        paths.append(tmp_path / "fifo.sh")
+    if hasattr(socket, "AF_UNIX") and len(str(tmp_path / "socket.sh")) < 100:  # cannot be opened: asked of stat
+        listening = socket.socket(socket.AF_UNIX)
+        listening.bind(str(tmp_path / "socket.sh"))
+        listening.close()
+        paths.append(tmp_path / "socket.sh")
+    # a file whose size says nothing of its bytes: read to the end as FileIO.readall does
+    paths.extend(path for path in [Path("/proc/self/cmdline")] if path.exists())
+    unreadable = tmp_path / "unreadable.sh"
+    unreadable.write_text("vllm serve m\n")
+    unreadable.chmod(0)
+    paths.append(unreadable)
+    try:
+        for path in paths:
+            assert _read_regular(path) == _stat_then_read(path), path
+    finally:
+        unreadable.chmod(0o644)
+
+
+def test_reading_to_the_end_goes_past_the_size_asked() -> None:
+    """A file can grow between asking its size and reading it: the reading goes on to the end."""
+    from mtplint.extract import _read_to_end
+
+    data = bytes(range(256)) * 200  # more than one read's worth, less than a pipe holds
+    for size in (0, 1, 10, len(data) - 1, len(data), len(data) + 10):
+        reader, writer = os.pipe()
+        try:
+            os.write(writer, data)
+            os.close(writer)
+            assert _read_to_end(reader, size) == data
+        finally:
+            os.close(reader)

@@ -347,14 +347,21 @@ def test_read_error_after_discovery_is_a_finding(tmp_path: Path, monkeypatch: py
     from tests.conftest import run_cli
 
     project = with_broken_launch(tmp_path, {"secret.sh": "#!/bin/sh\nvllm serve m\n"})
-    read_bytes = Path.read_bytes
+    read_bytes, os_open = Path.read_bytes, os.open
 
     def denied(self: Path) -> bytes:
         if self.name == "secret.sh":
             raise PermissionError(13, "Permission denied", str(self))
         return read_bytes(self)
 
+    def open_denied(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if os.path.basename(path) == "secret.sh":
+            raise PermissionError(13, "Permission denied", str(path))
+        return os_open(path, flags, *args, **kwargs)
+
+    # however the file is read: through pathlib or opened as a descriptor
     monkeypatch.setattr(Path, "read_bytes", denied)
+    monkeypatch.setattr(os, "open", open_denied)
     code, out, err = run_cli(["check", "--isolated", "--output-format", "json", "--select", "MTP001,MTP101", "."],
                              cwd=project)
     assert code == 1 and "Traceback" not in err, err

@@ -45,6 +45,35 @@ def decode(data: bytes) -> str:
     return decode_with_encoding(data)[0]
 
 
+#: a file is read without waiting for a writer (see :meth:`FileLoader.read_regular`), not inherited
+#: by a child process, and as bytes (Windows)
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _read_to_end(descriptor: int, size: int) -> bytes:
+    """What ``FileIO.readall`` reads (``Path.read_bytes``): up to a read that returns nothing, as
+    the file may have grown since ``size`` was asked; without a buffered reader around it."""
+    data = os.read(descriptor, size + 1)
+    if not data:
+        return data
+    more = os.read(descriptor, max(size, 1 << 16))
+    if not more:
+        return data
+    parts = [data, more]
+    while more := os.read(descriptor, 1 << 16):
+        parts.append(more)
+    return b"".join(parts)
+
+
+def _read_file(path: Path) -> bytes:
+    """``path.read_bytes()`` of a regular file."""
+    descriptor = os.open(path, _READ_FLAGS)
+    try:
+        return _read_to_end(descriptor, os.fstat(descriptor).st_size)
+    finally:
+        os.close(descriptor)
+
+
 class FileLoader:
     """Reads and caches files as :class:`SourceFile`; paths are shown relative to ``root``.
 
@@ -68,8 +97,9 @@ class FileLoader:
         self._listings: dict[str, tuple[frozenset[str], frozenset[str]] | None] = {}
         #: whether :meth:`put` gave the loader a text that stands for a file (a fix's new text)
         self.seeded = False
-        # the bytes extract_file just read to prefilter a file, so loading it does not read it again
-        self._just_read: tuple[Path, bytes] | None = None
+        # the bytes extract_file just read to prefilter a file (with the status of the open file, if
+        # it was asked), so loading it does not read it, or ask what it is, again
+        self._just_read: tuple[Path, os.stat_result | None, bytes] | None = None
         #: what the run's readers parse from the files it read, shared among them
         self.parses = Parses()
 
@@ -216,8 +246,33 @@ class FileLoader:
         """The file's bytes; the next :meth:`load` of the same path uses them instead of reading
         the file again."""
         data = path.read_bytes()
-        self._just_read = (path, data)
+        self._just_read = (path, None, data)
         return data
+
+    def read_regular(self, path: Path) -> tuple[os.stat_result, bytes | None]:
+        """The file's status and, for a regular file within :data:`MAX_FILE_BYTES`, its bytes, as
+        ``os.stat`` and :meth:`read_bytes` give them (raising what they raise), from one opening:
+        the file is asked what it is once open. The next :meth:`load` of the same path uses them.
+
+        Opened without waiting for a writer, so a walked file replaced by a FIFO is told apart, not
+        waited on; a path that cannot be opened is asked of ``os.stat``: a regular file's reading
+        fails with the opening's error, anything else is answered by its status."""
+        try:
+            descriptor = os.open(path, _READ_FLAGS)
+        except OSError:
+            status = os.stat(path)
+            if stat.S_ISREG(status.st_mode) and status.st_size <= MAX_FILE_BYTES:
+                raise
+            return status, None
+        try:
+            status = os.fstat(descriptor)
+            if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_FILE_BYTES:
+                return status, None
+            data = _read_to_end(descriptor, status.st_size)
+        finally:
+            os.close(descriptor)
+        self._just_read = (path, status, data)
+        return status, data
 
     def load(self, path: Path) -> SourceFile | None:
         """The file's text, or ``None`` when it does not exist or is not text."""
@@ -227,9 +282,15 @@ class FileLoader:
             return self._cache[key]
         source: SourceFile | None = None
         try:
-            status = os.stat(path)
+            if just_read is not None and just_read[0] is path:
+                _, status, data = just_read
+                if status is None:  # read without being asked what it is
+                    status = os.stat(path)
+            else:
+                status, data = os.stat(path), None
             if stat.S_ISREG(status.st_mode) and status.st_size <= MAX_FILE_BYTES:
-                data = just_read[1] if just_read is not None and just_read[0] is path else path.read_bytes()
+                if data is None:
+                    data = _read_file(path)
                 if b"\x00" not in data[:8192] or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
                     text, encoding, bom = decode_with_encoding(data)
                     # digest=None: sha256 of these bytes, computed if a fix or the cache asks
