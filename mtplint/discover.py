@@ -287,9 +287,10 @@ _by_name = operator.attrgetter("name")
 
 
 def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes: Sequence[str],
-          respect_gitignore: bool, configs: Configs | None = None, group: int = 0) -> Iterator[tuple[str, str, int]]:
-    """Files below ``directory`` (a path string, as joined from the given directory), sorted by name,
-    each with its own name and its configuration group; ``relative``: the directory relative to the root, for
+          respect_gitignore: bool, configs: Configs | None = None,
+          group: int = 0) -> Iterator[tuple[str, str, str, int]]:
+    """Files below ``directory`` (a path string, as joined from the given directory), sorted by name:
+    each one's directory (the string it was listed from), path, name and configuration group; ``relative``: the directory relative to the root, for
     ``exclude`` (None: outside the root). With ``configs``, a directory holding its own
     configuration file starts a group of its own, walked with that configuration's ``exclude``
     and ``respect-gitignore`` (as ruff's hierarchical configuration)."""
@@ -311,26 +312,32 @@ def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes
     local = _load_gitignore(directory) if respect_gitignore and ".gitignore" in names else None
     active = [*ignores, local] if local else ignores
     for entry in entries:
-        path = entry.path
         name = entry.name
         try:
             is_dir = entry.is_dir(follow_symlinks=False)
-            is_file = not is_dir and entry.is_file(follow_symlinks=True)
+            if not is_dir and not entry.is_file(follow_symlinks=True):
+                continue
         except OSError:
             continue
-        if not (is_dir or is_file):
-            continue
-        entry_relative = None if relative is None else (f"{relative}/{name}" if relative else name)
         if is_dir and name in DEFAULT_EXCLUDES:
             continue
-        if any(ignore.matches(path, is_dir) for ignore in active):
+        path = entry.path
+        ignored = False
+        for ignore in active:  # not any() over a generator: this runs for every entry of a tree
+            if ignore.matches(path, is_dir):
+                ignored = True
+                break
+        if ignored:
             continue
-        if excludes and _excluded(Path(path).as_posix() if entry_relative is None else entry_relative, name, excludes):
-            continue
-        if is_dir:
-            yield from _walk(path, entry_relative, active, excludes, respect_gitignore, configs, group)
-        else:
-            yield path, name, group
+        if excludes or is_dir:
+            entry_relative = None if relative is None else (f"{relative}/{name}" if relative else name)
+            if excludes and _excluded(Path(path).as_posix() if entry_relative is None else entry_relative, name,
+                                      excludes):
+                continue
+            if is_dir:
+                yield from _walk(path, entry_relative, active, excludes, respect_gitignore, configs, group)
+                continue
+        yield directory, path, name, group
 
 
 def is_engine_config(path: Path) -> bool:
@@ -472,6 +479,11 @@ def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), re
     ``configs``: each file's configuration group -- for a path given, its closest configuration's;
     in a directory walked, the closest at or above each file (:func:`_walk`). Without it, or
     when a path's group is 0, ``excludes`` and ``respect_gitignore`` hold."""
+    paths = list(paths)
+    if len(paths) == 1 and paths[0].is_dir():
+        # one directory's walk lists each file once: nothing to merge, and no path to compare
+        return list(_walked(paths[0], root.resolve(), *_walk_settings(paths[0], excludes, respect_gitignore, configs),
+                            configs))
     found: dict[Path, Candidate] = {}
     root = root.resolve()
     readers: list[tuple[Path, str, int]] = []
@@ -510,6 +522,9 @@ def discover_as_walked(paths: Sequence[Path], root: Path, excludes: Sequence[str
         yield from discover(paths, root, excludes, respect_gitignore, configs)
         return
     root = root.resolve()
+    if len(paths) == 1:  # one walk lists each file once
+        yield from _walked(paths[0], root, *_walk_settings(paths[0], excludes, respect_gitignore, configs), configs)
+        return
     seen: set[Path] = set()
     for given in paths:
         group, walk_excludes, walk_gitignore = _walk_settings(given, excludes, respect_gitignore, configs)
@@ -532,8 +547,13 @@ def _walk_settings(given: Path, excludes: Sequence[str], respect_gitignore: bool
 
 def _walked(directory: Path, root: Path, group: int, excludes: Sequence[str], respect_gitignore: bool,
             configs: Configs | None) -> Iterator[Candidate]:
-    for path, name, walked_group in _walk(str(directory), _relative_base(directory, root), [], excludes,
-                                          respect_gitignore, configs, group):
+    # a path object per directory, each file's joined to it: parsing a whole path per file is slower
+    folders: dict[str, Path] = {}
+    for listed_in, path, name, walked_group in _walk(str(directory), _relative_base(directory, root), [], excludes,
+                                                     respect_gitignore, configs, group):
         kind = _kind_of(path, name)
         if kind:
-            yield Candidate(Path(path), kind, group=walked_group)
+            folder = folders.get(listed_in)
+            if folder is None:
+                folder = folders[listed_in] = Path(listed_in)
+            yield Candidate(folder.joinpath(name), kind, group=walked_group)

@@ -1,6 +1,7 @@
 """Discovery's faster paths answer as the plain ones they replace: the prefilter's searches as one
 expression over its words, one search over a ``.gitignore``'s patterns as pathspec's pattern by
-pattern, one opening of a walked file as asking what it is and then reading it."""
+pattern, one opening of a walked file as asking what it is and then reading it, a walked file's
+path joined to its directory's as parsed whole."""
 
 from __future__ import annotations
 
@@ -201,3 +202,25 @@ def test_reading_to_the_end_goes_past_the_size_asked() -> None:
             assert _read_to_end(reader, size) == data
         finally:
             os.close(reader)
+
+
+# --- the walk: a path object per directory -------------------------------------------------------
+
+def test_walked_candidates_are_the_paths_of_the_walked_strings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each candidate's path is its directory's path object joined with its name: the same path
+    (parts, text, equality, hash) as parsing the whole string the walk listed, from any spelling
+    of the directory given."""
+    from mtplint.discover import _walk, discover, discover_as_walked
+
+    for name in ["run.sh", "a/compose.yaml", "a/b/c/deep.py", "a/b/serve.sh", "a/Dockerfile", "x y/é.yaml",
+                 "a/.hidden.yaml", "a/b/c/d/e/f.yaml", "z/..x.yaml"]:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("vllm serve m\n")
+    monkeypatch.chdir(tmp_path)
+    for given in [tmp_path, Path("."), Path("a"), Path("./a/"), Path("a/../a"), Path("a/b"), tmp_path / "a" / ".."]:
+        expected = [Path(path) for _, path, _, _ in _walk(str(given), "", [], (), True)]
+        for found in (discover([given], tmp_path), list(discover_as_walked([given], tmp_path))):
+            paths = [candidate.path for candidate in found]
+            assert paths == expected, given
+            assert [(str(p), p.parts, hash(p)) for p in paths] == [(str(p), p.parts, hash(p)) for p in expected]
