@@ -91,12 +91,12 @@ def test_the_loader_sees_one_file_under_every_name_it_is_reached_by(tmp_path: Pa
              tmp_path / "linked-dir" / ".." / "real" / "compose.yaml", Path("real/compose.yaml"),
              Path("linked-dir/alias.yaml")]
     for name in names:
-        assert loader._key(name) == name.resolve()
+        assert loader._key(name) == os.path.normcase(os.fspath(name.resolve()))
     first = loader.load(names[0])
     assert first is not None
     assert all(loader.load(name) is first for name in names)
     missing = tmp_path / "linked-dir" / "missing.yaml"
-    assert loader._key(missing) == missing and loader.load(missing) is None
+    assert loader._key(missing) == os.fspath(missing) and loader.load(missing) is None
 
 
 def test_discovery_as_walked_hands_over_the_same_files_in_the_same_order(tmp_path: Path) -> None:

@@ -48,6 +48,7 @@ def decode(data: bytes) -> str:
 #: a file is read without waiting for a writer (see :meth:`FileLoader.read_regular`), not inherited
 #: by a child process, and as bytes (Windows)
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_NO_FOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _read_to_end(descriptor: int, size: int) -> bytes:
@@ -83,11 +84,12 @@ class FileLoader:
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
-        self._cache: dict[Path, SourceFile | None] = {}
+        #: by each file's key (:meth:`_key`)
+        self._cache: dict[str, SourceFile | None] = {}
         self.cwd = Path.cwd().resolve()
         self._cwd_text = str(self.cwd)
         self._root_text = str(self.root)
-        self._keys: dict[Path, Path] = {}
+        self._keys: dict[Path, str] = {}
         #: directory as written (absolute) -> its real path; None: not a plain existing directory
         self._directories: dict[str, str | None] = {}
         self._displays: dict[Path, str] = {}
@@ -98,8 +100,9 @@ class FileLoader:
         #: whether :meth:`put` gave the loader a text that stands for a file (a fix's new text)
         self.seeded = False
         # the bytes extract_file just read to prefilter a file (with the status of the open file, if
-        # it was asked), so loading it does not read it, or ask what it is, again
-        self._just_read: tuple[Path, os.stat_result | None, bytes] | None = None
+        # it was asked, and whether it was opened as no link), so loading it does not read it, or
+        # ask what it is, again
+        self._just_read: tuple[Path, os.stat_result | None, bytes, bool] | None = None
         #: what the run's readers parse from the files it read, shared among them
         self.parses = Parses()
 
@@ -132,25 +135,30 @@ class FileLoader:
                 continue
         return path.as_posix()
 
-    def _key(self, path: Path) -> Path:
+    def _key(self, path: Path, not_a_link: bool = False) -> str:
+        """What identifies the file: the text of its real path (``Path.resolve``), as the path
+        object would compare (``normcase``: Windows' paths compare without case). Not a path
+        object: one is parsed, and hashed, for every file a run loads. ``not_a_link``: the path
+        was just opened without following a symbolic link (:meth:`read_regular`)."""
         key = self._keys.get(path)
         if key is None:
-            plain = self._plain_real_path(path)
+            plain = self._plain_real_path(path, not_a_link)
             # otherwise (a symlink, a missing file, a name such as ``..``) as pathlib says
-            key = Path(plain) if plain is not None else path.resolve() if path.exists() else path
-            self._keys[path] = key
+            key = self._keys[path] = os.path.normcase(
+                plain if plain is not None else os.fspath(path.resolve() if path.exists() else path))
         return key
 
-    def _plain_real_path(self, path: Path) -> str | None:
+    def _plain_real_path(self, path: Path, not_a_link: bool = False) -> str | None:
         """``os.path.realpath(path)`` when ``path`` exists and is not itself a symbolic link, from
-        its directory's remembered real path and one ``lstat``; None otherwise (the caller then
-        asks the file system the long way, with its own error handling)."""
+        its directory's remembered real path and one ``lstat`` (none when it is known not to be a
+        link); None otherwise (the caller then asks the file system the long way, with its own
+        error handling)."""
         if path in self._plain_real_paths:
             return self._plain_real_paths[path]
-        real = self._plain_real_paths[path] = self._find_plain_real_path(path)
+        real = self._plain_real_paths[path] = self._find_plain_real_path(path, not_a_link)
         return real
 
-    def _find_plain_real_path(self, path: Path) -> str | None:
+    def _find_plain_real_path(self, path: Path, not_a_link: bool = False) -> str | None:
         text = os.fspath(path)
         absolute = text if os.path.isabs(text) else os.path.join(self._cwd_text, text)
         directory, name = os.path.split(absolute)
@@ -159,11 +167,12 @@ class FileLoader:
         real_directory = self._real_directory(directory)
         if real_directory is None:
             return None
-        try:
-            if stat.S_ISLNK(os.lstat(absolute).st_mode):
+        if not not_a_link:
+            try:
+                if stat.S_ISLNK(os.lstat(absolute).st_mode):
+                    return None
+            except OSError:
                 return None
-        except OSError:
-            return None
         return os.path.join(real_directory, name)
 
     def _real_directory(self, directory: str) -> str | None:
@@ -246,7 +255,7 @@ class FileLoader:
         """The file's bytes; the next :meth:`load` of the same path uses them instead of reading
         the file again."""
         data = path.read_bytes()
-        self._just_read = (path, None, data)
+        self._just_read = (path, None, data, False)
         return data
 
     def read_regular(self, path: Path) -> tuple[os.stat_result, bytes | None]:
@@ -258,12 +267,16 @@ class FileLoader:
         waited on; a path that cannot be opened is asked of ``os.stat``: a regular file's reading
         fails with the opening's error, anything else is answered by its status."""
         try:
-            descriptor = os.open(path, _READ_FLAGS)
+            # not following a link at the end of the path: opened, it is known to be no link
+            descriptor, not_a_link = os.open(path, _READ_FLAGS | _NO_FOLLOW), bool(_NO_FOLLOW)
         except OSError:
-            status = os.stat(path)
-            if stat.S_ISREG(status.st_mode) and status.st_size <= MAX_FILE_BYTES:
-                raise
-            return status, None
+            try:  # a symbolic link, or an error the plain opening gives again
+                descriptor, not_a_link = os.open(path, _READ_FLAGS), False
+            except OSError:
+                status = os.stat(path)
+                if stat.S_ISREG(status.st_mode) and status.st_size <= MAX_FILE_BYTES:
+                    raise
+                return status, None
         try:
             status = os.fstat(descriptor)
             if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_FILE_BYTES:
@@ -271,19 +284,21 @@ class FileLoader:
             data = _read_to_end(descriptor, status.st_size)
         finally:
             os.close(descriptor)
-        self._just_read = (path, status, data)
+        self._just_read = (path, status, data, not_a_link)
         return status, data
 
     def load(self, path: Path) -> SourceFile | None:
         """The file's text, or ``None`` when it does not exist or is not text."""
         just_read, self._just_read = self._just_read, None
-        key = self._key(path)
+        if just_read is not None and just_read[0] is not path:
+            just_read = None
+        key = self._key(path, just_read is not None and just_read[3])
         if key in self._cache:
             return self._cache[key]
         source: SourceFile | None = None
         try:
-            if just_read is not None and just_read[0] is path:
-                _, status, data = just_read
+            if just_read is not None:
+                _, status, data, _ = just_read
                 if status is None:  # read without being asked what it is
                     status = os.stat(path)
             else:
