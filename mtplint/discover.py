@@ -381,13 +381,13 @@ def compose_files_reading(env_file: Path) -> list[Path]:
     return [path for path in siblings if classify(path) == "compose" and path.is_file()]
 
 
-#: a top-level key of a vLLM / SGLang ``--config`` YAML (an option name, dashes or underscores)
-_ENGINE_CONFIG_KEY = re.compile(
+#: a top-level key of a vLLM / SGLang ``--config`` YAML (an option name, dashes or underscores); compiled
+#: by the first file given by name that asks it (a run over a tree, or over a compose file, never does)
+_ENGINE_CONFIG_KEY = (
     rb"^[\"']?(?:model|model[-_]path|served[-_]model[-_]name|speculative[-_][\w-]+|enable[-_]prefix[-_]caching"
     rb"|no[-_]enable[-_]prefix[-_]caching|kv[-_]cache[-_]dtype|tensor[-_]parallel[-_]size|tp[-_]size"
     rb"|max[-_]num[-_]seqs|max[-_]running[-_]requests|gpu[-_]memory[-_]utilization|mem[-_]fraction[-_]static"
-    rb"|max[-_]model[-_]len|context[-_]length|enforce[-_]eager|disable[-_]radix[-_]cache)[\"']?\s*:",
-    re.MULTILINE,
+    rb"|max[-_]model[-_]len|context[-_]length|enforce[-_]eager|disable[-_]radix[-_]cache)[\"']?\s*:"
 )
 #: kinds of file that can start an engine with a ``--config`` file
 _LAUNCHING_KINDS = ("compose", "shell", "yaml", "python", "dockerfile", "systemd")
@@ -395,7 +395,7 @@ _LAUNCHING_KINDS = ("compose", "shell", "yaml", "python", "dockerfile", "systemd
 
 def looks_like_engine_config(data: bytes) -> bool:
     """Whether YAML bytes read like a vLLM/SGLang ``--config`` file: a top-level engine option key."""
-    return _ENGINE_CONFIG_KEY.search(data) is not None
+    return re.search(_ENGINE_CONFIG_KEY, data, re.MULTILINE) is not None
 
 
 def launches_naming(config_file: Path, root: Path) -> list[Path]:
