@@ -287,10 +287,9 @@ _by_name = operator.attrgetter("name")
 
 
 def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes: Sequence[str],
-          respect_gitignore: bool, configs: Configs | None = None,
-          group: int = 0) -> Iterator[tuple[str, str, str, int]]:
-    """Files below ``directory`` (a path string, as joined from the given directory), sorted by name:
-    each one's directory (the string it was listed from), path, name and configuration group; ``relative``: the directory relative to the root, for
+          respect_gitignore: bool, configs: Configs | None = None, group: int = 0) -> Iterator[tuple[str, str, int]]:
+    """Files below ``directory`` (a path string, as joined from the given directory), sorted by name,
+    each with its own name and its configuration group; ``relative``: the directory relative to the root, for
     ``exclude`` (None: outside the root). With ``configs``, a directory holding its own
     configuration file starts a group of its own, walked with that configuration's ``exclude``
     and ``respect-gitignore`` (as ruff's hierarchical configuration)."""
@@ -337,7 +336,7 @@ def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes
             if is_dir:
                 yield from _walk(path, entry_relative, active, excludes, respect_gitignore, configs, group)
                 continue
-        yield directory, path, name, group
+        yield path, name, group
 
 
 def is_engine_config(path: Path) -> bool:
@@ -547,13 +546,8 @@ def _walk_settings(given: Path, excludes: Sequence[str], respect_gitignore: bool
 
 def _walked(directory: Path, root: Path, group: int, excludes: Sequence[str], respect_gitignore: bool,
             configs: Configs | None) -> Iterator[Candidate]:
-    # a path object per directory, each file's joined to it: parsing a whole path per file is slower
-    folders: dict[str, Path] = {}
-    for listed_in, path, name, walked_group in _walk(str(directory), _relative_base(directory, root), [], excludes,
-                                                     respect_gitignore, configs, group):
+    for path, name, walked_group in _walk(str(directory), _relative_base(directory, root), [], excludes,
+                                          respect_gitignore, configs, group):
         kind = _kind_of(path, name)
         if kind:
-            folder = folders.get(listed_in)
-            if folder is None:
-                folder = folders[listed_in] = Path(listed_in)
-            yield Candidate(folder.joinpath(name), kind, group=walked_group)
+            yield Candidate(Path(path), kind, group=walked_group)

@@ -241,7 +241,7 @@ def test_walked_candidates_are_the_paths_of_the_walked_strings(tmp_path: Path, m
         path.write_text("vllm serve m\n")
     monkeypatch.chdir(tmp_path)
     for directory in [tmp_path, Path("."), Path("a"), Path("./a/"), Path("a/../a"), Path("a/b"), tmp_path / "a" / ".."]:
-        expected = [Path(path) for _, path, _, _ in _walk(str(directory), "", [], (), True)]
+        expected = [Path(path) for path, _, _ in _walk(str(directory), "", [], (), True)]
         for found in (discover([directory], tmp_path), list(discover_as_walked([directory], tmp_path))):
             paths = [candidate.path for candidate in found]
             assert paths == expected, directory
