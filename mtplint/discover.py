@@ -120,7 +120,16 @@ def _suffix(name: str) -> str:
 
 
 def _classify_name(name: str, head: bytes = b"") -> str | None:
-    lower = name.lower()
+    kind = _kind_by_name(name.lower())
+    return _shebang_kind(head) if kind is _BY_FIRST_LINE else kind
+
+
+#: what :func:`_kind_by_name` says of a name that leaves the kind to the file's first line
+_BY_FIRST_LINE = "by its first line"
+
+
+def _kind_by_name(lower: str) -> str | None:
+    """The kind a lowercased file name says, :data:`_BY_FIRST_LINE`, or None: not a kind mtplint reads."""
     if lower.startswith(("compose", "docker-compose")) and _COMPOSE_NAME.fullmatch(lower):
         return "compose"
     suffix = _suffix(lower)
@@ -136,9 +145,7 @@ def _classify_name(name: str, head: bytes = b"") -> str | None:
         return "systemd"
     if suffix == ".ini":
         return "ini"
-    if _may_have_shebang(suffix):
-        return _shebang_kind(head)
-    return None
+    return _BY_FIRST_LINE if _may_have_shebang(suffix) else None
 
 
 #: suffixes of files that are never shell or Python scripts: documents, data, other languages'
@@ -350,10 +357,8 @@ def is_engine_config(path: Path) -> bool:
 
 def _kind_of(path: str, name: str) -> str | None:
     """:func:`classify` by name, opening the file for its first line only when that may decide."""
-    kind = _classify_name(name)
-    if kind is None and _may_have_shebang(_suffix(name.lower())):
-        kind = _classify_name(name, _head(path))
-    return kind
+    kind = _kind_by_name(name.lower())
+    return _shebang_kind(_head(path)) if kind is _BY_FIRST_LINE else kind
 
 
 def _head(path: str | Path) -> bytes:

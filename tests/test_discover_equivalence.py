@@ -246,3 +246,19 @@ def test_walked_candidates_are_the_paths_of_the_walked_strings(tmp_path: Path, m
             paths = [candidate.path for candidate in found]
             assert paths == expected, directory
             assert [(str(p), p.parts, hash(p)) for p in paths] == [(str(p), p.parts, hash(p)) for p in expected]
+
+
+def test_the_walk_classifies_a_file_as_its_name_and_first_line_do(tmp_path: Path) -> None:
+    """The walk opens a file for its first line only when its name leaves the kind open."""
+    from mtplint.discover import _kind_of, classify
+
+    heads = [b"#!/bin/sh\nvllm serve m\n", b"#!/usr/bin/env python3\n", b"#!/usr/bin/env -S bash -e\n", b"plain\n",
+             b"", b"#!\n", b"#!/usr/bin/node\n"]
+    names = ["serve", "start.vllm", "run.sh", "compose.yaml", "Dockerfile", "notes.md", "x.service", "a.ini",
+             "launch.py", "README", ".env", "Makefile", "tool.bin"]
+    for index, head in enumerate(heads):
+        for name in names:
+            path = tmp_path / str(index) / name
+            path.parent.mkdir(exist_ok=True)
+            path.write_bytes(head)
+            assert _kind_of(str(path), name) == classify(path, head), (name, head)
