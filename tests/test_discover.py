@@ -97,6 +97,14 @@ def test_the_loader_sees_one_file_under_every_name_it_is_reached_by(tmp_path: Pa
     assert all(loader.load(name) is first for name in names)
     missing = tmp_path / "linked-dir" / "missing.yaml"
     assert loader._key(missing) == os.fspath(missing) and loader.load(missing) is None
+    # read first, as extraction does: opened without following a link, it is not asked again whether it is one
+    for name in names:
+        loader = FileLoader(tmp_path)
+        assert loader.read_regular(name)[1] == b"services: {}\n"
+        source = loader.load(name)
+        assert source is not None and source.display == "real/compose.yaml"
+        assert loader._key(name) == os.path.normcase(os.fspath(name.resolve()))
+        assert loader.load(real / "compose.yaml") is source
 
 
 def test_discovery_as_walked_hands_over_the_same_files_in_the_same_order(tmp_path: Path) -> None:

@@ -189,28 +189,6 @@ def test_reading_a_walked_file_answers_as_stat_then_read_bytes(tmp_path: Path) -
         unreadable.chmod(0o644)
 
 
-def test_a_file_read_then_loaded_is_keyed_and_shown_as_resolved(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """A file opened without following a link is not asked again whether it is one: its key and
-    name are those of its real path, through symlinked directories and files alike."""
-    from mtplint.extract import FileLoader
-
-    real = tmp_path / "real"
-    real.mkdir()
-    (real / "run.sh").write_text("vllm serve m\n")
-    (tmp_path / "linked-dir").symlink_to(real, target_is_directory=True)
-    (real / "alias.sh").symlink_to(real / "run.sh")
-    monkeypatch.chdir(tmp_path)
-    for name in [real / "run.sh", tmp_path / "linked-dir" / "run.sh", real / "alias.sh", Path("real/run.sh"),
-                 Path("linked-dir/alias.sh"), Path("linked-dir/../real/run.sh")]:
-        loader = FileLoader(tmp_path)
-        assert loader.read_regular(name)[1] == b"vllm serve m\n"
-        source = loader.load(name)
-        assert source is not None and source.display == FileLoader(tmp_path).display(name) == "real/run.sh"
-        assert loader._key(name) == os.path.normcase(os.fspath(name.resolve()))
-        assert loader.load(real / "run.sh") is source
-
-
 def test_reading_to_the_end_goes_past_the_size_asked() -> None:
     """A file can grow between asking its size and reading it: the reading goes on to the end."""
     from mtplint.extract import _read_to_end
