@@ -19,7 +19,7 @@ from mtplint.records import FrozenRecord
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pathspec costs tens of milliseconds to import: only a tree with a .gitignore pays it
-    from typing import Final, Protocol
+    from typing import Any, Final, Protocol
 
     import pathspec
 
@@ -271,7 +271,22 @@ def _load_gitignore(directory: str) -> _Ignore | None:
         return None
     import pathspec
 
-    return _Ignore(directory.rstrip(os.sep) + os.sep, pathspec.GitIgnoreSpec.from_lines(lines))
+    try:
+        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    except ValueError:
+        # pathspec refuses a pattern git accepts and matches nothing with (``foo\``: an escape
+        # with nothing after it): leaving such lines out matches as git does, where raising would
+        # stop the run over one line of a .gitignore
+        spec = pathspec.GitIgnoreSpec.from_lines(line for line in lines if _compiles(pathspec, line))
+    return _Ignore(directory.rstrip(os.sep) + os.sep, spec)
+
+
+def _compiles(pathspec: Any, line: str) -> bool:
+    try:
+        pathspec.GitIgnoreSpec.from_lines([line])
+    except ValueError:
+        return False
+    return True
 
 
 def _excluded(relative: str, name: str, patterns: Sequence[str]) -> bool:

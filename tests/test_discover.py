@@ -233,3 +233,13 @@ def test_the_walk_classifies_by_name_as_a_path_would(name: str) -> None:
 
     assert _suffix(name) == Path(name).suffix
     assert _kind_of(f"/nonexistent/{name}", name) == classify(Path(name), b"")
+
+
+def test_a_gitignore_line_pathspec_refuses_is_left_out_not_fatal(tmp_path: Path) -> None:
+    """``foo\\`` (an escape with nothing after it) matches nothing in git; pathspec raises on it.
+    The run goes on, and the .gitignore's other lines still apply."""
+    (tmp_path / ".gitignore").write_text("foo\\\n*.tmp.sh\n")
+    for name in ("keep.sh", "skip.tmp.sh", "foo"):
+        (tmp_path / name).write_text("#!/bin/sh\nvllm serve m\n")
+    found = sorted(candidate.path.name for candidate in discover([tmp_path], tmp_path))
+    assert found == ["foo", "keep.sh"]
