@@ -136,6 +136,7 @@ _MIG = re.compile(r"[-_ ]mig[-_ ]?(\d+)g\.(\d+)gb$", re.IGNORECASE)
 _SHARED = re.compile(r"[-_ ]shared$", re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)  # each lookup normalises every catalog name: the same few hundred each time
 def _normalise(name: str) -> str:
     """research/catalog.md §1.2 rule 1: lower case, ``-``/``_`` as spaces, no vendor words."""
     text = _SHARED.sub("", _MIG.sub("", name.strip())).lower()
@@ -145,7 +146,9 @@ def _normalise(name: str) -> str:
 
 
 def _contains(text: str, phrase: str) -> bool:
-    return bool(phrase) and re.search(rf"(?:^| ){re.escape(phrase)}(?: |$)", text) is not None
+    """Whether ``phrase`` is in ``text`` as whole words: at its start or after a space, and at its
+    end or before one (normalised texts: no line breaks)."""
+    return bool(phrase) and f" {phrase} " in f" {text} "
 
 
 @lru_cache(maxsize=1024)  # a tree names the same few GPUs; cleared with the catalog (user entries)
