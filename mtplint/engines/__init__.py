@@ -20,10 +20,32 @@ from mtplint.versions import EngineVersion
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any, Protocol
+    from typing import Any, Protocol, TypeVar
+
+    T = TypeVar("T")
 
 
 _UNREAD = object()
+
+
+class LaunchMemo:
+    """What an engine works out from a launch alone, kept for the launch it was last asked about:
+    narrowing asks how each release reads one launch, release after release, and the launch's own
+    part of the answer is the same at each (launches are not changed once extracted)."""
+
+    __slots__ = ("_launch", "_value")
+
+    def __init__(self) -> None:
+        self._launch: Launch | None = None
+        self._value: Any = None
+
+    def get(self, launch: Launch, work: Callable[[Launch], T]) -> T:
+        """``work(launch)``, worked out again only for another launch than the last one."""
+        if launch is not self._launch:
+            self._value = work(launch)
+            self._launch = launch
+        value: T = self._value
+        return value
 
 
 class WordReadings:

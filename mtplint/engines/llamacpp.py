@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable
 from functools import cache, lru_cache
 
-from mtplint.engines import CliError, EngineContext, OptionValue, Parsed
+from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.records import FrozenRecord, Record
@@ -225,7 +225,7 @@ def _distinct_table(build: int) -> int:
 
 
 class _Lookup(Record):
-    __slots__ = ("by_name", "options", "env_names", "by_env", "by_key")
+    __slots__ = ("by_name", "options", "env_names", "by_env", "by_key", "values_by_name")
     by_name: dict[str, tuple[LlamaOption, bool]]
     options: tuple[LlamaOption, ...]
     #: every variable some option reads (most launches set none: their env pass is skipped)
@@ -234,6 +234,8 @@ class _Lookup(Record):
     by_env: dict[str, tuple[int, ...]]
     #: preset/config key -> (option, positive form), as :func:`find_option` resolves it
     by_key: dict[str, tuple[LlamaOption, bool]]
+    #: option spelling -> how many words its option takes after it (version narrowing's reading)
+    values_by_name: dict[str, int]
 
     def __init__(self, by_name: dict[str, tuple[LlamaOption, bool]], options: tuple[LlamaOption, ...],
                  env_names: frozenset[str], by_env: dict[str, tuple[int, ...]],
@@ -243,6 +245,7 @@ class _Lookup(Record):
         self.env_names = env_names
         self.by_env = by_env
         self.by_key = by_key
+        self.values_by_name = {name: option.values for name, (option, _) in by_name.items()}
 
 
 @cache
@@ -378,6 +381,16 @@ def _origin_of(token: Token, default: str = "explicit") -> str:
     return default
 
 
+def _reading_words(launch: Launch) -> list[str]:
+    """The launch's words as _parse_cli looks them up (long options with ``-`` for ``_``), but for
+    those it cannot read."""
+    return [token.value.replace("_", "-") if token.value.startswith("--") else token.value
+            for token in launch.args if not token.splat and not token.unresolved]
+
+
+_LAUNCH_WORDS = LaunchMemo()
+
+
 class LlamaCppEngine:
     name = "llama.cpp"
 
@@ -392,17 +405,8 @@ class LlamaCppEngine:
     def flags_reading(self, launch: Launch, version: str) -> object | None:
         # _parse_cli rejects a word only when the table has no such option, and where it goes on
         # depends only on how many values each option it finds takes
-        by_name = _lookup(build_number(version)).by_name
-        reading: list[int | None] = []
-        for token in launch.args:
-            if token.splat or token.unresolved:
-                continue
-            arg = token.value
-            if arg.startswith("--"):
-                arg = arg.replace("_", "-")
-            found = by_name.get(arg)
-            reading.append(None if found is None else found[0].values)
-        return tuple(reading)
+        values = _lookup(build_number(version)).values_by_name
+        return tuple(map(values.get, _LAUNCH_WORDS.get(launch, _reading_words)))
 
     # -- parse --
 

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterable
 from functools import cache
 
-from mtplint.engines import CliError, EngineContext, OptionValue, Parsed, WordReadings
+from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed, WordReadings
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import ModelInfo, find_model
@@ -687,6 +687,31 @@ def _word_reading(table: FlagTable, word: Word) -> object:
 _WORD_READINGS = WordReadings()
 
 
+def _reading_words(launch: Launch) -> list[tuple[str, Token | None, Word | None]] | None:
+    """The words of a launch that decide how a release reads it: the keyword names of a Python API
+    launch; or each token up to ``--`` (after it everything is positional, whatever the release),
+    with the word of one mtplint cannot read whole (not remembered per text); None for ``sglang
+    serve`` and with ``--config``."""
+    if launch.kwargs is not None:
+        return [(name, None, None) for name in launch.kwargs if not name.startswith("*")]
+    tokens = launch.args
+    if launch.entry == "sglang serve" or any(token.value == "--config" and not token.unresolved and not token.splat
+                                             for token in tokens):
+        return None
+    words: list[tuple[str, Token | None, Word | None]] = []
+    for token in tokens:
+        if token.unresolved or token.splat:
+            words.append((token.value, token, Word.of(token)))
+        elif token.value == "--":
+            break
+        else:
+            words.append((token.value, token, None))
+    return words
+
+
+_LAUNCH_WORDS = LaunchMemo()
+
+
 def _token_reading(table: FlagTable, token: Token) -> object:
     return _word_reading(table, Word.of(token))
 
@@ -702,27 +727,20 @@ class SGLangEngine:
 
     def flags_reading(self, launch: Launch, version: str) -> object | None:
         table = load_table(version)
+        words = _LAUNCH_WORDS.get(launch, _reading_words)
+        if words is None:
+            return None  # the serve pre-scan and the config merge depend on the release: only parsing tells
         if launch.kwargs is not None:
             # Engine(**kwargs): a keyword is rejected exactly when ServerArgs has no such field
-            return tuple(name in table.fields for name in launch.kwargs if not name.startswith("*"))
-        tokens = launch.args
-        if launch.entry == "sglang serve" or any(token.value == "--config" and not token.unresolved and not token.splat
-                                                 for token in tokens):
-            return None  # the serve pre-scan and the config merge depend on the release: only parsing tells
+            fields = table.fields
+            return tuple(text in fields for text, _, _ in words)
         # argparse_words rejects a word by how each word classifies (an option's action or none, a
         # positional, an ambiguous prefix) and by how many values each option takes, which the
         # action's arity and kind decide, and its type and choices where a refused value takes
         # another number of words (_word_reading)
-        reading: list[object] = []
-        for token in tokens:
-            if token.unresolved or token.splat:
-                reading.append(_word_reading(table, Word.of(token)))
-                continue
-            text = token.value
-            if text == "--":
-                break  # everything after it is positional, whatever the release
-            reading.append(_WORD_READINGS.of(table.version, text, _token_reading, table, token))
-        return tuple(reading)
+        of = _WORD_READINGS.of
+        return tuple(_word_reading(table, word) if word is not None else of(table.version, text, _token_reading, table, token)
+                     for text, token, word in words)
 
     # -- parse --------------------------------------------------------------------------------------
 

@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable
 from functools import cache
 
-from mtplint.engines import CliError, EngineContext, OptionValue, Parsed, WordReadings
+from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed, WordReadings
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import find_model
@@ -341,6 +341,26 @@ def _word_reading(table: FlagTable, text: str) -> object:
 
 _WORD_READINGS = WordReadings()
 
+#: a launch whose words vLLM's preprocessing treats by release (:func:`_plain`)
+_NOT_PLAIN: list[tuple[str, bool]] = []
+
+
+def _reading_words(launch: Launch) -> list[tuple[str, bool]] | None:
+    """The words of a launch that decide how a release reads it, the same at every release: the
+    keyword names of a Python API launch; or each word (text, known) as the parser receives it when
+    the preprocessing leaves it alike at every release, else ``_NOT_PLAIN``; None with ``--config``."""
+    if launch.kwargs is not None:
+        return [(name, True) for name in launch.kwargs if not name.startswith("**")]
+    written = [(token.value, not token.unresolved) for token in launch.args if not token.splat]
+    if any(resolved and text == "--config" for text, resolved in written):
+        return None
+    if not _plain(written):
+        return _NOT_PLAIN
+    return [(_normalised(text) if resolved and text.startswith("--") else text, resolved) for text, resolved in written]
+
+
+_LAUNCH_WORDS = LaunchMemo()
+
 
 def _is_python_entry(launch: Launch) -> bool:
     return launch.kwargs is not None
@@ -357,22 +377,18 @@ class VllmEngine:
 
     def flags_reading(self, launch: Launch, version: str) -> object | None:
         table = load_table(version)
+        words = _LAUNCH_WORDS.get(launch, _reading_words)
+        if words is None:
+            return None  # --config: the file's options are written per release (and looked up in its table)
         if launch.kwargs is not None:
             # Python API: a keyword is rejected exactly when the table has no such argument
             keywords = table.keywords
-            return tuple(name in keywords for name in launch.kwargs if not name.startswith("**"))
-        # each word the parser receives, and whether it is known
-        written = [(token.value, not token.unresolved) for token in launch.args if not token.splat]
-        if any(resolved and text == "--config" for text, resolved in written):
-            return None  # the file's options are written per release (and looked up in its table)
+            return tuple(name in keywords for name, _ in words)
         serve = not launch.entry.startswith("python -m")
         # argparse sees the words the preprocessing leaves: the same ones at every release when no
         # word is one that preprocessing treats by release, else those this release leaves
         preprocessed: object = "as written"
-        if _plain(written):
-            words = [(_normalised(text) if resolved and text.startswith("--") else text, resolved)
-                     for text, resolved in written]
-        else:
+        if words is _NOT_PLAIN:
             run = _Run(launch, version, None, Parsed(), serve)
             argv = [Word(token.value, token.span, "explicit", token.unresolved)
                     for token in launch.args if not token.splat]
@@ -386,11 +402,10 @@ class VllmEngine:
         # is ambiguous) and whether a value is glued to it; where it goes on depends only on the
         # flag's action and arity. The words and their spans are the same at both releases.
         reading: list[object] = [preprocessed, serve and table.positional is not None]
+        of = _WORD_READINGS.of
         for text, resolved in words:
-            if not resolved:
-                reading.append(None)  # never an option
-                continue
-            reading.append(_WORD_READINGS.of(table.version, text, _word_reading, table, text))
+            # an unresolved word is never an option
+            reading.append(of(table.version, text, _word_reading, table, text) if resolved else None)
         return tuple(reading)
 
     # .. parse ......................................................................................

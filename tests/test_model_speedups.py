@@ -1,0 +1,167 @@
+"""Faster paths of launch modelling against what they replace: each must answer as the slower,
+plainer form does, over many inputs (differential and property tests)."""
+
+from __future__ import annotations
+
+import fnmatch
+import random
+import re
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mtplint import hardware, versions
+from mtplint.engines import engine_for
+from mtplint.extract.launch import Launch
+from mtplint.pipeline import _older_versions
+from mtplint.source import SourceFile, Token
+from mtplint.versions import PIN_FILES, compare
+
+# -- GPU names ---------------------------------------------------------------------------------------
+
+_WORDS = st.text(alphabet="ab1 -.", max_size=12)
+
+
+@given(text=_WORDS, phrase=_WORDS)
+@settings(max_examples=1000)
+def test_a_phrase_is_contained_as_whole_words_as_the_expression_finds(text: str, phrase: str) -> None:
+    expected = bool(phrase) and re.search(rf"(?:^| ){re.escape(phrase)}(?: |$)", text) is not None
+    assert hardware._contains(text, phrase) == expected
+
+
+def test_every_catalog_name_is_found_as_before() -> None:
+    """Each name of each catalog GPU, and variations of it, maps to the GPU the word-by-word match finds."""
+    def slow_match(name: str) -> hardware.Gpu | None:
+        wanted = hardware._SHARED.sub("", hardware._MIG.sub("", name)).lower()
+        for gpu in hardware.catalog():
+            if wanted == gpu.id:
+                return gpu
+        normalised = hardware._normalise.__wrapped__(name)
+        if not normalised:
+            return None
+        best: tuple[int, hardware.Gpu] | None = None
+        for gpu in hardware.catalog():
+            if any(re.search(rf"(?:^| ){re.escape(hardware._normalise.__wrapped__(other))}(?: |$)", normalised)
+                   for other in gpu.excludes if other):
+                continue
+            for candidate in (gpu.id.replace("-", " "), gpu.name, *gpu.names, *gpu.aliases):
+                phrase = hardware._normalise.__wrapped__(candidate)
+                if phrase == normalised:
+                    score = 10_000 + len(phrase)
+                elif phrase and re.search(rf"(?:^| ){re.escape(phrase)}(?: |$)", normalised):
+                    score = len(phrase)
+                else:
+                    continue
+                if best is None or score > best[0]:
+                    best = (score, gpu)
+        return best[1] if best else None
+
+    names = [name for gpu in hardware.catalog() for name in (gpu.id, gpu.name, *gpu.names, *gpu.aliases)]
+    variations = [f"{prefix}{name}{suffix}" for name in names
+                  for prefix, suffix in (("", ""), ("NVIDIA-", ""), ("", " Ti"), ("", "-80GB"), ("x ", " y"))]
+    for name in [*names, *variations, "", "nvidia", "unknown gpu", "rtx 3090 ti", "h100 nvl"]:
+        assert hardware._match(name) == slow_match(name), name
+
+
+# -- version pins ------------------------------------------------------------------------------------
+
+_NAMES = st.one_of(
+    st.text(alphabet="abDrequimnts.xoyfkl-*", max_size=24),
+    st.sampled_from(["requirements.txt", "requirements-dev.txt", "requirements.txt.bak", "requirementstxt",
+                     "pyproject.toml", "pyproject.tom", "Dockerfile", "Dockerfile.gpu", "dockerfile", "app.Dockerfile",
+                     ".Dockerfile", "constraints.txt", "constraints-cu12.txt", "constraints", "requirements"]),
+)
+
+
+@given(name=_NAMES)
+@settings(max_examples=1500)
+def test_a_name_a_pin_pattern_matches_passes_the_quick_test(name: str) -> None:
+    """The quick test may let other names through (they are then matched pattern by pattern),
+    never stop one that a pattern matches."""
+    ends = versions._PIN_NAME_ENDS
+    assert ends is not None
+    heads, tails = ends
+    if any(fnmatch.fnmatch(name, pattern) for pattern in PIN_FILES if "/" not in pattern):
+        assert name.startswith(heads) or name.endswith(tails)
+
+
+def test_pins_up_to_a_root_walk_the_directories_pathlib_walks(tmp_path: Path) -> None:
+    """The walk by path strings reads the directories the walk by ``Path.parts`` read: from the
+    directory up to the root, or the directory alone outside the root."""
+    def walked_by_parts(directory: Path, root: Path) -> list[str]:
+        walked = []
+        while True:
+            walked.append(str(directory))
+            if len(directory.parts) <= len(root.parts) or directory.parts[:len(root.parts)] != root.parts:
+                return walked
+            directory = directory.parent
+
+    read: list[str] = []
+
+    def listing(directory: str | Path, _: object) -> tuple[list[object], list[Path]]:
+        read.append(str(directory))
+        return [], []
+
+    original = versions._pins_in_directory
+    versions._pins_in_directory = listing  # type: ignore[assignment]
+    try:
+        roots = [tmp_path, tmp_path / "a", tmp_path / "ab", Path("/"), tmp_path / "a" / "b" / "c"]
+        directories = [tmp_path, tmp_path / "a", tmp_path / "a" / "b", tmp_path / "ab" / "b", tmp_path.parent,
+                       Path("/"), tmp_path / "a" / "b" / "c" / "d"]
+        for root in roots:
+            for directory in directories:
+                read.clear()
+                versions._pins_up_to_root(str(directory), str(root), lambda path: None, None)
+                assert read == walked_by_parts(directory, root), (directory, root)
+    finally:
+        versions._pins_in_directory = original
+
+
+# -- version narrowing -------------------------------------------------------------------------------
+
+def test_the_older_versions_are_those_the_range_holds() -> None:
+    rng = random.Random(3)
+    for engine in ("vllm", "sglang", "llama.cpp"):
+        known = tuple(engine_for(engine).known_versions())
+        for _ in range(200):
+            low = rng.choice([None, *known])
+            newest = rng.choice(known)
+            expected = [v for v in known if (low is None or compare(v, low) >= 0) and compare(v, newest) < 0]
+            assert list(_older_versions(known, low, newest)) == expected
+
+
+def _launch(engine: str, entry: str, line: str) -> Launch:
+    source = SourceFile.from_text(line)
+    tokens = []
+    offset = 0
+    for word in line.split(" "):
+        unresolved = ("X",) if word.startswith("$") else ()
+        tokens.append(Token(word, source.span(offset, offset + len(word)), unresolved, splat=word == "$@"))
+        offset += len(word) + 1
+    return Launch(engine, entry, source, None, [], tokens, base_dir=Path("."))
+
+
+LINES = {
+    ("vllm", "vllm serve"): ["m --max-num-seqs 8", "m --max_num_seqs 8 -O3", "m --config c.yaml",
+                             "--model m --enforce-eager", "m --speculative-config.method mtp $X", "m --en $@"],
+    ("sglang", "python3 -m sglang.launch_server"): ["--model-path m --tp 2", "--model-path m --mem-fraction 0.8 -- x",
+                                                    "--config c.yaml", "--model-path $M --enable-d 1 $@"],
+    ("llama.cpp", "llama-server"): ["-m m --spec_draft_n_max 2", "-m m --draft-max 3 $X", "-m m --not-a-flag 1 $@"],
+}
+
+
+def test_a_launch_is_read_at_each_release_as_if_it_were_the_only_one() -> None:
+    """The launch's own part of a reading is kept for the last launch asked about: asking about
+    launches in turn, release by release, gives what asking about each afresh gives."""
+    for (engine_name, entry), lines in LINES.items():
+        engine = engine_for(engine_name)
+        versions_known = engine.known_versions()
+        launches = [_launch(engine_name, entry, line) for line in lines]
+        interleaved = {(index, version): engine.flags_reading(launch, version)
+                       for version in versions_known for index, launch in enumerate(launches)}
+        for (index, version), reading in interleaved.items():
+            fresh = _launch(engine_name, entry, lines[index])  # another object: worked out again
+            assert engine.flags_reading(fresh, version) == reading, (lines[index], version)
+        assert any(reading is not None for reading in interleaved.values())
+
