@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtplint import hardware, versions
-from mtplint.engines import engine_for
+from mtplint.engines import engine_for, sglang
 from mtplint.extract.launch import Launch
 from mtplint.pipeline import _older_versions
 from mtplint.source import SourceFile, Token
@@ -165,3 +165,48 @@ def test_a_launch_is_read_at_each_release_as_if_it_were_the_only_one() -> None:
             assert engine.flags_reading(fresh, version) == reading, (lines[index], version)
         assert any(reading is not None for reading in interleaved.values())
 
+
+
+# -- SGLang's tables in one file ---------------------------------------------------------------------
+
+def test_the_compact_sglang_tables_are_the_table_files_compacted() -> None:
+    """mtplint/engines/data/sglang-tables.json is what the table files give (run: python -m mtplint.engines.sglang)."""
+    import json
+
+    written = json.loads(sglang.COMPACT_TABLES.read_text(encoding="utf-8"))
+    assert written == json.loads(json.dumps(sglang.compact_tables())), "run: python -m mtplint.engines.sglang"
+
+
+def _tables_read(compact: Path | None) -> list[sglang.FlagTable]:
+    sglang._table_of.cache_clear()
+    sglang._compact_tables.cache_clear()
+    sglang._shared_action.cache_clear()
+    sglang.COMPACT_TABLES = compact if compact is not None else Path("/nonexistent/sglang-tables.json")
+    try:
+        return [sglang._table_of(version) for version in sglang.table_versions()]
+    finally:
+        sglang._table_of.cache_clear()
+        sglang._compact_tables.cache_clear()
+        sglang._shared_action.cache_clear()
+
+
+def test_sglang_tables_read_from_the_compact_file_are_those_of_their_own_files(tmp_path: Path) -> None:
+    """Every table, as its own file gives it (each field, the raw data in its order); a table whose
+    file is not the one the compact form was made from is read from its file."""
+    import json
+
+    original = sglang.COMPACT_TABLES
+    try:
+        own = _tables_read(None)
+        compact = _tables_read(original)
+        assert compact == own
+        assert [list(table.raw) for table in compact] == [list(table.raw) for table in own]
+        # a stale entry: made from other bytes than the newest table's file holds now (here, another
+        # release's file)
+        stale = json.loads(original.read_text(encoding="utf-8"))
+        newest, older = sglang.table_versions()[-1], sglang.table_versions()[1]
+        stale["tables"][newest] = stale["tables"][older]
+        (tmp_path / "stale.json").write_text(json.dumps(stale))
+        assert _tables_read(tmp_path / "stale.json") == own
+    finally:
+        sglang.COMPACT_TABLES = original

@@ -19,7 +19,7 @@ from mtplint.versions import EngineVersion
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from typing import Any, Protocol, TypeVar
 
     T = TypeVar("T")
@@ -59,18 +59,25 @@ class WordReadings:
         self._kept = kept
         self._tables: dict[str, dict[str, object]] = {}
 
-    def of(self, version: str, text: str, read: Callable[..., object], *arguments: object) -> object:
-        """The reading of ``text`` by the table of ``version``; ``read(*arguments)`` works it out
-        when it is not known."""
+    def of(self, version: str, texts: Iterable[str | None], read: Callable[[str], object]) -> list[object]:
+        """The reading of each of ``texts`` by the table of ``version`` (None for None: a word
+        mtplint cannot read); ``read(text)`` works out one that is not known."""
         known = self._tables.get(version)
         if known is None:
             known = self._tables[version] = {}
-        found = known.get(text, _UNREAD)
-        if found is _UNREAD:
-            found = read(*arguments)
-            if len(known) < self._kept:
-                known[text] = found
-        return found
+        remembered = known.get
+        readings: list[object] = []
+        for text in texts:
+            if text is None:
+                readings.append(None)
+                continue
+            found = remembered(text, _UNREAD)
+            if found is _UNREAD:
+                found = read(text)
+                if len(known) < self._kept:
+                    known[text] = found
+            readings.append(found)
+        return readings
 
 
 class OptionValue(Record):

@@ -188,14 +188,91 @@ def _table_version(version: str) -> str:
 @cache
 def _table_of(chosen: str) -> FlagTable:
     """The generated table of release ``chosen`` (read once, whichever versions map to it)."""
-    raw = json.loads(_data_dir().joinpath(f"{chosen}.json").read_text(encoding="utf-8"))
-    actions = [_action(_HELP_ROW), *(_action(row) for row in raw["actions"])]
-    index: dict[str, Action] = {}
-    for action in actions:
-        for option in action.options:
-            index[option] = action  # argparse: a later registration of the same string wins
+    data = _data_dir().joinpath(f"{chosen}.json").read_bytes()
+    # one table is read faster on its own (a launch of a known release needs no other); from the
+    # second on, from the file of all of them
+    compact = _compact_tables() if _table_of.cache_info().currsize else None
+    entry = compact["tables"].get(chosen) if compact is not None else None
+    if compact is not None and entry is not None and entry["source"] == _source_key(data):
+        # rows every release shares are one object, and one Action, for all their tables
+        stored = entry["table"]
+        shared = {"actions": compact["actions"], "fields": compact["fields"]}
+        raw = {key: [shared[key][number] for number in value] if key in shared else value
+               for key, value in stored.items()}
+        actions = [_help_action(), *map(_shared_action, stored["actions"])]
+    else:
+        raw = json.loads(data.decode("utf-8"))
+        actions = [_help_action(), *map(_action, raw["actions"])]
+    # argparse: a later registration of the same string wins
+    index = {option: action for action in actions for option in action.options}
     fields = {entry["name"]: entry for entry in raw["fields"]}
     return FlagTable(chosen, raw, actions, index, fields, dict(raw.get("dest_to_field", {})))
+
+
+@cache
+def _help_action() -> Action:
+    return _action(_HELP_ROW)
+
+
+# --- the tables in one file ------------------------------------------------------------------------
+
+#: every release's table in one file, each row that several releases share written once: reading
+#: twenty tables of ~500 rows each costs ~30 ms (most of it JSON), and a tree's narrowing reads them
+#: all. Derived from the tables, which stay the source of truth: a release's table is taken from it
+#: only when its file's bytes are those it was made from. ``python -m mtplint.engines.sglang`` writes it.
+COMPACT_TABLES = package_path("engines", "data", "sglang-tables.json")
+
+
+def _source_key(data: bytes) -> list[int]:
+    """What identifies a table file's bytes: their length and CRC-32."""
+    import binascii  # C, and loaded with base64 by then: no hashing module for ~1.5 MB
+
+    return [len(data), binascii.crc32(data)]
+
+
+@cache
+def _compact_tables() -> dict[str, Any] | None:
+    try:
+        compact: dict[str, Any] = json.loads(COMPACT_TABLES.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return compact
+
+
+@cache
+def _shared_action(number: int) -> Action:
+    compact = _compact_tables()
+    assert compact is not None
+    return _action(compact["actions"][number])
+
+
+def compact_tables() -> dict[str, Any]:
+    """The compact form of the table files (see :data:`COMPACT_TABLES`)."""
+    rows: dict[str, list[Any]] = {"actions": [], "fields": []}
+    numbers: dict[str, dict[str, int]] = {"actions": {}, "fields": {}}
+    tables: dict[str, Any] = {}
+    for version in table_versions():
+        data = _data_dir().joinpath(f"{version}.json").read_bytes()
+        raw = json.loads(data.decode("utf-8"))
+        stored: dict[str, Any] = {}
+        for key, value in raw.items():
+            if key not in rows:
+                stored[key] = value
+                continue
+            stored[key] = []
+            for row in value:
+                written = json.dumps(row, sort_keys=True)
+                if written not in numbers[key]:
+                    numbers[key][written] = len(rows[key])
+                    rows[key].append(row)
+                stored[key].append(numbers[key][written])
+        tables[version] = {"source": _source_key(data), "table": stored}
+    return {"about": "derived from data/sglang/*.json by 'python -m mtplint.engines.sglang'", **rows,
+            "tables": tables}
+
+
+def write_compact_tables() -> None:
+    COMPACT_TABLES.write_text(json.dumps(compact_tables(), separators=(",", ":")) + "\n", encoding="utf-8")
 
 
 # --- words --------------------------------------------------------------------------------------
@@ -687,33 +764,29 @@ def _word_reading(table: FlagTable, word: Word) -> object:
 _WORD_READINGS = WordReadings()
 
 
-def _reading_words(launch: Launch) -> list[tuple[str, Token | None, Word | None]] | None:
+def _reading_words(launch: Launch) -> list[tuple[str, Word | None]] | None:
     """The words of a launch that decide how a release reads it: the keyword names of a Python API
-    launch; or each token up to ``--`` (after it everything is positional, whatever the release),
-    with the word of one mtplint cannot read whole (not remembered per text); None for ``sglang
-    serve`` and with ``--config``."""
+    launch; or the text of each token up to ``--`` (after it everything is positional, whatever the
+    release), with the word of one mtplint cannot read whole (its reading is not the text's alone);
+    None for ``sglang serve`` and with ``--config``."""
     if launch.kwargs is not None:
-        return [(name, None, None) for name in launch.kwargs if not name.startswith("*")]
+        return [(name, None) for name in launch.kwargs if not name.startswith("*")]
     tokens = launch.args
     if launch.entry == "sglang serve" or any(token.value == "--config" and not token.unresolved and not token.splat
                                              for token in tokens):
         return None
-    words: list[tuple[str, Token | None, Word | None]] = []
+    words: list[tuple[str, Word | None]] = []
     for token in tokens:
         if token.unresolved or token.splat:
-            words.append((token.value, token, Word.of(token)))
+            words.append((token.value, Word.of(token)))
         elif token.value == "--":
             break
         else:
-            words.append((token.value, token, None))
+            words.append((token.value, None))
     return words
 
 
 _LAUNCH_WORDS = LaunchMemo()
-
-
-def _token_reading(table: FlagTable, token: Token) -> object:
-    return _word_reading(table, Word.of(token))
 
 
 class SGLangEngine:
@@ -733,14 +806,17 @@ class SGLangEngine:
         if launch.kwargs is not None:
             # Engine(**kwargs): a keyword is rejected exactly when ServerArgs has no such field
             fields = table.fields
-            return tuple(text in fields for text, _, _ in words)
+            return tuple(text in fields for text, _ in words)
         # argparse_words rejects a word by how each word classifies (an option's action or none, a
         # positional, an ambiguous prefix) and by how many values each option takes, which the
         # action's arity and kind decide, and its type and choices where a refused value takes
         # another number of words (_word_reading)
-        of = _WORD_READINGS.of
-        return tuple(_word_reading(table, word) if word is not None else of(table.version, text, _token_reading, table, token)
-                     for text, token, word in words)
+        readings = _WORD_READINGS.of(table.version, (text if word is None else None for text, word in words),
+                                     lambda text: _word_reading(table, Word(text, None)))
+        for position, (_, word) in enumerate(words):
+            if word is not None:
+                readings[position] = _word_reading(table, word)  # not remembered: its text is not all of it
+        return tuple(readings)
 
     # -- parse --------------------------------------------------------------------------------------
 
@@ -1243,3 +1319,8 @@ def _serve_model_hint(words: Iterable[Word], flags: tuple[str, ...]) -> str:
 
 
 ENGINE = SGLangEngine()
+
+
+if __name__ == "__main__":
+    write_compact_tables()
+    print(f"wrote {COMPACT_TABLES}")

@@ -401,12 +401,10 @@ class VllmEngine:
         # _argparse rejects a word by whether each word is an option, which flag it sets (or that it
         # is ambiguous) and whether a value is glued to it; where it goes on depends only on the
         # flag's action and arity. The words and their spans are the same at both releases.
-        reading: list[object] = [preprocessed, serve and table.positional is not None]
-        of = _WORD_READINGS.of
-        for text, resolved in words:
-            # an unresolved word is never an option
-            reading.append(of(table.version, text, _word_reading, table, text) if resolved else None)
-        return tuple(reading)
+        # (an unresolved word is never an option)
+        return (preprocessed, serve and table.positional is not None,
+                *_WORD_READINGS.of(table.version, (text if resolved else None for text, resolved in words),
+                                   lambda text: _word_reading(table, text)))
 
     # .. parse ......................................................................................
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed:
