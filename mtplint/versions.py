@@ -9,11 +9,10 @@ marked ``assumed`` so rules can reason over every version still possible.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from mtplint.extract.launch import VersionHint
@@ -28,8 +27,10 @@ if TYPE_CHECKING:
 PIP_NAMES = {"vllm": "vllm", "sglang": "sglang", "vllm-mlx": "vllm-mlx", "vllm_mlx": "vllm-mlx", "mlx-lm": "mlx-lm", "mlx_lm": "mlx-lm"}
 
 
-#: a plain release number (``0.11.0``, ``0.10.1.1``): no epoch, pre-, post-, dev- or local part
-_PLAIN_RELEASE = re.compile(r"[0-9]+(?:\.[0-9]+)*")
+def _plain_release(text: str) -> bool:
+    """Whether ``text`` is a plain release number (``0.11.0``, ``0.10.1.1``): ASCII digits in
+    dot-separated parts, no epoch, pre-, post-, dev- or local part."""
+    return text.isascii() and all(part.isdigit() for part in text.split("."))
 
 
 class VersionKey:
@@ -50,7 +51,7 @@ class VersionKey:
         self.text = text
         #: the release numbers without trailing zeros; None: not a plain release number
         self.release: tuple[int, ...] | None = None
-        if _PLAIN_RELEASE.fullmatch(text):
+        if _plain_release(text):
             numbers = [int(part) for part in text.split(".")]
             while numbers and numbers[-1] == 0:
                 numbers.pop()
@@ -119,10 +120,10 @@ class VersionKey:
 def version_key(text: str) -> tuple[int, ...] | VersionKey:
     """Sort key: llama.cpp builds (``b9180``) as ints, everything else as PEP 440 versions
     (:class:`VersionKey`). A build and a PEP 440 version do not compare (``compare`` gives 0)."""
-    build = re.fullmatch(r"b(\d+)", text.strip())
-    if build:
-        return (int(build.group(1)),)
-    return VersionKey(text.strip().lstrip("v"))
+    stripped = text.strip()
+    if stripped.startswith("b") and stripped[1:].isdecimal():
+        return (int(stripped[1:]),)
+    return VersionKey(stripped.lstrip("v"))
 
 
 def compare(left: str, right: str) -> int:
@@ -194,16 +195,18 @@ class EngineVersion(Record):
         return data
 
 
-_REQUIREMENT = re.compile(
-    r"""(?ix)(?<![\w.-])(vllm[-_]mlx|mlx[-_]lm|vllm|sglang)(?:\[[^\]]*\])?\s*
-        ((?:(?:==|>=|<=|~=|<|>)\s*v?[\w.+-]+\s*,?\s*)+)"""
-)
+@cache  # compiled the first time a pin file is read (most runs read none)
+def _requirement() -> re.Pattern[str]:
+    return re.compile(
+        r"""(?ix)(?<![\w.-])(vllm[-_]mlx|mlx[-_]lm|vllm|sglang)(?:\[[^\]]*\])?\s*
+            ((?:(?:==|>=|<=|~=|<|>)\s*v?[\w.+-]+\s*,?\s*)+)"""
+    )
 
 
 def pins_in_text(text: str, source: SourceFile | None = None) -> list[VersionHint]:
     """Version pins in requirements, pyproject or Dockerfile text."""
     hints = []
-    for match in _REQUIREMENT.finditer(text):
+    for match in _requirement().finditer(text):
         line_start = text.rfind("\n", 0, match.start()) + 1
         if text[line_start:match.start()].lstrip().startswith("#"):
             continue
@@ -318,7 +321,7 @@ def _pins_in_directory(directory: str | Path, read: Callable[[Path], SourceFile 
             listed = _names_in(base / folder) or []
         else:
             listed = names
-        for candidate in sorted(base / folder / name for name in fnmatch.filter(listed, name_pattern)):
+        for candidate in sorted(base / folder / name for name in _matching(listed, name_pattern)):
             if candidate in seen or not candidate.is_file():
                 continue
             seen.append(candidate)
@@ -326,6 +329,12 @@ def _pins_in_directory(directory: str | Path, read: Callable[[Path], SourceFile 
             if source is not None:
                 hints.extend(pins_in_text(source.text, source))
     return hints, seen
+
+
+def _matching(names: list[str], pattern: str) -> list[str]:
+    import fnmatch  # only for a directory with a name that may be a pin file's
+
+    return fnmatch.filter(names, pattern)
 
 
 def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],

@@ -75,7 +75,7 @@ _NAMES = st.one_of(
 
 
 @given(name=_NAMES)
-@settings(max_examples=1500)
+@settings(max_examples=800)
 def test_a_name_a_pin_pattern_matches_passes_the_quick_test(name: str) -> None:
     """The quick test may let other names through (they are then matched pattern by pattern),
     never stop one that a pattern matches."""
@@ -210,3 +210,59 @@ def test_sglang_tables_read_from_the_compact_file_are_those_of_their_own_files(t
         assert _tables_read(tmp_path / "stale.json") == own
     finally:
         sglang.COMPACT_TABLES = original
+
+
+# -- words and numbers read without expressions --------------------------------------------------------
+
+_VERSION_TEXT = st.text(alphabet="0123456789.bv٣²+-rc ", max_size=10)
+
+
+@given(text=_VERSION_TEXT)
+@settings(max_examples=800)
+def test_plain_release_numbers_and_builds_are_told_as_the_expressions_tell(text: str) -> None:
+    assert versions._plain_release(text) == bool(re.fullmatch(r"[0-9]+(?:\.[0-9]+)*", text))
+    build = re.fullmatch(r"b(\d+)", text.strip())
+    key = versions.version_key.__wrapped__(text)
+    if build:
+        assert key == (int(build.group(1)),)
+    else:
+        assert isinstance(key, versions.VersionKey)
+
+
+@given(text=st.text(alphabet="-0123456789.٣x=a ", max_size=8))
+@settings(max_examples=800)
+def test_a_vllm_word_is_an_option_as_the_number_expression_says(text: str) -> None:
+    from mtplint.engines import vllm
+
+    by_option = vllm.load_table("0.33.0").by_option
+    number = re.fullmatch(r"-\d+|-\d*\.\d+", text)
+    expected = (text.startswith("-") and text != "-" and not number
+                and not (" " in text and text.split("=", 1)[0] not in by_option))
+    assert vllm._is_option(text, True, by_option) == expected
+
+
+@given(text=st.text(alphabet="0123456789+- \t٣x.", max_size=12))
+@settings(max_examples=800)
+def test_llama_cpp_integers_are_read_as_the_expression_reads_them(text: str) -> None:
+    from mtplint.engines import llamacpp
+
+    match = re.match(r"\s*([+-]?\d+)", text)
+    if match is None or not -(2**31) <= int(match.group(1)) < 2**31:
+        try:
+            llamacpp._stoi(text)
+        except llamacpp._HandlerError:
+            return
+        raise AssertionError(text)
+    assert llamacpp._stoi(text) == int(match.group(1))
+
+
+def test_models_are_found_as_with_every_pattern_compiled_up_front() -> None:
+    from mtplint import models
+
+    eager = [(re.compile(pattern, re.IGNORECASE), info) for pattern, info in models._catalog()]
+    names = [*(entry["id"] for entry in models.catalog_entries()),
+             *(f"{org}/{entry['id']}{suffix}" for entry in models.catalog_entries()
+               for org in ("mlx-community", "Org") for suffix in ("", "-MTP", "-GGUF", "-FP8")),
+             "zai-org/GLM-4.6-FP8", "Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B", "unknown", "ſ", "DEEPſEEK-V3"]
+    for name in names:
+        assert models.find_model(name) == next((info for pattern, info in eager if pattern.search(name)), None), name

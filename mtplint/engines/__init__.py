@@ -209,8 +209,19 @@ if TYPE_CHECKING:  # a type only: pipeline.py imports it under TYPE_CHECKING too
             ...
 
 
+#: the engines already asked for, by name
+_ENGINES: dict[str, Engine] = {}
+
+
 def engine_for(name: str) -> Engine:
     """The model of one engine (imported on demand: a launch of one engine loads only its module)."""
+    engine = _ENGINES.get(name)
+    if engine is None:
+        engine = _ENGINES[name] = _import_engine(name)
+    return engine
+
+
+def _import_engine(name: str) -> Engine:
     if name == "vllm":
         from mtplint.engines.vllm import ENGINE as vllm_engine
 

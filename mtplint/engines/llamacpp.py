@@ -292,10 +292,13 @@ class _HandlerError(Exception):
 
 def _stoi(text: str) -> int:
     """``std::stoi``: leading blanks and a sign, then digits; trailing junk is ignored."""
-    match = re.match(r"\s*([+-]?\d+)", text)
-    if not match:
-        raise _HandlerError("stoi")
-    value = int(match.group(1))
+    if text.isascii() and text.isdigit():
+        value = int(text)  # digits alone, as nearly every value is written: all of it is the number
+    else:
+        match = re.match(r"\s*([+-]?\d+)", text)
+        if not match:
+            raise _HandlerError("stoi")
+        value = int(match.group(1))
     if not -(2**31) <= value < 2**31:
         raise _HandlerError("stoi")
     return value
@@ -376,9 +379,14 @@ class LlamaParsed(Parsed):
 
 def _origin_of(token: Token, default: str = "explicit") -> str:
     """Preset/config INI lines are config files, everything else is the command line."""
-    if token.span is not None and token.span.file.lower().endswith(".ini"):
+    if token.span is not None and _is_ini(token.span.file):
         return "config-file"
     return default
+
+
+@lru_cache(maxsize=1024)  # each option of a launch asks about the same file
+def _is_ini(file: str) -> bool:
+    return file.lower().endswith(".ini")
 
 
 def _reading_words(launch: Launch) -> list[str]:
@@ -460,7 +468,7 @@ class LlamaCppEngine:
                 continue
             token = entry.value
             span = entry.span or token.span
-            origin = "config-file" if token.span is not None and token.span.file.lower().endswith(".ini") else "env"
+            origin = _origin_of(token, "env")
             raw = "0" if negative else token.value
             if token.unresolved and not negative:
                 parsed.options[option.dest] = OptionValue(token.value, span, origin, entry.name, token.unresolved)
@@ -528,10 +536,9 @@ class LlamaCppEngine:
                 index = len(args)
                 continue
             index += option.values
-            if any(value.splat for value in values):
-                parsed.open_ended = True
             unresolved = tuple(name for value in values for name in value.unresolved)
             if any(value.splat for value in values):
+                parsed.open_ended = True
                 unresolved = (*unresolved, *(value.value for value in values if value.splat))
             value_span = values[-1].span
             if unresolved:

@@ -26,7 +26,7 @@ import contextlib
 import json
 import re
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 
 from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed, WordReadings
 from mtplint.extract.launch import Launch
@@ -153,7 +153,7 @@ class Word:
     give values their own spans; ``dotted``: the ``--x <json>`` vLLM assembles from dotted
     ``--x.key`` flags (it replaces any full ``--x`` value)."""
 
-    __slots__ = ("dotted", "key_spans", "origin", "span", "synthetic", "text", "unresolved")
+    __slots__ = ("dotted", "key_spans", "origin", "resolved", "span", "synthetic", "text", "unresolved")
 
     def __init__(self, text: str, span: Span | None, origin: str = "explicit", unresolved: tuple[str, ...] = (),
                  key_spans: dict[str, Span | None] | None = None, synthetic: bool = False,
@@ -162,13 +162,11 @@ class Word:
         self.span = span
         self.origin = origin
         self.unresolved = unresolved
+        #: nothing in it is unresolved (kept, not worked out: the parser asks for each word, often)
+        self.resolved = not unresolved
         self.key_spans: dict[str, Span | None] = {} if key_spans is None else key_spans
         self.synthetic = synthetic
         self.dotted = dotted
-
-    @property
-    def resolved(self) -> bool:
-        return not self.unresolved
 
 
 class _Abort(Exception):
@@ -191,18 +189,26 @@ class _Run:
         self.parsed.errors.append(CliError(message, span, flag, kind))
 
 
+@cache
+def _pattern(expression: str) -> re.Pattern[str]:
+    """The expression compiled the first time a launch needs it (at import, every run would pay
+    for all of them)."""
+    return re.compile(expression)
+
+
+@lru_cache(maxsize=1024)  # a parse asks about the same few releases and thresholds again and again
 def _at_least(version: str, threshold: str) -> bool:
     return compare(version, threshold) >= 0
 
 
 # --- human-readable ints (W33 argparse_utils.human_readable_int L28-70) ----------------------------
 
-_HUMAN = re.compile(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
+_HUMAN = r"(\d+(?:\.\d+)?)([kKmMgGtT])"
 
 
 def human_readable_int(text: str) -> int:
     value = text.strip()
-    match = _HUMAN.fullmatch(value)
+    match = _pattern(_HUMAN).fullmatch(value)
     if match:
         number, suffix = match.groups()
         if suffix in "kmgt":
@@ -218,6 +224,8 @@ def human_readable_int(text: str) -> int:
 
 def _convert(kind: str, text: str, version: str) -> Any:
     """Apply an action's ``type``; raises ``ValueError`` with argparse's reason on failure."""
+    if kind == "str":
+        return text  # the most common type, and none of those below
     if kind.startswith("optional:"):
         if text in ("", "None"):
             return None
@@ -254,14 +262,15 @@ _TYPE_WORDS = {"int": "int", "float": "float", "human_int": "human_readable_int"
                "human_int_or_auto": "human_readable_int_or_auto", "json": "loads", "json_config": "loads"}
 
 
-_NUMBER = re.compile(r"-\d+|-\d*\.\d+")
+_NUMBER = r"-\d+|-\d*\.\d+"
 
 
 def _is_option(text: str, resolved: bool, by_option: dict[str, Flag]) -> bool:
     """Whether argparse takes the word for an option (else a positional or an option's value)."""
     if not resolved or not text.startswith("-") or text == "-":
         return False
-    if _NUMBER.fullmatch(text):
+    # a negative number has a digit or a point after its sign (\d: a decimal digit, as isdecimal says)
+    if (text[1] == "." or text[1].isdecimal()) and _pattern(_NUMBER).fullmatch(text):
         return False
     return not (" " in text and text.split("=", 1)[0] not in by_option)
 
@@ -304,9 +313,9 @@ PYTHON_ENTRIES = ("LLM", "EngineArgs", "AsyncEngineArgs")
 
 
 #: ``--model`` / ``--model=X``, which ``vllm serve`` moves or refuses depending on the release
-_MODEL_OPTION = re.compile(r"--model(=.+|$)")
-_CONFIG_OPTION = re.compile(r"--config(=.+|$)")
-_SERVED_NAME_OPTION = re.compile(r"--served[-_]model[-_]name(=.+|$)")
+_MODEL_OPTION = r"--model(=.+|$)"
+_CONFIG_OPTION = r"--config(=.+|$)"
+_SERVED_NAME_OPTION = r"--served[-_]model[-_]name(=.+|$)"
 
 
 def _plain(words: list[tuple[str, bool]]) -> bool:
@@ -316,7 +325,7 @@ def _plain(words: list[tuple[str, bool]]) -> bool:
     from 0.11). Then it only spells long option names with ``-`` (:func:`_normalised`)."""
     for text, resolved in words:
         if resolved and text.startswith("-") and (text.startswith("-O") or "." in text.split("=", 1)[0]
-                                                  or _MODEL_OPTION.match(text)):
+                                                  or _pattern(_MODEL_OPTION).match(text)):
             return False
     return True
 
@@ -456,7 +465,7 @@ class VllmEngine:
         if _at_least(version, "0.11.1"):
             # W33 argparse_utils L324-356: the first --model/--model=X moves to the positional slot
             for index, word in enumerate(words):
-                if word.resolved and _MODEL_OPTION.match(word.text):
+                if word.resolved and _pattern(_MODEL_OPTION).match(word.text):
                     if word.text == "--model":
                         if index + 1 >= len(words):
                             run.error("list index out of range (--model without a value)", word.span, "--model", kind="missing-value")
@@ -467,8 +476,8 @@ class VllmEngine:
                         rest = index + 1
                     return [tag, *words[:index], *words[rest:]]
             if (words and words[0].text.startswith("-")
-                    and not any(_CONFIG_OPTION.match(w.text) for w in words)
-                    and any(_SERVED_NAME_OPTION.match(w.text) for w in words)):
+                    and not any(_pattern(_CONFIG_OPTION).match(w.text) for w in words)
+                    and any(_pattern(_SERVED_NAME_OPTION).match(w.text) for w in words)):
                 run.error("`model` should be provided as the first positional argument when using `vllm serve`. "
                           "i.e. `vllm serve <model> --<arg> <value>`.", words[0].span, kind="startup")
             return words
@@ -596,6 +605,9 @@ class VllmEngine:
                 continue
             if text.startswith("--"):
                 key, has_value, value = text.partition("=")
+                if "_" not in key:
+                    result.append(word)  # spelled with "-" already (words here have no dotted keys yet)
+                    continue
                 if modern:
                     name, dot, rest = key[2:].partition(".")
                     key = "--" + name.replace("_", "-") + dot + rest
