@@ -30,23 +30,33 @@ def test_a_phrase_is_contained_as_whole_words_as_the_expression_finds(text: str,
     assert hardware._contains(text, phrase) == expected
 
 
+_OLD_MIG = re.compile(r"[-_ ]mig[-_ ]?(\d+)g\.(\d+)gb$", re.IGNORECASE)
+_OLD_SHARED = re.compile(r"[-_ ]shared$", re.IGNORECASE)
+
+
 def test_every_catalog_name_is_found_as_before() -> None:
     """Each name of each catalog GPU, and variations of it, maps to the GPU the word-by-word match finds."""
+    def slow_normalise(name: str) -> str:
+        text = _OLD_SHARED.sub("", _OLD_MIG.sub("", name.strip())).lower()
+        text = re.sub(r"[-_]+", " ", text)
+        text = re.sub(r"\b(nvidia|geforce|tesla)\b", " ", text)
+        return " ".join(text.split())
+
     def slow_match(name: str) -> hardware.Gpu | None:
-        wanted = hardware._SHARED.sub("", hardware._MIG.sub("", name)).lower()
+        wanted = _OLD_SHARED.sub("", _OLD_MIG.sub("", name)).lower()
         for gpu in hardware.catalog():
             if wanted == gpu.id:
                 return gpu
-        normalised = hardware._normalise.__wrapped__(name)
+        normalised = slow_normalise(name)
         if not normalised:
             return None
         best: tuple[int, hardware.Gpu] | None = None
         for gpu in hardware.catalog():
-            if any(re.search(rf"(?:^| ){re.escape(hardware._normalise.__wrapped__(other))}(?: |$)", normalised)
+            if any(re.search(rf"(?:^| ){re.escape(slow_normalise(other))}(?: |$)", normalised)
                    for other in gpu.excludes if other):
                 continue
             for candidate in (gpu.id.replace("-", " "), gpu.name, *gpu.names, *gpu.aliases):
-                phrase = hardware._normalise.__wrapped__(candidate)
+                phrase = slow_normalise(candidate)
                 if phrase == normalised:
                     score = 10_000 + len(phrase)
                 elif phrase and re.search(rf"(?:^| ){re.escape(phrase)}(?: |$)", normalised):
@@ -60,8 +70,14 @@ def test_every_catalog_name_is_found_as_before() -> None:
     names = [name for gpu in hardware.catalog() for name in (gpu.id, gpu.name, *gpu.names, *gpu.aliases)]
     variations = [f"{prefix}{name}{suffix}" for name in names
                   for prefix, suffix in (("", ""), ("NVIDIA-", ""), ("", " Ti"), ("", "-80GB"), ("x ", " y"))]
-    for name in [*names, *variations, "", "nvidia", "unknown gpu", "rtx 3090 ti", "h100 nvl"]:
+    odd = ["", "nvidia", "unknown gpu", "rtx 3090 ti", "h100 nvl", "H100-MIG-1g.10gb", "h100_mig_2g.20gb",
+           "A100-SXM4-40GB-SHARED", "A100 shared", "H100-MİG-1g.10gb", "A100-ſHARED", "l4-MIG-1g.5gb-SHARED"]
+    for name in [*names, *variations, *odd]:
         assert hardware._match(name) == slow_match(name), name
+        mig = _OLD_MIG.search(name.strip())
+        found = hardware.find_gpu(name)
+        assert (found.mig_profile if found is not None else None) == (
+            f"{mig.group(1)}g.{mig.group(2)}gb" if mig and found is not None else None), name
 
 
 # -- version pins ------------------------------------------------------------------------------------
@@ -266,3 +282,22 @@ def test_models_are_found_as_with_every_pattern_compiled_up_front() -> None:
              "zai-org/GLM-4.6-FP8", "Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B", "unknown", "ſ", "DEEPſEEK-V3"]
     for name in names:
         assert models.find_model(name) == next((info for pattern, info in eager if pattern.search(name)), None), name
+
+
+_OLD_NAME_FORMATS = (
+    (re.compile(r"nvfp4|mxfp4|(?<![a-z])fp4", re.I), "FP4"),
+    (re.compile(r"(?<![a-z])fp8|w8a8-fp8", re.I), "FP8"),
+    (re.compile(r"awq|gptq|int4|w4a16|4bit|4-bit|bnb-4bit", re.I), "4-bit"),
+    (re.compile(r"int8|w8a8|8bit|8-bit", re.I), "8-bit"),
+    (re.compile(r"6bit|6-bit", re.I), "6-bit"),
+)
+
+
+@given(name=st.text(alphabet="aAfFpPwWqQgGtTiInNxXmMvVkKbB48616-/_.ıİſ", max_size=14))
+@settings(max_examples=800)
+def test_a_weight_format_in_a_name_is_found_as_every_expression_finds_it(name: str) -> None:
+    from mtplint.tuner.sizes import _format_in_name
+
+    expected = next((label for pattern, label in _OLD_NAME_FORMATS if pattern.search(name)), None)
+    found = _format_in_name(name)
+    assert (found.label if found is not None else None) == expected
