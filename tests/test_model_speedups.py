@@ -7,7 +7,9 @@ import fnmatch
 import random
 import re
 from pathlib import Path
+from types import ModuleType
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -183,49 +185,68 @@ def test_a_launch_is_read_at_each_release_as_if_it_were_the_only_one() -> None:
 
 
 
-# -- SGLang's tables in one file ---------------------------------------------------------------------
+# -- the engines' tables in one file ------------------------------------------------------------------
 
-def test_the_compact_sglang_tables_are_the_table_files_compacted() -> None:
-    """mtplint/engines/data/sglang-tables.json is what the table files give (run: python -m mtplint.engines.sglang)."""
+def test_the_compact_tables_are_the_table_files_compacted() -> None:
+    """data/vllm-tables.json and data/sglang-tables.json are what the table files give."""
     import json
 
-    written = json.loads(sglang.COMPACT_TABLES.read_text(encoding="utf-8"))
-    assert written == json.loads(json.dumps(sglang.compact_tables())), "run: python -m mtplint.engines.sglang"
+    from mtplint.engines import vllm
+
+    for files in (vllm.TABLE_FILES, sglang.TABLE_FILES):
+        written = json.loads(files.compact.read_text(encoding="utf-8"))
+        assert written == json.loads(json.dumps(files.compacted())), "run: python -m mtplint.engines.compact"
 
 
-def _tables_read(compact: Path | None) -> list[sglang.FlagTable]:
-    sglang._table_of.cache_clear()
-    sglang._compact_tables.cache_clear()
-    sglang._shared_action.cache_clear()
-    sglang.COMPACT_TABLES = compact if compact is not None else Path("/nonexistent/sglang-tables.json")
+def _described(table: object) -> object:
+    """A vLLM table as data (its classes compare by identity); an SGLang table is a record already."""
+    from mtplint.engines import vllm
+
+    if isinstance(table, vllm.FlagTable):
+        return (table.version, table.allow_abbrev,
+                [tuple(getattr(flag, name) for name in vllm.Flag.__slots__) for flag in table.flags])
+    return table
+
+
+def _tables_read(monkeypatch: pytest.MonkeyPatch, module: ModuleType, compact: Path) -> list[object]:
+    """Every table of the engine, read as a process reads them (the first from its own file)."""
+    from mtplint.engines.compact import TableFiles
+
+    shipped = module.TABLE_FILES
+    monkeypatch.setattr(module, "TABLE_FILES", TableFiles(shipped.directory, compact, shipped.shared))
+    caches = [module._table_of, getattr(module, "_shared_flag", None) or module._shared_action]
+    for cached in caches:
+        cached.cache_clear()
     try:
-        return [sglang._table_of(version) for version in sglang.table_versions()]
+        return [_described(module._table_of(version)) for version in module.table_versions()]
     finally:
-        sglang._table_of.cache_clear()
-        sglang._compact_tables.cache_clear()
-        sglang._shared_action.cache_clear()
+        for cached in caches:
+            cached.cache_clear()
+        monkeypatch.setattr(module, "TABLE_FILES", shipped)
 
 
-def test_sglang_tables_read_from_the_compact_file_are_those_of_their_own_files(tmp_path: Path) -> None:
+def test_tables_read_from_the_compact_file_are_those_of_their_own_files(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every table, as its own file gives it (each field, the raw data in its order); a table whose
     file is not the one the compact form was made from is read from its file."""
     import json
 
-    original = sglang.COMPACT_TABLES
-    try:
-        own = _tables_read(None)
-        compact = _tables_read(original)
-        assert compact == own
-        assert [list(table.raw) for table in compact] == [list(table.raw) for table in own]
+    from mtplint.engines import vllm
+
+    for module in (vllm, sglang):
+        shipped = module.TABLE_FILES.compact
+        own = _tables_read(monkeypatch, module, tmp_path / "missing.json")
+        compact = _tables_read(monkeypatch, module, shipped)
+        assert compact == own, module.__name__
+        if module is sglang:
+            assert [list(table.raw) for table in compact] == [list(table.raw) for table in own]  # type: ignore[attr-defined]
         # a stale entry: made from other bytes than the newest table's file holds now (here, another
         # release's file)
-        stale = json.loads(original.read_text(encoding="utf-8"))
-        newest, older = sglang.table_versions()[-1], sglang.table_versions()[1]
+        stale = json.loads(shipped.read_text(encoding="utf-8"))
+        newest, older = module.table_versions()[-1], module.table_versions()[1]
         stale["tables"][newest] = stale["tables"][older]
         (tmp_path / "stale.json").write_text(json.dumps(stale))
-        assert _tables_read(tmp_path / "stale.json") == own
-    finally:
-        sglang.COMPACT_TABLES = original
+        assert _tables_read(monkeypatch, module, tmp_path / "stale.json") == own, module.__name__
 
 
 # -- words and numbers read without expressions --------------------------------------------------------

@@ -225,7 +225,7 @@ def _distinct_table(build: int) -> int:
 
 
 class _Lookup(Record):
-    __slots__ = ("by_name", "options", "env_names", "by_env", "by_key", "values_by_name")
+    __slots__ = ("by_name", "options", "env_names", "by_env", "by_key")
     by_name: dict[str, tuple[LlamaOption, bool]]
     options: tuple[LlamaOption, ...]
     #: every variable some option reads (most launches set none: their env pass is skipped)
@@ -234,8 +234,6 @@ class _Lookup(Record):
     by_env: dict[str, tuple[int, ...]]
     #: preset/config key -> (option, positive form), as :func:`find_option` resolves it
     by_key: dict[str, tuple[LlamaOption, bool]]
-    #: option spelling -> how many words its option takes after it (version narrowing's reading)
-    values_by_name: dict[str, int]
 
     def __init__(self, by_name: dict[str, tuple[LlamaOption, bool]], options: tuple[LlamaOption, ...],
                  env_names: frozenset[str], by_env: dict[str, tuple[int, ...]],
@@ -245,7 +243,6 @@ class _Lookup(Record):
         self.env_names = env_names
         self.by_env = by_env
         self.by_key = by_key
-        self.values_by_name = {name: option.values for name, (option, _) in by_name.items()}
 
 
 @cache
@@ -271,6 +268,12 @@ def _lookup(build: int) -> _Lookup:
         for name in option.negated:
             by_key.setdefault(name.lstrip("-"), (option, False))
     return _Lookup(by_name, table, frozenset(by_env), {name: tuple(found) for name, found in by_env.items()}, by_key)
+
+
+@cache
+def _values_by_name(build: int) -> dict[str, int]:
+    """Option spelling -> how many words its option takes after it (version narrowing's reading)."""
+    return {name: option.values for name, (option, _) in _lookup(build).by_name.items()}
 
 
 def find_option(key: str, build: int) -> tuple[LlamaOption, bool] | None:
@@ -413,7 +416,7 @@ class LlamaCppEngine:
     def flags_reading(self, launch: Launch, version: str) -> object | None:
         # _parse_cli rejects a word only when the table has no such option, and where it goes on
         # depends only on how many values each option it finds takes
-        values = _lookup(build_number(version)).values_by_name
+        values = _values_by_name(build_number(version))
         return tuple(map(values.get, _LAUNCH_WORDS.get(launch, _reading_words)))
 
     # -- parse --

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from functools import cache
 
 from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed, WordReadings
+from mtplint.engines.compact import TableFiles
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import ModelInfo, find_model
@@ -185,24 +186,16 @@ def _table_version(version: str) -> str:
     return candidates[-1] if candidates else table_versions()[0]
 
 
+#: the tables, read one by one or (from the second one a process needs) from one derived file
+TABLE_FILES = TableFiles(_data_dir(), package_path("engines", "data", "sglang-tables.json"), ("actions", "fields"))
+
+
 @cache
 def _table_of(chosen: str) -> FlagTable:
     """The generated table of release ``chosen`` (read once, whichever versions map to it)."""
-    data = _data_dir().joinpath(f"{chosen}.json").read_bytes()
-    # one table is read faster on its own (a launch of a known release needs no other); from the
-    # second on, from the file of all of them
-    compact = _compact_tables() if _table_of.cache_info().currsize else None
-    entry = compact["tables"].get(chosen) if compact is not None else None
-    if compact is not None and entry is not None and entry["source"] == _source_key(data):
-        # rows every release shares are one object, and one Action, for all their tables
-        stored = entry["table"]
-        shared = {"actions": compact["actions"], "fields": compact["fields"]}
-        raw = {key: [shared[key][number] for number in value] if key in shared else value
-               for key, value in stored.items()}
-        actions = [_help_action(), *map(_shared_action, stored["actions"])]
-    else:
-        raw = json.loads(data.decode("utf-8"))
-        actions = [_help_action(), *map(_action, raw["actions"])]
+    raw, numbers = TABLE_FILES.read(chosen)
+    rows = map(_action, raw["actions"]) if numbers is None else map(_shared_action, numbers["actions"])
+    actions = [_help_action(), *rows]
     # argparse: a later registration of the same string wins
     index = {option: action for action in actions for option in action.options}
     fields = {entry["name"]: entry for entry in raw["fields"]}
@@ -214,65 +207,10 @@ def _help_action() -> Action:
     return _action(_HELP_ROW)
 
 
-# --- the tables in one file ------------------------------------------------------------------------
-
-#: every release's table in one file, each row that several releases share written once: reading
-#: twenty tables of ~500 rows each costs ~30 ms (most of it JSON), and a tree's narrowing reads them
-#: all. Derived from the tables, which stay the source of truth: a release's table is taken from it
-#: only when its file's bytes are those it was made from. ``python -m mtplint.engines.sglang`` writes it.
-COMPACT_TABLES = package_path("engines", "data", "sglang-tables.json")
-
-
-def _source_key(data: bytes) -> list[int]:
-    """What identifies a table file's bytes: their length and CRC-32."""
-    import binascii  # C, and loaded with base64 by then: no hashing module for ~1.5 MB
-
-    return [len(data), binascii.crc32(data)]
-
-
-@cache
-def _compact_tables() -> dict[str, Any] | None:
-    try:
-        compact: dict[str, Any] = json.loads(COMPACT_TABLES.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return compact
-
-
 @cache
 def _shared_action(number: int) -> Action:
-    compact = _compact_tables()
-    assert compact is not None
-    return _action(compact["actions"][number])
-
-
-def compact_tables() -> dict[str, Any]:
-    """The compact form of the table files (see :data:`COMPACT_TABLES`)."""
-    rows: dict[str, list[Any]] = {"actions": [], "fields": []}
-    numbers: dict[str, dict[str, int]] = {"actions": {}, "fields": {}}
-    tables: dict[str, Any] = {}
-    for version in table_versions():
-        data = _data_dir().joinpath(f"{version}.json").read_bytes()
-        raw = json.loads(data.decode("utf-8"))
-        stored: dict[str, Any] = {}
-        for key, value in raw.items():
-            if key not in rows:
-                stored[key] = value
-                continue
-            stored[key] = []
-            for row in value:
-                written = json.dumps(row, sort_keys=True)
-                if written not in numbers[key]:
-                    numbers[key][written] = len(rows[key])
-                    rows[key].append(row)
-                stored[key].append(numbers[key][written])
-        tables[version] = {"source": _source_key(data), "table": stored}
-    return {"about": "derived from data/sglang/*.json by 'python -m mtplint.engines.sglang'", **rows,
-            "tables": tables}
-
-
-def write_compact_tables() -> None:
-    COMPACT_TABLES.write_text(json.dumps(compact_tables(), separators=(",", ":")) + "\n", encoding="utf-8")
+    """The action of a row several releases share (one for all their tables)."""
+    return _action(TABLE_FILES.rows("actions")[number])
 
 
 # --- words --------------------------------------------------------------------------------------
@@ -1319,8 +1257,3 @@ def _serve_model_hint(words: Iterable[Word], flags: tuple[str, ...]) -> str:
 
 
 ENGINE = SGLangEngine()
-
-
-if __name__ == "__main__":
-    write_compact_tables()
-    print(f"wrote {COMPACT_TABLES}")

@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from functools import cache, lru_cache
 
 from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed, WordReadings
+from mtplint.engines.compact import TableFiles
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import find_model
@@ -124,22 +125,36 @@ def _table_version(version: str) -> str:
     return chosen
 
 
+#: the tables, read one by one or (from the second one a process needs) from one derived file
+TABLE_FILES = TableFiles(_data_dir(), package_path("engines", "data", "vllm-tables.json"), ("actions",))
+
+
 @cache
 def _table_of(chosen: str) -> FlagTable:
     """The table generated from release ``chosen`` (read once, whichever versions map to it)."""
-    data = json.loads(_data_dir().joinpath(f"{chosen}.json").read_text(encoding="utf-8"))
-    flags = []
-    for entry in data["actions"]:
-        if entry["action"] == "exit":
-            continue
-        choices = entry.get("choices")
-        flags.append(Flag(
-            options=tuple(entry["options"]), dest=entry["dest"], nargs=entry.get("nargs"), action=entry["action"],
-            type=entry.get("type", "str"), default=entry.get("default"),
-            choices=tuple(choices) if choices is not None else None, negative=frozenset(entry.get("negative", ())),
-            const=entry.get("const"), required=bool(entry.get("required")),
-        ))
+    data, numbers = TABLE_FILES.read(chosen)
+    entries = data["actions"]
+    if numbers is None:
+        flags = [_flag(entry) for entry in entries if entry["action"] != "exit"]
+    else:  # a row several releases share is one Flag for all their tables
+        flags = [_shared_flag(number) for entry, number in zip(entries, numbers["actions"], strict=True)
+                 if entry["action"] != "exit"]
     return FlagTable(chosen, tuple(flags), bool(data.get("allow_abbrev", True)))
+
+
+def _flag(entry: dict[str, Any]) -> Flag:
+    choices = entry.get("choices")
+    return Flag(
+        options=tuple(entry["options"]), dest=entry["dest"], nargs=entry.get("nargs"), action=entry["action"],
+        type=entry.get("type", "str"), default=entry.get("default"),
+        choices=tuple(choices) if choices is not None else None, negative=frozenset(entry.get("negative", ())),
+        const=entry.get("const"), required=bool(entry.get("required")),
+    )
+
+
+@cache
+def _shared_flag(number: int) -> Flag:
+    return _flag(TABLE_FILES.rows("actions")[number])
 
 
 # --- words ----------------------------------------------------------------------------------------
