@@ -322,3 +322,12 @@ def test_a_weight_format_in_a_name_is_found_as_every_expression_finds_it(name: s
     expected = next((label for pattern, label in _OLD_NAME_FORMATS if pattern.search(name)), None)
     found = _format_in_name(name)
     assert (found.label if found is not None else None) == expected
+
+
+def test_every_llama_cpp_option_is_spelled_with_a_leading_dash() -> None:
+    """Narrowing leaves out the words without one: no build's option could be such a word."""
+    from mtplint.engines import llamacpp
+
+    for build in llamacpp.KNOWN_BUILDS:
+        names = llamacpp._lookup(llamacpp.build_number(build)).by_name
+        assert names and all(name.startswith("-") for name in names), build

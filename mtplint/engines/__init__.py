@@ -19,7 +19,7 @@ from mtplint.versions import EngineVersion
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterator
     from typing import Any, Protocol, TypeVar
 
     T = TypeVar("T")
@@ -49,35 +49,45 @@ class LaunchMemo:
 
 
 class WordReadings:
-    """How each release's option table reads a known word, for version narrowing (a tree's launches
-    repeat a few hundred words over and over). A reading depends only on the table and the word's
-    text; at most ``kept`` words are remembered per table."""
+    """How each release's option table reads known words, for version narrowing: a tree's launches
+    repeat a few hundred words over and over, and a few dozen lists of options (their values left
+    out). A reading depends only on the table and the word's text; at most ``kept`` words, and
+    ``kept`` lists of words, are remembered per table."""
 
-    __slots__ = ("_kept", "_tables")
+    __slots__ = ("_kept", "_lists", "_tables")
 
     def __init__(self, kept: int = 4096) -> None:
         self._kept = kept
         self._tables: dict[str, dict[str, object]] = {}
+        self._lists: dict[str, dict[tuple[str | None, ...], tuple[object, ...]]] = {}
 
-    def of(self, version: str, texts: Iterable[str | None], read: Callable[[str], object]) -> list[object]:
+    def of(self, version: str, texts: tuple[str | None, ...], read: Callable[[str], object]) -> tuple[object, ...]:
         """The reading of each of ``texts`` by the table of ``version`` (None for None: a word
         mtplint cannot read); ``read(text)`` works out one that is not known."""
+        lists = self._lists.get(version)
+        if lists is None:
+            lists = self._lists[version] = {}
+        found = lists.get(texts)
+        if found is None:
+            found = tuple(self._read(version, texts, read))
+            if len(lists) < self._kept:
+                lists[texts] = found
+        return found
+
+    def _read(self, version: str, texts: tuple[str | None, ...], read: Callable[[str], object]) -> Iterator[object]:
         known = self._tables.get(version)
         if known is None:
             known = self._tables[version] = {}
-        remembered = known.get
-        readings: list[object] = []
         for text in texts:
             if text is None:
-                readings.append(None)
+                yield None
                 continue
-            found = remembered(text, _UNREAD)
+            found = known.get(text, _UNREAD)
             if found is _UNREAD:
                 found = read(text)
                 if len(known) < self._kept:
                     known[text] = found
-            readings.append(found)
-        return readings
+            yield found
 
 
 class OptionValue(Record):

@@ -393,10 +393,11 @@ def _is_ini(file: str) -> bool:
 
 
 def _reading_words(launch: Launch) -> list[str]:
-    """The launch's words as _parse_cli looks them up (long options with ``-`` for ``_``), but for
-    those it cannot read."""
+    """The launch's words that may be options, as _parse_cli looks them up (long options with ``-``
+    for ``_``): not those it cannot read, nor a word without a leading ``-``, which no build's option
+    is spelled without (none is an option at any build)."""
     return [token.value.replace("_", "-") if token.value.startswith("--") else token.value
-            for token in launch.args if not token.splat and not token.unresolved]
+            for token in launch.args if not token.splat and not token.unresolved and token.value.startswith("-")]
 
 
 _LAUNCH_WORDS = LaunchMemo()

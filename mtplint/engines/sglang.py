@@ -702,26 +702,33 @@ def _word_reading(table: FlagTable, word: Word) -> object:
 _WORD_READINGS = WordReadings()
 
 
-def _reading_words(launch: Launch) -> list[tuple[str, Word | None]] | None:
+def _reading_words(launch: Launch) -> tuple[tuple[str | None, ...], dict[int, Word]] | None:
     """The words of a launch that decide how a release reads it: the keyword names of a Python API
     launch; or the text of each token up to ``--`` (after it everything is positional, whatever the
-    release), with the word of one mtplint cannot read whole (its reading is not the text's alone);
-    None for ``sglang serve`` and with ``--config``."""
+    release) that may be an option, None for one mtplint cannot read whole, whose word is given by
+    its position (its reading is not the text's alone); None for ``sglang serve`` and with
+    ``--config``. A token that does not start with ``-`` (or may stand for several words) is a
+    positional at every release."""
     if launch.kwargs is not None:
-        return [(name, None) for name in launch.kwargs if not name.startswith("*")]
+        return tuple(name for name in launch.kwargs if not name.startswith("*")), {}
     tokens = launch.args
     if launch.entry == "sglang serve" or any(token.value == "--config" and not token.unresolved and not token.splat
                                              for token in tokens):
         return None
-    words: list[tuple[str, Word | None]] = []
+    texts: list[str | None] = []
+    unread: dict[int, Word] = {}
     for token in tokens:
-        if token.unresolved or token.splat:
-            words.append((token.value, Word.of(token)))
-        elif token.value == "--":
+        text = token.value
+        if token.splat or not text.startswith("-"):
+            continue
+        if token.unresolved:
+            unread[len(texts)] = Word.of(token)
+            texts.append(None)
+        elif text == "--":
             break
         else:
-            words.append((token.value, None))
-    return words
+            texts.append(text)
+    return tuple(texts), unread
 
 
 _LAUNCH_WORDS = LaunchMemo()
@@ -744,17 +751,18 @@ class SGLangEngine:
         if launch.kwargs is not None:
             # Engine(**kwargs): a keyword is rejected exactly when ServerArgs has no such field
             fields = table.fields
-            return tuple(text in fields for text, _ in words)
+            return tuple(text in fields for text in words[0] if text is not None)
         # argparse_words rejects a word by how each word classifies (an option's action or none, a
         # positional, an ambiguous prefix) and by how many values each option takes, which the
         # action's arity and kind decide, and its type and choices where a refused value takes
         # another number of words (_word_reading)
-        readings = _WORD_READINGS.of(table.version, (text if word is None else None for text, word in words),
-                                     lambda text: _word_reading(table, Word(text, None)))
-        for position, (_, word) in enumerate(words):
-            if word is not None:
-                readings[position] = _word_reading(table, word)  # not remembered: its text is not all of it
-        return tuple(readings)
+        texts, unread = words
+        readings = _WORD_READINGS.of(table.version, texts, lambda text: _word_reading(table, Word(text, None)))
+        if not unread:
+            return readings
+        # a word mtplint cannot read whole: not remembered, its text is not all of it
+        return tuple(_word_reading(table, unread[position]) if position in unread else reading
+                     for position, reading in enumerate(readings))
 
     # -- parse --------------------------------------------------------------------------------------
 

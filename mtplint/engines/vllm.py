@@ -366,21 +366,28 @@ def _word_reading(table: FlagTable, text: str) -> object:
 _WORD_READINGS = WordReadings()
 
 #: a launch whose words vLLM's preprocessing treats by release (:func:`_plain`)
-_NOT_PLAIN: list[tuple[str, bool]] = []
+_NOT_PLAIN: tuple[str, ...] = ("not plain",)
 
 
-def _reading_words(launch: Launch) -> list[tuple[str, bool]] | None:
+def _may_be_options(words: Iterable[tuple[str, bool]]) -> tuple[str, ...]:
+    """The words (text, known) argparse may take for an option at some release: every other word
+    (not known, or not starting with ``-``) is none at any release, and reads alike at all."""
+    return tuple(text for text, resolved in words if resolved and text.startswith("-") and text != "-")
+
+
+def _reading_words(launch: Launch) -> tuple[str, ...] | None:
     """The words of a launch that decide how a release reads it, the same at every release: the
-    keyword names of a Python API launch; or each word (text, known) as the parser receives it when
-    the preprocessing leaves it alike at every release, else ``_NOT_PLAIN``; None with ``--config``."""
+    keyword names of a Python API launch; or the words that may be options, as the parser receives
+    them when the preprocessing leaves them alike at every release, else ``_NOT_PLAIN``; None with
+    ``--config``."""
     if launch.kwargs is not None:
-        return [(name, True) for name in launch.kwargs if not name.startswith("**")]
+        return tuple(name for name in launch.kwargs if not name.startswith("**"))
     written = [(token.value, not token.unresolved) for token in launch.args if not token.splat]
     if any(resolved and text == "--config" for text, resolved in written):
         return None
     if not _plain(written):
         return _NOT_PLAIN
-    return [(_normalised(text) if resolved and text.startswith("--") else text, resolved) for text, resolved in written]
+    return tuple(_normalised(text) if text.startswith("--") else text for text in _may_be_options(written))
 
 
 _LAUNCH_WORDS = LaunchMemo()
@@ -407,7 +414,7 @@ class VllmEngine:
         if launch.kwargs is not None:
             # Python API: a keyword is rejected exactly when the table has no such argument
             keywords = table.keywords
-            return tuple(name in keywords for name, _ in words)
+            return tuple(name in keywords for name in words)
         serve = not launch.entry.startswith("python -m")
         # argparse sees the words the preprocessing leaves: the same ones at every release when no
         # word is one that preprocessing treats by release, else those this release leaves
@@ -421,14 +428,12 @@ class VllmEngine:
             except _Abort:
                 return "abort"  # parse() stops before argparse: nothing is rejected as unknown
             preprocessed = tuple((word.text, word.resolved, word.span.start if word.span else None) for word in argv)
-            words = [(word.text, word.resolved) for word in argv]
+            words = _may_be_options((word.text, word.resolved) for word in argv)
         # _argparse rejects a word by whether each word is an option, which flag it sets (or that it
         # is ambiguous) and whether a value is glued to it; where it goes on depends only on the
         # flag's action and arity. The words and their spans are the same at both releases.
-        # (an unresolved word is never an option)
         return (preprocessed, serve and table.positional is not None,
-                *_WORD_READINGS.of(table.version, (text if resolved else None for text, resolved in words),
-                                   lambda text: _word_reading(table, text)))
+                *_WORD_READINGS.of(table.version, words, lambda text: _word_reading(table, text)))
 
     # .. parse ......................................................................................
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed:
