@@ -299,15 +299,15 @@ _PIN_NAME_ENDS = _pin_name_ends()
 
 
 def _pins_in_directory(directory: str | Path, read: Callable[[Path], SourceFile | None]) -> _Pins:
-    hints: list[VersionHint] = []
-    seen: list[Path] = []
     listing = _names_in(directory)
     ends = _PIN_NAME_ENDS
     if ends is not None and listing is not None:
         heads, tails = ends
         if not any(name.startswith(heads) or name.endswith(tails) for name in listing) \
                 and _PIN_FOLDERS.isdisjoint(map(str.lower, listing)):
-            return hints, seen  # most directories: no name is a pin file's, no folder to list
+            return [], []  # most directories: no name is a pin file's, no folder to list
+    hints: list[VersionHint] = []
+    seen: list[Path] = []
     names = listing or []
     base = Path(directory)
     for pattern in PIN_FILES:
@@ -388,7 +388,8 @@ def _pins_up_to_root(directory: str, root: str, read: Callable[[Path], SourceFil
     owns = [_pins_in_directory(directory, read) for directory in walked]  # read nearest first
     pins = tail
     for directory, (own_hints, own_files) in zip(reversed(walked), reversed(owns), strict=True):
-        pins = (own_hints + pins[0], own_files + pins[1])
+        if own_hints or own_files:  # most directories add nothing: their parent's pins stand for theirs
+            pins = (own_hints + pins[0], own_files + pins[1])
         if memo is not None:
             memo.up_to_root[(directory, root)] = pins
     return pins
