@@ -126,6 +126,7 @@ def version_key(text: str) -> tuple[int, ...] | VersionKey:
     return VersionKey(stripped.lstrip("v"))
 
 
+@lru_cache(maxsize=4096)  # the same few pairs (a release and a threshold) again and again
 def compare(left: str, right: str) -> int:
     a, b = version_key(left), version_key(right)
     if isinstance(a, VersionKey):
@@ -416,8 +417,10 @@ def resolve(engine: str, known_versions: Sequence[str], hints: Iterable[VersionH
             low, low_span = value, hint.span
         if operator in ("<", "<=") and (high is None or compare(value, high) < 0):
             high = value
-    candidates = [v for v in known_versions
-                  if (low is None or compare(v, low) >= 0) and (high is None or compare(v, high) < 0)]
+    candidates: Sequence[str] = known_versions
+    if low is not None or high is not None:
+        candidates = [v for v in known_versions
+                      if (low is None or compare(v, low) >= 0) and (high is None or compare(v, high) < 0)]
     assumed = candidates[-1] if candidates else (low or newest)
     source = "pin-range" if low or high else "assumed"
     return EngineVersion(engine, assumed, False, source, low, high, low_span)

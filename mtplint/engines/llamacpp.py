@@ -533,15 +533,21 @@ class LlamaCppEngine:
             if option.kind == "bool":
                 self._store(parsed, option, positive, token.span, origin, arg)
                 continue
-            values = args[index:index + option.values]
-            if len(values) < option.values:
+            count = option.values
+            values = args[index:index + count]
+            if len(values) < count:
                 parsed.errors.append(CliError(f'error while handling argument "{arg}": expected value for argument',
                                               token.span, arg, "missing-value"))
                 index = len(args)
                 continue
-            index += option.values
-            unresolved = tuple(name for value in values for name in value.unresolved)
-            if any(value.splat for value in values):
+            index += count
+            if count == 1:  # nearly every option: its one word says it all
+                unresolved = values[0].unresolved
+                splat = values[0].splat
+            else:
+                unresolved = tuple(name for value in values for name in value.unresolved)
+                splat = any(value.splat for value in values)
+            if splat:
                 parsed.open_ended = True
                 unresolved = (*unresolved, *(value.value for value in values if value.splat))
             value_span = values[-1].span
@@ -549,7 +555,7 @@ class LlamaCppEngine:
                 if option.removed:
                     parsed.errors.append(CliError(f'error while handling argument "{arg}": {option.removed}', token.span, arg, "removed"))
                     continue
-                raw_value: Any = values[0].value if option.values == 1 else [value.value for value in values]
+                raw_value: Any = values[0].value if count == 1 else [value.value for value in values]
                 if option.dest == "spec_type":
                     raw_value = [values[0].value]
                 self._store(parsed, option, raw_value, value_span, origin, arg, unresolved)
