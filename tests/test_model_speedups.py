@@ -308,3 +308,31 @@ def test_every_llama_cpp_option_is_spelled_with_a_leading_dash() -> None:
     for build in llamacpp.KNOWN_BUILDS:
         names = llamacpp._lookup(llamacpp.build_number(build)).by_name
         assert names and all(name.startswith("-") for name in names), build
+
+
+@given(kinds=st.lists(st.sampled_from(["plain", "unresolved", "splat"]), min_size=1, max_size=4),
+       option=st.sampled_from(["-m", "--ctx-size", "-np", "--spec-draft-n-max", "--cache-type-k", "--spec-type"]))
+@settings(max_examples=300)
+def test_a_llama_cpp_option_value_carries_what_its_word_leaves_unread(kinds: list[str], option: str) -> None:
+    """An option's value keeps the names its word could not read, and a word that may stand for
+    several words makes the launch open-ended (the one-word case is read directly)."""
+    from mtplint.engines import EngineContext, llamacpp
+    from mtplint.extract import FileLoader
+    from mtplint.source import Issues
+    from mtplint.versions import EngineVersion
+
+    source = SourceFile.from_text("x")
+    tokens = [Token(option, source.span(0, 1))]
+    for number, kind in enumerate(kinds):
+        word = f"$V{number}" if kind != "plain" else "8"
+        tokens.append(Token(word, source.span(0, 1), ("V",) if kind == "unresolved" else (), splat=kind == "splat"))
+    launch = Launch("llama.cpp", "llama-server", source, None, [], tokens, base_dir=Path("."))
+    parsed = llamacpp.ENGINE.parse(launch, EngineVersion("llama.cpp", "b10470", True, "config"),
+                                   EngineContext(FileLoader(Path(".")), Issues()))
+    first = tokens[1]
+    stored = next(iter(parsed.options.values()), None)
+    if first.splat:
+        assert parsed.open_ended
+    if first.splat or first.unresolved:
+        assert stored is not None
+        assert stored.unresolved == (*first.unresolved, *((first.value,) if first.splat else ()))
