@@ -131,21 +131,51 @@ def catalog() -> tuple[Gpu, ...]:
     return tuple(gpu_from_entry(entry, user=entry["id"] in user_ids) for entry in merged(user, data["gpus"]))
 
 
-#: MIG profile (``-MIG-1g.10gb``) and GFD time-slicing (``-SHARED``) suffixes (research/catalog.md §1.2 rule 3)
-_MIG = re.compile(r"[-_ ]mig[-_ ]?(\d+)g\.(\d+)gb$", re.IGNORECASE)
-_SHARED = re.compile(r"[-_ ]shared$", re.IGNORECASE)
+@cache
+def _mig() -> re.Pattern[str]:
+    """A MIG profile suffix (``-MIG-1g.10gb``; research/catalog.md §1.2 rule 3)."""
+    return re.compile(r"[-_ ]mig[-_ ]?(\d+)g\.(\d+)gb$", re.IGNORECASE)
 
 
+@cache
+def _shared() -> re.Pattern[str]:
+    """A GFD time-slicing suffix (``-SHARED``; research/catalog.md §1.2 rule 3)."""
+    return re.compile(r"[-_ ]shared$", re.IGNORECASE)
+
+
+def _may_hold(name: str, word: str) -> bool:
+    """Whether ``name`` may hold the lower-case ASCII ``word`` in any case: an ASCII name is told by
+    lower case alone (no expression to compile: most GPU names have no suffix), any other may by
+    Unicode case folding."""
+    return not name.isascii() or word in name.lower()
+
+
+def _mig_profile(name: str) -> re.Match[str] | None:
+    return _mig().search(name) if _may_hold(name, "mig") else None
+
+
+def _without_suffixes(name: str) -> str:
+    """``name`` without a MIG profile, then without a ``-SHARED`` suffix."""
+    if _may_hold(name, "mig"):
+        name = _mig().sub("", name)
+    if _may_hold(name, "shared"):
+        name = _shared().sub("", name)
+    return name
+
+
+@lru_cache(maxsize=4096)  # each lookup normalises every catalog name: the same few hundred each time
 def _normalise(name: str) -> str:
     """research/catalog.md §1.2 rule 1: lower case, ``-``/``_`` as spaces, no vendor words."""
-    text = _SHARED.sub("", _MIG.sub("", name.strip())).lower()
+    text = _without_suffixes(name.strip()).lower()
     text = re.sub(r"[-_]+", " ", text)
     text = re.sub(r"\b(nvidia|geforce|tesla)\b", " ", text)
     return " ".join(text.split())
 
 
 def _contains(text: str, phrase: str) -> bool:
-    return bool(phrase) and re.search(rf"(?:^| ){re.escape(phrase)}(?: |$)", text) is not None
+    """Whether ``phrase`` is in ``text`` as whole words: at its start or after a space, and at its
+    end or before one (normalised texts: no line breaks)."""
+    return bool(phrase) and f" {phrase} " in f" {text} "
 
 
 @lru_cache(maxsize=1024)  # a tree names the same few GPUs; cleared with the catalog (user entries)
@@ -159,7 +189,7 @@ def find_gpu(name: str) -> Gpu | None:
     A MIG suffix gives the slice's memory, not the card's; ``-SHARED`` is dropped.
     """
     text = name.strip()
-    mig = _MIG.search(text)
+    mig = _mig_profile(text)
     found = _match(text)
     if found is None or mig is None:
         return found
@@ -172,7 +202,7 @@ def find_gpu(name: str) -> Gpu | None:
 
 
 def _match(name: str) -> Gpu | None:
-    wanted = _SHARED.sub("", _MIG.sub("", name)).lower()
+    wanted = _without_suffixes(name).lower()
     for gpu in catalog():
         if wanted == gpu.id:
             return gpu

@@ -15,6 +15,7 @@ import re
 import stat
 import weakref
 from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
 from pathlib import Path
 
 from mtplint.discover import Candidate, discover, relevant, relevant_file
@@ -200,6 +201,12 @@ def _unknown_flags(parsed: Parsed) -> set[int]:
     return {error.span.start if error.span else -1 for error in parsed.errors if error.kind == "unknown"}
 
 
+@lru_cache(maxsize=256)  # a tree's launches ask about the same few ranges
+def _older_versions(known: tuple[str, ...], low: str | None, newest: str) -> tuple[str, ...]:
+    """The ``known`` versions from ``low`` (when given) up to, not including, ``newest``."""
+    return tuple(v for v in known if (low is None or compare(v, low) >= 0) and compare(v, newest) < 0)
+
+
 def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, context: EngineContext,
                     parsed: Parsed | None = None) -> EngineVersion:
     """RULES.md "Versions": flags that exist only in some versions narrow the possible range.
@@ -209,8 +216,7 @@ def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, cont
     is left alone -- that is a removed flag, and saying so is the point of the removal rules.
     ``parsed``: the launch already parsed at ``version`` (saves parsing it again here).
     """
-    candidates = [v for v in engine.known_versions()
-                  if (version.low is None or compare(v, version.low) >= 0) and compare(v, version.version) < 0]
+    candidates = _older_versions(tuple(engine.known_versions()), version.low, version.version)
     if not candidates:
         return version
     scratch = EngineContext(context.loader, Issues())

@@ -9,11 +9,10 @@ marked ``assumed`` so rules can reason over every version still possible.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from mtplint.extract.launch import VersionHint
@@ -28,8 +27,10 @@ if TYPE_CHECKING:
 PIP_NAMES = {"vllm": "vllm", "sglang": "sglang", "vllm-mlx": "vllm-mlx", "vllm_mlx": "vllm-mlx", "mlx-lm": "mlx-lm", "mlx_lm": "mlx-lm"}
 
 
-#: a plain release number (``0.11.0``, ``0.10.1.1``): no epoch, pre-, post-, dev- or local part
-_PLAIN_RELEASE = re.compile(r"[0-9]+(?:\.[0-9]+)*")
+def _plain_release(text: str) -> bool:
+    """Whether ``text`` is a plain release number (``0.11.0``, ``0.10.1.1``): ASCII digits in
+    dot-separated parts, no epoch, pre-, post-, dev- or local part."""
+    return text.isascii() and all(part.isdigit() for part in text.split("."))
 
 
 class VersionKey:
@@ -50,7 +51,7 @@ class VersionKey:
         self.text = text
         #: the release numbers without trailing zeros; None: not a plain release number
         self.release: tuple[int, ...] | None = None
-        if _PLAIN_RELEASE.fullmatch(text):
+        if _plain_release(text):
             numbers = [int(part) for part in text.split(".")]
             while numbers and numbers[-1] == 0:
                 numbers.pop()
@@ -119,12 +120,13 @@ class VersionKey:
 def version_key(text: str) -> tuple[int, ...] | VersionKey:
     """Sort key: llama.cpp builds (``b9180``) as ints, everything else as PEP 440 versions
     (:class:`VersionKey`). A build and a PEP 440 version do not compare (``compare`` gives 0)."""
-    build = re.fullmatch(r"b(\d+)", text.strip())
-    if build:
-        return (int(build.group(1)),)
-    return VersionKey(text.strip().lstrip("v"))
+    stripped = text.strip()
+    if stripped.startswith("b") and stripped[1:].isdecimal():
+        return (int(stripped[1:]),)
+    return VersionKey(stripped.lstrip("v"))
 
 
+@lru_cache(maxsize=4096)  # the same few pairs (a release and a threshold) again and again
 def compare(left: str, right: str) -> int:
     a, b = version_key(left), version_key(right)
     if isinstance(a, VersionKey):
@@ -194,16 +196,18 @@ class EngineVersion(Record):
         return data
 
 
-_REQUIREMENT = re.compile(
-    r"""(?ix)(?<![\w.-])(vllm[-_]mlx|mlx[-_]lm|vllm|sglang)(?:\[[^\]]*\])?\s*
-        ((?:(?:==|>=|<=|~=|<|>)\s*v?[\w.+-]+\s*,?\s*)+)"""
-)
+@cache  # compiled the first time a pin file is read (most runs read none)
+def _requirement() -> re.Pattern[str]:
+    return re.compile(
+        r"""(?ix)(?<![\w.-])(vllm[-_]mlx|mlx[-_]lm|vllm|sglang)(?:\[[^\]]*\])?\s*
+            ((?:(?:==|>=|<=|~=|<|>)\s*v?[\w.+-]+\s*,?\s*)+)"""
+    )
 
 
 def pins_in_text(text: str, source: SourceFile | None = None) -> list[VersionHint]:
     """Version pins in requirements, pyproject or Dockerfile text."""
     hints = []
-    for match in _REQUIREMENT.finditer(text):
+    for match in _requirement().finditer(text):
         line_start = text.rfind("\n", 0, match.start()) + 1
         if text[line_start:match.start()].lstrip().startswith("#"):
             continue
@@ -234,9 +238,9 @@ class PinMemo:
         #: (real directory of a launch file, root as written) -> the pins from it up to the root, and the files read
         self.chains: dict[tuple[str, Path], _Pins] = {}
         #: root as written -> ``resolve()`` of it
-        self.roots: dict[Path, Path] = {}
+        self.roots: dict[Path, str] = {}
         #: (resolved directory, resolved root) -> the pins from it up to the root, and the files read
-        self.up_to_root: dict[tuple[Path, Path], _Pins] = {}
+        self.up_to_root: dict[tuple[str, str], _Pins] = {}
 
     @staticmethod
     def directory_of(path: Path, real_path: Callable[[Path], str]) -> str:
@@ -247,7 +251,7 @@ class PinMemo:
         return os.path.dirname(real_path(path))
 
 
-def _names_in(directory: Path) -> list[str] | None:
+def _names_in(directory: str | Path) -> list[str] | None:
     """The directory's entries; None when it cannot be listed."""
     try:
         return os.listdir(directory)
@@ -259,25 +263,54 @@ def _names_in(directory: Path) -> list[str] | None:
 _PIN_FOLDERS = frozenset(pattern.rpartition("/")[0] for pattern in PIN_FILES if "/" in pattern)
 
 
-@lru_cache(maxsize=1)
-def _pin_name() -> re.Pattern[str] | None:
-    """A name that may be a pin file, in one test instead of one per pattern: fnmatch's own
-    expressions (it matches names as written where ``normcase`` changes nothing, as on POSIX;
-    elsewhere None: every pattern is tried)."""
+def _literal_ends(pattern: str) -> tuple[str, str]:
+    """The text before the first and after the last wildcard of a glob pattern: what every name
+    it matches starts and ends with (where ``normcase`` changes nothing, as on POSIX)."""
+    head = tail = pattern
+    for wildcard in "*?[":
+        head = head.partition(wildcard)[0]
+    for wildcard in "*?]":
+        tail = tail.rpartition(wildcard)[2]
+    return head, tail
+
+
+def _pin_name_ends() -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """A name may be a pin file's only if it starts with one of the first texts or ends with one of
+    the second (each pattern's literal start, or its literal end when it starts with a wildcard):
+    one test per name, without compiling the patterns. None where ``normcase`` changes names (every
+    pattern is then tried), or where a pattern has neither end (any name may match it)."""
     if os.path.normcase("Aa") != "Aa":
         return None
-    return re.compile("|".join(fnmatch.translate(pattern) for pattern in PIN_FILES if "/" not in pattern))
+    heads: list[str] = []
+    tails: list[str] = []
+    for pattern in PIN_FILES:
+        if "/" in pattern:
+            continue
+        head, tail = _literal_ends(pattern)
+        if head:
+            heads.append(head)
+        elif tail:
+            tails.append(tail)
+        else:
+            return None
+    return tuple(heads), tuple(tails)
 
 
-def _pins_in_directory(directory: Path, read: Callable[[Path], SourceFile | None]) -> _Pins:
+_PIN_NAME_ENDS = _pin_name_ends()
+
+
+def _pins_in_directory(directory: str | Path, read: Callable[[Path], SourceFile | None]) -> _Pins:
+    listing = _names_in(directory)
+    ends = _PIN_NAME_ENDS
+    if ends is not None and listing is not None:
+        heads, tails = ends
+        if not any(name.startswith(heads) or name.endswith(tails) for name in listing) \
+                and _PIN_FOLDERS.isdisjoint(map(str.lower, listing)):
+            return [], []  # most directories: no name is a pin file's, no folder to list
     hints: list[VersionHint] = []
     seen: list[Path] = []
-    listing = _names_in(directory)
     names = listing or []
-    pin_name = _pin_name()
-    if pin_name is not None and listing is not None and not any(map(pin_name.match, listing)) \
-            and _PIN_FOLDERS.isdisjoint(map(str.lower, listing)):
-        return hints, seen  # most directories: no name is a pin file's, no folder to list
+    base = Path(directory)
     for pattern in PIN_FILES:
         # one listing per directory, matched per pattern (Path.glob lists it again for each one)
         folder, _, name_pattern = pattern.rpartition("/")
@@ -286,10 +319,10 @@ def _pins_in_directory(directory: Path, read: Callable[[Path], SourceFile | None
             # could not be listed, when the folder may still be)
             if listing is not None and folder not in listing and folder not in map(str.lower, listing):
                 continue
-            listed = _names_in(directory / folder) or []
+            listed = _names_in(base / folder) or []
         else:
             listed = names
-        for candidate in sorted(directory / folder / name for name in fnmatch.filter(listed, name_pattern)):
+        for candidate in sorted(base / folder / name for name in _matching(listed, name_pattern)):
             if candidate in seen or not candidate.is_file():
                 continue
             seen.append(candidate)
@@ -297,6 +330,12 @@ def _pins_in_directory(directory: Path, read: Callable[[Path], SourceFile | None
             if source is not None:
                 hints.extend(pins_in_text(source.text, source))
     return hints, seen
+
+
+def _matching(names: list[str], pattern: str) -> list[str]:
+    import fnmatch  # only for a directory with a name that may be a pin file's
+
+    return fnmatch.filter(names, pattern)
 
 
 def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],
@@ -308,15 +347,15 @@ def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],
     # a symlinked launch file's pins are those beside its target
     if memo is None:
         start = path.resolve().parent if path.is_symlink() else path.parent
-        return _pins_up_to_root(start.resolve(), root.resolve(), read, None)[0]
+        return _pins_up_to_root(str(start.resolve()), str(root.resolve()), read, None)[0]
     # the whole chain, per launch directory: a tree's launches share directories
     directory = memo.directory_of(path, real_path)
     chain = memo.chains.get((directory, root))
     if chain is None:
         resolved_root = memo.roots.get(root)
         if resolved_root is None:
-            resolved_root = memo.roots[root] = root.resolve()
-        chain = memo.chains[(directory, root)] = _pins_up_to_root(Path(directory), resolved_root, read, memo)
+            resolved_root = memo.roots[root] = str(root.resolve())
+        chain = memo.chains[(directory, root)] = _pins_up_to_root(directory, resolved_root, read, memo)
     else:
         # read again (the loader has them): whoever records what a launch read -- the cache's
         # dependencies, the fixer's re-lint -- must see every launch below a pin file read it
@@ -325,14 +364,15 @@ def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],
     return list(chain[0])
 
 
-def _pins_up_to_root(directory: Path, root: Path, read: Callable[[Path], SourceFile | None],
+def _pins_up_to_root(directory: str, root: str, read: Callable[[Path], SourceFile | None],
                      memo: PinMemo | None) -> _Pins:
     """The pins in ``directory`` and its parents up to ``root`` (both resolved), nearest first, and
     the pin files read for them."""
     # the directories to read, nearest first, up to one whose chain the memo already has
-    walked: list[Path] = []
+    walked: list[str] = []
     tail: _Pins = ([], [])
-    root_parts = root.parts
+    # below the root: under it by whole names (resolved paths: no "." or "..", no doubled separator)
+    below = root if root.endswith(os.sep) else root + os.sep
     while True:
         if memo is not None:
             known = memo.up_to_root.get((directory, root))
@@ -342,15 +382,15 @@ def _pins_up_to_root(directory: Path, root: Path, read: Callable[[Path], SourceF
                     read(file)  # as in pins_near: the reader records that this launch read it
                 break
         walked.append(directory)
-        parts = directory.parts
-        # stop at the root, at "/", and outside the root (the root is not among the parents)
-        if len(parts) <= len(root_parts) or parts[:len(root_parts)] != root_parts:
+        # stop at the root, at "/", and outside the root
+        if directory == root or not directory.startswith(below):
             break
-        directory = directory.parent
+        directory = os.path.dirname(directory)
     owns = [_pins_in_directory(directory, read) for directory in walked]  # read nearest first
     pins = tail
     for directory, (own_hints, own_files) in zip(reversed(walked), reversed(owns), strict=True):
-        pins = (own_hints + pins[0], own_files + pins[1])
+        if own_hints or own_files:  # most directories add nothing: their parent's pins stand for theirs
+            pins = (own_hints + pins[0], own_files + pins[1])
         if memo is not None:
             memo.up_to_root[(directory, root)] = pins
     return pins
@@ -377,8 +417,10 @@ def resolve(engine: str, known_versions: Sequence[str], hints: Iterable[VersionH
             low, low_span = value, hint.span
         if operator in ("<", "<=") and (high is None or compare(value, high) < 0):
             high = value
-    candidates = [v for v in known_versions
-                  if (low is None or compare(v, low) >= 0) and (high is None or compare(v, high) < 0)]
+    candidates: Sequence[str] = known_versions
+    if low is not None or high is not None:
+        candidates = [v for v in known_versions
+                      if (low is None or compare(v, low) >= 0) and (high is None or compare(v, high) < 0)]
     assumed = candidates[-1] if candidates else (low or newest)
     source = "pin-range" if low or high else "assumed"
     return EngineVersion(engine, assumed, False, source, low, high, low_span)

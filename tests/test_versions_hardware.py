@@ -129,7 +129,7 @@ def test_a_directory_without_pin_names_is_passed_over_as_each_pattern_would(
         texts[number] = directory
     quick = {number: versions._pins_in_directory(directory, FileLoader(tmp_path).load)
              for number, directory in texts.items()}
-    monkeypatch.setattr(versions, "_pin_name", lambda: None)
+    monkeypatch.setattr(versions, "_PIN_NAME_ENDS", None)
     every_pattern = {number: versions._pins_in_directory(directory, FileLoader(tmp_path).load)
                      for number, directory in texts.items()}
     assert quick == every_pattern

@@ -19,36 +19,75 @@ from mtplint.versions import EngineVersion
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any, Protocol
+    from collections.abc import Callable, Iterator
+    from typing import Any, Protocol, TypeVar
+
+    T = TypeVar("T")
 
 
 _UNREAD = object()
 
 
-class WordReadings:
-    """How each release's option table reads a known word, for version narrowing (a tree's launches
-    repeat a few hundred words over and over). A reading depends only on the table and the word's
-    text; at most ``kept`` words are remembered per table."""
+class LaunchMemo:
+    """What an engine works out from a launch alone, kept for the launch it was last asked about:
+    narrowing asks how each release reads one launch, release after release, and the launch's own
+    part of the answer is the same at each (launches are not changed once extracted)."""
 
-    __slots__ = ("_kept", "_tables")
+    __slots__ = ("_launch", "_value")
+
+    def __init__(self) -> None:
+        self._launch: Launch | None = None
+        self._value: Any = None
+
+    def get(self, launch: Launch, work: Callable[[Launch], T]) -> T:
+        """``work(launch)``, worked out again only for another launch than the last one."""
+        if launch is not self._launch:
+            self._value = work(launch)
+            self._launch = launch
+        value: T = self._value
+        return value
+
+
+class WordReadings:
+    """How each release's option table reads known words, for version narrowing: a tree's launches
+    repeat a few hundred words over and over, and a few dozen lists of options (their values left
+    out). A reading depends only on the table and the word's text; at most ``kept`` words, and
+    ``kept`` lists of words, are remembered per table."""
+
+    __slots__ = ("_kept", "_lists", "_tables")
 
     def __init__(self, kept: int = 4096) -> None:
         self._kept = kept
         self._tables: dict[str, dict[str, object]] = {}
+        self._lists: dict[str, dict[tuple[str | None, ...], tuple[object, ...]]] = {}
 
-    def of(self, version: str, text: str, read: Callable[..., object], *arguments: object) -> object:
-        """The reading of ``text`` by the table of ``version``; ``read(*arguments)`` works it out
-        when it is not known."""
+    def of(self, version: str, texts: tuple[str | None, ...], read: Callable[[str], object]) -> tuple[object, ...]:
+        """The reading of each of ``texts`` by the table of ``version`` (None for None: a word
+        mtplint cannot read); ``read(text)`` works out one that is not known."""
+        lists = self._lists.get(version)
+        if lists is None:
+            lists = self._lists[version] = {}
+        found = lists.get(texts)
+        if found is None:
+            found = tuple(self._read(version, texts, read))
+            if len(lists) < self._kept:
+                lists[texts] = found
+        return found
+
+    def _read(self, version: str, texts: tuple[str | None, ...], read: Callable[[str], object]) -> Iterator[object]:
         known = self._tables.get(version)
         if known is None:
             known = self._tables[version] = {}
-        found = known.get(text, _UNREAD)
-        if found is _UNREAD:
-            found = read(*arguments)
-            if len(known) < self._kept:
-                known[text] = found
-        return found
+        for text in texts:
+            if text is None:
+                yield None
+                continue
+            found = known.get(text, _UNREAD)
+            if found is _UNREAD:
+                found = read(text)
+                if len(known) < self._kept:
+                    known[text] = found
+            yield found
 
 
 class OptionValue(Record):
@@ -180,8 +219,19 @@ if TYPE_CHECKING:  # a type only: pipeline.py imports it under TYPE_CHECKING too
             ...
 
 
+#: the engines already asked for, by name
+_ENGINES: dict[str, Engine] = {}
+
+
 def engine_for(name: str) -> Engine:
     """The model of one engine (imported on demand: a launch of one engine loads only its module)."""
+    engine = _ENGINES.get(name)
+    if engine is None:
+        engine = _ENGINES[name] = _import_engine(name)
+    return engine
+
+
+def _import_engine(name: str) -> Engine:
     if name == "vllm":
         from mtplint.engines.vllm import ENGINE as vllm_engine
 

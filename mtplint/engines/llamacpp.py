@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable
 from functools import cache, lru_cache
 
-from mtplint.engines import CliError, EngineContext, OptionValue, Parsed
+from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.records import FrozenRecord, Record
@@ -270,6 +270,12 @@ def _lookup(build: int) -> _Lookup:
     return _Lookup(by_name, table, frozenset(by_env), {name: tuple(found) for name, found in by_env.items()}, by_key)
 
 
+@cache
+def _values_by_name(build: int) -> dict[str, int]:
+    """Option spelling -> how many words its option takes after it (version narrowing's reading)."""
+    return {name: option.values for name, (option, _) in _lookup(build).by_name.items()}
+
+
 def find_option(key: str, build: int) -> tuple[LlamaOption, bool] | None:
     """The option a preset/config key names: any spelling without its dashes, or its env name
     (``common/preset.cpp`` ``get_map_key_opt``). The bool says whether the key is a positive form."""
@@ -289,10 +295,13 @@ class _HandlerError(Exception):
 
 def _stoi(text: str) -> int:
     """``std::stoi``: leading blanks and a sign, then digits; trailing junk is ignored."""
-    match = re.match(r"\s*([+-]?\d+)", text)
-    if not match:
-        raise _HandlerError("stoi")
-    value = int(match.group(1))
+    if text.isascii() and text.isdigit():
+        value = int(text)  # digits alone, as nearly every value is written: all of it is the number
+    else:
+        match = re.match(r"\s*([+-]?\d+)", text)
+        if not match:
+            raise _HandlerError("stoi")
+        value = int(match.group(1))
     if not -(2**31) <= value < 2**31:
         raise _HandlerError("stoi")
     return value
@@ -373,9 +382,25 @@ class LlamaParsed(Parsed):
 
 def _origin_of(token: Token, default: str = "explicit") -> str:
     """Preset/config INI lines are config files, everything else is the command line."""
-    if token.span is not None and token.span.file.lower().endswith(".ini"):
+    if token.span is not None and _is_ini(token.span.file):
         return "config-file"
     return default
+
+
+@lru_cache(maxsize=1024)  # each option of a launch asks about the same file
+def _is_ini(file: str) -> bool:
+    return file.lower().endswith(".ini")
+
+
+def _reading_words(launch: Launch) -> list[str]:
+    """The launch's words that may be options, as _parse_cli looks them up (long options with ``-``
+    for ``_``): not those it cannot read, nor a word without a leading ``-``, which no build's option
+    is spelled without (none is an option at any build)."""
+    return [token.value.replace("_", "-") if token.value.startswith("--") else token.value
+            for token in launch.args if not token.splat and not token.unresolved and token.value.startswith("-")]
+
+
+_LAUNCH_WORDS = LaunchMemo()
 
 
 class LlamaCppEngine:
@@ -392,17 +417,8 @@ class LlamaCppEngine:
     def flags_reading(self, launch: Launch, version: str) -> object | None:
         # _parse_cli rejects a word only when the table has no such option, and where it goes on
         # depends only on how many values each option it finds takes
-        by_name = _lookup(build_number(version)).by_name
-        reading: list[int | None] = []
-        for token in launch.args:
-            if token.splat or token.unresolved:
-                continue
-            arg = token.value
-            if arg.startswith("--"):
-                arg = arg.replace("_", "-")
-            found = by_name.get(arg)
-            reading.append(None if found is None else found[0].values)
-        return tuple(reading)
+        values = _values_by_name(build_number(version))
+        return tuple(map(values.get, _LAUNCH_WORDS.get(launch, _reading_words)))
 
     # -- parse --
 
@@ -456,7 +472,7 @@ class LlamaCppEngine:
                 continue
             token = entry.value
             span = entry.span or token.span
-            origin = "config-file" if token.span is not None and token.span.file.lower().endswith(".ini") else "env"
+            origin = _origin_of(token, "env")
             raw = "0" if negative else token.value
             if token.unresolved and not negative:
                 parsed.options[option.dest] = OptionValue(token.value, span, origin, entry.name, token.unresolved)
@@ -517,24 +533,29 @@ class LlamaCppEngine:
             if option.kind == "bool":
                 self._store(parsed, option, positive, token.span, origin, arg)
                 continue
-            values = args[index:index + option.values]
-            if len(values) < option.values:
+            count = option.values
+            values = args[index:index + count]
+            if len(values) < count:
                 parsed.errors.append(CliError(f'error while handling argument "{arg}": expected value for argument',
                                               token.span, arg, "missing-value"))
                 index = len(args)
                 continue
-            index += option.values
-            if any(value.splat for value in values):
+            index += count
+            if count == 1:  # nearly every option: its one word says it all
+                unresolved = values[0].unresolved
+                splat = values[0].splat
+            else:
+                unresolved = tuple(name for value in values for name in value.unresolved)
+                splat = any(value.splat for value in values)
+            if splat:
                 parsed.open_ended = True
-            unresolved = tuple(name for value in values for name in value.unresolved)
-            if any(value.splat for value in values):
                 unresolved = (*unresolved, *(value.value for value in values if value.splat))
             value_span = values[-1].span
             if unresolved:
                 if option.removed:
                     parsed.errors.append(CliError(f'error while handling argument "{arg}": {option.removed}', token.span, arg, "removed"))
                     continue
-                raw_value: Any = values[0].value if option.values == 1 else [value.value for value in values]
+                raw_value: Any = values[0].value if count == 1 else [value.value for value in values]
                 if option.dest == "spec_type":
                     raw_value = [values[0].value]
                 self._store(parsed, option, raw_value, value_span, origin, arg, unresolved)

@@ -17,7 +17,8 @@ import re
 from collections.abc import Callable, Iterable
 from functools import cache
 
-from mtplint.engines import CliError, EngineContext, OptionValue, Parsed, WordReadings
+from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed, WordReadings
+from mtplint.engines.compact import TableFiles
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import ModelInfo, find_model
@@ -185,17 +186,31 @@ def _table_version(version: str) -> str:
     return candidates[-1] if candidates else table_versions()[0]
 
 
+#: the tables, read one by one or (from the second one a process needs) from one derived file
+TABLE_FILES = TableFiles(_data_dir(), package_path("engines", "data", "sglang-tables.json"), ("actions", "fields"))
+
+
 @cache
 def _table_of(chosen: str) -> FlagTable:
     """The generated table of release ``chosen`` (read once, whichever versions map to it)."""
-    raw = json.loads(_data_dir().joinpath(f"{chosen}.json").read_text(encoding="utf-8"))
-    actions = [_action(_HELP_ROW), *(_action(row) for row in raw["actions"])]
-    index: dict[str, Action] = {}
-    for action in actions:
-        for option in action.options:
-            index[option] = action  # argparse: a later registration of the same string wins
+    raw, numbers = TABLE_FILES.read(chosen)
+    rows = map(_action, raw["actions"]) if numbers is None else map(_shared_action, numbers["actions"])
+    actions = [_help_action(), *rows]
+    # argparse: a later registration of the same string wins
+    index = {option: action for action in actions for option in action.options}
     fields = {entry["name"]: entry for entry in raw["fields"]}
     return FlagTable(chosen, raw, actions, index, fields, dict(raw.get("dest_to_field", {})))
+
+
+@cache
+def _help_action() -> Action:
+    return _action(_HELP_ROW)
+
+
+@cache
+def _shared_action(number: int) -> Action:
+    """The action of a row several releases share (one for all their tables)."""
+    return _action(TABLE_FILES.rows("actions")[number])
 
 
 # --- words --------------------------------------------------------------------------------------
@@ -687,8 +702,36 @@ def _word_reading(table: FlagTable, word: Word) -> object:
 _WORD_READINGS = WordReadings()
 
 
-def _token_reading(table: FlagTable, token: Token) -> object:
-    return _word_reading(table, Word.of(token))
+def _reading_words(launch: Launch) -> tuple[tuple[str | None, ...], dict[int, Word]] | None:
+    """The words of a launch that decide how a release reads it: the keyword names of a Python API
+    launch; or the text of each token up to ``--`` (after it everything is positional, whatever the
+    release) that may be an option, None for one mtplint cannot read whole, whose word is given by
+    its position (its reading is not the text's alone); None for ``sglang serve`` and with
+    ``--config``. A token that does not start with ``-`` (or may stand for several words) is a
+    positional at every release."""
+    if launch.kwargs is not None:
+        return tuple(name for name in launch.kwargs if not name.startswith("*")), {}
+    tokens = launch.args
+    if launch.entry == "sglang serve" or any(token.value == "--config" and not token.unresolved and not token.splat
+                                             for token in tokens):
+        return None
+    texts: list[str | None] = []
+    unread: dict[int, Word] = {}
+    for token in tokens:
+        text = token.value
+        if token.splat or not text.startswith("-"):
+            continue
+        if token.unresolved:
+            unread[len(texts)] = Word.of(token)
+            texts.append(None)
+        elif text == "--":
+            break
+        else:
+            texts.append(text)
+    return tuple(texts), unread
+
+
+_LAUNCH_WORDS = LaunchMemo()
 
 
 class SGLangEngine:
@@ -702,27 +745,24 @@ class SGLangEngine:
 
     def flags_reading(self, launch: Launch, version: str) -> object | None:
         table = load_table(version)
+        words = _LAUNCH_WORDS.get(launch, _reading_words)
+        if words is None:
+            return None  # the serve pre-scan and the config merge depend on the release: only parsing tells
         if launch.kwargs is not None:
             # Engine(**kwargs): a keyword is rejected exactly when ServerArgs has no such field
-            return tuple(name in table.fields for name in launch.kwargs if not name.startswith("*"))
-        tokens = launch.args
-        if launch.entry == "sglang serve" or any(token.value == "--config" and not token.unresolved and not token.splat
-                                                 for token in tokens):
-            return None  # the serve pre-scan and the config merge depend on the release: only parsing tells
+            fields = table.fields
+            return tuple(text in fields for text in words[0] if text is not None)
         # argparse_words rejects a word by how each word classifies (an option's action or none, a
         # positional, an ambiguous prefix) and by how many values each option takes, which the
         # action's arity and kind decide, and its type and choices where a refused value takes
         # another number of words (_word_reading)
-        reading: list[object] = []
-        for token in tokens:
-            if token.unresolved or token.splat:
-                reading.append(_word_reading(table, Word.of(token)))
-                continue
-            text = token.value
-            if text == "--":
-                break  # everything after it is positional, whatever the release
-            reading.append(_WORD_READINGS.of(table.version, text, _token_reading, table, token))
-        return tuple(reading)
+        texts, unread = words
+        readings = _WORD_READINGS.of(table.version, texts, lambda text: _word_reading(table, Word(text, None)))
+        if not unread:
+            return readings
+        # a word mtplint cannot read whole: not remembered, its text is not all of it
+        return tuple(_word_reading(table, unread[position]) if position in unread else reading
+                     for position, reading in enumerate(readings))
 
     # -- parse --------------------------------------------------------------------------------------
 

@@ -26,9 +26,10 @@ import contextlib
 import json
 import re
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 
-from mtplint.engines import CliError, EngineContext, OptionValue, Parsed, WordReadings
+from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed, WordReadings
+from mtplint.engines.compact import TableFiles
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import find_model
@@ -124,22 +125,36 @@ def _table_version(version: str) -> str:
     return chosen
 
 
+#: the tables, read one by one or (from the second one a process needs) from one derived file
+TABLE_FILES = TableFiles(_data_dir(), package_path("engines", "data", "vllm-tables.json"), ("actions",))
+
+
 @cache
 def _table_of(chosen: str) -> FlagTable:
     """The table generated from release ``chosen`` (read once, whichever versions map to it)."""
-    data = json.loads(_data_dir().joinpath(f"{chosen}.json").read_text(encoding="utf-8"))
-    flags = []
-    for entry in data["actions"]:
-        if entry["action"] == "exit":
-            continue
-        choices = entry.get("choices")
-        flags.append(Flag(
-            options=tuple(entry["options"]), dest=entry["dest"], nargs=entry.get("nargs"), action=entry["action"],
-            type=entry.get("type", "str"), default=entry.get("default"),
-            choices=tuple(choices) if choices is not None else None, negative=frozenset(entry.get("negative", ())),
-            const=entry.get("const"), required=bool(entry.get("required")),
-        ))
+    data, numbers = TABLE_FILES.read(chosen)
+    entries = data["actions"]
+    if numbers is None:
+        flags = [_flag(entry) for entry in entries if entry["action"] != "exit"]
+    else:  # a row several releases share is one Flag for all their tables
+        flags = [_shared_flag(number) for entry, number in zip(entries, numbers["actions"], strict=True)
+                 if entry["action"] != "exit"]
     return FlagTable(chosen, tuple(flags), bool(data.get("allow_abbrev", True)))
+
+
+def _flag(entry: dict[str, Any]) -> Flag:
+    choices = entry.get("choices")
+    return Flag(
+        options=tuple(entry["options"]), dest=entry["dest"], nargs=entry.get("nargs"), action=entry["action"],
+        type=entry.get("type", "str"), default=entry.get("default"),
+        choices=tuple(choices) if choices is not None else None, negative=frozenset(entry.get("negative", ())),
+        const=entry.get("const"), required=bool(entry.get("required")),
+    )
+
+
+@cache
+def _shared_flag(number: int) -> Flag:
+    return _flag(TABLE_FILES.rows("actions")[number])
 
 
 # --- words ----------------------------------------------------------------------------------------
@@ -153,7 +168,7 @@ class Word:
     give values their own spans; ``dotted``: the ``--x <json>`` vLLM assembles from dotted
     ``--x.key`` flags (it replaces any full ``--x`` value)."""
 
-    __slots__ = ("dotted", "key_spans", "origin", "span", "synthetic", "text", "unresolved")
+    __slots__ = ("dotted", "key_spans", "origin", "resolved", "span", "synthetic", "text", "unresolved")
 
     def __init__(self, text: str, span: Span | None, origin: str = "explicit", unresolved: tuple[str, ...] = (),
                  key_spans: dict[str, Span | None] | None = None, synthetic: bool = False,
@@ -162,13 +177,11 @@ class Word:
         self.span = span
         self.origin = origin
         self.unresolved = unresolved
+        #: nothing in it is unresolved (kept, not worked out: the parser asks for each word, often)
+        self.resolved = not unresolved
         self.key_spans: dict[str, Span | None] = {} if key_spans is None else key_spans
         self.synthetic = synthetic
         self.dotted = dotted
-
-    @property
-    def resolved(self) -> bool:
-        return not self.unresolved
 
 
 class _Abort(Exception):
@@ -191,18 +204,26 @@ class _Run:
         self.parsed.errors.append(CliError(message, span, flag, kind))
 
 
+@cache
+def _pattern(expression: str) -> re.Pattern[str]:
+    """The expression compiled the first time a launch needs it (at import, every run would pay
+    for all of them)."""
+    return re.compile(expression)
+
+
+@lru_cache(maxsize=1024)  # a parse asks about the same few releases and thresholds again and again
 def _at_least(version: str, threshold: str) -> bool:
     return compare(version, threshold) >= 0
 
 
 # --- human-readable ints (W33 argparse_utils.human_readable_int L28-70) ----------------------------
 
-_HUMAN = re.compile(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
+_HUMAN = r"(\d+(?:\.\d+)?)([kKmMgGtT])"
 
 
 def human_readable_int(text: str) -> int:
     value = text.strip()
-    match = _HUMAN.fullmatch(value)
+    match = _pattern(_HUMAN).fullmatch(value)
     if match:
         number, suffix = match.groups()
         if suffix in "kmgt":
@@ -218,6 +239,8 @@ def human_readable_int(text: str) -> int:
 
 def _convert(kind: str, text: str, version: str) -> Any:
     """Apply an action's ``type``; raises ``ValueError`` with argparse's reason on failure."""
+    if kind == "str":
+        return text  # the most common type, and none of those below
     if kind.startswith("optional:"):
         if text in ("", "None"):
             return None
@@ -254,14 +277,15 @@ _TYPE_WORDS = {"int": "int", "float": "float", "human_int": "human_readable_int"
                "human_int_or_auto": "human_readable_int_or_auto", "json": "loads", "json_config": "loads"}
 
 
-_NUMBER = re.compile(r"-\d+|-\d*\.\d+")
+_NUMBER = r"-\d+|-\d*\.\d+"
 
 
 def _is_option(text: str, resolved: bool, by_option: dict[str, Flag]) -> bool:
     """Whether argparse takes the word for an option (else a positional or an option's value)."""
     if not resolved or not text.startswith("-") or text == "-":
         return False
-    if _NUMBER.fullmatch(text):
+    # a negative number has a digit or a point after its sign (\d: a decimal digit, as isdecimal says)
+    if (text[1] == "." or text[1].isdecimal()) and _pattern(_NUMBER).fullmatch(text):
         return False
     return not (" " in text and text.split("=", 1)[0] not in by_option)
 
@@ -304,9 +328,9 @@ PYTHON_ENTRIES = ("LLM", "EngineArgs", "AsyncEngineArgs")
 
 
 #: ``--model`` / ``--model=X``, which ``vllm serve`` moves or refuses depending on the release
-_MODEL_OPTION = re.compile(r"--model(=.+|$)")
-_CONFIG_OPTION = re.compile(r"--config(=.+|$)")
-_SERVED_NAME_OPTION = re.compile(r"--served[-_]model[-_]name(=.+|$)")
+_MODEL_OPTION = r"--model(=.+|$)"
+_CONFIG_OPTION = r"--config(=.+|$)"
+_SERVED_NAME_OPTION = r"--served[-_]model[-_]name(=.+|$)"
 
 
 def _plain(words: list[tuple[str, bool]]) -> bool:
@@ -316,7 +340,7 @@ def _plain(words: list[tuple[str, bool]]) -> bool:
     from 0.11). Then it only spells long option names with ``-`` (:func:`_normalised`)."""
     for text, resolved in words:
         if resolved and text.startswith("-") and (text.startswith("-O") or "." in text.split("=", 1)[0]
-                                                  or _MODEL_OPTION.match(text)):
+                                                  or _pattern(_MODEL_OPTION).match(text)):
             return False
     return True
 
@@ -341,6 +365,33 @@ def _word_reading(table: FlagTable, text: str) -> object:
 
 _WORD_READINGS = WordReadings()
 
+#: a launch whose words vLLM's preprocessing treats by release (:func:`_plain`)
+_NOT_PLAIN: tuple[str, ...] = ("not plain",)
+
+
+def _may_be_options(words: Iterable[tuple[str, bool]]) -> tuple[str, ...]:
+    """The words (text, known) argparse may take for an option at some release: every other word
+    (not known, or not starting with ``-``) is none at any release, and reads alike at all."""
+    return tuple(text for text, resolved in words if resolved and text.startswith("-") and text != "-")
+
+
+def _reading_words(launch: Launch) -> tuple[str, ...] | None:
+    """The words of a launch that decide how a release reads it, the same at every release: the
+    keyword names of a Python API launch; or the words that may be options, as the parser receives
+    them when the preprocessing leaves them alike at every release, else ``_NOT_PLAIN``; None with
+    ``--config``."""
+    if launch.kwargs is not None:
+        return tuple(name for name in launch.kwargs if not name.startswith("**"))
+    written = [(token.value, not token.unresolved) for token in launch.args if not token.splat]
+    if any(resolved and text == "--config" for text, resolved in written):
+        return None
+    if not _plain(written):
+        return _NOT_PLAIN
+    return tuple(_normalised(text) if text.startswith("--") else text for text in _may_be_options(written))
+
+
+_LAUNCH_WORDS = LaunchMemo()
+
 
 def _is_python_entry(launch: Launch) -> bool:
     return launch.kwargs is not None
@@ -357,22 +408,18 @@ class VllmEngine:
 
     def flags_reading(self, launch: Launch, version: str) -> object | None:
         table = load_table(version)
+        words = _LAUNCH_WORDS.get(launch, _reading_words)
+        if words is None:
+            return None  # --config: the file's options are written per release (and looked up in its table)
         if launch.kwargs is not None:
             # Python API: a keyword is rejected exactly when the table has no such argument
             keywords = table.keywords
-            return tuple(name in keywords for name in launch.kwargs if not name.startswith("**"))
-        # each word the parser receives, and whether it is known
-        written = [(token.value, not token.unresolved) for token in launch.args if not token.splat]
-        if any(resolved and text == "--config" for text, resolved in written):
-            return None  # the file's options are written per release (and looked up in its table)
+            return tuple(name in keywords for name in words)
         serve = not launch.entry.startswith("python -m")
         # argparse sees the words the preprocessing leaves: the same ones at every release when no
         # word is one that preprocessing treats by release, else those this release leaves
         preprocessed: object = "as written"
-        if _plain(written):
-            words = [(_normalised(text) if resolved and text.startswith("--") else text, resolved)
-                     for text, resolved in written]
-        else:
+        if words is _NOT_PLAIN:
             run = _Run(launch, version, None, Parsed(), serve)
             argv = [Word(token.value, token.span, "explicit", token.unresolved)
                     for token in launch.args if not token.splat]
@@ -381,17 +428,12 @@ class VllmEngine:
             except _Abort:
                 return "abort"  # parse() stops before argparse: nothing is rejected as unknown
             preprocessed = tuple((word.text, word.resolved, word.span.start if word.span else None) for word in argv)
-            words = [(word.text, word.resolved) for word in argv]
+            words = _may_be_options((word.text, word.resolved) for word in argv)
         # _argparse rejects a word by whether each word is an option, which flag it sets (or that it
         # is ambiguous) and whether a value is glued to it; where it goes on depends only on the
         # flag's action and arity. The words and their spans are the same at both releases.
-        reading: list[object] = [preprocessed, serve and table.positional is not None]
-        for text, resolved in words:
-            if not resolved:
-                reading.append(None)  # never an option
-                continue
-            reading.append(_WORD_READINGS.of(table.version, text, _word_reading, table, text))
-        return tuple(reading)
+        return (preprocessed, serve and table.positional is not None,
+                *_WORD_READINGS.of(table.version, words, lambda text: _word_reading(table, text)))
 
     # .. parse ......................................................................................
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed:
@@ -443,7 +485,7 @@ class VllmEngine:
         if _at_least(version, "0.11.1"):
             # W33 argparse_utils L324-356: the first --model/--model=X moves to the positional slot
             for index, word in enumerate(words):
-                if word.resolved and _MODEL_OPTION.match(word.text):
+                if word.resolved and _pattern(_MODEL_OPTION).match(word.text):
                     if word.text == "--model":
                         if index + 1 >= len(words):
                             run.error("list index out of range (--model without a value)", word.span, "--model", kind="missing-value")
@@ -454,8 +496,8 @@ class VllmEngine:
                         rest = index + 1
                     return [tag, *words[:index], *words[rest:]]
             if (words and words[0].text.startswith("-")
-                    and not any(_CONFIG_OPTION.match(w.text) for w in words)
-                    and any(_SERVED_NAME_OPTION.match(w.text) for w in words)):
+                    and not any(_pattern(_CONFIG_OPTION).match(w.text) for w in words)
+                    and any(_pattern(_SERVED_NAME_OPTION).match(w.text) for w in words)):
                 run.error("`model` should be provided as the first positional argument when using `vllm serve`. "
                           "i.e. `vllm serve <model> --<arg> <value>`.", words[0].span, kind="startup")
             return words
@@ -583,6 +625,9 @@ class VllmEngine:
                 continue
             if text.startswith("--"):
                 key, has_value, value = text.partition("=")
+                if "_" not in key:
+                    result.append(word)  # spelled with "-" already (words here have no dotted keys yet)
+                    continue
                 if modern:
                     name, dot, rest = key[2:].partition(".")
                     key = "--" + name.replace("_", "-") + dot + rest

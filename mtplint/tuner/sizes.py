@@ -162,15 +162,34 @@ def _gguf_tag() -> re.Pattern[str]:
 FOUR_BIT = 0.55
 
 
+#: weight formats a model name may spell, in the order they are tried: the expression, the words
+#: every match of it holds (in lower case), and the format
+_NAME_FORMATS: tuple[tuple[str, tuple[str, ...], WeightFormat], ...] = (
+    (r"nvfp4|mxfp4|(?<![a-z])fp4", ("fp4",), WeightFormat("FP4", FOUR_BIT)),
+    (r"(?<![a-z])fp8|w8a8-fp8", ("fp8",), WeightFormat("FP8", 1.0, fp8=True)),
+    (r"awq|gptq|int4|w4a16|4bit|4-bit|bnb-4bit", ("awq", "gptq", "int4", "w4a16", "4bit", "4-bit"),
+     WeightFormat("4-bit", FOUR_BIT)),
+    (r"int8|w8a8|8bit|8-bit", ("int8", "w8a8", "8bit", "8-bit"), WeightFormat("8-bit", 1.0)),
+    (r"6bit|6-bit", ("6bit", "6-bit"), WeightFormat("6-bit", 0.8)),
+)
+
+
 @cache
-def _name_formats() -> tuple[tuple[re.Pattern[str], WeightFormat], ...]:
-    return (
-        (re.compile(r"nvfp4|mxfp4|(?<![a-z])fp4", re.I), WeightFormat("FP4", FOUR_BIT)),
-        (re.compile(r"(?<![a-z])fp8|w8a8-fp8", re.I), WeightFormat("FP8", 1.0, fp8=True)),
-        (re.compile(r"awq|gptq|int4|w4a16|4bit|4-bit|bnb-4bit", re.I), WeightFormat("4-bit", FOUR_BIT)),
-        (re.compile(r"int8|w8a8|8bit|8-bit", re.I), WeightFormat("8-bit", 1.0)),
-        (re.compile(r"6bit|6-bit", re.I), WeightFormat("6-bit", 0.8)),
-    )
+def _name_format(expression: str) -> re.Pattern[str]:
+    return re.compile(expression, re.I)
+
+
+def _format_in_name(name: str) -> WeightFormat | None:
+    """The first format whose expression finds ``name``. An ASCII name (nearly all) is first looked
+    at for its words in lower case: an expression that cannot match is not compiled (a pre-commit
+    run names one model); any other name may match by Unicode case folding."""
+    lowered = name.lower() if name.isascii() else None
+    for expression, words, form in _NAME_FORMATS:
+        if lowered is not None and not any(word in lowered for word in words):
+            continue
+        if _name_format(expression).search(name):
+            return form
+    return None
 
 
 #: engine ``--quantization`` values (vLLM/SGLang) -> format; methods that read the checkpoint's own
@@ -196,9 +215,9 @@ def weight_format(model_name: str | None, quantization: Any, sizes: ModelSizes |
     if gguf is not None:
         tag = gguf.group(1).upper()
         return WeightFormat(f"GGUF {tag}", GGUF_BITS[tag] / 8)
-    for pattern, form in _name_formats():
-        if pattern.search(name):
-            return form
+    form = _format_in_name(name)
+    if form is not None:
+        return form
     if sizes is not None and sizes.checkpoint_dtype == "fp8":
         return WeightFormat("FP8", 1.0, fp8=True)
     return WeightFormat("BF16", 2.0)
