@@ -86,7 +86,11 @@ def split_words(text: MappedText) -> list[MappedText]:
     """
     words: list[MappedText] = []
     lexer = _Lexer(text, None)
+    special = _LEXER_SPECIAL.search
     for start, end in _unquoted_word_ranges(text.text, 0, len(text.text)):
+        if start < end and special(text.text, start, end) is None:
+            words.append(text.slice(start, end))  # no quotes, escapes or `$`: the word is its text
+            continue
         pieces = lexer.expand(start, end, quoted=False)
         if not pieces:
             continue
@@ -130,7 +134,12 @@ def substitute_words(text: MappedText, variables: dict[str, Token | None],
     lexer = _Lexer(text, _Expander(state))
     ranges = list(_unquoted_word_ranges(text.text, 0, len(text.text))) if split else [(0, len(text.text))]
     words: list[tuple[Token, MappedText]] = []
+    special = _LEXER_SPECIAL.search
     for start, end in ranges:
+        if start < end and special(text.text, start, end) is None:
+            word = text.slice(start, end)  # no quotes, escapes or `$`: the word is its text
+            words.append((Token(word.text, word.span()), word))
+            continue
         pieces = lexer.expand(start, end, quoted=False)
         value = _join_pieces(pieces)
         mapped = MappedText.join([piece.text for piece in pieces]) if pieces else text.slice(start, start)
@@ -1292,12 +1301,22 @@ class _Runner:
         return ranges
 
     def expand_words(self, ranges: list[tuple[int, int]], state: _State) -> list[tuple[Token, MappedText]]:
-        lexer = _Lexer(self.script.mapped, _Expander(state))
+        mapped = self.script.mapped
+        text = mapped.text
+        special = _LEXER_SPECIAL.search
+        lexer: _Lexer | None = None
         result: list[tuple[Token, MappedText]] = []
         for start, end in ranges:
+            if start < end and special(text, start, end) is None:
+                # most words have no quotes, escapes or `$`: such a word is one field, its own text
+                word = mapped.slice(start, end)
+                result.append((Token(word.text, word.span()), word))
+                continue
+            if lexer is None:
+                lexer = _Lexer(mapped, _Expander(state))
             pieces = lexer.expand(start, end, quoted=False)
             fields = _fields(pieces)
-            whole = self.script.mapped.slice(start, end) if len(fields) == 1 else None
+            whole = mapped.slice(start, end) if len(fields) == 1 else None
             for field_pieces in fields:
                 result.append(_field_token(field_pieces, whole))
         return result
