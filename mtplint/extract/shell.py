@@ -411,11 +411,20 @@ def _skip_parens(text: str, index: int, end: int | None = None) -> int:
     return end
 
 
+#: what :func:`_skip_braces` does more with than step over
+_BRACED_SPECIAL = re.compile(r"[\\'\"$}]")
+
+
 def _skip_braces(text: str, index: int, end: int | None = None) -> int:
     """``index`` is just after ``${``; returns the index of the matching ``}``."""
     end = len(text) if end is None else end
     depth = 1
     while index < end:
+        # other characters are skipped one by one: jump to the next that is not
+        found = _BRACED_SPECIAL.search(text, index, end)
+        if found is None:
+            return end
+        index = found.start()
         char = text[index]
         if char == "\\":
             index += 2
