@@ -159,13 +159,17 @@ class Parses:
     characters: a run over a large tree must not hold every file's parses to its end (a YAML tree
     takes some 20 bytes per character of its text)."""
 
-    __slots__ = ("__weakref__", "_kept", "_kept_characters", "_recent", "kept_characters", "recent_files")
+    __slots__ = ("__weakref__", "_kept", "_kept_characters", "_recent", "_recent_kinds", "kept_characters",
+                 "recent_files")
 
     def __init__(self, recent_files: int = 32, kept_characters: int = 1_000_000) -> None:
         self.recent_files = recent_files
         self.kept_characters = kept_characters
         # keyed by the source's id: each entry holds the source, so the id is not reused meanwhile
         self._recent: OrderedDict[tuple[int, str], tuple[SourceFile, object]] = OrderedDict()
+        #: how many entries of ``_recent`` each source has: :meth:`keep` is asked for every launch,
+        #: and most sources (scripts, or a file already kept) have none
+        self._recent_kinds: dict[int, int] = {}
         self._kept: dict[tuple[int, str], tuple[SourceFile, object]] = {}
         self._kept_characters = 0
 
@@ -181,16 +185,30 @@ class Parses:
         return entry[1]
 
     def put(self, source: SourceFile, kind: str, parsed: object) -> None:
-        self._recent[(id(source), kind)] = (source, parsed)
+        key = (id(source), kind)
+        if key not in self._recent:
+            self._recent_kinds[key[0]] = self._recent_kinds.get(key[0], 0) + 1
+        self._recent[key] = (source, parsed)
         if len(self._recent) > self.recent_files:
-            self._recent.popitem(last=False)
+            self._left_recent(self._recent.popitem(last=False)[0])
+
+    def _left_recent(self, key: tuple[int, str]) -> None:
+        left = self._recent_kinds[key[0]] - 1
+        if left:
+            self._recent_kinds[key[0]] = left
+        else:
+            del self._recent_kinds[key[0]]
 
     def keep(self, source: SourceFile) -> None:
         """Hold what was parsed from ``source`` past the most recent files, while the budget lasts."""
-        for key in [key for key in self._recent if key[0] == id(source)]:
+        identity = id(source)
+        if identity not in self._recent_kinds:
+            return
+        for key in [key for key in self._recent if key[0] == identity]:
             if self._kept_characters + len(source.text) > self.kept_characters:
                 return
             self._kept[key] = self._recent.pop(key)
+            self._left_recent(key)
             self._kept_characters += len(source.text)
 
 
