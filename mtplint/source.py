@@ -8,8 +8,8 @@ a shell quote still knows its line and column in the original file.
 
 from __future__ import annotations
 
-import bisect
 import weakref
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from itertools import accumulate
@@ -108,7 +108,7 @@ class SourceFile:
         length = len(self.text)
         offset = 0 if offset < 0 else length if offset > length else offset
         starts = self._line_starts
-        line_index = bisect.bisect_right(starts, offset) - 1
+        line_index = bisect_right(starts, offset) - 1
         return line_index + 1, offset - starts[line_index] + 1
 
     def offset(self, line: int, column: int) -> int:
@@ -135,13 +135,13 @@ class SourceFile:
         length = len(self.text)
         starts = self._line_starts
         first = 0 if start < 0 else length if start > length else start
-        line_index = bisect.bisect_right(starts, first) - 1
+        line_index = bisect_right(starts, first) - 1
         line, column = line_index + 1, first - starts[line_index] + 1
         if end == start:
             return Span(self.display, start, end, line, column, line, column)
         last = 0 if end < 0 else length if end > length else end
         # the end is on the start's line or a later one: search from there
-        end_index = bisect.bisect_right(starts, last, line_index) - 1
+        end_index = bisect_right(starts, last, line_index) - 1
         return Span(self.display, start, end, line, column, end_index + 1, last - starts[end_index] + 1)
 
     def whole(self) -> MappedText:
@@ -283,15 +283,18 @@ class MappedText(Record):
 
     def span(self, start: int = 0, end: int | None = None) -> Span | None:
         """The file range covering characters ``start:end`` of this text."""
-        if self.source is None:
+        # every token of every launch gets a span: each attribute read once
+        source = self.source
+        if source is None:
             return None
-        end = len(self.text) if end is None else end
+        offsets = self.offsets
+        if end is None:
+            end = len(self.text)
         if end <= start:
-            offset = self.offsets[min(start, len(self.offsets) - 1)]
-            return self.source.span(offset, offset)
-        first = self.offsets[start]
-        last = max(self.offsets[start:end]) + 1
-        return self.source.span(first, max(last, first + 1))
+            offset = offsets[min(start, len(offsets) - 1)]
+            return source.span(offset, offset)
+        # one past the furthest character (the first is among them, so the range is never empty)
+        return source.span(offsets[start], max(offsets[start:end]) + 1)
 
 
 class Token(Record):
