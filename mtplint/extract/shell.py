@@ -155,8 +155,8 @@ def launches_in_script(
     positional: list[Token] | None = None,
 ) -> list[Launch]:
     """The engine launches of a shell script file, run with ``env`` (e.g. from a systemd unit)."""
-    commands = script_commands(source.whole(), env, source.path.parent, load=ctx.loader.load,
-                               positional=positional)
+    interpreter = _Interpreter(source.path.parent, ctx.loader.load, depth=0)
+    commands = interpreter.run_file(source, _State.initial(env or {}, positional), record=True)
     return launches_from_commands(commands, source, source.path.parent)
 
 
@@ -1043,12 +1043,15 @@ class _Interpreter:
 
     # --- entry ----------------------------------------------------------------------------------
 
-    def run_text(self, text: MappedText, state: _State, record: bool) -> list[ShellCommand]:
-        script = _Script(text)
+    def run_text(self, text: MappedText, state: _State, record: bool, *, whole_file: bool = False) -> list[ShellCommand]:
+        script = _Script(text, whole_file)
         script.check()
         runner = _Runner(self, script, record)
         runner.statements(script.root.children, state)
         return runner.commands
+
+    def run_file(self, source: SourceFile, state: _State, record: bool) -> list[ShellCommand]:
+        return self.run_text(source.whole(), state, record, whole_file=True)
 
 
 _ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
@@ -1057,8 +1060,10 @@ _ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
 class _Script:
     """A parsed script: the tree plus the mapping from UTF-8 bytes back to characters."""
 
-    def __init__(self, text: MappedText) -> None:
+    def __init__(self, text: MappedText, whole_file: bool = False) -> None:
         self.mapped = text
+        #: the text is a file's whole text (:meth:`SourceFile.whole`): character i is at offset i
+        self.source = text.source if whole_file else None
         # Carriage returns before newlines (CRLF files) are blanks to bash's reader in practice
         # (`\r` would end up in the last word); tree-sitter trips over them, so parse a copy where
         # they are spaces. Same length, so character positions are unchanged.
@@ -1089,6 +1094,12 @@ class _Script:
     def raw(self, node: Node) -> str:
         start, end = self.chars(node)
         return self.mapped.text[start:end]
+
+    def span(self, start: int, end: int) -> Span | None:
+        """Where characters ``start:end`` of the script are in the file (``start <= end``)."""
+        if self.source is not None:  # as the slice's span, without searching its offsets for the furthest
+            return self.source.span(start, end)
+        return self.mapped.slice(start, end).span()
 
     def file_offset(self, index: int) -> int:
         return self.mapped.offsets[max(0, min(index, len(self.mapped.offsets) - 1))]
@@ -1319,7 +1330,7 @@ class _Runner:
             if start < end and special(text, start, end) is None:
                 # most words have no quotes, escapes or `$`: such a word is one field, its own text
                 word = mapped.slice(start, end)
-                result.append((Token(word.text, word.span()), word))
+                result.append((Token(word.text, self.script.span(start, end)), word))
                 continue
             if lexer is None:
                 lexer = _Lexer(mapped, _Expander(state))
@@ -1352,7 +1363,7 @@ class _Runner:
         name, index_text, append, value_start, value_end, array = self.assignment_parts(node)
         if not _NAME.fullmatch(name):
             return None
-        span = self.script.mapped.slice(*self.script.chars(node)).span()
+        span = self.script.span(*self.script.chars(node))
         previous = state.variables.get(name)
         exported = bool(previous and previous.exported) or state.allexport
         if array is not None:
@@ -1362,7 +1373,7 @@ class _Runner:
                 base = previous.items if previous.items is not None else (previous.scalar,)
                 items = base + items
             joined = _join_values(items)
-            token = Token(joined.text, self.script.mapped.slice(value_start, value_end).span(), joined.unresolved,
+            token = Token(joined.text, self.script.span(value_start, value_end), joined.unresolved,
                           joined.splat)
             var = _Var(items[0] if items else _Value(""), items, exported, EnvEntry(name, token, span))
             return name, var, EnvEntry(name, token, span)
@@ -1387,7 +1398,7 @@ class _Runner:
             value = _Value(previous.scalar.text + value.text,
                            tuple(dict.fromkeys((*previous.scalar.unresolved, *value.unresolved))),
                            previous.scalar.splat or value.splat)
-        token = Token(value.text, self.script.mapped.slice(value_start, value_end).span() if value_end > value_start
+        token = Token(value.text, self.script.span(value_start, value_end) if value_end > value_start
                       else span, value.unresolved, value.splat)
         entry = EnvEntry(name, token, span)
         return name, _Var(value, None, exported, entry), entry
@@ -1421,7 +1432,7 @@ class _Runner:
                     # `export NAME` of a variable the script never set: it comes from outside.
                     pass
                 elif keyword in ("local", "declare", "typeset"):
-                    span = self.script.mapped.slice(*self.script.chars(child)).span()
+                    span = self.script.span(*self.script.chars(child))
                     state.variables[name] = _Var(_Value(""), None, export, EnvEntry(name, Token("", span), span))
 
     def unset(self, node: Node, state: _State) -> None:
@@ -1545,7 +1556,7 @@ class _Runner:
         nested = _Interpreter(interpreter.base_dir, interpreter.load, interpreter.depth + 1,
                               interpreter.sourced | {resolved})
         try:
-            nested.run_text(loaded.whole(), state, record=False)
+            nested.run_file(loaded, state, record=False)
         except Malformed:
             return
 

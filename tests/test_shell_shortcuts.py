@@ -1,10 +1,16 @@
-"""A word without quotes, escapes or ``$`` is taken as its own text, without the lexer. Read by the
-lexer instead (every character then counts as special: no word is plain), every reader gives the
-same words, values and positions."""
+"""Shortcuts of the shell reader give what the long way gives.
+
+* A word without quotes, escapes or ``$`` is taken as its own text, without the lexer. Read by the
+  lexer instead (every character then counts as special: no word is plain), every reader gives the
+  same words, values and positions.
+* A script file is read knowing that each character is at its own offset: its words' spans are
+  those of the same text read as any mapped text (searching its offsets for the furthest).
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -61,3 +67,24 @@ def test_a_plain_word_reads_as_the_lexer_reads_it_in_a_script(monkeypatch: pytes
     words, _, commands = read  # type: ignore[misc]
     assert [word[0] for word in words][:4] == ["#!/bin/sh", "MODEL=Qwen/Qwen3-8B", "exec", "vllm"]
     assert [token.value for token in commands[0][0]][:6] == ["exec", "vllm", "serve", "Qwen/Qwen3-8B", "--port", "8000"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=_TEXT)
+def test_a_script_file_reads_as_its_whole_text_does(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
+    directory = tmp_path_factory.mktemp("scripts")
+    (directory / "vars.sh").write_text("SOURCED=1\nexport PORT=8000\n", encoding="utf-8")
+    source = SourceFile.from_text(f". ./vars.sh\n{text}\nvllm serve m --port $PORT $SOURCED\n", "serve.sh",
+                                  directory / "serve.sh")
+    env = {"A": EnvEntry("A", Token("a b"))}
+
+    def commands(read: Callable[[], list[shell.ShellCommand]]) -> object:
+        try:
+            return [(command.argv, command.env, command.span) for command in read()]
+        except Malformed as error:
+            return ("malformed", str(error), error.offset)
+
+    as_file = commands(lambda: shell._Interpreter(directory, None, depth=0).run_file(
+        source, shell._State.initial(env, None), record=True))
+    as_text = commands(lambda: shell.script_commands(source.whole(), env, directory))
+    assert as_file == as_text
