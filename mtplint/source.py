@@ -268,6 +268,8 @@ class MappedText(Record):
         one character each, and adding them pairwise copied its offsets once per character."""
         if not parts:
             return MappedText("", [0], None)
+        if len(parts) == 1:  # most words are one piece: the piece itself, as below
+            return parts[0]
         filled = [part for part in parts if part.text]
         if len(filled) < 2:  # nothing to concatenate: what ``+`` gives (an empty part may be the result)
             result = parts[0]
