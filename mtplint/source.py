@@ -8,8 +8,8 @@ a shell quote still knows its line and column in the original file.
 
 from __future__ import annotations
 
-import bisect
 import weakref
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from itertools import accumulate
@@ -108,7 +108,7 @@ class SourceFile:
         length = len(self.text)
         offset = 0 if offset < 0 else length if offset > length else offset
         starts = self._line_starts
-        line_index = bisect.bisect_right(starts, offset) - 1
+        line_index = bisect_right(starts, offset) - 1
         return line_index + 1, offset - starts[line_index] + 1
 
     def offset(self, line: int, column: int) -> int:
@@ -135,13 +135,13 @@ class SourceFile:
         length = len(self.text)
         starts = self._line_starts
         first = 0 if start < 0 else length if start > length else start
-        line_index = bisect.bisect_right(starts, first) - 1
+        line_index = bisect_right(starts, first) - 1
         line, column = line_index + 1, first - starts[line_index] + 1
         if end == start:
             return Span(self.display, start, end, line, column, line, column)
         last = 0 if end < 0 else length if end > length else end
         # the end is on the start's line or a later one: search from there
-        end_index = bisect.bisect_right(starts, last, line_index) - 1
+        end_index = bisect_right(starts, last, line_index) - 1
         return Span(self.display, start, end, line, column, end_index + 1, last - starts[end_index] + 1)
 
     def whole(self) -> MappedText:
@@ -159,13 +159,17 @@ class Parses:
     characters: a run over a large tree must not hold every file's parses to its end (a YAML tree
     takes some 20 bytes per character of its text)."""
 
-    __slots__ = ("__weakref__", "_kept", "_kept_characters", "_recent", "kept_characters", "recent_files")
+    __slots__ = ("__weakref__", "_kept", "_kept_characters", "_recent", "_recent_kinds", "kept_characters",
+                 "recent_files")
 
     def __init__(self, recent_files: int = 32, kept_characters: int = 1_000_000) -> None:
         self.recent_files = recent_files
         self.kept_characters = kept_characters
         # keyed by the source's id: each entry holds the source, so the id is not reused meanwhile
         self._recent: OrderedDict[tuple[int, str], tuple[SourceFile, object]] = OrderedDict()
+        #: how many entries of ``_recent`` each source has: :meth:`keep` is asked for every launch,
+        #: and most sources (scripts, or a file already kept) have none
+        self._recent_kinds: dict[int, int] = {}
         self._kept: dict[tuple[int, str], tuple[SourceFile, object]] = {}
         self._kept_characters = 0
 
@@ -181,16 +185,30 @@ class Parses:
         return entry[1]
 
     def put(self, source: SourceFile, kind: str, parsed: object) -> None:
-        self._recent[(id(source), kind)] = (source, parsed)
+        key = (id(source), kind)
+        if key not in self._recent:
+            self._recent_kinds[key[0]] = self._recent_kinds.get(key[0], 0) + 1
+        self._recent[key] = (source, parsed)
         if len(self._recent) > self.recent_files:
-            self._recent.popitem(last=False)
+            self._left_recent(self._recent.popitem(last=False)[0])
+
+    def _left_recent(self, key: tuple[int, str]) -> None:
+        left = self._recent_kinds[key[0]] - 1
+        if left:
+            self._recent_kinds[key[0]] = left
+        else:
+            del self._recent_kinds[key[0]]
 
     def keep(self, source: SourceFile) -> None:
         """Hold what was parsed from ``source`` past the most recent files, while the budget lasts."""
-        for key in [key for key in self._recent if key[0] == id(source)]:
+        identity = id(source)
+        if identity not in self._recent_kinds:
+            return
+        for key in [key for key in self._recent if key[0] == identity]:
             if self._kept_characters + len(source.text) > self.kept_characters:
                 return
             self._kept[key] = self._recent.pop(key)
+            self._left_recent(key)
             self._kept_characters += len(source.text)
 
 
@@ -250,6 +268,8 @@ class MappedText(Record):
         one character each, and adding them pairwise copied its offsets once per character."""
         if not parts:
             return MappedText("", [0], None)
+        if len(parts) == 1:  # most words are one piece: the piece itself, as below
+            return parts[0]
         filled = [part for part in parts if part.text]
         if len(filled) < 2:  # nothing to concatenate: what ``+`` gives (an empty part may be the result)
             result = parts[0]
@@ -265,15 +285,18 @@ class MappedText(Record):
 
     def span(self, start: int = 0, end: int | None = None) -> Span | None:
         """The file range covering characters ``start:end`` of this text."""
-        if self.source is None:
+        # every token of every launch gets a span: each attribute read once
+        source = self.source
+        if source is None:
             return None
-        end = len(self.text) if end is None else end
+        offsets = self.offsets
+        if end is None:
+            end = len(self.text)
         if end <= start:
-            offset = self.offsets[min(start, len(self.offsets) - 1)]
-            return self.source.span(offset, offset)
-        first = self.offsets[start]
-        last = max(self.offsets[start:end]) + 1
-        return self.source.span(first, max(last, first + 1))
+            offset = offsets[min(start, len(offsets) - 1)]
+            return source.span(offset, offset)
+        # one past the furthest character (the first is among them, so the range is never empty)
+        return source.span(offsets[start], max(offsets[start:end]) + 1)
 
 
 class Token(Record):

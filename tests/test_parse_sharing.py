@@ -8,11 +8,14 @@ of reading it afresh each time, and a later run must see the file as it is then.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mtplint.extract import FileLoader
 from mtplint.extract.yamlpos import YamlError, load_all
@@ -69,6 +72,63 @@ def test_parses_are_held_for_the_latest_files_and_the_kept_ones_within_a_budget(
         parses.put(source, "yaml", source.text)
     assert [parses.get(source, "yaml") for source in sources] == [sources[0].text, None, *(s.text for s in sources[2:])]
     assert parses.get(SourceFile.from_text(sources[0].text, "f0"), "yaml") is None  # same text, another file
+
+
+class _ScanningParses:
+    """Parses as they were: :meth:`keep` looked through every recent entry for the source's."""
+
+    def __init__(self, recent_files: int, kept_characters: int) -> None:
+        self.recent_files, self.kept_characters = recent_files, kept_characters
+        self.recent: dict[tuple[int, str], object] = {}
+        self.kept: dict[tuple[int, str], object] = {}
+        self.kept_size = 0
+
+    def get(self, source: SourceFile, kind: str) -> object | None:
+        key = (id(source), kind)
+        if key in self.kept:
+            return self.kept[key]
+        if key in self.recent:
+            self.recent[key] = self.recent.pop(key)  # the most recent again
+            return self.recent[key]
+        return None
+
+    def put(self, source: SourceFile, kind: str, parsed: object) -> None:
+        self.recent[(id(source), kind)] = parsed
+        if len(self.recent) > self.recent_files:
+            del self.recent[next(iter(self.recent))]
+
+    def keep(self, source: SourceFile) -> None:
+        for key in [key for key in self.recent if key[0] == id(source)]:
+            if self.kept_size + len(source.text) > self.kept_characters:
+                return
+            self.kept[key] = self.recent.pop(key)
+            self.kept_size += len(source.text)
+
+
+_SOURCES = [SourceFile.from_text("x" * (index + 1), f"f{index}") for index in range(6)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(operations=st.lists(st.tuples(st.sampled_from(["get", "put", "keep"]), st.integers(0, 5),
+                                     st.sampled_from(["yaml", "dotenv"])), max_size=40),
+       recent_files=st.integers(1, 4), kept_characters=st.integers(0, 12))
+def test_parses_hold_what_a_scan_of_every_recent_entry_held(operations: list[tuple[str, int, str]],
+                                                            recent_files: int, kept_characters: int) -> None:
+    parses, scanning = Parses(recent_files, kept_characters), _ScanningParses(recent_files, kept_characters)
+    for number, (operation, index, kind) in enumerate(operations):
+        source = _SOURCES[index]
+        if operation == "put":
+            parses.put(source, kind, number)
+            scanning.put(source, kind, number)
+        elif operation == "keep":
+            parses.keep(source)
+            scanning.keep(source)
+        else:
+            assert parses.get(source, kind) == scanning.get(source, kind)
+        # the count of each source's recent entries, which lets keep() skip the others' files
+        assert parses._recent_kinds == Counter(identity for identity, _ in parses._recent)
+    assert [parses.get(source, kind) for source in _SOURCES for kind in ("yaml", "dotenv")] == \
+        [scanning.get(source, kind) for source in _SOURCES for kind in ("yaml", "dotenv")]
 
 
 def test_files_read_by_an_overlay_and_on_their_own_give_the_launches_of_separate_runs(

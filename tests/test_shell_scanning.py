@@ -16,7 +16,7 @@ from mtplint.source import SourceFile
 
 #: matches every character: each search stops at once, so the readers step one by one
 _EVERY_CHARACTER = re.compile(r"[\s\S]")
-_SCANNERS = ("_WORD_STOP", "_LEXER_SPECIAL", "_QUOTED_SPECIAL")
+_SCANNERS = ("_WORD_STOP", "_LEXER_SPECIAL", "_QUOTED_SPECIAL", "_BRACED_SPECIAL")
 
 _PIECES = st.sampled_from([
     " ", "  ", "\t", "\n", "\r\n", "\\\n", "\\", "'", '"', "$", "`", "$(", "${", "}", ")", "(", "$'", '$"',

@@ -253,11 +253,15 @@ def _image_name(image: str) -> tuple[str, str]:
     return name.lower(), tag
 
 
+#: vLLM's OpenAI server images (and their ROCm and CPU builds), with or without the Docker Hub owner
+_VLLM_IMAGES = frozenset(f"{owner}vllm-openai{build}" for owner in ("", "vllm/") for build in ("", "-rocm", "-cpu"))
+
+
 def image_entry(image: str) -> ImageEntry | None:
     """The engine entrypoint of a known engine image, or ``None`` (unknown image, or no entrypoint)."""
     name, tag = _image_name(image)
     base = name.rsplit("/", 1)[-1]
-    if re.fullmatch(r"(vllm/)?vllm-openai(-rocm|-cpu)?", name) or name.endswith("/vllm-openai"):
+    if name in _VLLM_IMAGES or name.endswith("/vllm-openai"):
         return ImageEntry("vllm", ("vllm", "serve"), f"image {name} (vllm serve)")
     if base == "llama.cpp" and (tag.startswith("server") or "server" in tag.split("-")):
         return ImageEntry("llama.cpp", ("/app/llama-server",), f"image {name}:{tag} (llama-server)")
@@ -280,20 +284,36 @@ def image_engine(image: str) -> str | None:
 
 
 def image_version(image: str) -> str | None:
-    """The engine version an image tag states (``v0.11.0``, ``v0.5.9-cu129``, ``server-b9180``)."""
+    """The engine version an image tag states (``v0.11.0``, ``v0.5.9-cu129``, ``server-b9180``).
+
+    Read with string methods, not regular expressions (compiling those was a tenth of a millisecond
+    of a one-file run): ``\\d`` is :meth:`str.isdecimal`, and a tag's end may be before a final
+    newline, as ``$`` matches there."""
     _, tag = _image_name(image)
     if not tag:
         return None
-    build = re.search(r"(?:^|[-_])b(\d{3,6})(?:$|[-_])", tag)
-    if build:
-        return f"b{build.group(1)}"
-    match = re.match(r"^v?(\d+\.\d+(?:\.\d+)?(?:\.post\d+|rc\d+)?)(?:$|[-_+])", tag)
-    return match.group(1) if match else None
+    # a llama.cpp build: `b` and 3 to 6 digits, between `-`/`_` separators or the tag's ends
+    pieces = tag.replace("_", "-").split("-")
+    pieces[-1] = pieces[-1].removesuffix("\n")
+    for piece in pieces:
+        if 4 <= len(piece) <= 7 and piece[0] == "b" and piece[1:].isdecimal():
+            return piece
+    # a release: [v]N.N[.N][.postN|rcN], up to a `-`/`_`/`+` suffix or the tag's end
+    release = tag[1:] if tag.startswith("v") else tag
+    version = release.replace("_", "-").replace("+", "-").partition("-")[0]
+    if len(version) == len(release):
+        version = version.removesuffix("\n")
+    numbers, marker, suffix = version.partition(".post")
+    if not marker:
+        numbers, marker, suffix = version.partition("rc")
+    parts = numbers.split(".")
+    if 2 <= len(parts) <= 3 and all(part.isdecimal() for part in parts) and (not marker or suffix.isdecimal()):
+        return version
+    return None
 
 
 # --- entry points -------------------------------------------------------------------------------
 
-_PYTHON = re.compile(r"^(?:.*/)?python(?:3(?:\.\d+)?)?$")
 _MODULE_ENTRIES = {
     "vllm.entrypoints.openai.api_server": ("vllm", "python -m vllm.entrypoints.openai.api_server"),
     "sglang.launch_server": ("sglang", "python -m sglang.launch_server"),
@@ -304,8 +324,6 @@ _PROGRAM_SUBCOMMANDS = {
     "sglang": ("serve", "sglang", "sglang serve"),
     "vllm-mlx": ("serve", "vllm-mlx", "vllm-mlx serve"),
 }
-_ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DOCKER_VALUE_OPTIONS = {
     "--name", "-p", "--publish", "-v", "--volume", "--mount", "--network", "--net", "--ipc", "--shm-size",
     "--runtime", "--gpus", "-w", "--workdir", "-u", "--user", "--restart", "--entrypoint", "--platform",
@@ -314,6 +332,21 @@ _DOCKER_VALUE_OPTIONS = {
     "--pull", "--cidfile", "--dns", "--expose", "--group-add", "--health-cmd", "--stop-signal",
     "--tmpfs", "--uts", "--cgroupns", "--memory-swap", "--cpuset-cpus", "--init-path",
 }
+
+
+def _is_env_name(word: str) -> bool:
+    """``[A-Za-z_][A-Za-z0-9_]*`` (string methods: no pattern to compile at start-up)."""
+    return word.isascii() and word.isidentifier()
+
+
+def _is_python(program: str) -> bool:
+    """``python``, ``python3`` or ``python3.N``, in any directory: what the pattern
+    ``^(?:.*/)?python(?:3(?:\\.\\d+)?)?$`` matches (no newline, unless a final one)."""
+    program = program.removesuffix("\n")
+    if "\n" in program:
+        return False
+    name = program.rsplit("/", 1)[-1]
+    return name in ("python", "python3") or (name.startswith("python3.") and name[8:].isdecimal())
 
 
 def _basename(word: str) -> str:
@@ -359,8 +392,10 @@ def recognise(argv: Sequence[Token], _depth: int = 0) -> Recognised | None:
             index += 1
             while index < len(words) and words[index].value.startswith("-"):
                 index += 1
-            while index < len(words) and _ENV_ASSIGNMENT.match(words[index].value):
-                key, _, rest = words[index].value.partition("=")
+            while index < len(words):
+                key, equals, rest = words[index].value.partition("=")
+                if not equals or not _is_env_name(key):
+                    break
                 env.append((key, Token(rest, words[index].span, words[index].unresolved)))
                 index += 1
             continue
@@ -395,7 +430,7 @@ def _entry_at(words: list[Token], index: int) -> tuple[str, str, int] | None:
         return "llama.cpp", "llama-server", 1
     if name in ("mlx_lm.server",):
         return "mlx-lm", "mlx_lm.server", 1
-    if _PYTHON.match(value):
+    if _is_python(value):
         position = index + 1
         while position < len(words) and words[position].resolved and words[position].value in ("-u", "-O", "-B", "-E", "-s"):
             position += 1
@@ -443,7 +478,7 @@ def _recognise_docker(words: list[Token], index: int, env: list[tuple[str, Token
         if option in ("-e", "--env") and "=" in argument.value:
             key, _, env_value = argument.value.partition("=")
             docker_env.append((key, Token(env_value, argument.span, argument.unresolved)))
-        elif option in ("-e", "--env") and argument.resolved and _ENV_NAME.fullmatch(argument.value):
+        elif option in ("-e", "--env") and argument.resolved and _is_env_name(argument.value):
             docker_inherit.append((argument.value, argument))
         elif option == "--env-file":
             env_files.append(argument)

@@ -207,23 +207,37 @@ class Positions:
 
     def __init__(self, source: SourceFile) -> None:
         self.source = source
-        self._lines: dict[int, bytes] = {}
+        #: line -> (its first character's offset, its UTF-8 bytes, whether those are ASCII)
+        self._lines: dict[int, tuple[int, bytes, bool]] = {}
+        # a value's span is asked for again by each reader of the node (its statement, its value,
+        # the text of an unknown): one Span per written range
+        self._spans: dict[tuple[int, int, int, int | None], Span] = {}
 
     def offset(self, line: int, byte_column: int) -> int:
-        start = self.source.line_start(line)
-        encoded = self._lines.get(line)
-        if encoded is None:
-            end = self.source.text.find("\n", start)
-            encoded = self.source.text[start:end if end >= 0 else len(self.source.text)].encode("utf-8")
-            self._lines[line] = encoded
+        known = self._lines.get(line)
+        if known is None:
+            text = self.source.text
+            start = self.source.line_start(line)
+            end = text.find("\n", start)
+            encoded = text[start:end if end >= 0 else len(text)].encode("utf-8")
+            known = self._lines[line] = (start, encoded, encoded.isascii())
+        start, encoded, ascii_only = known
+        if ascii_only:  # one character per byte
+            return start + len(encoded[:byte_column])
         return start + len(encoded[:byte_column].decode("utf-8", errors="ignore"))
 
     def span(self, node: ast.AST) -> Span:
-        start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
-        end_line = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
-        end_column = getattr(node, "end_col_offset", None)
-        end = self.offset(end_line, end_column) if end_column is not None else start
-        return self.source.span(start, end)
+        line: int = node.lineno  # type: ignore[attr-defined]
+        column: int = node.col_offset  # type: ignore[attr-defined]
+        end_line: int = getattr(node, "end_lineno", None) or line
+        end_column: int | None = getattr(node, "end_col_offset", None)
+        key = (line, column, end_line, end_column)
+        span = self._spans.get(key)
+        if span is None:
+            start = self.offset(line, column)
+            end = self.offset(end_line, end_column) if end_column is not None else start
+            span = self._spans[key] = self.source.span(start, end)
+        return span
 
     def string_text(self, node: ast.Constant) -> MappedText:
         """A string literal's value with each character mapped to where it is written."""
@@ -261,7 +275,8 @@ class Evaluator:
         return self.source.text[span.start:span.end]
 
     def unknown(self, node: ast.AST, splat: bool = False) -> Value:
-        return unknown(self.text_of(node), self.positions.span(node), splat)
+        span = self.positions.span(node)
+        return unknown(self.source.text[span.start:span.end], span, splat)
 
     def evaluate(self, node: ast.expr, scope: dict[str, Value], depth: int = 0) -> Value:
         if depth > MAX_DEPTH:
@@ -530,9 +545,8 @@ class Walker(Record):
 
     def _collect(self, nodes: list[ast.AST], scope: dict[str, Value], function: str | None) -> None:
         for root in nodes:
-            for node in _walk_expressions(root):
-                if isinstance(node, ast.Call):
-                    self.calls.append(CallSite(node, scope, function))
+            for call in _calls(root):
+                self.calls.append(CallSite(call, scope, function))
 
     def _bind_target(self, target: ast.expr, value: Value, scope: dict[str, Value]) -> dict[str, Value]:
         evaluator = self.evaluator
@@ -604,6 +618,28 @@ class Walker(Record):
 
     def statement(self, statement: ast.stmt, scope: dict[str, Value], function: str | None) -> dict[str, Value]:
         evaluator = self.evaluator
+        if isinstance(statement, ast.Assign):
+            self._collect([statement.value], scope, function)
+            value = evaluator.evaluate(statement.value, scope)
+            for target in statement.targets:
+                scope = self._bind_target(target, value, scope)
+            return scope
+        if isinstance(statement, ast.AnnAssign):
+            if statement.value is None:
+                return scope
+            self._collect([statement.value], scope, function)
+            return self._bind_target(statement.target, evaluator.evaluate(statement.value, scope), scope)
+        if isinstance(statement, ast.AugAssign):
+            self._collect([statement.value], scope, function)
+            combined = ast.BinOp(left=statement.target, op=statement.op, right=statement.value)
+            ast.copy_location(combined, statement)
+            return self._bind_target(statement.target, evaluator.evaluate(combined, scope), scope)
+        if isinstance(statement, ast.Expr):
+            self._collect([statement.value], scope, function)
+            if isinstance(statement.value, ast.Call):
+                return self._mutation(statement.value, scope)
+            return scope
+        # only the statements below bind names to it or merge scopes at it (assignments take the value's)
         span = evaluator.positions.span(statement)
         if isinstance(statement, ast.Import):
             for alias in statement.names:
@@ -633,27 +669,6 @@ class Walker(Record):
             others = [item for item in statement.body if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
             self.body(others, dict(scope), statement.name)
             return {**scope, statement.name: unknown(statement.name, span)}
-        if isinstance(statement, ast.Assign):
-            self._collect([statement.value], scope, function)
-            value = evaluator.evaluate(statement.value, scope)
-            for target in statement.targets:
-                scope = self._bind_target(target, value, scope)
-            return scope
-        if isinstance(statement, ast.AnnAssign):
-            if statement.value is None:
-                return scope
-            self._collect([statement.value], scope, function)
-            return self._bind_target(statement.target, evaluator.evaluate(statement.value, scope), scope)
-        if isinstance(statement, ast.AugAssign):
-            self._collect([statement.value], scope, function)
-            combined = ast.BinOp(left=statement.target, op=statement.op, right=statement.value)
-            ast.copy_location(combined, statement)
-            return self._bind_target(statement.target, evaluator.evaluate(combined, scope), scope)
-        if isinstance(statement, ast.Expr):
-            self._collect([statement.value], scope, function)
-            if isinstance(statement.value, ast.Call):
-                return self._mutation(statement.value, scope)
-            return scope
         if isinstance(statement, ast.If):
             self._collect([statement.test], scope, function)
             if _is_main_guard(statement.test):
@@ -703,18 +718,32 @@ def _is_main_guard(test: ast.expr) -> bool:
             and test.comparators[0].value == "__main__")
 
 
-def _walk_expressions(root: ast.AST) -> Iterator[ast.AST]:
-    """Nodes of an expression (or simple statement), not entering nested scopes (lambdas,
-    comprehensions, functions), whose names do not mean what the enclosing scope says."""
+#: children a walk for calls does not enter: nested scopes (lambdas, comprehensions, functions), whose
+#: names do not mean what the enclosing scope says, and nodes that hold no call (constants, the
+#: load/store context of every name, operators). By class: :func:`ast.parse` makes nodes of these
+#: exact classes, and a set lookup costs less than ``isinstance`` against a dozen of them.
+_NOT_WALKED = frozenset((ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ListComp, ast.SetComp,
+                         ast.DictComp, ast.GeneratorExp, ast.Constant, *ast.expr_context.__subclasses__(),
+                         *ast.operator.__subclasses__(), *ast.unaryop.__subclasses__(),
+                         *ast.boolop.__subclasses__(), *ast.cmpop.__subclasses__()))
+
+
+def _calls(root: ast.AST) -> Iterator[ast.Call]:
+    """The calls of an expression (or simple statement), not entering nested scopes below it.
+
+    The children of each node are those :func:`ast.iter_child_nodes` gives, in its order, read in
+    one loop: its two nested generators cost more than the walk itself."""
     stack = [root]
     while stack:
         node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ListComp,
-                                  ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-                continue
-            stack.append(child)
+        if isinstance(node, ast.Call):
+            yield node
+        for name in node._fields:
+            field = getattr(node, name, None)
+            if isinstance(field, list):
+                stack.extend(item for item in field if isinstance(item, ast.AST) and type(item) not in _NOT_WALKED)
+            elif isinstance(field, ast.AST) and type(field) not in _NOT_WALKED:
+                stack.append(field)
 
 
 # --- launches -----------------------------------------------------------------------------------

@@ -86,7 +86,11 @@ def split_words(text: MappedText) -> list[MappedText]:
     """
     words: list[MappedText] = []
     lexer = _Lexer(text, None)
+    special = _LEXER_SPECIAL.search
     for start, end in _unquoted_word_ranges(text.text, 0, len(text.text)):
+        if start < end and special(text.text, start, end) is None:
+            words.append(text.slice(start, end))  # no quotes, escapes or `$`: the word is its text
+            continue
         pieces = lexer.expand(start, end, quoted=False)
         if not pieces:
             continue
@@ -130,7 +134,12 @@ def substitute_words(text: MappedText, variables: dict[str, Token | None],
     lexer = _Lexer(text, _Expander(state))
     ranges = list(_unquoted_word_ranges(text.text, 0, len(text.text))) if split else [(0, len(text.text))]
     words: list[tuple[Token, MappedText]] = []
+    special = _LEXER_SPECIAL.search
     for start, end in ranges:
+        if start < end and special(text.text, start, end) is None:
+            word = text.slice(start, end)  # no quotes, escapes or `$`: the word is its text
+            words.append((Token(word.text, word.span()), word))
+            continue
         pieces = lexer.expand(start, end, quoted=False)
         value = _join_pieces(pieces)
         mapped = MappedText.join([piece.text for piece in pieces]) if pieces else text.slice(start, start)
@@ -146,8 +155,8 @@ def launches_in_script(
     positional: list[Token] | None = None,
 ) -> list[Launch]:
     """The engine launches of a shell script file, run with ``env`` (e.g. from a systemd unit)."""
-    commands = script_commands(source.whole(), env, source.path.parent, load=ctx.loader.load,
-                               positional=positional)
+    interpreter = _Interpreter(source.path.parent, ctx.loader.load, depth=0)
+    commands = interpreter.run_file(source, _State.initial(env or {}, positional), record=True)
     return launches_from_commands(commands, source, source.path.parent)
 
 
@@ -402,11 +411,20 @@ def _skip_parens(text: str, index: int, end: int | None = None) -> int:
     return end
 
 
+#: what :func:`_skip_braces` does more with than step over
+_BRACED_SPECIAL = re.compile(r"[\\'\"$}]")
+
+
 def _skip_braces(text: str, index: int, end: int | None = None) -> int:
     """``index`` is just after ``${``; returns the index of the matching ``}``."""
     end = len(text) if end is None else end
     depth = 1
     while index < end:
+        # other characters are skipped one by one: jump to the next that is not
+        found = _BRACED_SPECIAL.search(text, index, end)
+        if found is None:
+            return end
+        index = found.start()
         char = text[index]
         if char == "\\":
             index += 2
@@ -1025,12 +1043,15 @@ class _Interpreter:
 
     # --- entry ----------------------------------------------------------------------------------
 
-    def run_text(self, text: MappedText, state: _State, record: bool) -> list[ShellCommand]:
-        script = _Script(text)
+    def run_text(self, text: MappedText, state: _State, record: bool, *, whole_file: bool = False) -> list[ShellCommand]:
+        script = _Script(text, whole_file)
         script.check()
         runner = _Runner(self, script, record)
         runner.statements(script.root.children, state)
         return runner.commands
+
+    def run_file(self, source: SourceFile, state: _State, record: bool) -> list[ShellCommand]:
+        return self.run_text(source.whole(), state, record, whole_file=True)
 
 
 _ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
@@ -1039,8 +1060,10 @@ _ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
 class _Script:
     """A parsed script: the tree plus the mapping from UTF-8 bytes back to characters."""
 
-    def __init__(self, text: MappedText) -> None:
+    def __init__(self, text: MappedText, whole_file: bool = False) -> None:
         self.mapped = text
+        #: the text is a file's whole text (:meth:`SourceFile.whole`): character i is at offset i
+        self.source = text.source if whole_file else None
         # Carriage returns before newlines (CRLF files) are blanks to bash's reader in practice
         # (`\r` would end up in the last word); tree-sitter trips over them, so parse a copy where
         # they are spaces. Same length, so character positions are unchanged.
@@ -1071,6 +1094,12 @@ class _Script:
     def raw(self, node: Node) -> str:
         start, end = self.chars(node)
         return self.mapped.text[start:end]
+
+    def span(self, start: int, end: int) -> Span | None:
+        """Where characters ``start:end`` of the script are in the file (``start <= end``)."""
+        if self.source is not None:  # as the slice's span, without searching its offsets for the furthest
+            return self.source.span(start, end)
+        return self.mapped.slice(start, end).span()
 
     def file_offset(self, index: int) -> int:
         return self.mapped.offsets[max(0, min(index, len(self.mapped.offsets) - 1))]
@@ -1292,12 +1321,22 @@ class _Runner:
         return ranges
 
     def expand_words(self, ranges: list[tuple[int, int]], state: _State) -> list[tuple[Token, MappedText]]:
-        lexer = _Lexer(self.script.mapped, _Expander(state))
+        mapped = self.script.mapped
+        text = mapped.text
+        special = _LEXER_SPECIAL.search
+        lexer: _Lexer | None = None
         result: list[tuple[Token, MappedText]] = []
         for start, end in ranges:
+            if start < end and special(text, start, end) is None:
+                # most words have no quotes, escapes or `$`: such a word is one field, its own text
+                word = mapped.slice(start, end)
+                result.append((Token(word.text, self.script.span(start, end)), word))
+                continue
+            if lexer is None:
+                lexer = _Lexer(mapped, _Expander(state))
             pieces = lexer.expand(start, end, quoted=False)
             fields = _fields(pieces)
-            whole = self.script.mapped.slice(start, end) if len(fields) == 1 else None
+            whole = mapped.slice(start, end) if len(fields) == 1 else None
             for field_pieces in fields:
                 result.append(_field_token(field_pieces, whole))
         return result
@@ -1324,7 +1363,7 @@ class _Runner:
         name, index_text, append, value_start, value_end, array = self.assignment_parts(node)
         if not _NAME.fullmatch(name):
             return None
-        span = self.script.mapped.slice(*self.script.chars(node)).span()
+        span = self.script.span(*self.script.chars(node))
         previous = state.variables.get(name)
         exported = bool(previous and previous.exported) or state.allexport
         if array is not None:
@@ -1334,7 +1373,7 @@ class _Runner:
                 base = previous.items if previous.items is not None else (previous.scalar,)
                 items = base + items
             joined = _join_values(items)
-            token = Token(joined.text, self.script.mapped.slice(value_start, value_end).span(), joined.unresolved,
+            token = Token(joined.text, self.script.span(value_start, value_end), joined.unresolved,
                           joined.splat)
             var = _Var(items[0] if items else _Value(""), items, exported, EnvEntry(name, token, span))
             return name, var, EnvEntry(name, token, span)
@@ -1359,7 +1398,7 @@ class _Runner:
             value = _Value(previous.scalar.text + value.text,
                            tuple(dict.fromkeys((*previous.scalar.unresolved, *value.unresolved))),
                            previous.scalar.splat or value.splat)
-        token = Token(value.text, self.script.mapped.slice(value_start, value_end).span() if value_end > value_start
+        token = Token(value.text, self.script.span(value_start, value_end) if value_end > value_start
                       else span, value.unresolved, value.splat)
         entry = EnvEntry(name, token, span)
         return name, _Var(value, None, exported, entry), entry
@@ -1393,7 +1432,7 @@ class _Runner:
                     # `export NAME` of a variable the script never set: it comes from outside.
                     pass
                 elif keyword in ("local", "declare", "typeset"):
-                    span = self.script.mapped.slice(*self.script.chars(child)).span()
+                    span = self.script.span(*self.script.chars(child))
                     state.variables[name] = _Var(_Value(""), None, export, EnvEntry(name, Token("", span), span))
 
     def unset(self, node: Node, state: _State) -> None:
@@ -1517,7 +1556,7 @@ class _Runner:
         nested = _Interpreter(interpreter.base_dir, interpreter.load, interpreter.depth + 1,
                               interpreter.sourced | {resolved})
         try:
-            nested.run_text(loaded.whole(), state, record=False)
+            nested.run_file(loaded, state, record=False)
         except Malformed:
             return
 

@@ -110,9 +110,9 @@ def read_settings(source: SourceFile) -> list[Setting]:
         key, equals, _ = joined.text.partition("=")
         if not equals:
             continue
-        value = joined.slice(len(key) + 1)
-        lead = len(value.text) - len(value.text.lstrip())
-        value = value.slice(lead, len(value.text.rstrip()))
+        # the value without the blanks around it, cut out in one slice
+        rest = joined.text[len(key) + 1:]
+        value = joined.slice(len(joined.text) - len(rest.lstrip()), len(key) + 1 + len(rest.rstrip()))
         settings.append(Setting(key.strip(), value, line_number, section, source))
     return settings
 
