@@ -26,27 +26,38 @@ _ScalarNode, _SequenceNode = yaml.ScalarNode, yaml.SequenceNode
 
 try:  # the C composer is ~10x faster; fall back where libyaml is missing
     from yaml import CSafeLoader as _SafeLoader
+    from yaml._yaml import CParser as _Composer
 except ImportError:  # pragma: no cover - depends on the PyYAML build
+    from yaml import SafeLoader as _Composer  # type: ignore[assignment]
     from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
 
 _TAG_PREFIX = "tag:yaml.org,2002:"
 _STR_TAG, _SEQ_TAG, _MAP_TAG = _TAG_PREFIX + "str", _TAG_PREFIX + "seq", _TAG_PREFIX + "map"
 
 
-class _Loader(_SafeLoader):
+class _Loader(_Composer):
     """The safe composer with a quicker tag resolver: the composer asks for every node's tag, and
     PyYAML's resolver (Python, a third of composing) concatenates lists and tries its regular
     expressions anew for each scalar, while a file says the same keys and values over and over.
     A plain scalar's tag depends on its text alone, so each text is resolved once per file, by the
-    same expressions in the same order; the default tags need no lookup at all."""
+    same expressions in the same order; the default tags need no lookup at all.
+
+    Only the composer is set up (nothing is ever constructed), and with no path resolvers the
+    composer's calls on entering and leaving each node have nothing to do."""
+
+    yaml_implicit_resolvers = _SafeLoader.yaml_implicit_resolvers
 
     def __init__(self, stream: str) -> None:
-        super().__init__(stream)
+        _Composer.__init__(self, stream)
         self._plain_tags: dict[str, str] = {}
 
+    def descend_resolver(self, current_node: yaml.Node | None, current_index: object) -> None:
+        pass
+
+    def ascend_resolver(self) -> None:
+        pass
+
     def resolve(self, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str:
-        if not _RESOLVES_BY_TEXT:  # pragma: no cover - another resolver registered on SafeLoader
-            return super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call,no-any-return]
         if kind is not _ScalarNode:
             return _SEQ_TAG if kind is _SequenceNode else _MAP_TAG
         if not implicit[0]:  # quoted or block text: a string
@@ -63,8 +74,9 @@ class _Loader(_SafeLoader):
 
 
 #: whether tags follow from a scalar's text and first character alone (PyYAML's safe resolvers,
-#: with no path resolvers and none for any first character)
+#: with no path resolvers and none for any first character); if not, PyYAML's own loader resolves
 _RESOLVES_BY_TEXT = not _SafeLoader.yaml_path_resolvers and None not in _SafeLoader.yaml_implicit_resolvers
+_COMPOSER: type[_Loader] | type[_SafeLoader] = _Loader if _RESOLVES_BY_TEXT else _SafeLoader
 _MERGE_TAG = _TAG_PREFIX + "merge"
 _SKIPPABLE = set(" \t\r\n\\\"'")
 _BLANK = re.compile(r"[ \t\n]")
@@ -288,43 +300,67 @@ def _content_start(source: SourceFile, start: int, style: str | None) -> int:
     return start
 
 
+_new_node = object.__new__
+
+
+def _scalar_node(node: yaml.ScalarNode, source: SourceFile) -> YNode:
+    """:class:`YNode` of a composed scalar, its slots set directly: most nodes are scalars, and
+    this is quicker than ``YNode(...)`` with its defaults."""
+    result: YNode = _new_node(YNode)
+    result.kind = "scalar"
+    result.tag = node.tag
+    result.start = node.start_mark.index
+    result.end = node.end_mark.index
+    result.source = source
+    result.style = node.style
+    result.items = _NO_ITEMS
+    result.pairs = _NO_PAIRS
+    result._text = None
+    result._value = node.value
+    return result
+
+
+def _with_merged(pairs: list[tuple[YNode, YNode]], merged: list[tuple[YNode, YNode]]) -> list[tuple[YNode, YNode]]:
+    """``pairs`` and then the merged (``<<``) pairs: explicit keys win over merged ones, an earlier
+    merged map over a later one."""
+    names = {k.str for k, _ in pairs if k.kind == "scalar"}
+    for key_node, value_node in merged:
+        if key_node.kind == "scalar" and key_node.str not in names:
+            names.add(key_node.str)
+            pairs.append((key_node, value_node))
+    return pairs
+
+
 class _Converter:
+    """PyYAML's nodes as :class:`YNode` trees, an alias sharing the node of its anchor; a text
+    nested too deep or with too many nodes is a :class:`YamlError` at the node where the limit is
+    passed."""
+
     def __init__(self, source: SourceFile, max_nodes: int) -> None:
         self.source = source
         self.seen: dict[int, YNode] = {}
-        # a node reached twice is an alias of an anchored one: without an anchor in the text every
-        # node is reached once, and remembering each (most of them scalars) is wasted work
-        self.shared = "&" in source.text
         self.budget = max_nodes
 
     def convert(self, node: yaml.Node, depth: int = 0) -> YNode:
-        if self.shared:
-            cached = self.seen.get(id(node))
-            if cached is not None:
-                return cached
+        cached = self.seen.get(id(node))
+        if cached is not None:
+            return cached
         if depth > 500:
             raise YamlError("YAML nesting too deep", node.start_mark.index)
         self.budget -= 1
         if self.budget < 0:
             raise YamlError("YAML document too large (too many nodes)", node.start_mark.index)
         if node.__class__ is _ScalarNode:
-            result = YNode("scalar", node.tag, node.start_mark.index, node.end_mark.index, self.source, None,
-                           node.style, None, None, node.value)
-            if self.shared:
-                self.seen[id(node)] = result
+            result = self.seen[id(node)] = _scalar_node(node, self.source)
             return result
         start, end = node.start_mark.index, node.end_mark.index
         convert = self.convert
         depth += 1
         if node.__class__ is _SequenceNode:
-            result = YNode("seq", node.tag, start, end, self.source)
-            if self.shared:
-                self.seen[id(node)] = result
+            result = self.seen[id(node)] = YNode("seq", node.tag, start, end, self.source)
             result.items = [convert(item, depth) for item in node.value]
             return result
-        result = YNode("map", node.tag, start, end, self.source)
-        if self.shared:
-            self.seen[id(node)] = result
+        result = self.seen[id(node)] = YNode("map", node.tag, start, end, self.source)
         pairs: list[tuple[YNode, YNode]] = []
         merged: list[tuple[YNode, YNode]] = []
         for key, value in node.value:
@@ -336,13 +372,71 @@ class _Converter:
                         merged.extend(converted.pairs)
                 continue
             pairs.append((convert(key, depth), convert(value, depth)))
-        if merged:  # explicit keys win over merged ones, an earlier merged map over a later one
-            names = {k.str for k, _ in pairs if k.kind == "scalar"}
-            for key_node, value_node in merged:
-                if key_node.kind == "scalar" and key_node.str not in names:
-                    names.add(key_node.str)
-                    pairs.append((key_node, value_node))
-        result.pairs = pairs
+        result.pairs = _with_merged(pairs, merged) if merged else pairs
+        return result
+
+
+class _Unusual(Exception):
+    """A tree :class:`_TreeBuilder` leaves to :class:`_Converter`."""
+
+
+#: nesting up to which :class:`_TreeBuilder` builds (far more than real files have, far less than
+#: the limit :class:`_Converter` reports at)
+_BUILDER_DEPTH = 100
+
+
+class _TreeBuilder:
+    """:class:`_Converter` for a text without anchors, where every node is reached once (no alias
+    to share): a collection makes its scalar children itself and counts its children at once.
+    Nesting deeper than :data:`_BUILDER_DEPTH` or more nodes than the budget raise
+    :class:`_Unusual`, and :class:`_Converter` tells where the limit is passed."""
+
+    def __init__(self, source: SourceFile, max_nodes: int) -> None:
+        self.source = source
+        self.budget = max_nodes
+
+    def documents(self, nodes: list[yaml.Node]) -> list[YNode]:
+        self.budget -= len(nodes)
+        documents = [self.build(node) for node in nodes]
+        # checked on the way only when a collection is entered: a merge's count comes after
+        if self.budget < 0:
+            raise _Unusual
+        return documents
+
+    def build(self, node: yaml.Node, depth: int = 0) -> YNode:
+        """The tree of ``node``, which its caller has counted."""
+        source = self.source
+        if node.__class__ is _ScalarNode:  # a document or a merged node that is a scalar
+            return _scalar_node(node, source)
+        if depth >= _BUILDER_DEPTH:
+            raise _Unusual
+        children: list[Any] = node.value
+        self.budget -= len(children) if node.__class__ is _SequenceNode else 2 * len(children)
+        if self.budget < 0:
+            raise _Unusual
+        build = self.build
+        depth += 1
+        result = YNode("seq" if node.__class__ is _SequenceNode else "map", node.tag, node.start_mark.index,
+                       node.end_mark.index, source)
+        if node.__class__ is _SequenceNode:
+            result.items = [_scalar_node(item, source) if item.__class__ is _ScalarNode else build(item, depth)
+                            for item in children]
+            return result
+        pairs: list[tuple[YNode, YNode]] = []
+        merged: list[tuple[YNode, YNode]] = []
+        for key, value in children:
+            if key.tag == _MERGE_TAG:
+                sources = value.value if value.__class__ is _SequenceNode else [value]
+                # neither the merge key nor its value is a node of the tree, each merged node is
+                self.budget += 2 - len(sources)
+                for merge_source in sources:
+                    converted = build(merge_source, depth)
+                    if converted.kind == "map":
+                        merged.extend(converted.pairs)
+                continue
+            pairs.append((_scalar_node(key, source) if key.__class__ is _ScalarNode else build(key, depth),
+                          _scalar_node(value, source) if value.__class__ is _ScalarNode else build(value, depth)))
+        result.pairs = _with_merged(pairs, merged) if merged else pairs
         return result
 
 
@@ -370,7 +464,8 @@ def load_all(source: SourceFile, max_nodes: int = 200_000) -> list[YNode]:
 
 def _load_all(source: SourceFile, max_nodes: int) -> list[YNode]:
     try:
-        nodes = list(yaml.compose_all(source.text, Loader=_Loader))
+        # (the stubs know only PyYAML's own loaders, not a composer without a constructor)
+        nodes = list(yaml.compose_all(source.text, Loader=_COMPOSER))  # type: ignore[arg-type]
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         offset = mark.index if mark is not None else 0
@@ -378,8 +473,16 @@ def _load_all(source: SourceFile, max_nodes: int) -> list[YNode]:
         raise YamlError(f"invalid YAML: {problem}", offset) from error
     except (yaml.YAMLError, ValueError, RecursionError) as error:
         raise YamlError(f"invalid YAML: {error}", 0) from error
+    nodes = [node for node in nodes if node is not None]
+    # a node reached twice is an alias of an anchored one: without an anchor in the text every
+    # node is reached once, and remembering each (most of them scalars) is wasted work
+    if "&" not in source.text:
+        try:
+            return _TreeBuilder(source, max_nodes).documents(nodes)
+        except _Unusual:
+            pass
     converter = _Converter(source, max_nodes)
-    return [converter.convert(node) for node in nodes if node is not None]
+    return [converter.convert(node) for node in nodes]
 
 
 def load(source: SourceFile) -> YNode | None:
