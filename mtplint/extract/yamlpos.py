@@ -273,14 +273,20 @@ def _walk_offsets(raw: str, value: str, raw_start: int, raw_end: int) -> list[in
             pointer = probe + 1
             if index >= walk_until:
                 # A character equal to the raw one at the pointer maps to it and moves the pointer
-                # on by one: the rest of the word, if the raw text goes on with it, maps in one step
-                # (a folded command's words; each word is tried once).
-                word_end = _BLANK.search(value, index)
-                walk_until = length if word_end is None else word_end.start()
-                if raw.startswith(value[index:walk_until], pointer, raw_end):
-                    offsets.extend(range(pointer, pointer + walk_until - index))
-                    pointer += walk_until - index
-                    index = walk_until
+                # on by one, so a run of equal characters maps in one step: the rest of the raw
+                # line if the value goes on with it (a line of a block), else the rest of the word
+                # if the raw text goes on with it (a folded command's words; each word is tried once).
+                line_end = raw.find("\n", pointer, raw_end)
+                run = raw[pointer:raw_end if line_end < 0 else line_end]
+                if not value.startswith(run, index):
+                    word_end = _BLANK.search(value, index)
+                    walk_until = length if word_end is None else word_end.start()
+                    run = value[index:walk_until]
+                    if not raw.startswith(run, pointer, raw_end):
+                        continue
+                offsets.extend(range(pointer, pointer + len(run)))
+                pointer += len(run)
+                index += len(run)
         elif pointer < raw_end and raw[pointer] == "\\":
             # an escape such as \u00e9 produced this character: consume the whole sequence
             offsets.append(pointer)
