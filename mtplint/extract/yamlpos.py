@@ -11,6 +11,7 @@ literal (``|``) blocks, quoting and escapes.
 from __future__ import annotations
 
 import builtins
+import operator
 import re
 from collections.abc import Iterator
 
@@ -43,7 +44,8 @@ class _Loader(_Composer):
     same expressions in the same order; the default tags need no lookup at all.
 
     Only the composer is set up (nothing is ever constructed), and with no path resolvers the
-    composer's calls on entering and leaving each node have nothing to do."""
+    composer's calls on entering and leaving each node have nothing to do: they go to C functions
+    that ignore their arguments, which spares a Python call per node each."""
 
     yaml_implicit_resolvers = _SafeLoader.yaml_implicit_resolvers
 
@@ -51,11 +53,8 @@ class _Loader(_Composer):
         _Composer.__init__(self, stream)
         self._plain_tags: dict[str, str] = {}
 
-    def descend_resolver(self, current_node: yaml.Node | None, current_index: object) -> None:
-        pass
-
-    def ascend_resolver(self) -> None:
-        pass
+    descend_resolver = staticmethod(operator.is_)  # (parent, index): the answer is ignored
+    ascend_resolver = staticmethod(tuple)  # (): the answer is ignored
 
     def resolve(self, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str:
         if kind is not _ScalarNode:
@@ -77,7 +76,7 @@ class _Loader(_Composer):
 #: with no path resolvers and none for any first character); if not, PyYAML's own loader resolves
 _RESOLVES_BY_TEXT = not _SafeLoader.yaml_path_resolvers and None not in _SafeLoader.yaml_implicit_resolvers
 _COMPOSER: type[_Loader] | type[_SafeLoader] = _Loader if _RESOLVES_BY_TEXT else _SafeLoader
-_MERGE_TAG = _TAG_PREFIX + "merge"
+_MERGE_TAG, _NULL_TAG = _TAG_PREFIX + "merge", _TAG_PREFIX + "null"
 _SKIPPABLE = set(" \t\r\n\\\"'")
 _BLANK = re.compile(r"[ \t\n]")
 _ESCAPE_LENGTHS = {"x": 4, "u": 6, "U": 10}
@@ -155,8 +154,13 @@ class YNode:
 
     # the readers' most frequent calls: they look at the slots, not through ``is_scalar``/``str``
     def get(self, key: builtins.str) -> YNode | None:
+        if key:  # only a scalar has a text (a collection's is None)
+            for key_node, value in self.pairs:
+                if key_node._value == key:
+                    return value
+            return None
         for key_node, value in self.pairs:
-            if key_node.kind == "scalar" and (key_node._value or "") == key:
+            if key_node.kind == "scalar" and not key_node._value:
                 return value
         return None
 
@@ -176,7 +180,7 @@ class YNode:
 
     @property
     def is_null(self) -> bool:
-        return self.is_scalar and self.tag == _TAG_PREFIX + "null"
+        return self.kind == "scalar" and self.tag == _NULL_TAG
 
     def python(self, _depth: int = 0, _budget: list[int] | None = None) -> Any:
         """The plain Python value (YAML 1.1 core types); maps keep their order.
@@ -195,6 +199,14 @@ class YNode:
         if self.kind == "seq":
             return [item.python(_depth + 1, budget) for item in self.items]
         return scalar_value(self.str, self.tag)
+
+
+def scalar_text(node: YNode | None) -> str | None:
+    """The text of a scalar that is not null; None for a null, a collection or no node. (The
+    extractors ask it of most nodes they read.)"""
+    if node is None or node.kind != "scalar" or node.tag == _NULL_TAG:
+        return None
+    return node._value if node._value is not None else ""
 
 
 def scalar_value(text: str, tag: str) -> Any:
