@@ -283,3 +283,25 @@ def test_any_text_without_anchors_gives_the_trees_the_general_converter_gives(va
     source = SourceFile.from_text(yaml.safe_dump(value, default_flow_style=flow).replace("'<<'", "<<"))
     assert _loaded(source, 200_000) == _converted(source, 200_000)
     assert _loaded(source, max_nodes) == _converted(source, max_nodes)
+
+
+def test_get_and_scalar_text_answer_as_their_plain_definitions() -> None:
+    """``get`` compares a key's text alone where the key asked for is not empty (only a scalar has a
+    text), and ``scalar_text`` reads the slots: both answer as written out plainly, on every node."""
+    from mtplint.extract.yamlpos import scalar_text
+
+    text = ("a: 1\n'': empty\n? [x]\n: seq-key\n? {y: 1}\n: map-key\n~: null-key\nnull: word\nb: ~\nc: [1, ~, '']\n"
+            "d: {'': 2, e: {f: null}}\n" + COMPOSE.replace("services:", "other:"))
+    documents = load_all(SourceFile.from_text(text))
+    assert documents
+    for document in documents:
+        stack = [document]
+        while stack:
+            node = stack.pop()
+            stack.extend([*node.items, *(n for pair in node.pairs for n in pair)])
+            assert scalar_text(node) == (node.str if node.is_scalar and not node.is_null else None)
+            for key in {"", "missing", "~", "null", *(k.str for k, _ in node.pairs)}:
+                expected = next((value for key_node, value in node.pairs
+                                 if key_node.is_scalar and key_node.str == key), None)
+                assert node.get(key) is expected
+    assert scalar_text(None) is None
