@@ -521,10 +521,13 @@ class _ServiceLaunches:
             self.notes.append("a backslash at the end of a line in a string command is not a line continuation for "
                               "compose: the engine receives an argument holding a newline (use a list, or drop the "
                               "backslashes)")
+        holes = interpolated.holes
+        if not holes:  # nothing unresolved: no word's span needs looking at
+            return [_Word(word) for word in split]
         result: list[_Word] = []
         for word in split:
-            names = holes_in(word.span(), interpolated.holes)
-            result.append(_Word(word, names, bool(names) and _only_hole(word, interpolated.holes)))
+            names = holes_in(word.span(), holes)
+            result.append(_Word(word, names, bool(names) and _only_hole(word, holes)))
         return result
 
     def _script_launches(self, script: _Word, positional: list[_Word], env: dict[str, EnvEntry],

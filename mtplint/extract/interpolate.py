@@ -79,7 +79,7 @@ class Interpolated(Record):
 
     @property
     def unresolved(self) -> tuple[str, ...]:
-        return names_of(self.holes)
+        return names_of(self.holes) if self.holes else ()
 
     def token(self) -> Token:
         return Token.from_mapped(self.text, self.unresolved)

@@ -120,7 +120,7 @@ def _tokens(text: MappedText) -> list[Token]:
 
     tokens = []
     for word in split_words(text):
-        unresolved = tuple(match.group(1) for match in _MACRO.finditer(word.text))
+        unresolved = tuple(match.group(1) for match in _MACRO.finditer(word.text)) if "${" in word.text else ()
         tokens.append(Token.from_mapped(word, unresolved))
     return tokens
 
