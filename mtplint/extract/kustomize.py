@@ -30,6 +30,7 @@ context label (targets match the original names, as kustomize does).
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -365,6 +366,22 @@ def find_kustomization(directory: Path, loader: FileLoader) -> Path | None:
     return None if name is None else directory / name
 
 
+def _resolve(loader: FileLoader, directory: Path, name: str) -> Path:
+    """``(directory / name).resolve()``. Resolving follows the directory's links before it climbs out
+    of it, so a name that starts by climbing (a base's ``../../base``) climbs from the directory's
+    real path, which the loader knows, and only the rest of the name is resolved."""
+    parts = name.split("/")
+    climb = 0
+    while climb < len(parts) and parts[climb] == "..":
+        climb += 1
+    if not climb:
+        return loader.resolve(directory / name)
+    real = loader.real_path(directory)
+    for _ in range(climb):
+        real = os.path.dirname(real)
+    return loader.resolve(Path(real, *parts[climb:]))
+
+
 def _is_remote(entry: str) -> bool:
     return "://" in entry or entry.startswith(("github.com/", "git@", "gitlab.com/", "bitbucket.org/"))
 
@@ -432,7 +449,7 @@ class Builder:
             if _is_remote(name):
                 notes.append(f"remote resource {name} is not read")
                 continue
-            path = self.ctx.loader.resolve(directory / name)
+            path = _resolve(self.ctx.loader, directory, name)
             if path.is_dir():
                 inner = self.build_directory(path, depth + 1, notes)
                 if inner is not None:
@@ -451,7 +468,7 @@ class Builder:
         name = scalar_text(entry)
         if name is None or _is_remote(name):
             return
-        path = find_kustomization(self.ctx.loader.resolve(directory / name), self.ctx.loader)
+        path = find_kustomization(_resolve(self.ctx.loader, directory, name), self.ctx.loader)
         documents = self._documents(path, notes) if path is not None else None
         if path is None or not documents:
             notes.append(f"component {name}: no kustomization found")
@@ -479,7 +496,7 @@ class Builder:
             envs = generator.get("envs")
             for env_file in envs.items if envs is not None and envs.is_seq else []:
                 file_name = scalar_text(env_file)
-                env_source = (self.ctx.loader.load(self.ctx.loader.resolve(directory / file_name)) if file_name
+                env_source = (self.ctx.loader.load(_resolve(self.ctx.loader, directory, file_name)) if file_name
                               else None)
                 if env_source is None:
                     notes.append(f"configMapGenerator {name}: env file {file_name} not found")
@@ -521,7 +538,7 @@ class Builder:
                 offset = entry.text.offsets[min(error.offset, len(entry.text.offsets) - 1)] if entry.text else entry.start
                 self.ctx.malformed(entry.source, f"inline patch: {error}", offset)
                 return []
-        return self._documents(self.ctx.loader.resolve(directory / value), notes) or []
+        return self._documents(_resolve(self.ctx.loader, directory, value), notes) or []
 
     def _patches_entry(self, result: Build, directory: Path, entry: YNode, notes: list[str]) -> None:
         if not entry.is_map:
@@ -670,13 +687,13 @@ def _patch_paths(kustomization: YNode, directory: Path, loader: FileLoader) -> s
     for entry in strategic.items if strategic is not None and strategic.is_seq else []:
         value = scalar_text(entry)
         if value is not None and not _is_inline(value):
-            paths.add(loader.resolve(directory / value))
+            paths.add(_resolve(loader, directory, value))
     for field_name in ("patches", "patchesJson6902"):
         entries = kustomization.get(field_name)
         for entry in entries.items if entries is not None and entries.is_seq else []:
             value = scalar_text(entry.get("path")) if entry.is_map else None
             if value is not None:
-                paths.add(loader.resolve(directory / value))
+                paths.add(_resolve(loader, directory, value))
     return paths
 
 
