@@ -312,7 +312,7 @@ class _Project:
     def launches(self) -> list[Launch]:
         reported = _REPORTED.setdefault(self.ctx.loader, set())
         loader = self.ctx.loader
-        identity = tuple(str(loader.resolve(f.source.path)) if loader.exists(f.source.path) else f.source.display
+        identity = tuple(loader.real_path(f.source.path) if loader.exists(f.source.path) else f.source.display
                          for f in self.files)
         result: list[Launch] = []
         for name, service in self.services().items():
@@ -562,6 +562,8 @@ class _ServiceLaunches:
     def _scalar(self, at: _At | None) -> str | None:
         if at is None or not at.node.is_scalar or at.node.is_null:
             return None
+        if "$" not in at.node.str:  # nothing to interpolate: the text as written (no positions needed)
+            return at.node.str
         interpolated = self.project.text(at)
         return None if interpolated.unresolved else interpolated.text.text
 

@@ -96,6 +96,8 @@ def holes_in(span: Span | None, holes: Iterable[Hole]) -> tuple[str, ...]:
 
 def interpolate(text: MappedText, variables: Mapping[str, Token]) -> Interpolated:
     """Interpolate ``text`` as compose does, with ``variables`` as the whole environment."""
+    if "$" not in text.text:  # (most values)
+        return Interpolated(text)
     return _Interpolator(variables).run(text)
 
 
