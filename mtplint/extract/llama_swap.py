@@ -84,6 +84,8 @@ def _macros(node: YNode | None) -> dict[str, MappedText]:
 
 def _strip_comment_lines(text: MappedText) -> MappedText:
     """``text`` without the lines that start with ``#`` (leading blanks allowed)."""
+    if "#" not in text.text:
+        return text
     parts: list[MappedText] = []
     start = 0
     while start <= len(text.text):
@@ -111,6 +113,8 @@ def _expand(text: MappedText, macros: dict[str, MappedText], depth: int = 0) -> 
         parts.append(text.slice(position, match.start()))
         parts.append(_expand(macros[name], macros, depth + 1))
         position = match.end()
+    if not parts:  # nothing to replace
+        return text
     parts.append(text.slice(position))
     return MappedText.join(parts)
 
