@@ -653,14 +653,15 @@ class _ServiceLaunches:
         span = token.span
         if span is None:
             return token
+        raw = source.text[span.start:span.end]
+        bare = token.unresolved == (name,) and raw == name  # a bare `KEY` line
+        if not bare and "$" not in raw:  # (most values) nothing to look up
+            return token
         service_env = {key: entry.value for key, entry in explicit.items()}
         lookup: ChainMap[str, Token] = ChainMap(self.project.variables, service_env, own)
-        raw = source.text[span.start:span.end]
-        if token.unresolved == (name,) and raw == name:  # a bare `KEY` line
+        if bare:
             known = lookup.get(name)
             return Token(known.value, span, known.unresolved) if known is not None else token
-        if "$" not in raw:
-            return token
         quote = source.text[span.start - 1] if span.start > 0 else ""
         if quote == "'" or (quote == '"' and "\\" in raw):
             return token
