@@ -305,3 +305,29 @@ def test_get_and_scalar_text_answer_as_their_plain_definitions() -> None:
                                  if key_node.is_scalar and key_node.str == key), None)
                 assert node.get(key) is expected
     assert scalar_text(None) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(words=st.lists(st.text(alphabet="0123456789+-._eEoxXyYnNtTfFuUlL~<=: ", min_size=0, max_size=8), max_size=12),
+       held=st.sampled_from([1, 2, 4096]))
+def test_plain_texts_get_the_tags_pyyaml_gives_however_many_are_remembered(words: list[str], held: int) -> None:
+    """Tags of plain texts are remembered for every file read (up to a bound, then forgotten): each
+    text, read again in another file or after forgetting, keeps the tag PyYAML's loader gives it."""
+    import yaml
+
+    from mtplint.extract import yamlpos
+
+    text = "".join(f"- {word}\n" for word in words)
+    try:
+        expected = [node.tag for node in yaml.compose(text, Loader=yaml.CSafeLoader).value]  # type: ignore[union-attr]
+    except (yaml.YAMLError, AttributeError):
+        return  # not a plain sequence of scalars
+    original = yamlpos._PLAIN_TAGS, yamlpos._PLAIN_TAGS_HELD
+    yamlpos._PLAIN_TAGS, yamlpos._PLAIN_TAGS_HELD = {}, held
+    try:
+        for _ in range(2):  # the second time, from what the first remembered
+            documents = load_all(SourceFile.from_text(text))
+            assert [node.tag for node in documents[0].items] == expected
+            assert len(yamlpos._PLAIN_TAGS) <= held
+    finally:
+        yamlpos._PLAIN_TAGS, yamlpos._PLAIN_TAGS_HELD = original

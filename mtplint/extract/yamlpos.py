@@ -39,19 +39,16 @@ _STR_TAG, _SEQ_TAG, _MAP_TAG = _TAG_PREFIX + "str", _TAG_PREFIX + "seq", _TAG_PR
 class _Loader(_Composer):
     """The safe composer with a quicker tag resolver: the composer asks for every node's tag, and
     PyYAML's resolver (Python, a third of composing) concatenates lists and tries its regular
-    expressions anew for each scalar, while a file says the same keys and values over and over.
-    A plain scalar's tag depends on its text alone, so each text is resolved once per file, by the
-    same expressions in the same order; the default tags need no lookup at all.
+    expressions anew for each scalar. A plain scalar's tag depends on its text alone: a text whose
+    first character no expression starts with (most) is a string at once, and the others are
+    resolved by the same expressions in the same order once for many files (a tree's files say the
+    same numbers, flags and words over and over); the default tags need no lookup at all.
 
     Only the composer is set up (nothing is ever constructed), and with no path resolvers the
     composer's calls on entering and leaving each node have nothing to do: they go to C functions
     that ignore their arguments, which spares a Python call per node each."""
 
     yaml_implicit_resolvers = _SafeLoader.yaml_implicit_resolvers
-
-    def __init__(self, stream: str) -> None:
-        _Composer.__init__(self, stream)
-        self._plain_tags: dict[str, str] = {}
 
     descend_resolver = staticmethod(operator.is_)  # (parent, index): the answer is ignored
     ascend_resolver = staticmethod(tuple)  # (): the answer is ignored
@@ -61,17 +58,21 @@ class _Loader(_Composer):
             return _SEQ_TAG if kind is _SequenceNode else _MAP_TAG
         if not implicit[0]:  # quoted or block text: a string
             return _STR_TAG
-        tag = self._plain_tags.get(value)
+        candidates = self.yaml_implicit_resolvers.get(value[:1])
+        if candidates is None:
+            return _STR_TAG
+        tag = _PLAIN_TAGS.get(value)
         if tag is None:
-            tag = _STR_TAG
-            for candidate, expression in self.yaml_implicit_resolvers.get(value[0] if value else "", ()):
-                if expression.match(value):
-                    tag = candidate
-                    break
-            self._plain_tags[value] = tag
+            tag = next((candidate for candidate, expression in candidates if expression.match(value)), _STR_TAG)
+            if len(_PLAIN_TAGS) >= _PLAIN_TAGS_HELD:  # a bound on memory: start again
+                _PLAIN_TAGS.clear()
+            _PLAIN_TAGS[value] = tag
         return tag
 
 
+#: the tags of plain texts :meth:`_Loader.resolve` has resolved (those an expression may match)
+_PLAIN_TAGS: dict[str, str] = {}
+_PLAIN_TAGS_HELD = 4096
 #: whether tags follow from a scalar's text and first character alone (PyYAML's safe resolvers,
 #: with no path resolvers and none for any first character); if not, PyYAML's own loader resolves
 _RESOLVES_BY_TEXT = not _SafeLoader.yaml_path_resolvers and None not in _SafeLoader.yaml_implicit_resolvers
