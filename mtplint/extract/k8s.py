@@ -464,11 +464,11 @@ def workload_launches(workload: Workload, configmaps: ConfigMaps, *, source: Sou
 def extract_documents(source: SourceFile, documents: list[YNode], ctx: ExtractContext) -> list[Launch]:
     from mtplint.extract import kustomize  # imported here: it builds on this module
 
-    base_dir = source.path.parent
     if any(is_kustomization(document) for document in documents):
         return kustomize.extract_kustomization(source, documents, ctx)
     if kustomize.is_overlay_patch(source, ctx):
         return []  # its kustomization reports the patched launch
+    base_dir = source.path.parent
     configmaps = config_maps(documents)
     launches: list[Launch] = []
     for workload in workloads(source, documents):

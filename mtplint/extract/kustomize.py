@@ -668,7 +668,8 @@ def extract_kustomization(source: SourceFile, documents: list[YNode], ctx: Extra
     kustomization = next(document for document in documents if is_kustomization(document))
     notes: list[str] = []
     build = Builder(ctx).build(source, kustomization, 0, notes)
-    directory = ctx.loader.display(source.path.parent)
+    base_dir = source.path.parent
+    directory = ctx.loader.display(base_dir)
     launches: list[Launch] = []
     for resource in build.resources:
         if resource.touched_by is None or not pod_specs(resource.document):
@@ -676,7 +677,7 @@ def extract_kustomization(source: SourceFile, documents: list[YNode], ctx: Extra
         document = resource.document
         workload = Workload(scalar_text(document.get("kind")) or "",
                             scalar_text(path_of(document, ("metadata", "name"))) or "?", document)
-        launches.extend(workload_launches(workload, build.configmaps, source=source, ctx=ctx, base_dir=source.path.parent,
+        launches.extend(workload_launches(workload, build.configmaps, source=source, ctx=ctx, base_dir=base_dir,
                                           span=resource.touched_by, notes=[f"kustomize build of {directory}", *notes]))
     return launches
 

@@ -51,6 +51,7 @@ def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
 
 def extract_documents(source: SourceFile, documents: list[YNode], ctx: ExtractContext) -> list[Launch]:
     launches: list[Launch] = []
+    base_dir = source.path.parent
     for document in documents:
         if not document.is_map:
             continue
@@ -71,7 +72,7 @@ def extract_documents(source: SourceFile, documents: list[YNode], ctx: ExtractCo
             recognised = recognise(argv)
             if recognised is None:
                 continue
-            launches.append(build_launch(recognised, source, base_dir=source.path.parent, context=f"model {name}",
+            launches.append(build_launch(recognised, source, base_dir=base_dir, context=f"model {name}",
                                          env=_env(model.get("env"))))
     return launches
 
