@@ -778,6 +778,16 @@ def split_command(text: MappedText) -> list[MappedText]:
     """
     raw = text.text
     words: list[MappedText] = []
+    blanks = [match.start() for match in _COMMAND_SPECIAL.finditer(raw)]
+    if all(raw[blank] in " \t\r\n" for blank in blanks):
+        # nothing but blanks to act on (no quote, escape or operator: most commands): the words
+        # are the runs between them, as they are written
+        start = 0
+        for end in [*blanks, len(raw)]:
+            if end > start:
+                words.append(text.slice(start, end))
+            start = end + 1
+        return words
     # the current word as the indices of the characters it keeps (quotes and escapes dropped): one
     # MappedText per word, not one per character joined pairwise
     picked: list[int] = []
