@@ -91,8 +91,6 @@ def test_values_read_in_runs_are_what_reading_a_character_at_a_time_gives(monkey
                                                                             text: str) -> None:
     # the readers add the characters up to the next one they act on in one step; with every
     # character a stop they add one at a time, as before: the same values, offsets and spans
-    import re
-
     from mtplint.extract import dotenv
 
     source = SourceFile.from_text(text)
@@ -108,6 +106,41 @@ def test_values_read_in_runs_are_what_reading_a_character_at_a_time_gives(monkey
 
     in_runs = read()
     with monkeypatch.context() as patched:
-        for name in ("_QUOTED_STOP", "_UNQUOTED_STOP"):
-            patched.setattr(dotenv, name, re.compile(r"[\s\S]"))
+        patched.setattr(dotenv, "_first_of", lambda text, characters, start, end: start)
         assert read() == in_runs
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="ab$\\ #\t\n", max_size=30), characters=st.sampled_from(["\\$", "$", "#"]),
+       start=st.integers(0, 35), end=st.integers(0, 35))
+def test_the_next_stop_is_where_a_character_class_search_finds_it(text: str, characters: str, start: int,
+                                                                  end: int) -> None:
+    import re
+
+    from mtplint.extract.dotenv import _first_of
+
+    found = re.compile(f"[{re.escape(characters)}]").search(text, start, end)
+    assert _first_of(text, characters, start, end) == (end if found is None else found.start())
+
+
+@settings(max_examples=300, deadline=None)
+@given(prefix=st.sampled_from(["", "export", "export ", "export \t ", "exportA ", "export\t"]),
+       key=st.sampled_from(["A", "export", "exportB", "B.c-d"]), separator=st.sampled_from(["=", " = ", ":", " "]),
+       value=st.text(alphabet="ab #\t\r", max_size=12))
+def test_export_and_inline_comments_read_as_their_patterns_say(prefix: str, key: str, separator: str,
+                                                              value: str) -> None:
+    """``export`` followed by blanks is dropped before the key; an unquoted value ends where a blank
+    and a ``#`` start a comment, or is empty when it starts with ``#`` (compose-go's dotenv)."""
+    import re
+
+    line = prefix + key + separator + value
+    export = re.match(r"export[ \t]+", line)
+    rest = line[export.end():] if export else line
+    pairs = [(name, token.value) for name, token in parse_env_file(SourceFile.from_text(line))]
+    if re.match(r"export[ \t]+", rest) is None:  # (else reading ``rest`` drops one more ``export``)
+        assert pairs == [(name, token.value) for name, token in parse_env_file(SourceFile.from_text(rest))]
+    if pairs and separator.strip() and re.match(r"export[ \t]", key + separator) is None:
+        written = value.lstrip(" \t")
+        comment = re.search(r"[ \t]#", written)
+        end = comment.start() if comment else 0 if written.startswith("#") else len(written)
+        assert pairs[-1][1] == written[:end].rstrip(" \t\r")

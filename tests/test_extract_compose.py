@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mtplint.extract import ExtractContext, FileLoader, Malformed, compose, yamlfiles
 from mtplint.extract.launch import Launch
@@ -453,3 +455,15 @@ def test_a_string_command_split_into_words_keeps_each_characters_position() -> N
         compose.split_command(SourceFile.from_text("echo (x)").whole())
     backquoted = compose.split_command(SourceFile.from_text("a `b\\ c` $(d\\ e)").whole())
     assert [word.text for word in backquoted] == ["a", "`b\\ c`", "$(d\\ e)"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(command=st.text(alphabet="ab-=/.:0$ \t\r\n", max_size=30))
+def test_a_command_of_words_and_blanks_splits_as_the_full_reader_splits_it(command: str) -> None:
+    """A command with only blanks to act on is cut at its blanks directly: the same words, each
+    character at the same offset, as the full reader gives (it reads the command followed by an
+    empty quoted word, which sends it through every rule)."""
+    plain = compose.split_command(SourceFile.from_text(command).whole())
+    general = compose.split_command(SourceFile.from_text(command + " ''").whole())
+    assert general[-1].text == ""
+    assert [(word.text, word.offsets) for word in plain] == [(word.text, word.offsets) for word in general[:-1]]

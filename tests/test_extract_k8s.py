@@ -296,3 +296,26 @@ def test_an_inline_patch_keeps_the_positions_of_the_kustomization_it_is_written_
         assert node.text.text == inner.text.text
         assert node.text.offsets == [body.text.offsets[offset] for offset in inner.text.offsets]
     assert outer[moved[1].text.offsets[0]:moved[1].text.offsets[-1]] == "Deployment"  # type: ignore[union-attr]
+
+
+def test_a_kustomize_path_resolves_as_pathlib_resolves_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name that climbs out of a kustomization's directory first (``../../base``) climbs from the
+    directory's real path: through linked directories, to missing ones, with links after the climb."""
+    from mtplint.extract.kustomize import _resolve
+
+    (tmp_path / "real" / "overlays" / "prod").mkdir(parents=True)
+    (tmp_path / "real" / "base").mkdir()
+    (tmp_path / "elsewhere" / "deep").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    (tmp_path / "real" / "overlays" / "prodlink").symlink_to(tmp_path / "elsewhere" / "deep")
+    (tmp_path / "real" / "baselink").symlink_to(tmp_path / "elsewhere")
+    monkeypatch.chdir(tmp_path)
+    loader = FileLoader(tmp_path)
+    names = ["../../base", "../base", "..", "../", "../..", "../../..", "..//base", "../../base/", "../../baselink",
+             "../../baselink/deep", "../../missing/x", "a/../b", "../a/../b", "./../base", "base", "/tmp/../x",
+             "../../base/../baselink", "../../baselink/../base", "../" * 12 + "etc"]
+    directories = [Path("real/overlays/prod"), Path("link/overlays/prod"), Path("real/overlays/prodlink"),
+                   tmp_path / "link" / "overlays" / "prodlink", Path("real/overlays/missing"), Path("real/base")]
+    for directory in directories:
+        for name in names:
+            assert _resolve(loader, directory, name) == (directory / name).resolve(), (directory, name)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from mtplint.source import SourceFile
+
 Inspect = Callable[..., dict[str, Any]]
 
 CONFIG = """\
@@ -78,3 +80,21 @@ def test_claims() -> None:
 
     assert llama_swap.claims(load_all(SourceFile.from_text(CONFIG)))
     assert not llama_swap.claims(load_all(SourceFile.from_text("models: [a, b]\n")))
+
+
+def test_a_cmd_without_comment_lines_or_macros_reads_as_one_with_them() -> None:
+    """A cmd with nothing to strip or expand is used as written: the words and positions it gives
+    are those of the same cmd with a comment line and an unknown macro, which are stripped and kept."""
+    from mtplint.extract.llama_swap import _expand, _strip_comment_lines, _tokens
+    from mtplint.source import MappedText
+
+    for cmd in ("llama-server -m a.gguf\n  --port 8080 'x y'\n", "vllm serve m\n", "", "a\n\n b ${X}\n"):
+        source = SourceFile.from_text(cmd + "# note\n${unknown} z\n")
+        whole = source.whole()
+        plain = MappedText(cmd, whole.offsets[: len(cmd) + 1], source)
+        general = _expand(_strip_comment_lines(whole), {})
+        quick = _expand(_strip_comment_lines(plain), {})
+        assert general.text == quick.text + "${unknown} z\n"
+        assert general.offsets[: len(cmd)] == quick.offsets[: len(cmd)]
+        words = [(token.value, token.span) for token in _tokens(quick)]
+        assert words == [(token.value, token.span) for token in _tokens(general)][: len(words)]

@@ -94,3 +94,16 @@ def test_positions_survive_interpolation() -> None:
     missing = result.text.slice(out.index("${MISSING}"))
     span = missing.span()
     assert span is not None and hole.overlaps(span) and span.column == text.index("${MISSING}") + 1
+
+
+@pytest.mark.parametrize("text", ["", "plain", "a b\tc\n", "{x}", "100%", "$", "a $ b", "$$", "${A}", "x $B y",
+                                  "${U:-d}", "${A:+alt}", "$1 $@"])
+def test_a_text_is_interpolated_as_the_general_interpolator_does(text: str) -> None:
+    """A text without ``$`` is returned as it is without starting the interpolator: the same text,
+    offsets and holes as the interpolator gives."""
+    from mtplint.extract.interpolate import _Interpolator
+
+    source = SourceFile.from_text(text)
+    variables = {"A": Token("a"), "B": Token("b", None, ("B",))}
+    quick, general = interpolate(source.whole(), variables), _Interpolator(variables).run(source.whole())
+    assert (quick.text, quick.holes) == (general.text, general.holes)

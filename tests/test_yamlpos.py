@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mtplint.extract.yamlpos import YamlError, load, load_all
+from mtplint.extract.yamlpos import YamlError, YNode, load, load_all
 from mtplint.source import SourceFile
 
 COMPOSE = """\
@@ -201,3 +201,133 @@ def test_scalars_of_every_style_map_as_the_stepwise_walk_maps_them() -> None:
             if node.is_scalar and node.text is not None:
                 start = _content_start(node.source, node.start, node.style)
                 assert node.text.offsets == _stepwise_offsets(node.source.text, node.text.text, start, node.end)
+
+
+def _shape(node: YNode, seen: set[int] | None = None) -> object:
+    """Everything a node holds, its children's too (a node reached again: its position)."""
+    seen = set() if seen is None else seen
+    if id(node) in seen:
+        return ("again", node.start)
+    seen.add(id(node))
+    return (node.kind, node.tag, node.start, node.end, node.style, node.str if node.is_scalar else None,
+            node.source, [_shape(item, seen) for item in node.items],
+            [(_shape(key, seen), _shape(value, seen)) for key, value in node.pairs])
+
+
+def _converted(source: SourceFile, max_nodes: int) -> object:
+    """What the general converter (which remembers every node and says where a limit is passed)
+    makes of ``source``: its trees' shapes, or the error."""
+    import yaml
+
+    from mtplint.extract.yamlpos import _COMPOSER, _Converter
+
+    converter = _Converter(source, max_nodes)
+    nodes = list(yaml.compose_all(source.text, Loader=_COMPOSER))  # held: the converter knows nodes by id
+    try:
+        return [_shape(converter.convert(node)) for node in nodes if node is not None]
+    except YamlError as error:
+        return ("error", str(error), error.offset)
+
+
+def _loaded(source: SourceFile, max_nodes: int) -> object:
+    from mtplint.extract.yamlpos import _load_all
+
+    try:
+        return [_shape(document) for document in _load_all(source, max_nodes)]
+    except YamlError as error:
+        return ("error", str(error), error.offset)
+
+
+_TREES = [
+    COMPOSE, "a: 1\n", "- a\n- [b, {c: d}]\n- {e: [f, g]}\n", "x\n", "--- a\n--- [b]\n--- {c: 1}\n...\n",
+    "merge:\n  <<: {a: 1, b: 2}\n  b: 3\n", "m: {<<: [{a: 1}, {a: 2, c: 3}], d: 4}\n", "m:\n  <<: x\n  y: 1\n",
+    "m: {<<: [x, {a: 1}], b: 2}\n", "? [a, b]\n: c\n? {d: e}\n: [f]\n", "a: !!python/object x\nb: !custom [1]\n",
+    "empty:\n seq: []\n map: {}\n none:\n", "block: |\n  a\n  b\nfold: >-\n  c\n  d\n", "---\n---\n",
+    "l: " + "[" * 99 + "]" * 99 + "\n", "l: " + "[" * 100 + "x" + "]" * 100 + "\n",
+    "l: " + "{a: " * 150 + "1" + "}" * 150 + "\n", "l: " + "{a: " * 501 + "1" + "}" * 501 + "\n",
+    "\n".join(f"k{i}: [{i}, {{v: {i}}}]" for i in range(50)) + "\n",
+]
+
+
+@pytest.mark.parametrize("text", _TREES)
+def test_a_text_without_anchors_gives_the_trees_the_general_converter_gives(text: str) -> None:
+    """Without an anchor a quicker builder makes the trees; it leaves deep nesting and too many nodes
+    to the general converter, so limits are reported at the same node, with any budget."""
+    source = SourceFile.from_text(text)
+    full = _converted(source, 200_000)
+    assert _loaded(source, 200_000) == full
+    if isinstance(full, list):
+        # every budget up to the first that the trees fit in: the limit is passed at the same node
+        for max_nodes in range(1_000):
+            converted = _converted(source, max_nodes)
+            assert _loaded(source, max_nodes) == converted
+            if converted == full:
+                break
+
+
+_PLAIN_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-10, 10), st.sampled_from(["a", "b c", "<<", "1.5", "", "x: y"])),
+    lambda children: st.one_of(st.lists(children, max_size=4),
+                               st.dictionaries(st.sampled_from(["k", "<<", "l", "m n"]), children, max_size=4)),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_PLAIN_VALUES, flow=st.sampled_from([None, True, False]), max_nodes=st.integers(0, 40))
+def test_any_text_without_anchors_gives_the_trees_the_general_converter_gives(value: object, flow: bool | None,
+                                                                             max_nodes: int) -> None:
+    import yaml
+
+    # a plain `<<` key is a merge key (the dumper quotes it)
+    source = SourceFile.from_text(yaml.safe_dump(value, default_flow_style=flow).replace("'<<'", "<<"))
+    assert _loaded(source, 200_000) == _converted(source, 200_000)
+    assert _loaded(source, max_nodes) == _converted(source, max_nodes)
+
+
+def test_get_and_scalar_text_answer_as_their_plain_definitions() -> None:
+    """``get`` compares a key's text alone where the key asked for is not empty (only a scalar has a
+    text), and ``scalar_text`` reads the slots: both answer as written out plainly, on every node."""
+    from mtplint.extract.yamlpos import scalar_text
+
+    text = ("a: 1\n'': empty\n? [x]\n: seq-key\n? {y: 1}\n: map-key\n~: null-key\nnull: word\nb: ~\nc: [1, ~, '']\n"
+            "d: {'': 2, e: {f: null}}\n" + COMPOSE.replace("services:", "other:"))
+    documents = load_all(SourceFile.from_text(text))
+    assert documents
+    for document in documents:
+        stack = [document]
+        while stack:
+            node = stack.pop()
+            stack.extend([*node.items, *(n for pair in node.pairs for n in pair)])
+            assert scalar_text(node) == (node.str if node.is_scalar and not node.is_null else None)
+            for key in {"", "missing", "~", "null", *(k.str for k, _ in node.pairs)}:
+                expected = next((value for key_node, value in node.pairs
+                                 if key_node.is_scalar and key_node.str == key), None)
+                assert node.get(key) is expected
+    assert scalar_text(None) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(words=st.lists(st.text(alphabet="0123456789+-._eEoxXyYnNtTfFuUlL~<=: ", min_size=0, max_size=8), max_size=12),
+       held=st.sampled_from([1, 2, 4096]))
+def test_plain_texts_get_the_tags_pyyaml_gives_however_many_are_remembered(words: list[str], held: int) -> None:
+    """Tags of plain texts are remembered for every file read (up to a bound, then forgotten): each
+    text, read again in another file or after forgetting, keeps the tag PyYAML's loader gives it."""
+    import yaml
+
+    from mtplint.extract import yamlpos
+
+    text = "".join(f"- {word}\n" for word in words)
+    try:
+        expected = [node.tag for node in yaml.compose(text, Loader=yaml.CSafeLoader).value]  # type: ignore[union-attr]
+    except (yaml.YAMLError, AttributeError):
+        return  # not a plain sequence of scalars
+    original = yamlpos._PLAIN_TAGS, yamlpos._PLAIN_TAGS_HELD
+    yamlpos._PLAIN_TAGS, yamlpos._PLAIN_TAGS_HELD = {}, held
+    try:
+        for _ in range(2):  # the second time, from what the first remembered
+            documents = load_all(SourceFile.from_text(text))
+            assert [node.tag for node in documents[0].items] == expected
+            assert len(yamlpos._PLAIN_TAGS) <= held
+    finally:
+        yamlpos._PLAIN_TAGS, yamlpos._PLAIN_TAGS_HELD = original

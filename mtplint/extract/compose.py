@@ -312,7 +312,7 @@ class _Project:
     def launches(self) -> list[Launch]:
         reported = _REPORTED.setdefault(self.ctx.loader, set())
         loader = self.ctx.loader
-        identity = tuple(str(loader.resolve(f.source.path)) if loader.exists(f.source.path) else f.source.display
+        identity = tuple(loader.real_path(f.source.path) if loader.exists(f.source.path) else f.source.display
                          for f in self.files)
         result: list[Launch] = []
         for name, service in self.services().items():
@@ -521,10 +521,13 @@ class _ServiceLaunches:
             self.notes.append("a backslash at the end of a line in a string command is not a line continuation for "
                               "compose: the engine receives an argument holding a newline (use a list, or drop the "
                               "backslashes)")
+        holes = interpolated.holes
+        if not holes:  # nothing unresolved: no word's span needs looking at
+            return [_Word(word) for word in split]
         result: list[_Word] = []
         for word in split:
-            names = holes_in(word.span(), interpolated.holes)
-            result.append(_Word(word, names, bool(names) and _only_hole(word, interpolated.holes)))
+            names = holes_in(word.span(), holes)
+            result.append(_Word(word, names, bool(names) and _only_hole(word, holes)))
         return result
 
     def _script_launches(self, script: _Word, positional: list[_Word], env: dict[str, EnvEntry],
@@ -559,6 +562,8 @@ class _ServiceLaunches:
     def _scalar(self, at: _At | None) -> str | None:
         if at is None or not at.node.is_scalar or at.node.is_null:
             return None
+        if "$" not in at.node.str:  # nothing to interpolate: the text as written (no positions needed)
+            return at.node.str
         interpolated = self.project.text(at)
         return None if interpolated.unresolved else interpolated.text.text
 
@@ -648,14 +653,15 @@ class _ServiceLaunches:
         span = token.span
         if span is None:
             return token
+        raw = source.text[span.start:span.end]
+        bare = token.unresolved == (name,) and raw == name  # a bare `KEY` line
+        if not bare and "$" not in raw:  # (most values) nothing to look up
+            return token
         service_env = {key: entry.value for key, entry in explicit.items()}
         lookup: ChainMap[str, Token] = ChainMap(self.project.variables, service_env, own)
-        raw = source.text[span.start:span.end]
-        if token.unresolved == (name,) and raw == name:  # a bare `KEY` line
+        if bare:
             known = lookup.get(name)
             return Token(known.value, span, known.unresolved) if known is not None else token
-        if "$" not in raw:
-            return token
         quote = source.text[span.start - 1] if span.start > 0 else ""
         if quote == "'" or (quote == '"' and "\\" in raw):
             return token
@@ -772,6 +778,16 @@ def split_command(text: MappedText) -> list[MappedText]:
     """
     raw = text.text
     words: list[MappedText] = []
+    blanks = [match.start() for match in _COMMAND_SPECIAL.finditer(raw)]
+    if all(raw[blank] in " \t\r\n" for blank in blanks):
+        # nothing but blanks to act on (no quote, escape or operator: most commands): the words
+        # are the runs between them, as they are written
+        start = 0
+        for end in [*blanks, len(raw)]:
+            if end > start:
+                words.append(text.slice(start, end))
+            start = end + 1
+        return words
     # the current word as the indices of the characters it keeps (quotes and escapes dropped): one
     # MappedText per word, not one per character joined pairwise
     picked: list[int] = []

@@ -37,11 +37,8 @@ if TYPE_CHECKING:
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_EXPORT = re.compile(r"export[ \t]+")
-#: what a double-quoted value's reader acts on (:meth:`_Parser._quoted`)
-_QUOTED_STOP = re.compile(r"[\\$]")
-#: and an unquoted one's (:meth:`_Parser._unquoted`)
-_UNQUOTED_STOP = re.compile(r"\$")
+#: what a double-quoted value's reader acts on (:meth:`_Parser._quoted`), and an unquoted one's
+_QUOTED_STOPS, _UNQUOTED_STOPS = "\\$", "$"
 _DOUBLE_QUOTE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$", "`": "`"}
 
 
@@ -137,6 +134,16 @@ def parse_env_file(source: SourceFile, *, dialect: Dialect = "compose") -> list[
     return list(pairs)
 
 
+def _first_of(text: str, characters: str, start: int, end: int) -> int:
+    """Where the first of ``characters`` is in ``text[start:end]``; ``end`` if none is."""
+    first = end
+    for character in characters:
+        found = text.find(character, start, first)
+        if found >= 0:
+            first = found
+    return first
+
+
 class _Parser:
     def __init__(self, source: SourceFile, dialect: Dialect) -> None:
         self.source = source
@@ -166,9 +173,13 @@ class _Parser:
 
     def _assignment(self, line_end: int) -> tuple[str, Token] | None:
         text = self.text
-        export = _EXPORT.match(text, self.position, line_end) if self.dialect == "compose" else None
-        if export is not None:
-            self.position = export.end()
+        if self.dialect == "compose" and text.startswith("export", self.position, line_end):
+            # ``export`` and blanks before the key
+            blanks_end = after = self.position + len("export")
+            while blanks_end < line_end and text[blanks_end] in " \t":
+                blanks_end += 1
+            if blanks_end > after:
+                self.position = blanks_end
         key_pattern = _KEY if self.dialect == "compose" else re.compile(r"[^=\s]+")
         match = key_pattern.match(text, self.position, line_end)
         if match is None:
@@ -242,8 +253,7 @@ class _Parser:
                     index += consumed
                     continue
             # this character as it is, and with it those up to the next one the loop acts on
-            stop = _QUOTED_STOP.search(text, index + 1, end) if quote == '"' else None
-            run_end = end if stop is None else stop.start()
+            run_end = _first_of(text, _QUOTED_STOPS, index + 1, end) if quote == '"' else end
             builder.add_range(text, index, run_end)
             index = run_end
         return builder
@@ -275,9 +285,11 @@ class _Parser:
             first = pieces[0][0]
             return builder.token(self.source, first, builder.offsets[-1] + 1 if builder.offsets else first)
         # compose: an inline comment starts at `#` preceded by whitespace.
-        comment = re.search(r"[ \t]#", text[start:line_end])
-        if comment is not None:
-            end = start + comment.start()
+        comment = text.find("#", start + 1, line_end)
+        while comment >= 0 and text[comment - 1] not in " \t":
+            comment = text.find("#", comment + 1, line_end)
+        if comment >= 0:
+            end = comment - 1
         elif text.startswith("#", start):
             end = start
         while end > start and text[end - 1] in " \t\r":
@@ -291,8 +303,7 @@ class _Parser:
                     index += consumed
                     continue
             # this character as it is, and with it those up to the next `$`
-            stop = _UNQUOTED_STOP.search(text, index + 1, end)
-            run_end = end if stop is None else stop.start()
+            run_end = _first_of(text, _UNQUOTED_STOPS, index + 1, end)
             builder.add_range(text, index, run_end)
             index = run_end
         self.position = line_end + 1

@@ -79,7 +79,7 @@ class Interpolated(Record):
 
     @property
     def unresolved(self) -> tuple[str, ...]:
-        return names_of(self.holes)
+        return names_of(self.holes) if self.holes else ()
 
     def token(self) -> Token:
         return Token.from_mapped(self.text, self.unresolved)
@@ -96,6 +96,8 @@ def holes_in(span: Span | None, holes: Iterable[Hole]) -> tuple[str, ...]:
 
 def interpolate(text: MappedText, variables: Mapping[str, Token]) -> Interpolated:
     """Interpolate ``text`` as compose does, with ``variables`` as the whole environment."""
+    if "$" not in text.text:  # (most values)
+        return Interpolated(text)
     return _Interpolator(variables).run(text)
 
 

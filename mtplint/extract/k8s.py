@@ -33,7 +33,7 @@ from pathlib import Path
 
 from mtplint.extract import ExtractContext, build_launch
 from mtplint.extract.launch import GpuHint, Launch, Recognised, entry_for_image, image_entry, recognise
-from mtplint.extract.yamlpos import YNode
+from mtplint.extract.yamlpos import YNode, scalar_text
 from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
 
@@ -69,12 +69,10 @@ _HELM_SOURCE = re.compile(r"^#\s*Source:\s*(\S.*?)\s*$", re.MULTILINE)
 
 # --- document shapes ----------------------------------------------------------------------------
 
-def _scalar(node: YNode | None) -> str | None:
-    return node.str if node is not None and node.is_scalar and not node.is_null else None
-
 
 def is_manifest(document: YNode) -> bool:
-    return document.is_map and _scalar(document.get("apiVersion")) is not None and _scalar(document.get("kind")) is not None
+    return (document.is_map and scalar_text(document.get("apiVersion")) is not None
+            and scalar_text(document.get("kind")) is not None)
 
 
 def is_kustomization(document: YNode) -> bool:
@@ -82,7 +80,7 @@ def is_kustomization(document: YNode) -> bool:
     apiVersion/kind at all but a list of resources or patches."""
     if not document.is_map:
         return False
-    kind = _scalar(document.get("kind"))
+    kind = scalar_text(document.get("kind"))
     if kind in ("Kustomization", "Component"):
         return True
     if kind is not None or document.get("apiVersion") is not None:
@@ -123,7 +121,7 @@ def manifests(documents: list[YNode]) -> Iterator[YNode]:
     for document in documents:
         if not is_manifest(document):
             continue
-        kind = _scalar(document.get("kind")) or ""
+        kind = scalar_text(document.get("kind")) or ""
         items = document.get("items")
         if (kind == "List" or kind.endswith("List")) and items is not None and items.is_seq:
             yield from (item for item in items.items if is_manifest(item))
@@ -132,7 +130,7 @@ def manifests(documents: list[YNode]) -> Iterator[YNode]:
 
 
 def pod_specs(document: YNode) -> list[tuple[YNode, str]]:
-    kind = _scalar(document.get("kind")) or ""
+    kind = scalar_text(document.get("kind")) or ""
     found: list[tuple[YNode, str]] = []
     for path, role in POD_SPEC_PATHS.get(kind, ((GENERIC_POD_SPEC, ""),)):
         spec = path_of(document, path)
@@ -154,8 +152,8 @@ def workloads(source: SourceFile, documents: list[YNode]) -> list[Workload]:
     for document in manifests(documents):
         if not pod_specs(document):
             continue
-        kind = _scalar(document.get("kind")) or ""
-        name = _scalar(path_of(document, ("metadata", "name"))) or "?"
+        kind = scalar_text(document.get("kind")) or ""
+        name = scalar_text(path_of(document, ("metadata", "name"))) or "?"
         found.append(Workload(kind, name, document, _helm_source(source, document)))
     return found
 
@@ -169,9 +167,9 @@ def config_maps(documents: list[YNode]) -> ConfigMaps:
     """``data`` of every ConfigMap in the stream, by name (``envFrom.configMapRef`` resolves here)."""
     found: ConfigMaps = {}
     for document in manifests(documents):
-        if _scalar(document.get("kind")) != "ConfigMap":
+        if scalar_text(document.get("kind")) != "ConfigMap":
             continue
-        name = _scalar(path_of(document, ("metadata", "name")))
+        name = scalar_text(path_of(document, ("metadata", "name")))
         data = document.get("data")
         if name is None or data is None or not data.is_map:
             continue
@@ -248,9 +246,9 @@ def container_env(container: YNode, configmaps: ConfigMaps, notes: list[str]) ->
     for source_node in env_from.items if env_from is not None and env_from.is_seq else []:
         if not source_node.is_map:
             continue
-        prefix = _scalar(source_node.get("prefix")) or ""
-        config_ref = _scalar(path_of(source_node, ("configMapRef", "name")))
-        secret_ref = _scalar(path_of(source_node, ("secretRef", "name")))
+        prefix = scalar_text(source_node.get("prefix")) or ""
+        config_ref = scalar_text(path_of(source_node, ("configMapRef", "name")))
+        secret_ref = scalar_text(path_of(source_node, ("secretRef", "name")))
         if config_ref is not None and config_ref in configmaps:
             for key, value in configmaps[config_ref].items():
                 env.entries[prefix + key] = EnvEntry(prefix + key, value, value.span)
@@ -260,7 +258,7 @@ def container_env(container: YNode, configmaps: ConfigMaps, notes: list[str]) ->
             notes.append(f"envFrom {label}: its variables are not known")
     env_list = container.get("env")
     for item in env_list.items if env_list is not None and env_list.is_seq else []:
-        name = _scalar(item.get("name")) if item.is_map else None
+        name = scalar_text(item.get("name")) if item.is_map else None
         if name is None:
             continue
         name_node = item.get("name")
@@ -288,7 +286,7 @@ def _gpu_count(container: YNode) -> tuple[int, Span] | None:
             continue
         for resource in GPU_RESOURCES:
             value = resources.get(resource)
-            text = _scalar(value)
+            text = scalar_text(value)
             if value is not None and text is not None and text.strip().isdigit():
                 return int(text.strip()), value.span()
     return None
@@ -299,7 +297,7 @@ def _gpu_product(pod_spec: YNode) -> tuple[str, Span] | None:
     if selector is not None and selector.is_map:
         for label in GPU_PRODUCT_LABELS:
             value = selector.get(label)
-            text = _scalar(value)
+            text = scalar_text(value)
             if value is not None and text:
                 return text, value.span()
     terms = path_of(pod_spec, ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
@@ -312,12 +310,12 @@ def _gpu_product(pod_spec: YNode) -> tuple[str, Span] | None:
         expressions = term.get("matchExpressions") if term.is_map else None
         pinned: tuple[str, Span] | None = None
         for expression in expressions.items if expressions is not None and expressions.is_seq else []:
-            if not expression.is_map or _scalar(expression.get("key")) not in GPU_PRODUCT_LABELS:
+            if not expression.is_map or scalar_text(expression.get("key")) not in GPU_PRODUCT_LABELS:
                 continue
             values = expression.get("values")
-            if _scalar(expression.get("operator")) == "In" and values is not None and values.is_seq \
-                    and len(values.items) == 1 and _scalar(values.items[0]):
-                pinned = (_scalar(values.items[0]) or "", values.items[0].span())
+            if scalar_text(expression.get("operator")) == "In" and values is not None and values.is_seq \
+                    and len(values.items) == 1 and scalar_text(values.items[0]):
+                pinned = (scalar_text(values.items[0]) or "", values.items[0].span())
         if pinned is None:
             return None
         products.append(pinned)
@@ -400,7 +398,7 @@ def container_launches(container: YNode, pod_spec: YNode, *, label: str, configm
                        notes: list[str] | None = None) -> list[Launch]:
     """The launch(es) one container runs: ``label`` is e.g. ``Deployment/qwen``; ``span`` overrides
     where the launch is reported (kustomize reports at the patch that produced it)."""
-    name = _scalar(container.get("name")) or "?"
+    name = scalar_text(container.get("name")) or "?"
     context = f"{label} container {name}"
     notes = list(notes or [])
     env = container_env(container, configmaps, notes)
@@ -442,7 +440,7 @@ def _server_containers(pod_spec: YNode) -> list[YNode]:
     found = [c for c in containers.items if c.is_map] if containers is not None and containers.is_seq else []
     init = pod_spec.get("initContainers")
     for container in init.items if init is not None and init.is_seq else []:
-        if container.is_map and _scalar(container.get("restartPolicy")) == "Always":
+        if container.is_map and scalar_text(container.get("restartPolicy")) == "Always":
             found.append(container)  # a native sidecar: runs alongside the main containers
     return found
 
@@ -466,11 +464,11 @@ def workload_launches(workload: Workload, configmaps: ConfigMaps, *, source: Sou
 def extract_documents(source: SourceFile, documents: list[YNode], ctx: ExtractContext) -> list[Launch]:
     from mtplint.extract import kustomize  # imported here: it builds on this module
 
-    base_dir = source.path.parent
     if any(is_kustomization(document) for document in documents):
         return kustomize.extract_kustomization(source, documents, ctx)
     if kustomize.is_overlay_patch(source, ctx):
         return []  # its kustomization reports the patched launch
+    base_dir = source.path.parent
     configmaps = config_maps(documents)
     launches: list[Launch] = []
     for workload in workloads(source, documents):

@@ -30,6 +30,7 @@ context label (targets match the original names, as kustomize does).
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -46,7 +47,7 @@ from mtplint.extract.k8s import (
     workload_launches,
 )
 from mtplint.extract.launch import Launch
-from mtplint.extract.yamlpos import YamlError, YNode, load_all
+from mtplint.extract.yamlpos import YamlError, YNode, load_all, scalar_text
 from mtplint.records import Record
 from mtplint.source import MappedText, SourceFile, Span, Token
 
@@ -95,9 +96,6 @@ class Build(Record):
 
 
 # --- small YAML tree helpers --------------------------------------------------------------------
-
-def _scalar(node: YNode | None) -> str | None:
-    return node.str if node is not None and node.is_scalar and not node.is_null else None
 
 
 def _key(name: str, near: YNode) -> YNode:
@@ -166,7 +164,7 @@ def embedded_documents(node: YNode) -> list[YNode]:
 def strategic_merge(base: YNode, patch: YNode, field_name: str = "") -> YNode | None:
     """Apply a strategic merge patch node to ``base``; ``None`` means the node is deleted."""
     if base.is_map and patch.is_map:
-        directive = _scalar(patch.get("$patch"))
+        directive = scalar_text(patch.get("$patch"))
         if directive == "delete":
             return None
         if directive == "replace":
@@ -188,14 +186,14 @@ def strategic_merge(base: YNode, patch: YNode, field_name: str = "") -> YNode | 
         merge_key = MERGE_KEYS.get(field_name)
         if merge_key is None or not all(item.is_map for item in [*base.items, *patch.items]):
             return patch
-        if any(_scalar(item.get("$patch")) == "replace" for item in patch.items):
-            return _seq(patch, [item for item in patch.items if _scalar(item.get("$patch")) != "replace"])
+        if any(scalar_text(item.get("$patch")) == "replace" for item in patch.items):
+            return _seq(patch, [item for item in patch.items if scalar_text(item.get("$patch")) != "replace"])
         items = list(base.items)
         for item in patch.items:
-            key = _scalar(item.get(merge_key))
-            position = next((i for i, existing in enumerate(items) if _scalar(existing.get(merge_key)) == key), None)
+            key = scalar_text(item.get(merge_key))
+            position = next((i for i, existing in enumerate(items) if scalar_text(existing.get(merge_key)) == key), None)
             if position is None:
-                if _scalar(item.get("$patch")) != "delete":
+                if scalar_text(item.get("$patch")) != "delete":
                     items.append(item)
                 continue
             merged = strategic_merge(items[position], item, "")
@@ -277,8 +275,8 @@ def json6902(document: YNode, operations: YNode) -> YNode:
     for operation in operations.items:
         if not operation.is_map:
             raise PatchError("a JSON patch operation must be a mapping")
-        op = _scalar(operation.get("op")) or ""
-        parts = _pointer(_scalar(operation.get("path")) or "")
+        op = scalar_text(operation.get("op")) or ""
+        parts = _pointer(scalar_text(operation.get("path")) or "")
         if op in ("add", "replace"):
             value = operation.get("value")
             if value is None:
@@ -287,7 +285,7 @@ def json6902(document: YNode, operations: YNode) -> YNode:
         elif op == "remove":
             document = _apply(document, op, parts, None)
         elif op in ("copy", "move"):
-            origin = _pointer(_scalar(operation.get("from")) or "")
+            origin = _pointer(scalar_text(operation.get("from")) or "")
             value = _get(document, origin)
             if op == "move":
                 document = _apply(document, "remove", origin, None)
@@ -324,13 +322,13 @@ _LITERAL_NAME = re.compile(r"[A-Za-z0-9_-]*")
 
 def _target_matches(document: YNode, target: YNode, notes: list[str]) -> bool:
     for field_name, path in (("kind", ("kind",)), ("namespace", ("metadata", "namespace"))):
-        wanted = _scalar(target.get(field_name))
-        if wanted is not None and wanted != (_scalar(path_of(document, path)) or ""):
-            if field_name == "namespace" and _scalar(path_of(document, path)) is None:
+        wanted = scalar_text(target.get(field_name))
+        if wanted is not None and wanted != (scalar_text(path_of(document, path)) or ""):
+            if field_name == "namespace" and scalar_text(path_of(document, path)) is None:
                 continue  # namespace set later by the overlay: kustomize matches the unset one too
             return False
-    name = _scalar(target.get("name"))
-    actual = _scalar(path_of(document, ("metadata", "name"))) or ""
+    name = scalar_text(target.get("name"))
+    actual = scalar_text(path_of(document, ("metadata", "name"))) or ""
     if name is not None and _LITERAL_NAME.fullmatch(name):
         # a name with no regex syntax (most): matches itself only, with no pattern to compile
         if name != actual:
@@ -342,7 +340,7 @@ def _target_matches(document: YNode, target: YNode, notes: list[str]) -> bool:
         except re.error:
             if name != actual:
                 return False
-    selector = _scalar(target.get("labelSelector"))
+    selector = scalar_text(target.get("labelSelector"))
     if selector is not None:
         matched = _labels_match(document, selector)
         if matched is None:
@@ -357,8 +355,8 @@ def _target_matches(document: YNode, target: YNode, notes: list[str]) -> bool:
 
 
 def _same_resource(document: YNode, patch: YNode) -> bool:
-    return (_scalar(document.get("kind")) == _scalar(patch.get("kind"))
-            and _scalar(path_of(document, ("metadata", "name"))) == _scalar(path_of(patch, ("metadata", "name"))))
+    return (scalar_text(document.get("kind")) == scalar_text(patch.get("kind"))
+            and scalar_text(path_of(document, ("metadata", "name"))) == scalar_text(path_of(patch, ("metadata", "name"))))
 
 
 # --- building -----------------------------------------------------------------------------------
@@ -366,6 +364,22 @@ def _same_resource(document: YNode, patch: YNode) -> bool:
 def find_kustomization(directory: Path, loader: FileLoader) -> Path | None:
     name = loader.first_file(directory, KUSTOMIZATION_FILES)
     return None if name is None else directory / name
+
+
+def _resolve(loader: FileLoader, directory: Path, name: str) -> Path:
+    """``(directory / name).resolve()``. Resolving follows the directory's links before it climbs out
+    of it, so a name that starts by climbing (a base's ``../../base``) climbs from the directory's
+    real path, which the loader knows, and only the rest of the name is resolved."""
+    parts = name.split("/")
+    climb = 0
+    while climb < len(parts) and parts[climb] == "..":
+        climb += 1
+    if not climb:
+        return loader.resolve(directory / name)
+    real = loader.real_path(directory)
+    for _ in range(climb):
+        real = os.path.dirname(real)
+    return loader.resolve(Path(real, *parts[climb:]))
 
 
 def _is_remote(entry: str) -> bool:
@@ -429,13 +443,13 @@ class Builder:
 
     def _resources(self, result: Build, directory: Path, entries: YNode | None, depth: int, notes: list[str]) -> None:
         for entry in entries.items if entries is not None and entries.is_seq else []:
-            name = _scalar(entry)
+            name = scalar_text(entry)
             if name is None:
                 continue
             if _is_remote(name):
                 notes.append(f"remote resource {name} is not read")
                 continue
-            path = self.ctx.loader.resolve(directory / name)
+            path = _resolve(self.ctx.loader, directory, name)
             if path.is_dir():
                 inner = self.build_directory(path, depth + 1, notes)
                 if inner is not None:
@@ -445,16 +459,16 @@ class Builder:
             documents = self._documents(path, notes)
             for document in manifests(documents or []):
                 result.resources.append(Resource(document))
-                if _scalar(document.get("kind")) == "ConfigMap":
+                if scalar_text(document.get("kind")) == "ConfigMap":
                     from mtplint.extract.k8s import config_maps
 
                     result.configmaps.update(config_maps([document]))
 
     def _component(self, result: Build, directory: Path, entry: YNode, depth: int, notes: list[str]) -> None:
-        name = _scalar(entry)
+        name = scalar_text(entry)
         if name is None or _is_remote(name):
             return
-        path = find_kustomization(self.ctx.loader.resolve(directory / name), self.ctx.loader)
+        path = find_kustomization(_resolve(self.ctx.loader, directory, name), self.ctx.loader)
         documents = self._documents(path, notes) if path is not None else None
         if path is None or not documents:
             notes.append(f"component {name}: no kustomization found")
@@ -468,11 +482,11 @@ class Builder:
     def _generators(self, result: Build, directory: Path, kustomization: YNode, notes: list[str]) -> None:
         generators = kustomization.get("configMapGenerator")
         for generator in generators.items if generators is not None and generators.is_seq else []:
-            name = _scalar(generator.get("name")) if generator.is_map else None
+            name = scalar_text(generator.get("name")) if generator.is_map else None
             if name is None:
                 continue
             data: dict[str, Token] = {}
-            if _scalar(generator.get("behavior")) == "merge":
+            if scalar_text(generator.get("behavior")) == "merge":
                 data.update(result.configmaps.get(name, {}))
             literals = generator.get("literals")
             for literal in literals.items if literals is not None and literals.is_seq else []:
@@ -481,8 +495,8 @@ class Builder:
                     data[literal.str[:split]] = Token.from_mapped(literal.text.slice(split + 1))
             envs = generator.get("envs")
             for env_file in envs.items if envs is not None and envs.is_seq else []:
-                file_name = _scalar(env_file)
-                env_source = (self.ctx.loader.load(self.ctx.loader.resolve(directory / file_name)) if file_name
+                file_name = scalar_text(env_file)
+                env_source = (self.ctx.loader.load(_resolve(self.ctx.loader, directory, file_name)) if file_name
                               else None)
                 if env_source is None:
                     notes.append(f"configMapGenerator {name}: env file {file_name} not found")
@@ -514,7 +528,7 @@ class Builder:
                 self._apply_image(result, entry)
 
     def _patch_documents(self, entry: YNode, directory: Path, notes: list[str]) -> list[YNode]:
-        value = _scalar(entry)
+        value = scalar_text(entry)
         if value is None:
             return [entry] if entry.is_map else []
         if _is_inline(value):
@@ -524,7 +538,7 @@ class Builder:
                 offset = entry.text.offsets[min(error.offset, len(entry.text.offsets) - 1)] if entry.text else entry.start
                 self.ctx.malformed(entry.source, f"inline patch: {error}", offset)
                 return []
-        return self._documents(self.ctx.loader.resolve(directory / value), notes) or []
+        return self._documents(_resolve(self.ctx.loader, directory, value), notes) or []
 
     def _patches_entry(self, result: Build, directory: Path, entry: YNode, notes: list[str]) -> None:
         if not entry.is_map:
@@ -575,7 +589,7 @@ class Builder:
             resource.touched_by = span
 
     def _apply_image(self, result: Build, entry: YNode) -> None:
-        wanted = _scalar(entry.get("name"))
+        wanted = scalar_text(entry.get("name"))
         new_name, new_tag, digest = entry.get("newName"), entry.get("newTag"), entry.get("digest")
         if wanted is None or (new_name is None and new_tag is None and digest is None):
             return
@@ -599,7 +613,7 @@ class Builder:
 def _pod_spec_paths(document: YNode) -> list[tuple[list[str], YNode]]:
     from mtplint.extract.k8s import GENERIC_POD_SPEC, POD_SPEC_PATHS
 
-    kind = _scalar(document.get("kind")) or ""
+    kind = scalar_text(document.get("kind")) or ""
     found: list[tuple[list[str], YNode]] = []
     for path, _ in POD_SPEC_PATHS.get(kind, ((GENERIC_POD_SPEC, ""),)):
         spec = path_of(document, path)
@@ -654,15 +668,16 @@ def extract_kustomization(source: SourceFile, documents: list[YNode], ctx: Extra
     kustomization = next(document for document in documents if is_kustomization(document))
     notes: list[str] = []
     build = Builder(ctx).build(source, kustomization, 0, notes)
-    directory = ctx.loader.display(source.path.parent)
+    base_dir = source.path.parent
+    directory = ctx.loader.display(base_dir)
     launches: list[Launch] = []
     for resource in build.resources:
         if resource.touched_by is None or not pod_specs(resource.document):
             continue
         document = resource.document
-        workload = Workload(_scalar(document.get("kind")) or "", _scalar(path_of(document, ("metadata", "name"))) or "?",
-                            document)
-        launches.extend(workload_launches(workload, build.configmaps, source=source, ctx=ctx, base_dir=source.path.parent,
+        workload = Workload(scalar_text(document.get("kind")) or "",
+                            scalar_text(path_of(document, ("metadata", "name"))) or "?", document)
+        launches.extend(workload_launches(workload, build.configmaps, source=source, ctx=ctx, base_dir=base_dir,
                                           span=resource.touched_by, notes=[f"kustomize build of {directory}", *notes]))
     return launches
 
@@ -671,15 +686,15 @@ def _patch_paths(kustomization: YNode, directory: Path, loader: FileLoader) -> s
     paths: set[Path] = set()
     strategic = kustomization.get("patchesStrategicMerge")
     for entry in strategic.items if strategic is not None and strategic.is_seq else []:
-        value = _scalar(entry)
+        value = scalar_text(entry)
         if value is not None and not _is_inline(value):
-            paths.add(loader.resolve(directory / value))
+            paths.add(_resolve(loader, directory, value))
     for field_name in ("patches", "patchesJson6902"):
         entries = kustomization.get(field_name)
         for entry in entries.items if entries is not None and entries.is_seq else []:
-            value = _scalar(entry.get("path")) if entry.is_map else None
+            value = scalar_text(entry.get("path")) if entry.is_map else None
             if value is not None:
-                paths.add(loader.resolve(directory / value))
+                paths.add(_resolve(loader, directory, value))
     return paths
 
 

@@ -51,6 +51,7 @@ def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
 
 def extract_documents(source: SourceFile, documents: list[YNode], ctx: ExtractContext) -> list[Launch]:
     launches: list[Launch] = []
+    base_dir = source.path.parent
     for document in documents:
         if not document.is_map:
             continue
@@ -71,7 +72,7 @@ def extract_documents(source: SourceFile, documents: list[YNode], ctx: ExtractCo
             recognised = recognise(argv)
             if recognised is None:
                 continue
-            launches.append(build_launch(recognised, source, base_dir=source.path.parent, context=f"model {name}",
+            launches.append(build_launch(recognised, source, base_dir=base_dir, context=f"model {name}",
                                          env=_env(model.get("env"))))
     return launches
 
@@ -84,6 +85,8 @@ def _macros(node: YNode | None) -> dict[str, MappedText]:
 
 def _strip_comment_lines(text: MappedText) -> MappedText:
     """``text`` without the lines that start with ``#`` (leading blanks allowed)."""
+    if "#" not in text.text:
+        return text
     parts: list[MappedText] = []
     start = 0
     while start <= len(text.text):
@@ -111,6 +114,8 @@ def _expand(text: MappedText, macros: dict[str, MappedText], depth: int = 0) -> 
         parts.append(text.slice(position, match.start()))
         parts.append(_expand(macros[name], macros, depth + 1))
         position = match.end()
+    if not parts:  # nothing to replace
+        return text
     parts.append(text.slice(position))
     return MappedText.join(parts)
 
@@ -120,7 +125,7 @@ def _tokens(text: MappedText) -> list[Token]:
 
     tokens = []
     for word in split_words(text):
-        unresolved = tuple(match.group(1) for match in _MACRO.finditer(word.text))
+        unresolved = tuple(match.group(1) for match in _MACRO.finditer(word.text)) if "${" in word.text else ()
         tokens.append(Token.from_mapped(word, unresolved))
     return tokens
 

@@ -9,6 +9,7 @@ of its own; config files are read when a launch references them.
 from __future__ import annotations
 
 import importlib
+import sys
 
 from mtplint.extract import ExtractContext, Malformed
 from mtplint.extract.launch import Launch
@@ -44,7 +45,8 @@ def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
             return []
         raise Malformed(str(error), error.offset) from error
     for module_name in KINDS:
-        kind: YamlKind = importlib.import_module(module_name)
+        # imported when first needed; then sys.modules has it, without import machinery per file
+        kind: YamlKind = sys.modules.get(module_name) or importlib.import_module(module_name)
         if kind.claims(documents):
             return kind.extract_documents(source, documents, ctx)
     return []

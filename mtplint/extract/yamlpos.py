@@ -11,6 +11,7 @@ literal (``|``) blocks, quoting and escapes.
 from __future__ import annotations
 
 import builtins
+import operator
 import re
 from collections.abc import Iterator
 
@@ -26,46 +27,57 @@ _ScalarNode, _SequenceNode = yaml.ScalarNode, yaml.SequenceNode
 
 try:  # the C composer is ~10x faster; fall back where libyaml is missing
     from yaml import CSafeLoader as _SafeLoader
+    from yaml._yaml import CParser as _Composer
 except ImportError:  # pragma: no cover - depends on the PyYAML build
+    from yaml import SafeLoader as _Composer  # type: ignore[assignment]
     from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
 
 _TAG_PREFIX = "tag:yaml.org,2002:"
 _STR_TAG, _SEQ_TAG, _MAP_TAG = _TAG_PREFIX + "str", _TAG_PREFIX + "seq", _TAG_PREFIX + "map"
 
 
-class _Loader(_SafeLoader):
+class _Loader(_Composer):
     """The safe composer with a quicker tag resolver: the composer asks for every node's tag, and
     PyYAML's resolver (Python, a third of composing) concatenates lists and tries its regular
-    expressions anew for each scalar, while a file says the same keys and values over and over.
-    A plain scalar's tag depends on its text alone, so each text is resolved once per file, by the
-    same expressions in the same order; the default tags need no lookup at all."""
+    expressions anew for each scalar. A plain scalar's tag depends on its text alone: a text whose
+    first character no expression starts with (most) is a string at once, and the others are
+    resolved by the same expressions in the same order once for many files (a tree's files say the
+    same numbers, flags and words over and over); the default tags need no lookup at all.
 
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._plain_tags: dict[str, str] = {}
+    Only the composer is set up (nothing is ever constructed), and with no path resolvers the
+    composer's calls on entering and leaving each node have nothing to do: they go to C functions
+    that ignore their arguments, which spares a Python call per node each."""
+
+    yaml_implicit_resolvers = _SafeLoader.yaml_implicit_resolvers
+
+    descend_resolver = staticmethod(operator.is_)  # (parent, index): the answer is ignored
+    ascend_resolver = staticmethod(tuple)  # (): the answer is ignored
 
     def resolve(self, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str:
-        if not _RESOLVES_BY_TEXT:  # pragma: no cover - another resolver registered on SafeLoader
-            return super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call,no-any-return]
         if kind is not _ScalarNode:
             return _SEQ_TAG if kind is _SequenceNode else _MAP_TAG
         if not implicit[0]:  # quoted or block text: a string
             return _STR_TAG
-        tag = self._plain_tags.get(value)
+        candidates = self.yaml_implicit_resolvers.get(value[:1])
+        if candidates is None:
+            return _STR_TAG
+        tag = _PLAIN_TAGS.get(value)
         if tag is None:
-            tag = _STR_TAG
-            for candidate, expression in self.yaml_implicit_resolvers.get(value[0] if value else "", ()):
-                if expression.match(value):
-                    tag = candidate
-                    break
-            self._plain_tags[value] = tag
+            tag = next((candidate for candidate, expression in candidates if expression.match(value)), _STR_TAG)
+            if len(_PLAIN_TAGS) >= _PLAIN_TAGS_HELD:  # a bound on memory: start again
+                _PLAIN_TAGS.clear()
+            _PLAIN_TAGS[value] = tag
         return tag
 
 
+#: the tags of plain texts :meth:`_Loader.resolve` has resolved (those an expression may match)
+_PLAIN_TAGS: dict[str, str] = {}
+_PLAIN_TAGS_HELD = 4096
 #: whether tags follow from a scalar's text and first character alone (PyYAML's safe resolvers,
-#: with no path resolvers and none for any first character)
+#: with no path resolvers and none for any first character); if not, PyYAML's own loader resolves
 _RESOLVES_BY_TEXT = not _SafeLoader.yaml_path_resolvers and None not in _SafeLoader.yaml_implicit_resolvers
-_MERGE_TAG = _TAG_PREFIX + "merge"
+_COMPOSER: type[_Loader] | type[_SafeLoader] = _Loader if _RESOLVES_BY_TEXT else _SafeLoader
+_MERGE_TAG, _NULL_TAG = _TAG_PREFIX + "merge", _TAG_PREFIX + "null"
 _SKIPPABLE = set(" \t\r\n\\\"'")
 _BLANK = re.compile(r"[ \t\n]")
 _ESCAPE_LENGTHS = {"x": 4, "u": 6, "U": 10}
@@ -143,8 +155,13 @@ class YNode:
 
     # the readers' most frequent calls: they look at the slots, not through ``is_scalar``/``str``
     def get(self, key: builtins.str) -> YNode | None:
+        if key:  # only a scalar has a text (a collection's is None)
+            for key_node, value in self.pairs:
+                if key_node._value == key:
+                    return value
+            return None
         for key_node, value in self.pairs:
-            if key_node.kind == "scalar" and (key_node._value or "") == key:
+            if key_node.kind == "scalar" and not key_node._value:
                 return value
         return None
 
@@ -164,7 +181,7 @@ class YNode:
 
     @property
     def is_null(self) -> bool:
-        return self.is_scalar and self.tag == _TAG_PREFIX + "null"
+        return self.kind == "scalar" and self.tag == _NULL_TAG
 
     def python(self, _depth: int = 0, _budget: list[int] | None = None) -> Any:
         """The plain Python value (YAML 1.1 core types); maps keep their order.
@@ -183,6 +200,14 @@ class YNode:
         if self.kind == "seq":
             return [item.python(_depth + 1, budget) for item in self.items]
         return scalar_value(self.str, self.tag)
+
+
+def scalar_text(node: YNode | None) -> str | None:
+    """The text of a scalar that is not null; None for a null, a collection or no node. (The
+    extractors ask it of most nodes they read.)"""
+    if node is None or node.kind != "scalar" or node.tag == _NULL_TAG:
+        return None
+    return node._value if node._value is not None else ""
 
 
 def scalar_value(text: str, tag: str) -> Any:
@@ -261,14 +286,20 @@ def _walk_offsets(raw: str, value: str, raw_start: int, raw_end: int) -> list[in
             pointer = probe + 1
             if index >= walk_until:
                 # A character equal to the raw one at the pointer maps to it and moves the pointer
-                # on by one: the rest of the word, if the raw text goes on with it, maps in one step
-                # (a folded command's words; each word is tried once).
-                word_end = _BLANK.search(value, index)
-                walk_until = length if word_end is None else word_end.start()
-                if raw.startswith(value[index:walk_until], pointer, raw_end):
-                    offsets.extend(range(pointer, pointer + walk_until - index))
-                    pointer += walk_until - index
-                    index = walk_until
+                # on by one, so a run of equal characters maps in one step: the rest of the raw
+                # line if the value goes on with it (a line of a block), else the rest of the word
+                # if the raw text goes on with it (a folded command's words; each word is tried once).
+                line_end = raw.find("\n", pointer, raw_end)
+                run = raw[pointer:raw_end if line_end < 0 else line_end]
+                if not value.startswith(run, index):
+                    word_end = _BLANK.search(value, index)
+                    walk_until = length if word_end is None else word_end.start()
+                    run = value[index:walk_until]
+                    if not raw.startswith(run, pointer, raw_end):
+                        continue
+                offsets.extend(range(pointer, pointer + len(run)))
+                pointer += len(run)
+                index += len(run)
         elif pointer < raw_end and raw[pointer] == "\\":
             # an escape such as \u00e9 produced this character: consume the whole sequence
             offsets.append(pointer)
@@ -288,43 +319,67 @@ def _content_start(source: SourceFile, start: int, style: str | None) -> int:
     return start
 
 
+_new_node = object.__new__
+
+
+def _scalar_node(node: yaml.ScalarNode, source: SourceFile) -> YNode:
+    """:class:`YNode` of a composed scalar, its slots set directly: most nodes are scalars, and
+    this is quicker than ``YNode(...)`` with its defaults."""
+    result: YNode = _new_node(YNode)
+    result.kind = "scalar"
+    result.tag = node.tag
+    result.start = node.start_mark.index
+    result.end = node.end_mark.index
+    result.source = source
+    result.style = node.style
+    result.items = _NO_ITEMS
+    result.pairs = _NO_PAIRS
+    result._text = None
+    result._value = node.value
+    return result
+
+
+def _with_merged(pairs: list[tuple[YNode, YNode]], merged: list[tuple[YNode, YNode]]) -> list[tuple[YNode, YNode]]:
+    """``pairs`` and then the merged (``<<``) pairs: explicit keys win over merged ones, an earlier
+    merged map over a later one."""
+    names = {k.str for k, _ in pairs if k.kind == "scalar"}
+    for key_node, value_node in merged:
+        if key_node.kind == "scalar" and key_node.str not in names:
+            names.add(key_node.str)
+            pairs.append((key_node, value_node))
+    return pairs
+
+
 class _Converter:
+    """PyYAML's nodes as :class:`YNode` trees, an alias sharing the node of its anchor; a text
+    nested too deep or with too many nodes is a :class:`YamlError` at the node where the limit is
+    passed."""
+
     def __init__(self, source: SourceFile, max_nodes: int) -> None:
         self.source = source
         self.seen: dict[int, YNode] = {}
-        # a node reached twice is an alias of an anchored one: without an anchor in the text every
-        # node is reached once, and remembering each (most of them scalars) is wasted work
-        self.shared = "&" in source.text
         self.budget = max_nodes
 
     def convert(self, node: yaml.Node, depth: int = 0) -> YNode:
-        if self.shared:
-            cached = self.seen.get(id(node))
-            if cached is not None:
-                return cached
+        cached = self.seen.get(id(node))
+        if cached is not None:
+            return cached
         if depth > 500:
             raise YamlError("YAML nesting too deep", node.start_mark.index)
         self.budget -= 1
         if self.budget < 0:
             raise YamlError("YAML document too large (too many nodes)", node.start_mark.index)
         if node.__class__ is _ScalarNode:
-            result = YNode("scalar", node.tag, node.start_mark.index, node.end_mark.index, self.source, None,
-                           node.style, None, None, node.value)
-            if self.shared:
-                self.seen[id(node)] = result
+            result = self.seen[id(node)] = _scalar_node(node, self.source)
             return result
         start, end = node.start_mark.index, node.end_mark.index
         convert = self.convert
         depth += 1
         if node.__class__ is _SequenceNode:
-            result = YNode("seq", node.tag, start, end, self.source)
-            if self.shared:
-                self.seen[id(node)] = result
+            result = self.seen[id(node)] = YNode("seq", node.tag, start, end, self.source)
             result.items = [convert(item, depth) for item in node.value]
             return result
-        result = YNode("map", node.tag, start, end, self.source)
-        if self.shared:
-            self.seen[id(node)] = result
+        result = self.seen[id(node)] = YNode("map", node.tag, start, end, self.source)
         pairs: list[tuple[YNode, YNode]] = []
         merged: list[tuple[YNode, YNode]] = []
         for key, value in node.value:
@@ -336,13 +391,71 @@ class _Converter:
                         merged.extend(converted.pairs)
                 continue
             pairs.append((convert(key, depth), convert(value, depth)))
-        if merged:  # explicit keys win over merged ones, an earlier merged map over a later one
-            names = {k.str for k, _ in pairs if k.kind == "scalar"}
-            for key_node, value_node in merged:
-                if key_node.kind == "scalar" and key_node.str not in names:
-                    names.add(key_node.str)
-                    pairs.append((key_node, value_node))
-        result.pairs = pairs
+        result.pairs = _with_merged(pairs, merged) if merged else pairs
+        return result
+
+
+class _Unusual(Exception):
+    """A tree :class:`_TreeBuilder` leaves to :class:`_Converter`."""
+
+
+#: nesting up to which :class:`_TreeBuilder` builds (far more than real files have, far less than
+#: the limit :class:`_Converter` reports at)
+_BUILDER_DEPTH = 100
+
+
+class _TreeBuilder:
+    """:class:`_Converter` for a text without anchors, where every node is reached once (no alias
+    to share): a collection makes its scalar children itself and counts its children at once.
+    Nesting deeper than :data:`_BUILDER_DEPTH` or more nodes than the budget raise
+    :class:`_Unusual`, and :class:`_Converter` tells where the limit is passed."""
+
+    def __init__(self, source: SourceFile, max_nodes: int) -> None:
+        self.source = source
+        self.budget = max_nodes
+
+    def documents(self, nodes: list[yaml.Node]) -> list[YNode]:
+        self.budget -= len(nodes)
+        documents = [self.build(node) for node in nodes]
+        # checked on the way only when a collection is entered: a merge's count comes after
+        if self.budget < 0:
+            raise _Unusual
+        return documents
+
+    def build(self, node: yaml.Node, depth: int = 0) -> YNode:
+        """The tree of ``node``, which its caller has counted."""
+        source = self.source
+        if node.__class__ is _ScalarNode:  # a document or a merged node that is a scalar
+            return _scalar_node(node, source)
+        if depth >= _BUILDER_DEPTH:
+            raise _Unusual
+        children: list[Any] = node.value
+        self.budget -= len(children) if node.__class__ is _SequenceNode else 2 * len(children)
+        if self.budget < 0:
+            raise _Unusual
+        build = self.build
+        depth += 1
+        result = YNode("seq" if node.__class__ is _SequenceNode else "map", node.tag, node.start_mark.index,
+                       node.end_mark.index, source)
+        if node.__class__ is _SequenceNode:
+            result.items = [_scalar_node(item, source) if item.__class__ is _ScalarNode else build(item, depth)
+                            for item in children]
+            return result
+        pairs: list[tuple[YNode, YNode]] = []
+        merged: list[tuple[YNode, YNode]] = []
+        for key, value in children:
+            if key.tag == _MERGE_TAG:
+                sources = value.value if value.__class__ is _SequenceNode else [value]
+                # neither the merge key nor its value is a node of the tree, each merged node is
+                self.budget += 2 - len(sources)
+                for merge_source in sources:
+                    converted = build(merge_source, depth)
+                    if converted.kind == "map":
+                        merged.extend(converted.pairs)
+                continue
+            pairs.append((_scalar_node(key, source) if key.__class__ is _ScalarNode else build(key, depth),
+                          _scalar_node(value, source) if value.__class__ is _ScalarNode else build(value, depth)))
+        result.pairs = _with_merged(pairs, merged) if merged else pairs
         return result
 
 
@@ -370,7 +483,8 @@ def load_all(source: SourceFile, max_nodes: int = 200_000) -> list[YNode]:
 
 def _load_all(source: SourceFile, max_nodes: int) -> list[YNode]:
     try:
-        nodes = list(yaml.compose_all(source.text, Loader=_Loader))
+        # (the stubs know only PyYAML's own loaders, not a composer without a constructor)
+        nodes = list(yaml.compose_all(source.text, Loader=_COMPOSER))  # type: ignore[arg-type]
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         offset = mark.index if mark is not None else 0
@@ -378,8 +492,16 @@ def _load_all(source: SourceFile, max_nodes: int) -> list[YNode]:
         raise YamlError(f"invalid YAML: {problem}", offset) from error
     except (yaml.YAMLError, ValueError, RecursionError) as error:
         raise YamlError(f"invalid YAML: {error}", 0) from error
+    nodes = [node for node in nodes if node is not None]
+    # a node reached twice is an alias of an anchored one: without an anchor in the text every
+    # node is reached once, and remembering each (most of them scalars) is wasted work
+    if "&" not in source.text:
+        try:
+            return _TreeBuilder(source, max_nodes).documents(nodes)
+        except _Unusual:
+            pass
     converter = _Converter(source, max_nodes)
-    return [converter.convert(node) for node in nodes if node is not None]
+    return [converter.convert(node) for node in nodes]
 
 
 def load(source: SourceFile) -> YNode | None:
