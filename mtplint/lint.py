@@ -111,11 +111,11 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
     chosen = {rule.code for rule in rules}
     pipeline_result = run(paths, settings.pipeline, loader, candidates=candidates)
     findings: list[Finding] = []
+    checked = [rule for rule in rules if rule.code not in META_RULES]
     for report in pipeline_result.launches:
         report.objective = settings.objective
-        for rule in rules:
-            if rule.code not in META_RULES:
-                findings.extend(run_rule(rule, report))
+        for rule in checked:
+            findings.extend(run_rule(rule, report))
     if "MTP003" in chosen:
         from mtplint.checks.mtp003 import unresolved_findings
 

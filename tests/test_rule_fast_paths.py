@@ -13,6 +13,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mtplint.checks.mtp5xx import closest
 from mtplint.checks.suppress import may_hold_noqa
 from mtplint.source import Span
 
@@ -25,6 +26,18 @@ _NOQA_ALPHABET = st.sampled_from([*"nNoOqQaA #:-\n", "\u212a", "\u017f", "\u0130
 @settings(max_examples=400, deadline=None)
 def test_may_hold_noqa_is_a_case_insensitive_search(text: str) -> None:
     assert may_hold_noqa(text) == (re.search("noqa", text, re.IGNORECASE) is not None)
+
+
+def test_closest_gives_the_same_names_however_the_candidates_come() -> None:
+    flags = ["--max-num-seqs", "--max-model-len", "--enable-prefix-caching", "--no-enable-prefix-caching",
+             "--enable_chunked_prefill", "--enable-chunked-prefill", "--kv-cache-dtype"]
+    first = closest("--no-enable-chunked-prefill", flags)
+    again = closest("--no-enable-chunked-prefill", list(reversed(flags)) + flags)
+    assert first == again == ["--enable-chunked-prefill", "--enable-prefix-caching", "--no-enable-prefix-caching"][:len(first)]
+    first.append("changed by the caller")
+    assert closest("--no-enable-chunked-prefill", flags) == again
+    assert closest("--enable_chunked_prefill", flags) == ["--enable-chunked-prefill"]
+    assert closest("zzz", flags) == []
 
 
 def test_report_lines_come_from_the_text_the_run_read_and_the_disk(tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ effective settings and yields findings. Predicates are imported only for the rul
 from __future__ import annotations
 
 import importlib
-import sys
 from collections.abc import Callable, Iterable, Iterator
 
 from mtplint.checks.catalog import Rule, VersionRange
@@ -133,6 +132,8 @@ class Finding(Record):
 class RuleContext:
     """What a predicate sees: one launch, its effective settings, and its rule."""
 
+    __slots__ = ("rule", "report", "findings")
+
     def __init__(self, rule: Rule, report: LaunchReport) -> None:
         self.rule = rule
         self.report = report
@@ -224,19 +225,26 @@ if TYPE_CHECKING:
     Predicate = Callable[[RuleContext], Iterator[Finding] | None]
 
 
+#: rule code -> the module of its predicate (None: a built-in rule without one, such as MTP001)
+_PREDICATE_MODULES: dict[str, Any] = {}
+
+
 def predicate_for(rule: Rule) -> Predicate | None:
     """The code behind a built-in rule (``mtplint.checks.mtp102.check``), or None for house rules."""
     if rule.origin != "builtin":
         return None
-    name = f"mtplint.checks.{rule.code.lower()}"
-    # a rule runs once per launch: an imported module is taken from sys.modules, not through the
-    # import machinery (its ``check`` is still read each time)
-    module = sys.modules.get(name)
-    if module is None:
+    # a rule runs once per launch: its module is looked up once, not through the import machinery
+    # each time (its ``check`` is still read each time)
+    try:
+        module = _PREDICATE_MODULES[rule.code]
+    except KeyError:
         try:
-            module = importlib.import_module(name)
+            module = importlib.import_module(f"mtplint.checks.{rule.code.lower()}")
         except ModuleNotFoundError:
-            return None
+            module = None
+        _PREDICATE_MODULES[rule.code] = module
+    if module is None:
+        return None
     check: Predicate = module.check
     return check
 
@@ -244,7 +252,7 @@ def predicate_for(rule: Rule) -> Predicate | None:
 def run_rule(rule: Rule, report: LaunchReport) -> list[Finding]:
     """All findings of one rule on one launch."""
     engine = report.launch.engine
-    if not rule.applies_to(engine):
+    if engine not in rule.engines and "any" not in rule.engines:  # Rule.applies_to, without a call per launch
         return []
     context = RuleContext(rule, report)
     # most rules affect every version: no range to weigh the version against
@@ -260,9 +268,10 @@ def run_rule(rule: Rule, report: LaunchReport) -> list[Finding]:
         return []
     produced = predicate(context)
     if produced is not None:
+        findings = context.findings
         for finding in produced:
-            if finding not in context.findings:
-                context.findings.append(finding)
+            if finding not in findings:
+                findings.append(finding)
     return context.findings
 
 
