@@ -8,14 +8,18 @@ over many generated inputs.
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtplint.checks.mtp5xx import closest
 from mtplint.checks.suppress import may_hold_noqa
-from mtplint.source import Span
+from mtplint.fix.argv import _scalars_around, _yaml_scalars
+from mtplint.fix.jsonvalue import _shell_word
+from mtplint.source import SourceFile, Span
 
 # letters whose case changes oddly (the Kelvin sign, the long s, dotted capital I, ...)
 # next to the word itself in every case
@@ -26,6 +30,69 @@ _NOQA_ALPHABET = st.sampled_from([*"nNoOqQaA #:-\n", "\u212a", "\u017f", "\u0130
 @settings(max_examples=400, deadline=None)
 def test_may_hold_noqa_is_a_case_insensitive_search(text: str) -> None:
     assert may_hold_noqa(text) == (re.search("noqa", text, re.IGNORECASE) is not None)
+
+
+_WORD_PART = st.one_of(
+    st.text(alphabet=st.sampled_from(list("ab{}\":,-= \t$\\")), max_size=8).map(lambda body: f"'{body}'"),
+    st.text(alphabet=st.sampled_from(list("ab{}':,-= ")), max_size=8).map(lambda body: f'"{body}"'),
+    st.text(alphabet=st.sampled_from(list("ab{}:,-=")), min_size=1, max_size=6),
+    st.sampled_from(["\\'", '\\"', "\\ ", "\\a"]),
+)
+
+
+@given(st.lists(_WORD_PART, min_size=1, max_size=6).map("".join), st.integers(min_value=0, max_value=50))
+@settings(max_examples=400, deadline=None)
+def test_shell_word_maps_every_character_to_where_it_is_written(raw: str, base: int) -> None:
+    decoded = _shell_word(raw, base)
+    assert decoded is not None
+    assert [decoded.text] == shlex.split(raw)
+    count = len(decoded.text)
+    assert len(decoded.offsets) == len(decoded.modes) == len(decoded.starts) == count
+    for index in range(count):
+        offset, start = decoded.offsets[index], decoded.starts[index]
+        assert raw[offset - base] == decoded.text[index]
+        quote_state = _open_quote(raw, offset - base)
+        assert decoded.modes[index] == {"'": "sq", '"': "dq", "": "bare"}[quote_state]
+        # a character is spelled from itself, or from the backslash escaping it
+        assert start == offset or (start == offset - 1 and raw[start - base] == "\\")
+
+
+def _open_quote(raw: str, index: int) -> str:
+    quote = ""
+    position = 0
+    while position < index:
+        char = raw[position]
+        if quote == "'":
+            quote = "" if char == "'" else quote
+        elif char == "\\":
+            position += 1
+        elif quote == '"':
+            quote = "" if char == '"' else quote
+        elif char in "'\"":
+            quote = char
+        position += 1
+    return quote
+
+
+_SCALAR = st.one_of(st.sampled_from(["--model", "--max-num-seqs", "8", "mtp", "a b", "x: y", "", "- z", "'q'"]),
+                    st.text(alphabet=st.sampled_from(list("abc -:\"'")), max_size=6))
+_TREE = st.recursive(_SCALAR, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                      st.dictionaries(_SCALAR, inner, max_size=4)), max_leaves=14)
+
+
+@given(_TREE, st.booleans(), st.data())
+@settings(max_examples=300, deadline=None)
+def test_scalars_around_a_span_are_those_of_the_whole_walk(tree: object, flow: bool, data: st.DataObject) -> None:
+    text = yaml.safe_dump({"services": {"vllm": {"command": tree}}}, default_flow_style=flow, allow_unicode=True)
+    source = SourceFile.from_text(text, "compose.yaml")
+    every = _yaml_scalars(source)
+    assert every
+    for _ in range(6):
+        start = data.draw(st.integers(min_value=0, max_value=len(text) - 1))
+        end = data.draw(st.integers(min_value=start + 1, max_value=len(text)))
+        span = Span("compose.yaml", start, end, 1, 1, 1, 1)
+        holding = [(node, parent) for node, parent in every if node.start <= start and end <= node.end]
+        assert _scalars_around(source, span) == holding
 
 
 def test_closest_gives_the_same_names_however_the_candidates_come() -> None:

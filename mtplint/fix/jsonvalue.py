@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 
 from mtplint.checks import Edit
@@ -122,8 +122,12 @@ def _shell_word(raw: str, base: int) -> Decoded | None:
             close = raw.find("'", index + 1)
             if close < 0:
                 return None
-            for position in range(index + 1, close):
-                take(position, "sq", position)
+            # a single-quoted run is read as written: taken whole, not character by character
+            written = range(base + index + 1, base + close)
+            chars.append(raw[index + 1:close])
+            out.offsets.extend(written)
+            out.modes.extend(["sq"] * len(written))
+            out.starts.extend(written)
             index = close + 1
         elif char == '"':
             index += 1
@@ -692,10 +696,11 @@ def python_dict_site(source: SourceFile, span: Span) -> TextSite | None:
 
 # --- finding a site --------------------------------------------------------------------------------
 
-def _candidates(source: SourceFile, span: Span) -> list[Decoded]:
+def _candidates(source: SourceFile, span: Span) -> Iterator[Decoded]:
+    """The readings of the word at ``span``, the outer container's first; produced one at a time
+    (the first reading that fits is taken, and decoding a word is a loop over its characters)."""
     text = source.text
     raw = text[span.start:span.end]
-    found: list[Decoded] = []
     yaml_file = source.display.lower().endswith((".yaml", ".yml"))
     python_file = source.display.lower().endswith((".py", ".pyw"))
     before = text[span.start - 1] if span.start > 0 else ""
@@ -710,14 +715,11 @@ def _candidates(source: SourceFile, span: Span) -> list[Decoded]:
         for decoder in outer_decoders:
             decoded = decoder(outer, span.start - 1)
             if decoded is not None:
-                found.append(decoded)
-    decoders: list[Callable[[str, int], Decoded | None]] = [_python_string] if python_file else [_shell_word]
-    for decoder in decoders:
-        decoded = decoder(raw, span.start)
-        if decoded is not None:
-            found.append(decoded)
-    found.append(_identity(raw, span.start))
-    return found
+                yield decoded
+    decoded = (_python_string if python_file else _shell_word)(raw, span.start)
+    if decoded is not None:
+        yield decoded
+    yield _identity(raw, span.start)
 
 
 def text_site(source: SourceFile, span: Span, expected: str | None = None) -> TextSite | None:
