@@ -15,7 +15,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mtplint.checks.catalog import Rule
 from mtplint.checks.mtp5xx import closest
+from mtplint.checks.selection import _Selectors, specificity
 from mtplint.checks.suppress import may_hold_noqa
 from mtplint.fix.argv import _scalars_around, _yaml_scalars
 from mtplint.fix.jsonvalue import _shell_word
@@ -133,3 +135,21 @@ def test_report_lines_come_from_the_text_the_run_read_and_the_disk(tmp_path: Pat
     assert f"5 | {lines[4].expandtabs(1)}" in shown
     assert "1 | \ufeffSEQS=8" in shown  # the disk's bytes, the byte-order mark included
     assert "2 | KV=fp8" in shown
+
+
+_RULES = [Rule(code=code, name=name, severity="warning", engines=("any",), fix="none", summary="s", docs={})
+          for code, name in (("MTP001", "unparsable-file"), ("MTP102", "prefix-caching-with-mtp"),
+                             ("ACME001", "mtp-above-64-sequences"), ("MTP1", "all"), ("SS001", "ss"))]
+_SELECTOR = st.one_of(
+    st.sampled_from(["ALL", "all", " All ", "", " ", "MTP", "mtp1", "MTP10", "MTP102", "mtp102 ", "prefix-caching-with-mtp",
+                     "Prefix-caching-with-mtp", "ACME", "acme001", "MTP-1", "1MTP", "ß", "ßS", "\u0130", "ss"]),
+    st.text(alphabet=st.sampled_from(list("MTPACEmtp0129 -ßs")), max_size=7),
+)
+
+
+@given(st.lists(_SELECTOR, max_size=6))
+@settings(max_examples=400, deadline=None)
+def test_a_layers_selectors_rank_a_rule_as_the_best_single_selector(selectors: list[str]) -> None:
+    read = _Selectors(selectors)
+    for rule in _RULES:
+        assert read.best(rule) == max((specificity(rule, selector) for selector in selectors), default=-1)
