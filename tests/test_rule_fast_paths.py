@@ -10,18 +10,21 @@ from __future__ import annotations
 import re
 import shlex
 from pathlib import Path
+from types import SimpleNamespace
 
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mtplint.checks.catalog import Rule
+from mtplint.checks import RuleContext
+from mtplint.checks.catalog import Rule, VersionRange
 from mtplint.checks.mtp5xx import closest
 from mtplint.checks.selection import _Selectors, specificity
 from mtplint.checks.suppress import may_hold_noqa
 from mtplint.fix.argv import _scalars_around, _yaml_scalars
 from mtplint.fix.jsonvalue import _shell_word
 from mtplint.source import SourceFile, Span
+from mtplint.versions import EngineVersion
 
 # letters whose case changes oddly (the Kelvin sign, the long s, dotted capital I, ...)
 # next to the word itself in every case
@@ -153,3 +156,29 @@ def test_a_layers_selectors_rank_a_rule_as_the_best_single_selector(selectors: l
     read = _Selectors(selectors)
     for rule in _RULES:
         assert read.best(rule) == max((specificity(rule, selector) for selector in selectors), default=-1)
+
+
+_VERSIONS = st.sampled_from([None, "0.8.5", "0.11.0", "0.28.0", "0.30.0", "0.30.1", "0.33.0", "1.0", "b8955", "b9180"])
+
+
+@given(st.sampled_from(["0.8.5", "0.28.0", "0.30.0", "0.33.0", "b9000"]), st.booleans(), _VERSIONS, _VERSIONS,
+       st.lists(st.tuples(_VERSIONS, _VERSIONS), min_size=1, max_size=3))
+@settings(max_examples=400, deadline=None)
+def test_whether_a_version_is_affected_is_read_from_each_range(version: str, known: bool, low: str | None,
+                                                                high: str | None,
+                                                                bounds: list[tuple[str | None, str | None]]) -> None:
+    in_play = EngineVersion("vllm", version, known, "test", low, high)
+    ranges = [VersionRange(start, below) for start, below in bounds]
+    rule = Rule(code="MTP999", name="ranged", severity="warning", engines=("vllm",), fix="none", summary="s", docs={},
+                affected={"vllm": tuple(ranges)})
+    report = SimpleNamespace(version=in_play, launch=SimpleNamespace(engine="vllm"))
+    answers = [in_play.in_range(r.start, r.below) for r in ranges]
+    expected = True if True in answers else False if all(a is False for a in answers) else None
+    assert RuleContext(rule, report).affected() is expected  # type: ignore[arg-type]
+
+
+def test_the_rule_files_listed_are_those_globbed() -> None:
+    from mtplint.checks.catalog import _rule_files, rules_dir
+
+    assert _rule_files() == sorted(rules_dir().glob("MTP*.yaml"))
+    assert len(_rule_files()) > 30

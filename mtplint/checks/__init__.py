@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
 
 from mtplint.checks.catalog import Rule, VersionRange
 from mtplint.records import Record
 from mtplint.source import Diagnostic, SourceFile, Span
+from mtplint.versions import EngineVersion
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -196,12 +198,9 @@ class RuleContext:
         chosen = tuple(self.ranges() if ranges is None else ranges)
         if not chosen:
             return True
-        answers = [self.report.version.in_range(r.start, r.below) for r in chosen]
-        if any(answer is True for answer in answers):
-            return True
-        if all(answer is False for answer in answers):
-            return False
-        return None
+        version = self.report.version
+        return _affected(version.version, version.known, version.low, version.high,
+                         tuple((r.start, r.below) for r in chosen))
 
     def version_note(self, ranges: Iterable[VersionRange] | None = None) -> str:
         """`` (affects vLLM ≥0.28; the version in play is not pinned)`` when the version is unknown."""
@@ -219,6 +218,19 @@ class RuleContext:
                           severity_override=severity if severity != self.rule.severity else None)
         self.findings.append(finding)
         return finding
+
+
+@lru_cache(maxsize=1024)  # asked for each ranged rule of each launch; a tree pins a few dozen versions
+def _affected(version: str, known: bool, low: str | None, high: str | None,
+              bounds: tuple[tuple[str | None, str | None], ...]) -> bool | None:
+    """:meth:`RuleContext.affected` for a version (what :meth:`EngineVersion.in_range` reads of it)."""
+    in_play = EngineVersion("", version, known, "", low, high)
+    answers = [in_play.in_range(start, below) for start, below in bounds]
+    if any(answer is True for answer in answers):
+        return True
+    if all(answer is False for answer in answers):
+        return False
+    return None
 
 
 if TYPE_CHECKING:
