@@ -22,7 +22,7 @@ from mtplint.checks.mtp5xx import closest
 from mtplint.checks.selection import _Selectors, specificity
 from mtplint.checks.suppress import may_hold_noqa
 from mtplint.fix.argv import _scalars_around, _yaml_scalars
-from mtplint.fix.jsonvalue import _shell_word
+from mtplint.fix.jsonvalue import _shell_word, _yaml_single
 from mtplint.source import SourceFile, Span
 from mtplint.versions import EngineVersion
 
@@ -77,6 +77,83 @@ def _open_quote(raw: str, index: int) -> str:
             quote = char
         position += 1
     return quote
+
+
+def _shell_word_one_character_at_a_time(raw: str, base: int) -> tuple[str, list[int], list[str], list[int]] | None:
+    """The reading :func:`_shell_word` gives, decoded a character at a time (as it once was)."""
+    chars: list[str] = []
+    offsets: list[int] = []
+    modes: list[str] = []
+    starts: list[int] = []
+    index = 0
+    while index < len(raw):
+        char = raw[index]
+        if char == "'":
+            close = raw.find("'", index + 1)
+            if close < 0:
+                return None
+            spelled = [(position, position, "sq") for position in range(index + 1, close)]
+            index = close + 1
+        elif char == '"':
+            spelled = []
+            index += 1
+            while index < len(raw) and raw[index] != '"':
+                spelled_from = index
+                if raw[index] == "\\" and index + 1 < len(raw) and raw[index + 1] in '\\"$`':
+                    index += 1
+                elif raw[index] in "$`":
+                    return None
+                spelled.append((index, spelled_from, "dq"))
+                index += 1
+            if index >= len(raw):
+                return None
+            index += 1
+        elif char == "\\" and index + 1 < len(raw):
+            spelled = [(index + 1, index, "bare")]
+            index += 2
+        elif char in " \t\n$`":
+            return None
+        else:
+            spelled = [(index, index, "bare")]
+            index += 1
+        for position, spelled_from, mode in spelled:
+            chars.append(raw[position])
+            offsets.append(base + position)
+            modes.append(mode)
+            starts.append(base + spelled_from)
+    return "".join(chars), offsets, modes, starts
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab{}:,=-'\"\\$` \t\nq")), max_size=24), st.integers(min_value=0, max_value=9))
+@settings(max_examples=1500, deadline=None)
+def test_shell_word_reads_runs_as_it_read_characters(raw: str, base: int) -> None:
+    decoded = _shell_word(raw, base)
+    expected = _shell_word_one_character_at_a_time(raw, base)
+    if expected is None:
+        assert decoded is None
+    else:
+        assert decoded is not None
+        assert (decoded.text, decoded.offsets, decoded.modes, decoded.starts) == expected
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab'\" {}")), max_size=16), st.integers(min_value=0, max_value=9))
+@settings(max_examples=800, deadline=None)
+def test_yaml_single_quoted_scalar_maps_each_character(body: str, base: int) -> None:
+    raw = f"'{body}'"
+    decoded = _yaml_single(raw, base)
+    try:
+        loaded = yaml.safe_load(f"k: {raw}")["k"]
+    except yaml.YAMLError:
+        loaded = None
+    if decoded is None:
+        assert "'" in body.replace("''", "")  # a lone quote ends the scalar early
+        return
+    assert decoded.text == loaded
+    for index, char in enumerate(decoded.text):
+        offset, start = decoded.offsets[index], decoded.starts[index]
+        assert raw[offset - base] == char
+        assert start == offset or (char == "'" and start == offset - 1 and raw[start - base] == "'")
+    assert decoded.modes == ["ysq"] * len(decoded.text)
 
 
 _SCALAR = st.one_of(st.sampled_from(["--model", "--max-num-seqs", "8", "mtp", "a b", "x: y", "", "- z", "'q'"]),
