@@ -259,3 +259,21 @@ def test_the_rule_files_listed_are_those_globbed() -> None:
 
     assert _rule_files() == sorted(rules_dir().glob("MTP*.yaml"))
     assert len(_rule_files()) > 30
+
+
+def test_the_rules_of_a_launch_run_together_find_what_each_finds_alone() -> None:
+    from mtplint.checks import run_rule, run_rules
+    from mtplint.checks.catalog import load_catalog
+    from mtplint.lint import META_RULES
+    from mtplint.pipeline import Options, run
+
+    data = Path(__file__).parent / "data"
+    result = run([data / "compose", data / "headline", data / "python", data / "k8s"], Options(root=data))
+    rules = [rule for rule in load_catalog().values() if rule.code not in META_RULES]
+    assert len(result.launches) > 20
+    found = 0
+    for report in result.launches:
+        together = run_rules(rules, report)
+        assert together == [finding for rule in rules for finding in run_rule(rule, report)]
+        found += len(together)
+    assert found > 20
