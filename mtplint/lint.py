@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mtplint.checks import Finding, one_finding_per_mistake, run_rule, unparsable_findings
+from mtplint.checks import Finding, one_finding_per_mistake, run_rules, unparsable_findings
 from mtplint.checks.catalog import Rule, load_catalog
 from mtplint.checks.selection import selected_rules
 from mtplint.discover import discover
@@ -111,11 +111,10 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
     chosen = {rule.code for rule in rules}
     pipeline_result = run(paths, settings.pipeline, loader, candidates=candidates)
     findings: list[Finding] = []
+    checked = [rule for rule in rules if rule.code not in META_RULES]
     for report in pipeline_result.launches:
         report.objective = settings.objective
-        for rule in rules:
-            if rule.code not in META_RULES:
-                findings.extend(run_rule(rule, report))
+        findings.extend(run_rules(checked, report))
     if "MTP003" in chosen:
         from mtplint.checks.mtp003 import unresolved_findings
 

@@ -8,12 +8,13 @@ effective settings and yields findings. Predicates are imported only for the rul
 from __future__ import annotations
 
 import importlib
-import sys
 from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
 
 from mtplint.checks.catalog import Rule, VersionRange
 from mtplint.records import Record
 from mtplint.source import Diagnostic, SourceFile, Span
+from mtplint.versions import EngineVersion
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -133,6 +134,8 @@ class Finding(Record):
 class RuleContext:
     """What a predicate sees: one launch, its effective settings, and its rule."""
 
+    __slots__ = ("rule", "report", "findings")
+
     def __init__(self, rule: Rule, report: LaunchReport) -> None:
         self.rule = rule
         self.report = report
@@ -195,12 +198,9 @@ class RuleContext:
         chosen = tuple(self.ranges() if ranges is None else ranges)
         if not chosen:
             return True
-        answers = [self.report.version.in_range(r.start, r.below) for r in chosen]
-        if any(answer is True for answer in answers):
-            return True
-        if all(answer is False for answer in answers):
-            return False
-        return None
+        version = self.report.version
+        return _affected(version.version, version.known, version.low, version.high,
+                         tuple((r.start, r.below) for r in chosen))
 
     def version_note(self, ranges: Iterable[VersionRange] | None = None) -> str:
         """`` (affects vLLM ≥0.28; the version in play is not pinned)`` when the version is unknown."""
@@ -220,50 +220,80 @@ class RuleContext:
         return finding
 
 
+@lru_cache(maxsize=1024)  # asked for each ranged rule of each launch; a tree pins a few dozen versions
+def _affected(version: str, known: bool, low: str | None, high: str | None,
+              bounds: tuple[tuple[str | None, str | None], ...]) -> bool | None:
+    """:meth:`RuleContext.affected` for a version (what :meth:`EngineVersion.in_range` reads of it)."""
+    in_play = EngineVersion("", version, known, "", low, high)
+    answers = [in_play.in_range(start, below) for start, below in bounds]
+    if any(answer is True for answer in answers):
+        return True
+    if all(answer is False for answer in answers):
+        return False
+    return None
+
+
 if TYPE_CHECKING:
     Predicate = Callable[[RuleContext], Iterator[Finding] | None]
+
+
+#: rule code -> the module of its predicate (None: a built-in rule without one, such as MTP001)
+_PREDICATE_MODULES: dict[str, Any] = {}
 
 
 def predicate_for(rule: Rule) -> Predicate | None:
     """The code behind a built-in rule (``mtplint.checks.mtp102.check``), or None for house rules."""
     if rule.origin != "builtin":
         return None
-    name = f"mtplint.checks.{rule.code.lower()}"
-    # a rule runs once per launch: an imported module is taken from sys.modules, not through the
-    # import machinery (its ``check`` is still read each time)
-    module = sys.modules.get(name)
-    if module is None:
+    # a rule runs once per launch: its module is looked up once, not through the import machinery
+    # each time (its ``check`` is still read each time)
+    try:
+        module = _PREDICATE_MODULES[rule.code]
+    except KeyError:
         try:
-            module = importlib.import_module(name)
+            module = importlib.import_module(f"mtplint.checks.{rule.code.lower()}")
         except ModuleNotFoundError:
-            return None
+            module = None
+        _PREDICATE_MODULES[rule.code] = module
+    if module is None:
+        return None
     check: Predicate = module.check
     return check
 
 
 def run_rule(rule: Rule, report: LaunchReport) -> list[Finding]:
     """All findings of one rule on one launch."""
-    engine = report.launch.engine
-    if not rule.applies_to(engine):
-        return []
-    context = RuleContext(rule, report)
-    # most rules affect every version: no range to weigh the version against
-    if rule.affected.get(engine) and context.affected() is False:
-        return []
-    if rule.when is not None:
-        from mtplint.checks.house import check_house_rule
+    return run_rules((rule,), report)
 
-        check_house_rule(context)
-        return context.findings
-    predicate = predicate_for(rule)
-    if predicate is None:
-        return []
-    produced = predicate(context)
-    if produced is not None:
-        for finding in produced:
-            if finding not in context.findings:
-                context.findings.append(finding)
-    return context.findings
+
+def run_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
+    """All findings of the rules on one launch, rule by rule (one call per launch, not per rule
+    and launch: a tree's run asks ~90,000 such pairs, most of which find nothing)."""
+    engine = report.launch.engine
+    found: list[Finding] = []
+    for rule in rules:
+        if engine not in rule.engines and "any" not in rule.engines:  # Rule.applies_to
+            continue
+        context = RuleContext(rule, report)
+        # most rules affect every version: no range to weigh the version against
+        if rule.affected.get(engine) and context.affected() is False:
+            continue
+        if rule.when is not None:
+            from mtplint.checks.house import check_house_rule
+
+            check_house_rule(context)
+        else:
+            predicate = predicate_for(rule)
+            if predicate is None:
+                continue
+            produced = predicate(context)
+            if produced is not None:
+                findings = context.findings
+                for finding in produced:
+                    if finding not in findings:
+                        findings.append(finding)
+        found.extend(context.findings)
+    return found
 
 
 def unparsable_findings(parse_rule: Rule, diagnostics: Iterable[Diagnostic]) -> list[Finding]:

@@ -156,18 +156,22 @@ def json_value_span(ctx: RuleContext, option: OptionValue, key: str, value: str)
 
 def closest(name: str, candidates: Iterable[str], cutoff: float = 0.6) -> list[str]:
     """Close names (difflib), best first; an exact match after ``_`` -> ``-`` comes first."""
+    return list(_closest(name, tuple(sorted(set(candidates))), cutoff))
+
+
+@lru_cache(maxsize=256)  # a tree repeats its mistakes (one copied launch): difflib takes ~3 ms per flag table
+def _closest(name: str, pool: tuple[str, ...], cutoff: float) -> tuple[str, ...]:
     import difflib  # only for a name that is not known: not worth loading on every run
 
-    pool = sorted(set(candidates))
-    exact = [c for c in pool if c != name and c.replace("_", "-") == name.replace("_", "-")]
+    exact = tuple(c for c in pool if c != name and c.replace("_", "-") == name.replace("_", "-"))
     if exact:
         return exact
     close = difflib.get_close_matches(name, pool, n=3, cutoff=cutoff)
     if not close:
-        return []
+        return ()
     # keep the runners-up only when they are about as close as the best (one clear match: one name)
     best = difflib.SequenceMatcher(None, name, close[0]).ratio()
-    return [c for c in close if difflib.SequenceMatcher(None, name, c).ratio() >= best - 0.05]
+    return tuple(c for c in close if difflib.SequenceMatcher(None, name, c).ratio() >= best - 0.05)
 
 
 def suggestion(name: str, candidates: Iterable[str], quote: str = "`") -> str:

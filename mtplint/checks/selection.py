@@ -57,21 +57,54 @@ class Layer(Record):
         self.ignore = ignore
 
 
-def _best(rule: Rule, selectors: Iterable[str]) -> int:
-    return max((specificity(rule, s) for s in selectors), default=-1)
+class _Selectors:
+    """A layer's selectors read once, so how specifically they name a rule (the best
+    :func:`specificity` among them) takes a few set lookups, not a comparison with each selector
+    (a configuration's ``select`` lists every rule: 40 selectors for each of 40 rules)."""
+
+    __slots__ = ("codes", "everything", "names", "prefixes")
+
+    def __init__(self, selectors: Iterable[str]) -> None:
+        self.everything = False
+        self.names: set[str] = set()
+        self.codes: set[str] = set()
+        #: (the prefix in capitals, its length as written)
+        self.prefixes: list[tuple[str, int]] = []
+        for selector in selectors:
+            selector = selector.strip()
+            if not selector:
+                continue
+            if selector.upper() == "ALL":
+                self.everything = True
+                continue
+            self.names.add(selector)
+            self.codes.add(selector.upper())
+            if selector[0].isalpha() and "-" not in selector:
+                self.prefixes.append((selector.upper(), len(selector)))
+
+    def best(self, rule: Rule) -> int:
+        if rule.name in self.names or rule.code in self.codes:
+            return _EXACT
+        longest = max((length for prefix, length in self.prefixes if rule.code.startswith(prefix)), default=-1)
+        if longest >= 0:
+            return longest
+        return 0 if self.everything else -1
 
 
 def resolve(catalog: dict[str, Rule], layers: Sequence[Layer]) -> list[Rule]:
     """The rules to run after applying every layer in order (default: every rule, house rules too)."""
     chosen = set(catalog)
     for layer in layers:
+        ignore = _Selectors(layer.ignore)
+        select = _Selectors([*layer.select, *layer.extend_select]) if layer.select is not None else None
+        extend = _Selectors(layer.extend_select)
         for rule in catalog.values():
-            ignored = _best(rule, layer.ignore)
-            if layer.select is not None:
-                selected = _best(rule, [*layer.select, *layer.extend_select])
+            ignored = ignore.best(rule)
+            if select is not None:
+                selected = select.best(rule)
                 keep = selected >= 0 and selected > ignored
             else:
-                extended = _best(rule, layer.extend_select)
+                extended = extend.best(rule)
                 if extended >= 0 and extended > ignored:
                     keep = True
                 elif ignored >= 0:

@@ -53,9 +53,6 @@ def _noqa() -> re.Pattern[str]:
     )
 
 
-#: every match of ``_noqa()`` contains this word
-_MAY_HOLD_NOQA = re.compile("noqa", re.IGNORECASE)
-
 
 class Suppression:
     """A ``noqa`` comment (or a file-level one): its line, codes (None: every code), and which codes
@@ -229,8 +226,11 @@ def comment_starts(source: SourceFile) -> list[int]:
 
 
 def may_hold_noqa(text: str) -> bool:
-    """Whether a text can hold a suppression comment at all (most files do not)."""
-    return _MAY_HOLD_NOQA.search(text) is not None
+    """Whether a text can hold a suppression comment at all (most files do not): every match of
+    ``_noqa()`` holds the word in some case. Only ASCII letters match n, o, q and a ignoring case,
+    and ``lower()`` maps each to its own lowercase letter, so the lowered text holds "noqa" wherever
+    the text holds a match (a case-insensitive regex search took ~6x as long)."""
+    return "noqa" in text.lower()
 
 
 def suppressions_in(source: SourceFile) -> list[Suppression]:
@@ -340,18 +340,22 @@ def apply_suppressions(
     sources = _sources(result, findings, launch_sources, without_noqa)
     kept: list[Finding] = []
     suppressed: list[Finding] = []
-    by_file = {name: suppressions_in(source) for name, source in sources.items()}
+    # only the files holding a suppression (few): the others keep every finding in them
+    by_file = {name: found for name, source in sources.items() if (found := suppressions_in(source))}
     # a command continued over lines (``\`` in shell) can carry a comment only on its last line
     launch_ends = dict(launch_ends or {})
     for report in result.launches:
-        end = launch_end_line(report)
-        if end is not None and report.launch.span is not None:
-            launch_ends[(report.launch.span.file, report.launch.span.start)] = end
+        span = report.launch.span
+        if span is not None and span.file in by_file:
+            end = launch_end_line(report)
+            if end is not None:
+                launch_ends[(span.file, span.start)] = end
     # a comment cannot sit inside a YAML block scalar: the line of its header (``command: >``) speaks
     # for every line of the block
     header_of: dict[str, dict[int, int]] = {}
-    for name, source in sources.items():
-        if by_file[name] and file_syntax(source) == "yaml":
+    for name in by_file:
+        source = sources[name]
+        if file_syntax(source) == "yaml":
             body_lines: dict[int, int] = {}
             for start, end in yaml_block_headers(source.text):
                 header = source.position(start)[0]
@@ -361,9 +365,13 @@ def apply_suppressions(
 
     for finding in findings:
         file = finding.span.file
-        if _per_file_ignored(file, finding.code, per_file_ignores, catalog):
+        if per_file_ignores and _per_file_ignored(file, finding.code, per_file_ignores, catalog):
             finding.suppressed = True
             suppressed.append(finding)
+            continue
+        file_suppressions = by_file.get(file)
+        if file_suppressions is None:
+            kept.append(finding)
             continue
         lines = {finding.span.line}
         if finding.launch_span is not None and finding.launch_span.file == file:
@@ -372,7 +380,7 @@ def apply_suppressions(
         headers = header_of.get(file, {})
         lines |= {headers[line] for line in lines if line in headers}
         matched = False
-        for suppression in by_file.get(file, ()):
+        for suppression in file_suppressions:
             if (suppression.file_level or suppression.line in lines) and _covers(suppression, finding.code):
                 suppression.used.add(finding.code)
                 matched = True

@@ -96,14 +96,21 @@ def source_kind(source: SourceFile) -> str | None:
 
 
 @lru_cache(maxsize=32)
-def _yaml_scalars(source: SourceFile) -> tuple[tuple[YNode, YNode | None], ...]:
-    """Every scalar of a YAML file with the sequence that holds it as an item (if any)."""
+def _yaml_documents(source: SourceFile) -> tuple[YNode, ...]:
+    """The file's YAML trees, the same nodes for every word located in it (two words are items of
+    one list when they have the same parent node)."""
     from mtplint.extract.yamlpos import YamlError, load_all
 
     try:
-        documents = load_all(source)
+        return tuple(load_all(source))
     except YamlError:
         return ()
+
+
+@lru_cache(maxsize=32)
+def _yaml_scalars(source: SourceFile) -> tuple[tuple[YNode, YNode | None], ...]:
+    """Every scalar of a YAML file with the sequence that holds it as an item (if any)."""
+    documents = _yaml_documents(source)
     found: list[tuple[YNode, YNode | None]] = []
     seen: set[int] = set()
 
@@ -125,9 +132,35 @@ def _yaml_scalars(source: SourceFile) -> tuple[tuple[YNode, YNode | None], ...]:
     return tuple(found)
 
 
+def _scalars_around(source: SourceFile, span: Span) -> list[tuple[YNode, YNode | None]]:
+    """The scalars of :func:`_yaml_scalars` whose text holds ``span``, in its order, for a file
+    without aliases: there every node is reached once and lies inside its parent's text, so only
+    the nodes holding ``span`` lead to one (a walk down one path instead of over the whole file)."""
+    documents = _yaml_documents(source)
+    found: list[tuple[YNode, YNode | None]] = []
+    stack: list[tuple[YNode, YNode | None]] = [(document, None) for document in reversed(documents)]
+    while stack:
+        node, parent = stack.pop()
+        if not (node.start <= span.start and span.end <= node.end):
+            continue
+        if node.is_scalar:
+            found.append((node, parent))
+            continue
+        children: list[tuple[YNode, YNode | None]] = []
+        for key, value in node.pairs:
+            children.append((key, None))
+            children.append((value, None))
+        children.extend((item, node) for item in node.items)
+        stack.extend(reversed(children))
+    return found
+
+
 def _yaml_word(source: SourceFile, token: Token, span: Span) -> Word | None:
+    # an alias needs both an anchor (``&``) and a reference (``*``): only then is a node shared
+    # between parents, and the first parent that reaches it is found by walking the whole file
+    aliased = "&" in source.text and "*" in source.text
     best: tuple[YNode, YNode | None] | None = None
-    for node, parent in _yaml_scalars(source):
+    for node, parent in _yaml_scalars(source) if aliased else _scalars_around(source, span):
         if node.start <= span.start and span.end <= node.end and (best is None or node.start >= best[0].start):
             best = (node, parent)
     if best is None:

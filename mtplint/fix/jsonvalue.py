@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 
 from mtplint.checks import Edit
@@ -104,48 +104,71 @@ class Decoded(Record):
         return self.starts[index], self.modes[index]
 
 
+#: what ends a run of characters written as themselves in a double-quoted part, and in a bare part
+_DOUBLE_QUOTED_SPECIAL = re.compile(r'["\\$`]')
+_BARE_SPECIAL = re.compile(r"['\"\\ \t\n$`]")
+
+
 def _shell_word(raw: str, base: int) -> Decoded | None:
     """A shell word (quotes, backslashes) as the shell (or compose's shlex splitting) reads it."""
     out = Decoded("", [], [], [])
     chars: list[str] = []
 
-    def take(position: int, mode: str, spelled_from: int) -> None:
+    def take_run(start: int, stop: int, mode: str) -> None:
+        # characters written as themselves, taken a run at a time: each is read from its own offset
+        written = range(base + start, base + stop)
+        chars.append(raw[start:stop])
+        out.offsets.extend(written)
+        out.modes.extend([mode] * len(written))
+        out.starts.extend(written)
+
+    def take_escaped(position: int, mode: str) -> None:
+        # a character spelled with the backslash before it
         chars.append(raw[position])
         out.offsets.append(base + position)
         out.modes.append(mode)
-        out.starts.append(base + spelled_from)
+        out.starts.append(base + position - 1)
 
     index = 0
-    while index < len(raw):
+    length = len(raw)
+    while index < length:
         char = raw[index]
         if char == "'":
             close = raw.find("'", index + 1)
             if close < 0:
                 return None
-            for position in range(index + 1, close):
-                take(position, "sq", position)
+            take_run(index + 1, close, "sq")
             index = close + 1
         elif char == '"':
             index += 1
-            while index < len(raw) and raw[index] != '"':
-                spelled_from = index
-                if raw[index] == "\\" and index + 1 < len(raw) and raw[index + 1] in '\\"$`':
-                    index += 1
-                elif raw[index] in "$`":
+            while True:
+                special = _DOUBLE_QUOTED_SPECIAL.search(raw, index)
+                if special is None:
+                    return None  # the quote is not closed
+                take_run(index, special.start(), "dq")
+                index = special.start()
+                found = raw[index]
+                if found == '"':
+                    break
+                if found in "$`":
                     return None  # an expansion: not text we can rewrite
-                take(index, "dq", spelled_from)
-                index += 1
-            if index >= len(raw):
-                return None
+                if index + 1 < length and raw[index + 1] in '\\"$`':
+                    take_escaped(index + 1, "dq")
+                    index += 2
+                else:  # a backslash before another character stands for itself
+                    take_run(index, index + 1, "dq")
+                    index += 1
             index += 1
-        elif char == "\\" and index + 1 < len(raw):
-            take(index + 1, "bare", index)
+        elif char == "\\" and index + 1 < length:
+            take_escaped(index + 1, "bare")
             index += 2
         elif char in " \t\n$`":
             return None
         else:
-            take(index, "bare", index)
-            index += 1
+            special = _BARE_SPECIAL.search(raw, index + 1)
+            stop = length if special is None else special.start()
+            take_run(index, stop, "bare")
+            index = stop
     out.text = "".join(chars)
     return out
 
@@ -181,17 +204,24 @@ def _yaml_single(raw: str, base: int) -> Decoded | None:
     offsets: list[int] = []
     starts: list[int] = []
     index = 1
-    while index < len(raw) - 1:
-        spelled_from = index
-        if raw[index] == "'":
-            if index + 1 >= len(raw) - 1 or raw[index + 1] != "'":
-                return None
-            index += 1
-        chars.append(raw[index])
-        offsets.append(base + index)
-        starts.append(base + spelled_from)
-        index += 1
-    return Decoded("".join(chars), offsets, ["ysq"] * len(chars), starts)
+    last = len(raw) - 1
+    while index < last:
+        # a run up to the next quote is written as itself; a quote is written twice
+        quote = raw.find("'", index, last)
+        stop = last if quote < 0 else quote
+        written = range(base + index, base + stop)
+        chars.append(raw[index:stop])
+        offsets.extend(written)
+        starts.extend(written)
+        if quote < 0:
+            break
+        if quote + 1 >= last or raw[quote + 1] != "'":
+            return None
+        chars.append("'")
+        offsets.append(base + quote + 1)
+        starts.append(base + quote)
+        index = quote + 2
+    return Decoded("".join(chars), offsets, ["ysq"] * len(offsets), starts)
 
 
 def _python_string(raw: str, base: int) -> Decoded | None:
@@ -203,7 +233,7 @@ def _python_string(raw: str, base: int) -> Decoded | None:
 
 
 def _identity(raw: str, base: int) -> Decoded:
-    return Decoded(raw, [base + i for i in range(len(raw))], ["raw"] * len(raw))
+    return Decoded(raw, list(range(base, base + len(raw))), ["raw"] * len(raw))
 
 
 # --- reading a top-level object --------------------------------------------------------------------
@@ -692,10 +722,11 @@ def python_dict_site(source: SourceFile, span: Span) -> TextSite | None:
 
 # --- finding a site --------------------------------------------------------------------------------
 
-def _candidates(source: SourceFile, span: Span) -> list[Decoded]:
+def _candidates(source: SourceFile, span: Span) -> Iterator[Decoded]:
+    """The readings of the word at ``span``, the outer container's first; produced one at a time
+    (the first reading that fits is taken, and decoding a word is a loop over its characters)."""
     text = source.text
     raw = text[span.start:span.end]
-    found: list[Decoded] = []
     yaml_file = source.display.lower().endswith((".yaml", ".yml"))
     python_file = source.display.lower().endswith((".py", ".pyw"))
     before = text[span.start - 1] if span.start > 0 else ""
@@ -710,14 +741,11 @@ def _candidates(source: SourceFile, span: Span) -> list[Decoded]:
         for decoder in outer_decoders:
             decoded = decoder(outer, span.start - 1)
             if decoded is not None:
-                found.append(decoded)
-    decoders: list[Callable[[str, int], Decoded | None]] = [_python_string] if python_file else [_shell_word]
-    for decoder in decoders:
-        decoded = decoder(raw, span.start)
-        if decoded is not None:
-            found.append(decoded)
-    found.append(_identity(raw, span.start))
-    return found
+                yield decoded
+    decoded = (_python_string if python_file else _shell_word)(raw, span.start)
+    if decoded is not None:
+        yield decoded
+    yield _identity(raw, span.start)
 
 
 def text_site(source: SourceFile, span: Span, expected: str | None = None) -> TextSite | None:

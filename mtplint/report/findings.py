@@ -19,6 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mtplint.checks import Finding
     from mtplint.pipeline import Result
+    from mtplint.source import SourceFile
 
 _SEVERITY_MARK = {"error": "error", "warning": "warning", "info": "info"}
 
@@ -28,59 +29,87 @@ def header(finding: Finding, unsafe_fixes: bool = False) -> str:
     fix counts when ``--unsafe-fixes`` is given)."""
     from mtplint.checks import applies
 
+    return _header(finding, applies(finding.fix, unsafe_fixes))
+
+
+def _header(finding: Finding, fixable: bool) -> str:
     span = finding.span
-    marker = " [*]" if applies(finding.fix, unsafe_fixes) else ""
+    marker = " [*]" if fixable else ""
     return f"{span.file}:{span.line}:{span.column}: {finding.code}{marker} {finding.message}"
 
 
 def concise(findings: Sequence[Finding], unsafe_fixes: bool = False) -> str:
-    return "".join(header(f, unsafe_fixes) + "\n" for f in findings)
+    if not findings:
+        return ""  # a run without findings may not have loaded the rules at all
+    from mtplint.checks import applies
+
+    return "".join(_header(f, applies(f.fix, unsafe_fixes)) + "\n" for f in findings)
 
 
-def _source_lines(result: Result | None) -> dict[str, list[str]]:
-    lines: dict[str, list[str]] = {}
-    if result is None:
+class _SourceLines:
+    """The lines of each file findings point into: the run's text of a launch's file, else the
+    disk's. A file is split into lines when a finding first needs it (most files of a run have no
+    finding in them)."""
+
+    __slots__ = ("_lines", "_sources")
+
+    def __init__(self, result: Result | None) -> None:
+        self._lines: dict[str, list[str]] = {}
+        self._sources: dict[str, SourceFile] = {}
+        if result is not None:
+            for report in result.launches:
+                source = report.launch.source
+                self._sources.setdefault(source.display, source)
+
+    def of(self, file: str) -> list[str]:
+        lines = self._lines.get(file)
+        if lines is None:
+            source = self._sources.get(file)
+            lines = self._lines[file] = source.text.splitlines() if source is not None else _read_lines(file)
         return lines
-    for report in result.launches:
-        source = report.launch.source
-        lines.setdefault(source.display, source.text.splitlines())
-    return lines
 
 
-def _read_lines(file: str, cache: dict[str, list[str]]) -> list[str]:
-    if file not in cache:
-        try:
-            with open(file, encoding="utf-8", errors="replace") as handle:
-                cache[file] = handle.read().splitlines()
-        except OSError:
-            cache[file] = []
-    return cache[file]
+def _read_lines(file: str) -> list[str]:
+    try:
+        with open(file, encoding="utf-8", errors="replace") as handle:
+            return handle.read().splitlines()
+    except OSError:
+        return []
 
 
 def full(findings: Sequence[Finding], result: Result | None = None, unsafe_fixes: bool = False) -> str:
-    cache = _source_lines(result)
+    if not findings:
+        return ""  # a run without findings may not have loaded the rules at all
+    from mtplint.checks import applies
+
+    sources = _SourceLines(result)
     out: list[str] = []
     for finding in findings:
         span = finding.span
-        out.append(header(finding, unsafe_fixes))
-        lines = _read_lines(span.file, cache)
-        if 0 < span.line <= len(lines):
-            width = len(str(min(span.line + 1, len(lines))))
-            first = max(1, span.line - 1)
-            out.append(f"{' ' * width} |")
-            for number in range(first, min(span.line + 1, len(lines)) + 1):
+        fix = finding.fix
+        code = finding.code
+        out.append(_header(finding, applies(fix, unsafe_fixes)))
+        lines = sources.of(span.file)
+        line = span.line
+        if 0 < line <= len(lines):
+            last = min(line + 1, len(lines))
+            width = len(str(last))
+            frame = " " * width + " |"
+            out.append(frame)
+            for number in range(max(1, line - 1), last + 1):
                 text = lines[number - 1].expandtabs(1)
-                out.append(f"{number:>{width}} | {text}".rstrip())
-                if number == span.line:
-                    end = span.end_column if span.end_line == span.line else len(text) + 1
+                # rjust, not a nested format spec (f"{number:>{width}}"): half the time, on every line shown
+                out.append(f"{str(number).rjust(width)} | {text}".rstrip())
+                if number == line:
+                    end = span.end_column if span.end_line == line else len(text) + 1
                     carets = "^" * max(1, end - span.column)
-                    out.append(f"{' ' * width} | {' ' * (span.column - 1)}{carets} {finding.code}")
-            out.append(f"{' ' * width} |")
-        if finding.fix is not None:
-            out.append(f"  = help: {finding.fix.message}" + (" (unsafe fix)" if finding.fix.applicability == "unsafe" else ""))
-        out.append(f"  = docs: mtplint rule {finding.code}")
+                    out.append(f"{frame} {' ' * (span.column - 1)}{carets} {code}")
+            out.append(frame)
+        if fix is not None:
+            out.append(f"  = help: {fix.message}" + (" (unsafe fix)" if fix.applicability == "unsafe" else ""))
+        out.append(f"  = docs: mtplint rule {code}")
         out.append("")
-    return "\n".join(out) + ("\n" if out else "")
+    return "\n".join(out) + "\n"
 
 
 def finding_json(finding: Finding) -> dict[str, object]:
