@@ -254,13 +254,6 @@ def test_whether_a_version_is_affected_is_read_from_each_range(version: str, kno
     assert RuleContext(rule, report).affected() is expected  # type: ignore[arg-type]
 
 
-def test_the_rule_files_listed_are_those_globbed() -> None:
-    from mtplint.checks.catalog import _rule_files, rules_dir
-
-    assert _rule_files() == sorted(rules_dir().glob("MTP*.yaml"))
-    assert len(_rule_files()) > 30
-
-
 def test_the_rules_of_a_launch_run_together_find_what_each_finds_alone() -> None:
     from mtplint.checks import run_rule, run_rules
     from mtplint.checks.catalog import load_catalog
