@@ -27,7 +27,7 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from mtplint.checks import run_rule
+from mtplint.checks import run_rules
 from mtplint.checks.suppress import launch_end_line, may_hold_noqa
 from mtplint.discover import Candidate, discover_as_walked
 from mtplint.extract import MAX_FILE_BYTES, FileLoader
@@ -138,6 +138,9 @@ def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, ru
     # realpath, not resolve() (pipeline._extracted): the same answer, but no RuntimeError on a
     # symlink loop; asked of the loader, which has resolved these directories already
     candidate_path = loader.real_path(candidate.path) if launches else ""
+    # the rules that check a launch, in one call per launch as the plain run does (not per rule)
+    checked = [rule for rule in rules if rule.code not in META_RULES] if launches else []
+    unresolved_rule = any(rule.code == "MTP003" for rule in rules)
     for launch in launches:
         span = launch.span
         item: Record = {
@@ -170,9 +173,8 @@ def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, ru
         if item["noqa"]:  # the last line matters only to a noqa comment after it
             item["end"] = launch_end_line(report)
         report.objective = settings.objective
-        item["findings"] = [finding_json(finding) for rule in rules if rule.code not in META_RULES
-                            for finding in run_rule(rule, report)]
-        if any(rule.code == "MTP003" for rule in rules):
+        item["findings"] = [finding_json(finding) for finding in run_rules(checked, report)]
+        if unresolved_rule:
             from mtplint.checks.mtp003 import unresolved_findings
 
             item["unresolved"] = [finding_json(f) for f in unresolved_findings(catalog["MTP003"], report, list(rules))]

@@ -241,7 +241,7 @@ def _rule_from(data: dict[str, Any], origin: str) -> Rule:
 
 
 def load_rule_file(path: Path, origin: str, check_schema: bool) -> Rule:
-    import yaml  # imported here: the built-in rules come compiled (see COMPILED_CATALOG)
+    from mtplint.pyyaml import yaml  # imported here: the built-in rules come compiled (see COMPILED_CATALOG)
 
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -336,7 +336,7 @@ def _compiled_rules(paths: list[Path]) -> tuple[Rule, ...] | None:
 
 
 def _yaml_load(text: str) -> Any:
-    import yaml
+    from mtplint.pyyaml import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML was built with it
     return yaml.load(text, Loader=loader)  # a safe loader

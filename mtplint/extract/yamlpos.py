@@ -15,8 +15,7 @@ import operator
 import re
 from collections.abc import Iterator
 
-import yaml
-
+from mtplint.pyyaml import yaml
 from mtplint.source import MappedText, SourceFile, Span
 
 TYPE_CHECKING = False
