@@ -267,7 +267,8 @@ class CatalogTree(_Groups):
 
 #: engines ``engine-versions`` / ``--engine-version`` may name, and the version shapes they accept
 ENGINES = ("vllm", "sglang", "llama.cpp", "vllm-mlx", "mlx-lm")
-_VERSION = re.compile(r"v?[0-9]+(\.[0-9]+)*([.-]?(post|rc|dev)[0-9]*)?|b[0-9]+")
+#: compiled (by ``re``'s own cache) only for a run that names engine versions: most runs name none
+_VERSION = r"v?[0-9]+(\.[0-9]+)*([.-]?(post|rc|dev)[0-9]*)?|b[0-9]+"
 
 
 def _checked_engine_versions(versions: dict[str, str], where: str) -> dict[str, str]:
@@ -275,7 +276,7 @@ def _checked_engine_versions(versions: dict[str, str], where: str) -> dict[str, 
         if engine not in ENGINES:
             raise ConfigError(f"{where}: key `engine-versions.{engine}`: unknown engine {engine!r} "
                               f"(one of {', '.join(ENGINES)})")
-        if not _VERSION.fullmatch(version):
+        if not re.fullmatch(_VERSION, version):
             raise ConfigError(f"{where}: key `engine-versions.{engine}`: {version!r} is not a version "
                               "(e.g. 0.11.0, v0.5.9, b9180)")
     return versions

@@ -65,10 +65,90 @@ def catalog_entries() -> tuple[dict[str, Any], ...]:
     return merged(user_models(), data["models"])
 
 
+#: characters that stand for themselves in a pattern, outside a set or a group
+_LITERAL = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-/_:@ '\"=,;<>!%&~`")
+#: characters that stand for themselves after a backslash
+_ESCAPED_LITERAL = frozenset(".-/_ +*?()[]{}|^$\\#&~")
+#: classes and anchors after a backslash: no text of their own
+_ESCAPED_CLASSES = frozenset("dDwWsSbBAZ")
+
+
+def required_text(pattern: str) -> str:
+    """Text (in lower case) that every match of ``pattern`` contains, or "" when that cannot be
+    told simply: the longest run of literal characters outside any group, set or alternation.
+
+    A lookup skips a pattern whose text an ASCII name does not contain, without compiling it. It
+    errs on the side of "": an alternation at the top level, inline flags (``(?x)`` changes what
+    a space means), anything unusual after a backslash all give ""."""
+    runs: list[str] = []
+    run: list[str] = []
+    depth = 0
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            escaped = pattern[index + 1:index + 2]
+            if escaped in _ESCAPED_LITERAL and escaped:
+                if depth == 0:
+                    run.append(escaped)
+            elif escaped and escaped in _ESCAPED_CLASSES:
+                runs.append("".join(run))
+                run = []
+            else:  # a code (\x41, \u00e9, \N{...}), a back-reference, a dangling backslash
+                return ""
+            index += 2
+            continue
+        if char in "?*{":  # the character or group before may be absent
+            if run:
+                run.pop()
+            runs.append("".join(run))
+            run = []
+            if char == "{":
+                close = pattern.find("}", index)
+                index = close if close >= 0 else len(pattern)
+        elif char == "(":
+            if pattern.startswith("(?", index) and pattern[index + 2:index + 3] not in (":", "!", "=", "<", "P"):
+                return ""  # inline flags
+            runs.append("".join(run))
+            run = []
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "[":
+            runs.append("".join(run))
+            run = []
+            index = _set_end(pattern, index)
+        elif char == "|" and depth == 0:
+            return ""
+        elif char in _LITERAL and depth == 0:
+            run.append(char)
+        elif depth == 0:  # ., ^, $, +, and anything else: the run ends
+            runs.append("".join(run))
+            run = []
+        index += 1
+    runs.append("".join(run))
+    required = max(runs, key=len)
+    # a non-ASCII letter may match an ASCII one by case folding (the long s matches "s")
+    return required.lower() if required.isascii() else ""
+
+
+def _set_end(pattern: str, start: int) -> int:
+    """The index of the ``]`` that closes the set opened at ``start``."""
+    index = start + 1
+    if pattern.startswith("^", index):
+        index += 1
+    if pattern.startswith("]", index):
+        index += 1
+    while index < len(pattern) and pattern[index] != "]":
+        index += 2 if pattern[index] == "\\" else 1
+    return index
+
+
 @cache
-def _catalog() -> tuple[tuple[str, ModelInfo], ...]:
+def _catalog() -> tuple[tuple[str, ModelInfo, str], ...]:
     """Each pattern (compiled when a lookup first reaches it: most names match one of the first
-    entries, and compiling them all costs a pre-commit run ~0.5 ms) and the model it identifies."""
+    entries, and compiling them all costs a pre-commit run ~0.5 ms), the model it identifies, and
+    the text every match of it contains (:func:`required_text`)."""
     from mtplint.user_catalog import user_models
 
     user_ids = {entry["id"] for entry in user_models()}
@@ -80,7 +160,7 @@ def _catalog() -> tuple[tuple[str, ModelInfo], ...]:
                          user=entry["id"] in user_ids,
                          checkpoints=tuple(sorted((entry.get("checkpoints") or {}).items())))
         for pattern in entry["patterns"]:
-            entries.append((pattern, info))
+            entries.append((pattern, info, required_text(pattern)))
     return tuple(entries)
 
 
@@ -108,6 +188,9 @@ def find_model(name: str | None) -> ModelInfo | None:
         _found = (entries, answers)  # holds the catalog: a new one cannot take its identity
     if name in answers:
         return answers[name]
-    found = next((info for pattern, info in entries if _compiled(pattern).search(name)), None)
+    # an ASCII name (nearly all) skips, uncompiled, each pattern whose required text it lacks
+    lowered = name.lower() if name.isascii() else None
+    found = next((info for pattern, info, required in entries
+                  if (lowered is None or required in lowered) and _compiled(pattern).search(name)), None)
     answers[name] = found
     return found

@@ -145,16 +145,97 @@ def test_compiled_rule_catalog_matches_the_yaml() -> None:
     assert from_json == tuple(load_rule_file(path, "builtin", check_schema=False) for path in paths)
 
 
-def test_stale_compiled_catalog_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _rules_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """A copy of the rule files, compiled into a catalog of its own written after them."""
+    import shutil
+
     from mtplint.checks import catalog
 
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    for path in catalog._rule_files():
+        shutil.copy(path, rules / path.name)
+        os.utime(rules / path.name, ns=(1_000_000_000, 1_000_000_000))
+    monkeypatch.setattr(catalog, "rules_dir", lambda: rules)
+    paths = catalog._rule_files()
+    compiled = tmp_path / "builtin_rules.json"
+    compiled.write_text(json.dumps(catalog.compile_catalog(paths)))
+    monkeypatch.setattr(catalog, "COMPILED_CATALOG", compiled)
+    return paths
+
+
+def test_a_rule_file_edited_after_compiling_makes_the_yaml_win(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mtplint.checks import catalog
+
+    paths = _rules_copy(tmp_path, monkeypatch)
+    assert catalog._compiled_rules(paths) is not None
+    edited = paths[0]
+    edited.write_text(edited.read_text(encoding="utf-8").replace("summary:", "summary: edited", 1), encoding="utf-8")
+    assert catalog._compiled_rules(catalog._rule_files()) is None
+    assert "edited" in catalog.load_rule_file(edited, "builtin", check_schema=False).summary
+
+
+def test_a_rule_file_only_touched_after_compiling_keeps_the_compiled_catalog(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checksum is of the bytes: a newer file with the same bytes keeps the compiled catalog."""
+    from mtplint.checks import catalog
+
+    paths = _rules_copy(tmp_path, monkeypatch)
+    paths[3].touch()
+    assert catalog._compiled_rules(paths) == tuple(catalog.load_rule_file(path, "builtin", check_schema=False)
+                                                   for path in paths)
+
+
+def test_a_rule_file_added_or_removed_makes_the_yaml_win(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mtplint.checks import catalog
+
+    paths = _rules_copy(tmp_path, monkeypatch)
+    added = paths[0].with_name("MTP999.yaml")
+    added.write_text(paths[0].read_text(encoding="utf-8").replace(paths[0].stem, "MTP999"), encoding="utf-8")
+    os.utime(added, ns=(1_000_000_000, 1_000_000_000))
+    assert catalog._compiled_rules(catalog._rule_files()) is None
+    added.unlink()
+    paths[1].unlink()
+    assert catalog._compiled_rules(catalog._rule_files()) is None
+
+
+def test_a_compiled_catalog_with_another_checksum_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mtplint.checks import catalog
+
+    paths = _rules_copy(tmp_path, monkeypatch)
     stale = json.loads(catalog.COMPILED_CATALOG.read_text(encoding="utf-8"))
     stale["rules"][0]["data"]["summary"] = "edited"
-    stale["digest"] = "0" * 64
-    path = tmp_path / "builtin_rules.json"
-    path.write_text(json.dumps(stale))
-    monkeypatch.setattr(catalog, "COMPILED_CATALOG", path)
-    assert catalog._compiled_rules(catalog._rule_files()) is None
+    stale["digest"] = "crc32:00000000"
+    catalog.COMPILED_CATALOG.write_text(json.dumps(stale))
+    assert catalog._compiled_rules(paths) is None
+
+
+def test_the_checksum_follows_each_byte_and_name(tmp_path: Path) -> None:
+    from mtplint.checks.catalog import rules_digest
+
+    first, second = tmp_path / "MTP101.yaml", tmp_path / "MTP102.yaml"
+    first.write_bytes(b"code: MTP101\n")
+    second.write_bytes(b"code: MTP102\n")
+    digests = {rules_digest([first, second])}
+    second.write_bytes(b"code: MTP103\n")
+    digests.add(rules_digest([first, second]))
+    first.rename(tmp_path / "MTP100.yaml")
+    digests.add(rules_digest([tmp_path / "MTP100.yaml", second]))
+    digests.add(rules_digest([second]))
+    assert len(digests) == 4
+
+
+def test_rule_files_are_those_glob_finds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mtplint.checks import catalog
+
+    for name in ("MTP101.yaml", "MTP002.yaml", "mtp103.yaml", "MTP104.yml", "XMTP105.yaml", ".MTP106.yaml",
+                 "MTP107.yaml.orig", "README.md", "MTP.yaml"):
+        (tmp_path / name).write_text("")
+    (tmp_path / "MTP108.yaml").mkdir()
+    monkeypatch.setattr(catalog, "rules_dir", lambda: tmp_path)
+    assert catalog._rule_files() == sorted(tmp_path.glob("MTP*.yaml"))
+    monkeypatch.setattr(catalog, "rules_dir", lambda: tmp_path / "missing")
+    assert catalog._rule_files() == []
 
 
 def _modules_after(code: str, cwd: Path) -> set[str]:

@@ -273,13 +273,57 @@ def test_llama_cpp_integers_are_read_as_the_expression_reads_them(text: str) -> 
 def test_models_are_found_as_with_every_pattern_compiled_up_front() -> None:
     from mtplint import models
 
-    eager = [(re.compile(pattern, re.IGNORECASE), info) for pattern, info in models._catalog()]
+    eager = [(re.compile(pattern, re.IGNORECASE), info) for pattern, info, _ in models._catalog()]
     names = [*(entry["id"] for entry in models.catalog_entries()),
              *(f"{org}/{entry['id']}{suffix}" for entry in models.catalog_entries()
                for org in ("mlx-community", "Org") for suffix in ("", "-MTP", "-GGUF", "-FP8")),
              "zai-org/GLM-4.6-FP8", "Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B", "unknown", "ſ", "DEEPſEEK-V3"]
     for name in names:
         assert models.find_model(name) == next((info for pattern, info in eager if pattern.search(name)), None), name
+
+
+#: pieces of patterns: literal runs, escapes, sets, groups (with alternation, lookarounds, names),
+#: quantifiers and anchors, as model patterns are written
+_PATTERN_PIECES = st.sampled_from([
+    "qwen", "3", "-", "/", "glm", "4", "a", "B", "k", "s", " ", "_", ":", "\\.", "\\-", "\\/", "\\d", "\\b",
+    "[56]", "[a-z]", "[^/]", ".", ".*", "^", "$", "?", "*", "+", "{1,2}", "(^|/)", "(coder-)?", "(?!.*mtp)",
+    "(?<![a-z])", "(?:v3|r1)", "(?P<size>\\d+)b", "|", "ſ", "K",
+])
+
+
+@given(pieces=st.lists(_PATTERN_PIECES, min_size=1, max_size=8), data=st.data())
+@settings(max_examples=600, deadline=None)
+def test_every_match_of_a_pattern_holds_its_required_text(pieces: list[str], data: st.DataObject) -> None:
+    """A lookup skips a pattern whose required text an ASCII name lacks: that must never skip a
+    pattern that would have matched (names drawn from the pattern itself, so most do match)."""
+    from mtplint.models import required_text
+
+    pattern = "".join(pieces)
+    try:
+        compiled = re.compile(pattern, re.IGNORECASE)
+    except re.error:
+        return
+    required = required_text(pattern)
+    assert required == required.lower() and required.isascii()
+    name = data.draw(st.from_regex(compiled).filter(str.isascii) | st.text(alphabet="qwen3-/glmaBks._ :", max_size=12))
+    if compiled.search(name):
+        assert required in name.lower(), (pattern, name, required)
+
+
+def test_names_are_found_as_every_pattern_would_find_them_with_no_text_required(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lookup with each pattern's required text against the lookup with none required."""
+    from mtplint import models
+
+    names = ["zai-org/GLM-4.6-FP8", "mlx-community/Qwen3.5-27B-4bit", "mlx-community/Qwen3-Coder-Next-8bit",
+             "unsloth/DeepSeek-V3-0324-GGUF", "deepseek-ai/DeepSeek-V3.2-Exp", "Qwen/Qwen3.6-35B-A3B",
+             "/models/glm-4.7-flash", "moonshotai/Kimi-K2-Instruct", "XiaomiMiMo/MiMo-7B-RL", "DEEPſEEK-V3",
+             "Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B", "GLM-4.5V", "glm-4.5-air-fp8", ""]
+    gated = [models.find_model(name) for name in names]
+    models._found = ((), {})
+    without_required = tuple((pattern, info, "") for pattern, info, _ in models._catalog())
+    monkeypatch.setattr(models, "_catalog", lambda: without_required)
+    assert [models.find_model(name) for name in names] == gated
+    assert gated[0] is not None and gated[0].id == "glm-4.6"
 
 
 _OLD_NAME_FORMATS = (

@@ -204,7 +204,7 @@ def resolve_model(model: str) -> ModelInfo:
     if info is None:
         from mtplint.models import _catalog
 
-        ids = sorted({entry.id for _, entry in _catalog()})
+        ids = sorted({entry.id for _, entry, _ in _catalog()})
         base = model.rsplit("/", 1)[-1].lower()
         close = difflib.get_close_matches(base, ids, n=3, cutoff=0.4)
         hint = f"; close catalog entries: {', '.join(close)}" if close else ""

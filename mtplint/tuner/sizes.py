@@ -15,6 +15,7 @@ from mtplint.records import FrozenRecord
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, Final
 
 GIB = 1024**3
@@ -162,15 +163,30 @@ def _gguf_tag() -> re.Pattern[str]:
 FOUR_BIT = 0.55
 
 
-#: weight formats a model name may spell, in the order they are tried: the expression, the words
-#: every match of it holds (in lower case), and the format
-_NAME_FORMATS: tuple[tuple[str, tuple[str, ...], WeightFormat], ...] = (
-    (r"nvfp4|mxfp4|(?<![a-z])fp4", ("fp4",), WeightFormat("FP4", FOUR_BIT)),
-    (r"(?<![a-z])fp8|w8a8-fp8", ("fp8",), WeightFormat("FP8", 1.0, fp8=True)),
-    (r"awq|gptq|int4|w4a16|4bit|4-bit|bnb-4bit", ("awq", "gptq", "int4", "w4a16", "4bit", "4-bit"),
+def _after_no_letter(lowered: str, word: str) -> bool:
+    """Whether ``word`` occurs in ``lowered`` where no letter comes before it (``(?<![a-z])word``)."""
+    start = lowered.find(word)
+    while start >= 0:
+        if start == 0 or not "a" <= lowered[start - 1] <= "z":
+            return True
+        start = lowered.find(word, start + 1)
+    return False
+
+
+#: weight formats a model name may spell, in the order they are tried: the expression, the test
+#: that answers as it does for a name in lower case of ASCII characters only, and the format
+_NAME_FORMATS: tuple[tuple[str, Callable[[str], bool], WeightFormat], ...] = (
+    (r"nvfp4|mxfp4|(?<![a-z])fp4",
+     lambda lowered: "nvfp4" in lowered or "mxfp4" in lowered or _after_no_letter(lowered, "fp4"),
+     WeightFormat("FP4", FOUR_BIT)),
+    # "w8a8-fp8" has no letter before its "fp8"
+    (r"(?<![a-z])fp8|w8a8-fp8", lambda lowered: _after_no_letter(lowered, "fp8"), WeightFormat("FP8", 1.0, fp8=True)),
+    (r"awq|gptq|int4|w4a16|4bit|4-bit|bnb-4bit",  # "bnb-4bit" holds "4bit"
+     lambda lowered: any(word in lowered for word in ("awq", "gptq", "int4", "w4a16", "4bit", "4-bit")),
      WeightFormat("4-bit", FOUR_BIT)),
-    (r"int8|w8a8|8bit|8-bit", ("int8", "w8a8", "8bit", "8-bit"), WeightFormat("8-bit", 1.0)),
-    (r"6bit|6-bit", ("6bit", "6-bit"), WeightFormat("6-bit", 0.8)),
+    (r"int8|w8a8|8bit|8-bit", lambda lowered: any(word in lowered for word in ("int8", "w8a8", "8bit", "8-bit")),
+     WeightFormat("8-bit", 1.0)),
+    (r"6bit|6-bit", lambda lowered: "6bit" in lowered or "6-bit" in lowered, WeightFormat("6-bit", 0.8)),
 )
 
 
@@ -180,13 +196,13 @@ def _name_format(expression: str) -> re.Pattern[str]:
 
 
 def _format_in_name(name: str) -> WeightFormat | None:
-    """The first format whose expression finds ``name``. An ASCII name (nearly all) is first looked
-    at for its words in lower case: an expression that cannot match is not compiled (a pre-commit
-    run names one model); any other name may match by Unicode case folding."""
-    lowered = name.lower() if name.isascii() else None
-    for expression, words, form in _NAME_FORMATS:
-        if lowered is not None and not any(word in lowered for word in words):
-            continue
+    """The first format whose expression finds ``name``. An ASCII name (nearly all) is answered by
+    string tests on its lower case, without compiling an expression (a pre-commit run names one
+    model); any other name may match by Unicode case folding, and goes to the expressions."""
+    if name.isascii():
+        lowered = name.lower()
+        return next((form for _, holds, form in _NAME_FORMATS if holds(lowered)), None)
+    for expression, _, form in _NAME_FORMATS:
         if _name_format(expression).search(name):
             return form
     return None
