@@ -247,7 +247,8 @@ def _worker_chunk(chunk: list[tuple[int, Candidate]],
         if number not in groups:
             groups[number] = _Group(settings, codes)
     if w["loader"] is None:
-        w["loader"] = RecordingLoader(groups[0].settings.pipeline.root)
+        # the files a unit read matter only to the cache (its entry's dependencies)
+        w["loader"] = (RecordingLoader if w["with_deps"] else FileLoader)(groups[0].settings.pipeline.root)
     done = []
     for index, candidate in chunk:
         group = groups[candidate.group]
@@ -332,9 +333,14 @@ class _Units:
     def take(self, done: list[tuple[int, Record, Deps | None]]) -> None:
         for index, record, deps in done:
             self.records[index] = record
-            cache = self.groups[self.candidates[index].group].cache
-            if cache is not None and deps is not None and index in self.keys:
-                cache.put(self.keys[index], record, deps)
+            group = self.groups[self.candidates[index].group]
+            if group.cache is not None and deps is not None and index in self.keys:
+                group.cache.put(self.keys[index], record, deps)
+            # the findings as objects now (the record as stored stays JSON): with workers, while
+            # they still analyse the files after these, rather than all once the last file is in
+            for item in record["launches"]:
+                item["found"] = [finding_from(data, group.catalog) for key in ("findings", "unresolved")
+                                 for data in item[key]]
 
 
 def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, use_cache: bool,
@@ -399,7 +405,8 @@ def _analyse_here(work: list[tuple[int, Candidate]], units: _Units, loader: File
     if not grouped and tree is not None and tree.nested:
         # another configuration was read (and its catalog registered) but governs nothing here
         activate(units.settings)
-    run_loader = loader if loader is not None else RecordingLoader(units.settings.pipeline.root)
+    run_loader = (loader if loader is not None else
+                  (RecordingLoader if with_deps else FileLoader)(units.settings.pipeline.root))
     active: int | None = None
     done = []
     for index, candidate in work:
@@ -531,8 +538,10 @@ def assemble(records: list[Record], groups: Sequence[_Group], record_groups: Seq
     result.diagnostics = [Diagnostic(code, message, Span(*span)) for (code, message, span), _ in diagnostics]
 
     chosen = [{rule.code for rule in group.rules} for group in groups]
-    findings = [finding_from(data, groups[launch_groups[id(item)]].catalog)
-                for item in unique for key in ("findings", "unresolved") for data in item[key]]
+    findings = [finding for item in unique for finding in (
+        item["found"] if "found" in item else
+        [finding_from(data, groups[launch_groups[id(item)]].catalog)
+         for key in ("findings", "unresolved") for data in item[key]])]
     findings.extend(unparsable_findings(first.catalog["MTP001"], (
         diagnostic for diagnostic, (_, group) in zip(result.diagnostics, diagnostics, strict=True)
         if "MTP001" in chosen[group])))
