@@ -7,9 +7,7 @@ file never loads the Python or shell machinery.
 from __future__ import annotations
 
 import codecs
-import contextlib
 import errno
-import importlib
 import os
 import re
 import stat
@@ -163,7 +161,8 @@ def extractor_for(kind: str) -> Extractor | None:
     module_name = EXTRACTORS.get(kind)
     if module_name is None:
         return None
-    module = importlib.import_module(module_name)
+    # __import__, not importlib.import_module: the importlib package is start-up the builtin spares
+    module = __import__(module_name, fromlist=("extract",))
     extract: Extractor = module.extract
     return extract
 
@@ -312,8 +311,10 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
         return []
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         # the prefilter's words are ASCII: look for them in the text, not in UTF-16/32 bytes
-        with contextlib.suppress(UnicodeDecodeError):
+        try:  # noqa: SIM105 - contextlib would be start-up nothing else of a run needs
             data = decode(data).encode("utf-8")
+        except UnicodeDecodeError:
+            pass
     if not relevant(data, candidate.kind):
         result.files_skipped += 1
         return []

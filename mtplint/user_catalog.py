@@ -9,7 +9,6 @@ replaces the shipped one; a user model's patterns are tried before every shipped
 
 from __future__ import annotations
 
-import copy
 import sys
 from collections.abc import Sequence
 
@@ -25,8 +24,13 @@ def register_user_catalog(gpus: Sequence[dict[str, Any]], models: Sequence[dict[
     """Make ``gpus`` / ``models`` (configuration entries) part of the catalogs; replaces any earlier
     registration (``([], [])`` clears it). The catalog caches are dropped so every lookup sees them."""
     global _gpus, _models
-    _gpus = tuple(copy.deepcopy(dict(entry)) for entry in gpus)
-    _models = tuple(copy.deepcopy(dict(entry)) for entry in models)
+    if gpus or models:
+        import copy  # only where there is something to copy: most runs register nothing
+
+        _gpus = tuple(copy.deepcopy(dict(entry)) for entry in gpus)
+        _models = tuple(copy.deepcopy(dict(entry)) for entry in models)
+    else:
+        _gpus, _models = (), ()
     # those modules read this one when they build their caches; one not loaded yet has no cache to
     # drop (and loading it here would cost every run its start-up: the tuner's tables)
     hardware = sys.modules.get("mtplint.hardware")
@@ -52,6 +56,8 @@ def user_models() -> tuple[dict[str, Any], ...]:
 
 def registered() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The registered entries, as :func:`register_user_catalog` takes them (to hand to a worker)."""
+    import copy
+
     return [copy.deepcopy(entry) for entry in _gpus], [copy.deepcopy(entry) for entry in _models]
 
 

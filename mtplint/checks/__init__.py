@@ -7,7 +7,6 @@ effective settings and yields findings. Predicates are imported only for the rul
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 
@@ -251,7 +250,7 @@ def predicate_for(rule: Rule) -> Predicate | None:
         module = _PREDICATE_MODULES[rule.code]
     except KeyError:
         try:
-            module = importlib.import_module(f"mtplint.checks.{rule.code.lower()}")
+            module = __import__(f"mtplint.checks.{rule.code.lower()}", fromlist=("check",))
         except ModuleNotFoundError:
             module = None
         _PREDICATE_MODULES[rule.code] = module

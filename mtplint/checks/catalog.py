@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -178,16 +176,21 @@ def _schema_registry() -> Any:
 _VALID_DOCUMENTS_DIR: list[Path | None] = [None]
 
 
-@contextmanager
-def remembering_valid_documents(directory: Path | None) -> Iterator[None]:
+class remembering_valid_documents:
     """Within the block, :func:`validate` skips a document that passed the same schemas in an
-    earlier run (see :class:`mtplint.cache.ValidDocuments`); ``None`` (``--no-cache``) turns it off."""
-    previous = _VALID_DOCUMENTS_DIR[0]
-    _VALID_DOCUMENTS_DIR[0] = directory
-    try:
-        yield
-    finally:
-        _VALID_DOCUMENTS_DIR[0] = previous
+    earlier run (see :class:`mtplint.cache.ValidDocuments`); ``None`` (``--no-cache``) turns it off.
+    (A class, not ``contextlib.contextmanager``: contextlib is start-up no other module needs.)"""
+
+    def __init__(self, directory: Path | None) -> None:
+        self._directory = directory
+        self._previous: Path | None = None
+
+    def __enter__(self) -> None:
+        self._previous = _VALID_DOCUMENTS_DIR[0]
+        _VALID_DOCUMENTS_DIR[0] = self._directory
+
+    def __exit__(self, *exception: object) -> None:
+        _VALID_DOCUMENTS_DIR[0] = self._previous
 
 
 @cache

@@ -22,7 +22,6 @@ read) that has it:
 from __future__ import annotations
 
 import bisect
-import contextlib
 import json
 import re
 from collections.abc import Iterable
@@ -925,8 +924,10 @@ class VllmEngine:
             if name == "speculative_config" and isinstance(value, dict):
                 value = {str(k).replace("-", "_"): v for k, v in value.items()}
             if isinstance(value, str) and name == "max_model_len" and not kwarg.unresolved:
-                with contextlib.suppress(ValueError):
+                try:  # noqa: SIM105 - contextlib would be start-up nothing else of a run needs
                     value = human_readable_int(value)
+                except ValueError:
+                    pass
             parsed.options[name] = OptionValue(value, kwarg.span, "explicit", name, kwarg.unresolved)
 
     # .. effective ...................................................................................

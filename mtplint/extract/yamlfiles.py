@@ -8,7 +8,6 @@ of its own; config files are read when a launch references them.
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 from mtplint.extract import ExtractContext, Malformed
@@ -46,7 +45,7 @@ def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
         raise Malformed(str(error), error.offset) from error
     for module_name in KINDS:
         # imported when first needed; then sys.modules has it, without import machinery per file
-        kind: YamlKind = sys.modules.get(module_name) or importlib.import_module(module_name)
+        kind: YamlKind = sys.modules.get(module_name) or __import__(module_name, fromlist=("claims",))
         if kind.claims(documents):
             return kind.extract_documents(source, documents, ctx)
     return []

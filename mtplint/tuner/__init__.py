@@ -18,8 +18,6 @@ touching the rules.
 
 from __future__ import annotations
 
-from importlib import import_module
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -45,7 +43,7 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'mtplint.tuner' has no attribute {name!r}")
-    return getattr(import_module(f"mtplint.tuner.{module}"), name)
+    return getattr(__import__(f"mtplint.tuner.{module}", fromlist=(name,)), name)
 
 
 __all__ = [
