@@ -88,10 +88,10 @@ def required_text(pattern: str) -> str:
         char = pattern[index]
         if char == "\\":
             escaped = pattern[index + 1:index + 2]
-            if escaped in _ESCAPED_LITERAL and escaped:
+            if escaped in _ESCAPED_LITERAL:
                 if depth == 0:
                     run.append(escaped)
-            elif escaped and escaped in _ESCAPED_CLASSES:
+            elif escaped in _ESCAPED_CLASSES:
                 runs.append("".join(run))
                 run = []
             else:  # a code (\x41, \u00e9, \N{...}), a back-reference, a dangling backslash

@@ -105,6 +105,14 @@ def finding_from(data: dict[str, Any], catalog: dict[str, Rule]) -> Finding:
     )
 
 
+def launch_findings(item: Record, catalog: dict[str, Rule]) -> list[Finding]:
+    """A launch record's findings (its rules', then MTP003's) as objects: once converted, as they are."""
+    found: list[Finding] | None = item.get("found")
+    if found is None:
+        found = [finding_from(data, catalog) for key in ("findings", "unresolved") for data in item[key]]
+    return found
+
+
 def _diagnostics_json(items: list[Diagnostic]) -> list[list[Any]]:
     return [[item.code, item.message, span_json(item.span)] for item in items]
 
@@ -122,6 +130,11 @@ class RecordingLoader(FileLoader):
         source = super().load(path)
         self.requested[os.path.abspath(path)] = source
         return source
+
+
+def _run_loader(root: Path, with_deps: bool) -> FileLoader:
+    """The loader a run's units read through: one that notes what they read only for the cache."""
+    return RecordingLoader(root) if with_deps else FileLoader(root)
 
 
 def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, rules: Sequence[Rule],
@@ -247,8 +260,7 @@ def _worker_chunk(chunk: list[tuple[int, Candidate]],
         if number not in groups:
             groups[number] = _Group(settings, codes)
     if w["loader"] is None:
-        # the files a unit read matter only to the cache (its entry's dependencies)
-        w["loader"] = (RecordingLoader if w["with_deps"] else FileLoader)(groups[0].settings.pipeline.root)
+        w["loader"] = _run_loader(groups[0].settings.pipeline.root, w["with_deps"])
     done = []
     for index, candidate in chunk:
         group = groups[candidate.group]
@@ -339,8 +351,7 @@ class _Units:
             # the findings as objects now (the record as stored stays JSON): with workers, while
             # they still analyse the files after these, rather than all once the last file is in
             for item in record["launches"]:
-                item["found"] = [finding_from(data, group.catalog) for key in ("findings", "unresolved")
-                                 for data in item[key]]
+                item["found"] = launch_findings(item, group.catalog)
 
 
 def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, use_cache: bool,
@@ -405,8 +416,7 @@ def _analyse_here(work: list[tuple[int, Candidate]], units: _Units, loader: File
     if not grouped and tree is not None and tree.nested:
         # another configuration was read (and its catalog registered) but governs nothing here
         activate(units.settings)
-    run_loader = (loader if loader is not None else
-                  (RecordingLoader if with_deps else FileLoader)(units.settings.pipeline.root))
+    run_loader = loader if loader is not None else _run_loader(units.settings.pipeline.root, with_deps)
     active: int | None = None
     done = []
     for index, candidate in work:
@@ -538,10 +548,7 @@ def assemble(records: list[Record], groups: Sequence[_Group], record_groups: Seq
     result.diagnostics = [Diagnostic(code, message, Span(*span)) for (code, message, span), _ in diagnostics]
 
     chosen = [{rule.code for rule in group.rules} for group in groups]
-    findings = [finding for item in unique for finding in (
-        item["found"] if "found" in item else
-        [finding_from(data, groups[launch_groups[id(item)]].catalog)
-         for key in ("findings", "unresolved") for data in item[key]])]
+    findings = [finding for item in unique for finding in launch_findings(item, groups[launch_groups[id(item)]].catalog)]
     findings.extend(unparsable_findings(first.catalog["MTP001"], (
         diagnostic for diagnostic, (_, group) in zip(result.diagnostics, diagnostics, strict=True)
         if "MTP001" in chosen[group])))
