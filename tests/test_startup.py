@@ -44,7 +44,9 @@ NOT_FOR_A_COMPOSE_CHECK = (
 )
 #: standard-library modules only an error path, --diff, a suggestion, a digest, a configuration's
 #: catalog entries or a schema check needs (contextlib, copy and importlib cost ~1.5 ms together)
-STDLIB_NOT_NEEDED = ("difflib", "traceback", "shutil", "hashlib", "_hashlib", "contextlib", "copy", "importlib")
+STDLIB_NOT_NEEDED = ("difflib", "traceback", "shutil", "hashlib", "_hashlib", "contextlib", "copy", "importlib",
+                     # pathlib's import of them is deferred by mtplint/__init__.py (~11M instructions)
+                     "urllib.parse", "ipaddress")
 #: modules that cost start-up on every run and that the check path no longer needs: records are
 #: slotted classes (not dataclasses, ~30 ms with inspect), typing names are for the type checker
 #: only, plain release numbers compare without packaging, and vLLM < 0.9's literal_eval loads ast
@@ -128,6 +130,34 @@ def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentP
     found: argparse.ArgumentParser = commands.choices[name]
     return found
 
+
+
+def _fresh(code: str) -> list[str]:
+    """The lines ``code`` prints in a new interpreter that imports this checkout's mtplint."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    return done.stdout.split()
+
+
+def test_pathlib_is_imported_without_urllib_and_still_builds_uris() -> None:
+    """mtplint/__init__.py imports pathlib with a stand-in for urllib.parse: the stand-in is gone
+    once pathlib is in, and ``as_uri`` (the one caller) reaches the real function on first use."""
+    lines = _fresh(
+        "import sys, mtplint\n"
+        "print('urllib.parse' in sys.modules, 'ipaddress' in sys.modules, 'pathlib' in sys.modules)\n"
+        "from pathlib import Path, PureWindowsPath\n"
+        "print(Path('/srv/my models/Qwen3.6-27B-Ü').as_uri(), PureWindowsPath('C:/a b/c').as_uri())\n"
+        "import urllib.parse\n"
+        "print(urllib.parse.urlsplit('https://huggingface.co/Qwen/Qwen3-Next').netloc)\n")
+    assert lines == ["False", "False", "True", "file:///srv/my%20models/Qwen3.6-27B-%C3%9C", "file:///C:/a%20b/c",
+                     "huggingface.co"]
+
+
+def test_pathlib_already_imported_is_left_as_it_is() -> None:
+    lines = _fresh("import sys, urllib.parse, pathlib\nbefore = pathlib.urlquote_from_bytes\nimport mtplint\n"
+                   "print(pathlib.urlquote_from_bytes is before is urllib.parse.quote_from_bytes)\n"
+                   "print(sys.modules['urllib.parse'] is urllib.parse)")
+    assert lines == ["True", "True"]
 
 # -- nothing to lint: named files none of which can hold a launch --------------------------------
 
