@@ -40,8 +40,9 @@ class _Loader(_Composer):
     PyYAML's resolver (Python, a third of composing) concatenates lists and tries its regular
     expressions anew for each scalar. A plain scalar's tag depends on its text alone: a text whose
     first character no expression starts with (most) is a string at once, and the others are
-    resolved by the same expressions in the same order once for many files (a tree's files say the
-    same numbers, flags and words over and over); the default tags need no lookup at all.
+    resolved once for many files (a tree's files say the same numbers, flags and words over and
+    over): by string tests where they can tell (:func:`_quick_tag`, which spares compiling the
+    expressions), else by the same expressions in the same order; the default tags need no lookup.
 
     Only the composer is set up (nothing is ever constructed), and with no path resolvers the
     composer's calls on entering and leaving each node have nothing to do: they go to C functions
@@ -62,7 +63,9 @@ class _Loader(_Composer):
             return _STR_TAG
         tag = _PLAIN_TAGS.get(value)
         if tag is None:
-            tag = next((candidate for candidate, expression in candidates if expression.match(value)), _STR_TAG)
+            tag = _quick_tag(value) if _STOCK_RESOLVERS else None
+            if tag is None:  # compiles the expressions tried (mtplint.pyyaml defers them)
+                tag = next((candidate for candidate, expression in candidates if expression.match(value)), _STR_TAG)
             if len(_PLAIN_TAGS) >= _PLAIN_TAGS_HELD:  # a bound on memory: start again
                 _PLAIN_TAGS.clear()
             _PLAIN_TAGS[value] = tag
@@ -82,6 +85,97 @@ _BLANK = re.compile(r"[ \t\n]")
 _ESCAPE_LENGTHS = {"x": 4, "u": 6, "U": 10}
 #: values :meth:`YNode.python` may build for one call (aliases expanded)
 MAX_PYTHON_VALUES = 10_000
+
+
+# -- plain scalars' tags without PyYAML's expressions ------------------------------------------
+# Compiling the float, int, bool and null expressions (mtplint.pyyaml defers it to their first use)
+# costs ~5M instructions, 2% of a one-file check. The texts most files hold (ports, counts, words)
+# are told apart below by string tests that give PyYAML's own answer; a text they cannot tell is
+# left to the expressions.
+
+#: PyYAML's safe implicit resolvers (YAML 1.1): each tag's name and the first characters it is
+#: tried for, in the order they are tried (the first expression that matches gives the tag)
+_STOCK_ORDER = (("bool", "yYnNtTfFoO"), ("float", "-+0123456789."), ("int", "-+0123456789"), ("merge", "<"),
+                ("null", ("~", "n", "N", "")), ("timestamp", "0123456789"), ("value", "="), ("yaml", "!&*"))
+#: the tags whose expressions match a finite set of words, each word with its tag (no word
+#: starts with a character a number may start with, and no two tags share a word)
+_WORD_TAGS = {
+    **dict.fromkeys(("yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",
+                     "on", "On", "ON", "off", "Off", "OFF"), _TAG_PREFIX + "bool"),
+    **dict.fromkeys(("~", "null", "Null", "NULL", ""), _NULL_TAG),
+    "<<": _MERGE_TAG, "=": _TAG_PREFIX + "value", **dict.fromkeys("!&*", _TAG_PREFIX + "yaml"),
+}
+_INT_TAG, _FLOAT_TAG = _TAG_PREFIX + "int", _TAG_PREFIX + "float"
+_NUMBER_FIRSTS = frozenset("-+.0123456789")
+_DIGITS = frozenset("0123456789")  # (the expressions' [0-9]: str.isdigit would take "١" and "²" too)
+_NONZERO = frozenset("123456789")
+_DECIMAL = frozenset("0123456789_")  # a decimal int's characters after its first digit
+#: every character any float alternative may hold: a text with another is not a float
+_FLOAT_CHARS = frozenset("0123456789_.:+-eEiInNfFaA")
+
+
+def _stock_resolvers(resolvers: dict[Any, list[tuple[str, Any]]]) -> bool:
+    """Whether ``resolvers`` are PyYAML's own safe ones, which :func:`_quick_tag` answers for: the
+    same tags in the same order for each first character, and the very expressions PyYAML's
+    resolver module registered (a loader given other expressions for the same tags, say YAML 1.2's
+    booleans, gets a table of its own)."""
+    expected: dict[str, list[str]] = {}
+    for name, firsts in _STOCK_ORDER:
+        for first in firsts:
+            expected.setdefault(first, []).append(_TAG_PREFIX + name)
+    tags = {first: [tag for tag, _ in group] for first, group in resolvers.items()}
+    return tags == expected and resolvers == yaml.resolver.Resolver.yaml_implicit_resolvers
+
+
+def _quick_tag(value: str) -> str | None:
+    """The tag PyYAML's safe resolvers give the plain text ``value`` (whose first character some
+    expression is tried for), or None where these tests cannot tell."""
+    if value.endswith("\n"):  # `$` matches before a final newline too: the expressions decide
+        return None
+    tag = _WORD_TAGS.get(value)
+    if tag is not None:
+        return tag
+    if value[0] not in _NUMBER_FIRSTS:  # only the words' expressions are tried for this character
+        return _STR_TAG
+    return _number_tag(value)
+
+
+def _number_tag(value: str) -> str | None:
+    """:func:`_quick_tag` for a text starting with a sign, a dot or a digit: float is tried first,
+    then int, then (for a digit) timestamp."""
+    body = value[1:] if value[0] in "+-" else value  # every float and int may take a sign
+    if "." in value:
+        whole, _, fraction = body.partition(".")
+        if whole and _DIGITS.issuperset(whole) and _DIGITS.issuperset(fraction):
+            return _FLOAT_TAG  # [-+]?[0-9]+\.[0-9]* is a float
+        # each float alternative holds exactly one dot and only certain characters (no int holds a dot)
+        if value.count(".") == 1 and _FLOAT_CHARS.issuperset(value):
+            return None
+    else:  # (no float without a dot)
+        lead = body[:1]
+        if lead == "0":  # 0, or maybe 0b..., 0x... or octal
+            return _INT_TAG if body == "0" else None
+        if lead in _NONZERO:  # only the decimal and the sexagesimal alternatives start so
+            head, colon, rest = body.partition(":")
+            if not colon:
+                if _DECIMAL.issuperset(head):
+                    return _INT_TAG  # int is tried before timestamp
+            elif _DECIMAL.issuperset(head) and all(_base_60_digit(part) for part in rest.split(":")):
+                return None  # a sexagesimal int (e.g. 22:22): left to the expression
+        # (else no int: each starts with a digit after the sign, and 1-9 only the two above)
+    # neither float nor int: a timestamp starts with four digits and a "-"
+    if value[4:5] == "-" and _DIGITS.issuperset(value[:4]):
+        return None
+    return _STR_TAG
+
+
+def _base_60_digit(part: str) -> bool:
+    """Whether ``part`` may follow a colon in a sexagesimal int: one digit, or two starting 0-5."""
+    return 0 < len(part) <= 2 and _DIGITS.issuperset(part) and (len(part) == 1 or part[0] <= "5")
+
+
+#: whether :func:`_quick_tag` may answer for the loader's resolvers
+_STOCK_RESOLVERS = _RESOLVES_BY_TEXT and _stock_resolvers(_Loader.yaml_implicit_resolvers)
 
 
 class YamlError(Exception):
