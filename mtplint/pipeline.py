@@ -11,7 +11,6 @@ import errno
 import os
 import re
 import stat
-import weakref
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -243,18 +242,18 @@ def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, cont
     return EngineVersion(version.engine, version.version, False, "flags", low, version.high, version.span)
 
 
-#: version pins per directory, per loader (one run reads each directory's pins once; a loader is a
-#: run's view of the files, so the pins it found stay true for as long as it lives)
-_PINS: weakref.WeakKeyDictionary[FileLoader, PinMemo] = weakref.WeakKeyDictionary()
+#: the key, in a loader's memos, of the version pins per directory (one run reads each directory's
+#: pins once; a loader is a run's view of the files, so the pins it found stay true while it lives)
+_PINS = "pipeline.pins"
 
 
 def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Options) -> LaunchReport:
     engine = engine_for(launch.engine)
     hints = [*launch.version_hints]
     if loader.exists(launch.source.path):
-        memo = _PINS.get(loader)
+        memo: PinMemo | None = loader.memos.get(_PINS)
         if memo is None:
-            memo = _PINS[loader] = PinMemo()
+            memo = loader.memos[_PINS] = PinMemo()
         hints.extend(pins_near(launch.source.path, options.root, loader.load, memo, loader.real_path))
     version = resolve(launch.engine, engine.known_versions(), hints, options.engine_versions.get(launch.engine))
     hardware = hardware_for(launch, options)

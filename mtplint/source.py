@@ -8,7 +8,7 @@ a shell quote still knows its line and column in the original file.
 
 from __future__ import annotations
 
-import weakref
+from _weakref import ref as weak_ref  # the weakref module's ref; the module itself is not needed
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -75,7 +75,7 @@ class SourceFile:
         starts = list(accumulate(map(_PLUS_ONE, map(len, text.split("\n"))), initial=0))
         starts.pop()  # one past the end of the text: no line starts there
         self._line_starts = starts
-        self._parses: weakref.ref[Parses] | None = None
+        self._parses: weak_ref[Parses] | None = None
 
     @property
     def parses(self) -> Parses | None:
@@ -86,7 +86,7 @@ class SourceFile:
 
     @parses.setter
     def parses(self, parses: Parses | None) -> None:
-        self._parses = weakref.ref(parses) if parses is not None else None
+        self._parses = weak_ref(parses) if parses is not None else None
 
     @property
     def digest(self) -> str:

@@ -16,6 +16,10 @@ from pathlib import Path
 from mtplint.extract.launch import GpuHint, Launch, Recognised, VersionHint, image_engine, image_version
 from mtplint.source import EnvEntry, Issues, Parses, SourceFile, Span, Token
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
@@ -105,6 +109,8 @@ class FileLoader:
         self._just_read: tuple[Path, os.stat_result | None, bytes, bool] | None = None
         #: what the run's readers parse from the files it read, shared among them
         self.parses = Parses()
+        #: what a stage remembers for as long as the run (the loader) lives, by the stage's own key
+        self.memos: dict[str, Any] = {}
 
     def display(self, path: Path) -> str:
         shown = self._displays.get(path)

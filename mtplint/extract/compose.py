@@ -32,7 +32,6 @@ read first; its launch points at the file its command token comes from.
 from __future__ import annotations
 
 import re
-import weakref
 from collections import ChainMap
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -63,8 +62,9 @@ _NOT_STRINGS = frozenset({"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"})
 #: keys whose value a later file replaces (compose-go override merge)
 _REPLACED = ("image", "command", "entrypoint", "runtime", "gpus", "working_dir")
 
-#: services already reported in a run (one loader per run), so an override pair is reported once
-_REPORTED: weakref.WeakKeyDictionary[FileLoader, set[tuple[str, ...]]] = weakref.WeakKeyDictionary()
+#: the key, in a run's loader's memos, of the services (and MTP001s) already reported in the run,
+#: so an override pair is reported once
+_REPORTED = "compose.reported"
 
 
 class _PartnerError(Exception):
@@ -132,7 +132,7 @@ def resolve_services(source: SourceFile, ctx: ExtractContext) -> list[ComposeSer
 
 
 def _report_once(ctx: ExtractContext, source: SourceFile, message: str, offset: int) -> None:
-    seen = _REPORTED.setdefault(ctx.loader, set())
+    seen: set[tuple[str, ...]] = ctx.loader.memos.setdefault(_REPORTED, set())
     key = ("MTP001", source.display, str(offset))
     if key not in seen:
         seen.add(key)
@@ -310,7 +310,7 @@ class _Project:
 
     # -- launches -----------------------------------------------------------------------------------
     def launches(self) -> list[Launch]:
-        reported = _REPORTED.setdefault(self.ctx.loader, set())
+        reported: set[tuple[str, ...]] = self.ctx.loader.memos.setdefault(_REPORTED, set())
         loader = self.ctx.loader
         identity = tuple(loader.real_path(f.source.path) if loader.exists(f.source.path) else f.source.display
                          for f in self.files)
