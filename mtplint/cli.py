@@ -140,7 +140,7 @@ def _add_check(commands: Any) -> None:
     check.add_argument("--stdin-filename", type=Path, metavar="PATH",
                        help="lint standard input as the content of PATH (an editor's unsaved buffer)")
     check.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
-                       help="worker processes (default: 1 for fewer than 64 files, else one per CPU)")
+                       help="processes that lint files, this one included (default: 1 for fewer than 64 files, else one per CPU)")
     check.add_argument("--no-cache", action="store_true",
                        help="do not read or write the cache (.mtplint_cache, or $MTPLINT_CACHE_DIR)")
     fixing = check.add_argument_group("fixes")

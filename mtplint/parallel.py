@@ -277,21 +277,25 @@ def _worker_chunk(chunk: list[tuple[int, Candidate]],
 
 
 def _worker_warm_up(settings: LintSettings, codes: list[str]) -> None:
-    """Load what analysing files needs -- the extractors, the engines, the rules of the run's first
-    configuration -- before the first files arrive."""
+    """A spawned worker's first task: load what analysing files needs before the first files arrive."""
+    groups: dict[int, _Group] = _WORKER["groups"]
+    if 0 not in groups:
+        groups[0] = _Group(settings, codes)
+    _load_analysis(groups[0].rules)
+
+
+def _load_analysis(rules: Sequence[Rule]) -> None:
+    """Import what analysing files needs: the extractors, the engines, the predicates of ``rules``."""
     from mtplint.checks import predicate_for
     from mtplint.engines import engine_for
     from mtplint.extract.launch import ENGINES
     from mtplint.pipeline import EXTRACTORS, extractor_for
 
-    groups: dict[int, _Group] = _WORKER["groups"]
-    if 0 not in groups:
-        groups[0] = _Group(settings, codes)
     for kind in EXTRACTORS:
         extractor_for(kind)
     for name in ENGINES:
         engine_for(name)
-    for rule in groups[0].rules:
+    for rule in rules:
         if rule.code not in META_RULES:  # reported by the run itself, not by a check of their own
             predicate_for(rule)
 
@@ -318,6 +322,8 @@ class _Units:
         self.records: list[Record | None] = []
         self.keys: dict[int, str] = {}
         self.groups: list[_Group] = [_Group(settings.without_configs())]
+        #: whether a file of a configuration other than the first one has been taken
+        self.grouped = False
         self.display = FileLoader(settings.pipeline.root).display
 
     def group(self, number: int) -> _Group:
@@ -331,6 +337,7 @@ class _Units:
         """Take a discovered file: None when the cache holds its record, else the work to do."""
         index = len(self.candidates)
         self.candidates.append(candidate)
+        self.grouped = self.grouped or candidate.group != 0
         self.records.append(None)
         group = self.group(candidate.group)
         if self.use_cache and group.cache is None:
@@ -393,7 +400,7 @@ def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, u
     else:
         _analyse_in_workers(work, found, units, workers, with_deps)
     candidates = units.candidates
-    grouped = tree is not None and any(candidate.group for candidate in candidates)
+    grouped = tree is not None and units.grouped
     if grouped and tree is not None:
         units.group(len(tree.groups) - 1)  # every configuration the run read, as the report lists their rules
     if tree is not None and (grouped or tree.nested):
@@ -412,7 +419,7 @@ def _analyse_here(work: list[tuple[int, Candidate]], units: _Units, loader: File
     from mtplint.config import activate
 
     tree = units.settings.configs
-    grouped = tree is not None and any(candidate.group for candidate in units.candidates)
+    grouped = tree is not None and units.grouped
     if not grouped and tree is not None and tree.nested:
         # another configuration was read (and its catalog registered) but governs nothing here
         activate(units.settings)
@@ -430,22 +437,30 @@ def _analyse_here(work: list[tuple[int, Candidate]], units: _Units, loader: File
 
 def _analyse_in_workers(work: list[tuple[int, Candidate]], found: Iterator[Candidate], units: _Units,
                         workers: int, with_deps: bool) -> None:
-    """The work so far and the rest of the walk, in chunks, over ``workers`` processes."""
+    """The work so far and the rest of the walk, in chunks, over ``workers`` processes: this one and
+    ``workers - 1`` others. The others lint chunks as this process sends them while it walks; once
+    the walk is over, this one lints, from the last back, the chunks no other process has taken yet.
+    (So no more processes than ``workers`` compete for the CPUs while the walk goes on, and the
+    chunks linted here are never sent.)"""
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(workers, mp_context=_pool_context(), initializer=_worker_start,
+    context = _pool_context()
+    forked = context.get_start_method() == "fork"
+    if forked:  # loaded once, here: this process lints too, and the workers fork with all of it
+        _load_analysis(units.groups[0].rules)
+    with ProcessPoolExecutor(workers - 1, mp_context=context, initializer=_worker_start,
                              initargs=(with_deps,)) as pool:
-        first = units.groups[0].for_worker()
-        # one each (an idle worker takes the next one): the fork happens here, and the workers load
-        # extractors, engines and rules while this process walks and sends the first files
-        futures: list[Future[list[tuple[int, Record, Deps | None]] | None]] = [
-            pool.submit(_worker_warm_up, *first) for _ in range(workers)]
+        # spawned workers load it themselves, one warm-up each (an idle worker takes the next one),
+        # while this process walks and sends the first files
+        warm_ups = [] if forked else [pool.submit(_worker_warm_up, *units.groups[0].for_worker())
+                                      for _ in range(workers - 1)]
+        sent: list[tuple[list[tuple[int, Candidate]], Future[list[tuple[int, Record, Deps | None]]]]] = []
 
         def send(chunk: list[tuple[int, Candidate]]) -> None:
             # every worker may get any chunk: a group's settings go with each chunk that has its files
             numbers = {candidate.group for _, candidate in chunk} | {0}
-            futures.append(pool.submit(_worker_chunk, chunk,
-                                       {number: units.groups[number].for_worker() for number in sorted(numbers)}))
+            sent.append((chunk, pool.submit(_worker_chunk, chunk,
+                                            {number: units.groups[number].for_worker() for number in sorted(numbers)})))
 
         pending = work
         for candidate in found:
@@ -457,10 +472,16 @@ def _analyse_in_workers(work: list[tuple[int, Candidate]], found: Iterator[Candi
                     pending = []
         if pending:
             send(pending)
-        for future in futures:
-            done = future.result()
-            if done is not None:
-                units.take(done)
+        loader = _run_loader(units.settings.pipeline.root, with_deps)
+        for chunk, future in reversed(sent):
+            if not future.cancel():  # a worker has it, and every chunk sent before it
+                break
+            _analyse_here(chunk, units, loader, with_deps)
+        for warm_up in warm_ups:
+            warm_up.result()
+        for _, future in sent:
+            if not future.cancelled():
+                units.take(future.result())
 
 
 def _cache_key(cache: Cache, candidate: Candidate, display: Any) -> str | None:

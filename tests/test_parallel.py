@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -103,3 +104,25 @@ def test_workers_started_before_the_walk_handle_a_tree_smaller_than_the_pool(tmp
     empty = tmp_path / "empty"
     empty.mkdir()
     assert _check(empty, "--jobs", "2") == _check(empty, "--jobs", "1") == (0, "[]\n", "")
+
+
+def test_this_process_lints_the_chunks_no_worker_has_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--jobs 2`` is one worker process and this one: the worker lints chunks while this process
+    walks, then this process lints the chunks still waiting, from the last back. The report is the
+    one-process report either way."""
+    from mtplint import parallel
+
+    tree = build(tmp_path, copies=40)  # ~400 files: several chunks more than a worker holds at once
+    linted_here: list[int] = []
+    analyse_here = parallel._analyse_here
+
+    def counting(work: list[tuple[int, Any]], *args: Any) -> None:
+        linted_here.append(len(work))
+        analyse_here(work, *args)
+
+    monkeypatch.setattr(parallel, "_analyse_here", counting)
+    two = _check(tree, "--jobs", "2")
+    monkeypatch.undo()
+    assert linted_here and all(0 < files <= parallel.CHUNK_FILES for files in linted_here)
+    assert two == _check(tree, "--jobs", "1")
+    assert two == _check(tree, "--jobs", "3")
