@@ -12,6 +12,10 @@ from mtplint.extract import FileLoader
 from mtplint.pipeline import Options, Result, run
 from mtplint.records import Record
 
+#: below this many files to lint, worker processes cost more than they save (process start-up and
+#: imports are ~0.1 s per worker; one file takes ~1-5 ms): ``--jobs`` left to its default runs in-process
+PARALLEL_THRESHOLD = 64
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -88,7 +92,7 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
     With ``settings.configs``, files governed by another configuration than the first path's are
     checked with that configuration's settings (:class:`mtplint.config.ConfigTree`), in the same
     single run: one discovery walk, one report."""
-    if loader is None and (cache or jobs != 1):
+    if loader is None and (cache or jobs != 1) and not (jobs is None and not cache and _few_named_files(paths)):
         from mtplint.parallel import lint_units
 
         # discovers under the run's configurations itself, and lints while it walks
@@ -129,3 +133,9 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
     kept, suppressed = apply_suppressions(findings, pipeline_result, settings.per_file_ignores, catalog, chosen)
     kept.sort(key=Finding.sort_key)
     return LintResult(kept, suppressed, pipeline_result, rules)
+
+
+def _few_named_files(paths: list[Path]) -> bool:
+    """Files named on the command line (a pre-commit hook's), too few for worker processes: the
+    plain run is then the one :func:`mtplint.parallel.lint_units` would choose, without loading it."""
+    return len(paths) < PARALLEL_THRESHOLD and all(path.is_file() for path in paths)

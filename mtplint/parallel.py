@@ -31,7 +31,7 @@ from mtplint.checks import run_rules
 from mtplint.checks.suppress import launch_end_line, may_hold_noqa
 from mtplint.discover import Candidate, discover_as_walked
 from mtplint.extract import MAX_FILE_BYTES, FileLoader
-from mtplint.lint import META_RULES
+from mtplint.lint import META_RULES, PARALLEL_THRESHOLD
 from mtplint.pipeline import Result, extract_file, model_launch
 from mtplint.source import Diagnostic, Issues, SourceFile, Span
 
@@ -49,9 +49,6 @@ if TYPE_CHECKING:
     Record = dict[str, Any]
     Deps = dict[str, dict[str, str]]
 
-#: below this many files to lint, worker processes cost more than they save (process start-up and
-#: imports are ~0.1 s per worker; one file takes ~1-5 ms): ``--jobs`` left to its default runs in-process
-PARALLEL_THRESHOLD = 64
 
 
 def cpu_count() -> int:
