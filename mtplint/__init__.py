@@ -33,12 +33,16 @@ def _import_pathlib() -> None:
     try:
         sys.modules["urllib.parse"] = stand_in
         try:
-            import pathlib  # noqa: F401
+            import pathlib
+        except ImportError:  # a pathlib that takes more than quote_from_bytes: imported as it is, below
+            for name in [name for name in sys.modules if name == "pathlib" or name.startswith("pathlib.")]:
+                del sys.modules[name]
         finally:
             if sys.modules.get("urllib.parse") is stand_in:
                 del sys.modules["urllib.parse"]
     finally:
         _imp.release_lock()
+    import pathlib  # noqa: F401  (a no-op when the import above succeeded)
 
 
 _import_pathlib()

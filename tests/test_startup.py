@@ -155,6 +155,16 @@ def test_pathlib_is_imported_without_urllib_and_still_builds_uris() -> None:
                      "huggingface.co"]
 
 
+def test_a_pathlib_wanting_more_of_urllib_is_imported_as_it_is(tmp_path: Path) -> None:
+    """Should a later pathlib import another name from urllib.parse, the stand-in's ImportError is
+    not mtplint's: pathlib is then imported with the real urllib.parse."""
+    (tmp_path / "pathlib.py").write_text("from urllib.parse import quote_from_bytes, unquote\nSHADOW = True\n")
+    lines = _fresh(f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport mtplint, pathlib, urllib.parse\n"
+                   "print(pathlib.SHADOW, pathlib.unquote is urllib.parse.unquote, "
+                   "sys.modules['urllib.parse'] is urllib.parse)")
+    assert lines == ["True", "True", "True"]
+
+
 def test_pathlib_already_imported_is_left_as_it_is() -> None:
     lines = _fresh("import sys, urllib.parse, pathlib\nbefore = pathlib.urlquote_from_bytes\nimport mtplint\n"
                    "print(pathlib.urlquote_from_bytes is before is urllib.parse.quote_from_bytes)\n"
