@@ -14,7 +14,6 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 @pytest.mark.parametrize("extra", [[], ["--jobs", "1"], ["--diff"]])
 def test_a_run_keeps_no_loader_alive(extra: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    import mtplint.pipeline
     from mtplint.cli import main
     from mtplint.extract import FileLoader
 
@@ -25,7 +24,8 @@ def test_a_run_keeps_no_loader_alive(extra: list[str], monkeypatch: pytest.Monke
     try:
         for _ in range(2):
             main(["check", "--no-cache", "--exit-zero", *extra, "."], out=io.StringIO(), err=io.StringIO())
-        assert len(mtplint.pipeline._PINS) == 0
+        # the loaders (and the memos the stages keep on them: version pins, reported services) went
+        # by reference counting alone
         assert not [obj for obj in gc.get_objects() if isinstance(obj, FileLoader)]
     finally:
         if was_enabled:
