@@ -6,43 +6,61 @@ without :mod:`urllib.parse`. CPython's pathlib imports ``urllib.parse`` for one 
 :mod:`ipaddress`. The two modules are ~11M instructions, 5% of a one-file pre-commit run that
 never builds a URI. So pathlib is imported here first, while ``sys.modules`` holds a stand-in for
 ``urllib.parse`` whose ``quote_from_bytes`` imports the real module when first called. The
-stand-in is removed as soon as pathlib is in, under the interpreter's import lock so no other
-thread's import can see it (tests/test_startup.py).
+stand-in is removed as soon as pathlib is in; any attribute read from it comes from the real module
+(tests/test_startup.py).
 """
+
+from __future__ import annotations
 
 import sys
 
 __version__ = "0.1.0"
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any
 
-def _quote_from_bytes(*args: object, **kwargs: object) -> str:
-    """``urllib.parse.quote_from_bytes`` for pathlib, which imports the real module on first use."""
-    from urllib.parse import quote_from_bytes
 
-    return quote_from_bytes(*args, **kwargs)  # type: ignore[arg-type]
+def _urllib_parse_stand_in() -> ModuleType:
+    """A module that answers for ``urllib.parse`` with the real module's attributes, importing the
+    real module the first time one is read (pathlib reads one, ``quote_from_bytes``, only when a
+    ``Path.as_uri()`` calls it). Should anything read one while the stand-in is still registered
+    (another thread importing urllib.parse during pathlib's import), the stand-in first gives up its
+    place, so that thread gets the real module's attribute too."""
+    stand_in = type(sys)("urllib.parse")
+
+    def real() -> ModuleType:
+        if sys.modules.get("urllib.parse") is stand_in:
+            del sys.modules["urllib.parse"]
+        from urllib import parse
+
+        return parse
+
+    def quote_from_bytes(*args: Any, **kwargs: Any) -> str:
+        quoted: str = real().quote_from_bytes(*args, **kwargs)
+        return quoted
+
+    def attribute(name: str) -> Any:
+        if name.startswith("__"):  # what the import system asks of any module (__path__, ...)
+            raise AttributeError(name)
+        return getattr(real(), name)
+
+    stand_in.quote_from_bytes = quote_from_bytes  # type: ignore[attr-defined]
+    stand_in.__getattr__ = attribute  # type: ignore[method-assign]
+    return stand_in
 
 
 def _import_pathlib() -> None:
     if "pathlib" in sys.modules or "urllib.parse" in sys.modules:
         return
-    import _imp
-
-    stand_in = type(sys)("urllib.parse")
-    stand_in.quote_from_bytes = _quote_from_bytes  # type: ignore[attr-defined]
-    _imp.acquire_lock()
+    stand_in = _urllib_parse_stand_in()
+    sys.modules["urllib.parse"] = stand_in
     try:
-        sys.modules["urllib.parse"] = stand_in
-        try:
-            import pathlib
-        except ImportError:  # a pathlib that takes more than quote_from_bytes: imported as it is, below
-            for name in [name for name in sys.modules if name == "pathlib" or name.startswith("pathlib.")]:
-                del sys.modules[name]
-        finally:
-            if sys.modules.get("urllib.parse") is stand_in:
-                del sys.modules["urllib.parse"]
+        import pathlib  # noqa: F401
     finally:
-        _imp.release_lock()
-    import pathlib  # noqa: F401  (a no-op when the import above succeeded)
+        if sys.modules.get("urllib.parse") is stand_in:
+            del sys.modules["urllib.parse"]
 
 
 _import_pathlib()

@@ -165,6 +165,17 @@ def test_a_pathlib_wanting_more_of_urllib_is_imported_as_it_is(tmp_path: Path) -
     assert lines == ["True", "True", "True"]
 
 
+def test_the_stand_in_answers_with_the_real_modules_attributes() -> None:
+    """Whoever reads the stand-in while it is registered (another thread importing urllib.parse
+    during pathlib's import) gets the real module's attributes, and the real module its place."""
+    lines = _fresh("import sys, mtplint\nstand_in = mtplint._urllib_parse_stand_in()\n"
+                   "sys.modules['urllib.parse'] = stand_in\n"
+                   "print(stand_in.urlsplit('https://huggingface.co/Qwen').netloc, stand_in.quote_from_bytes(b'a b'))\n"
+                   "import urllib.parse\nprint(sys.modules['urllib.parse'] is urllib.parse is not stand_in, "
+                   "stand_in.unquote is urllib.parse.unquote)")
+    assert lines == ["huggingface.co", "a%20b", "True", "True"]
+
+
 def test_pathlib_already_imported_is_left_as_it_is() -> None:
     lines = _fresh("import sys, urllib.parse, pathlib\nbefore = pathlib.urlquote_from_bytes\nimport mtplint\n"
                    "print(pathlib.urlquote_from_bytes is before is urllib.parse.quote_from_bytes)\n"
