@@ -50,7 +50,6 @@ if TYPE_CHECKING:
     Deps = dict[str, dict[str, str]]
 
 
-
 def cpu_count() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
