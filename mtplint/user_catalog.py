@@ -24,6 +24,8 @@ def register_user_catalog(gpus: Sequence[dict[str, Any]], models: Sequence[dict[
     """Make ``gpus`` / ``models`` (configuration entries) part of the catalogs; replaces any earlier
     registration (``([], [])`` clears it). The catalog caches are dropped so every lookup sees them."""
     global _gpus, _models
+    if tuple(gpus) == _gpus and tuple(models) == _models:
+        return  # the same entries again (a run switching between configurations): the caches stay true
     if gpus or models:
         import copy  # only where there is something to copy: most runs register nothing
 

@@ -186,6 +186,29 @@ def test_a_model_looked_up_before_and_after_a_configuration_follows_the_catalog(
     assert after is not None and after.id == "qwen3.6-27b"
     assert find_model("no-such/model") is None
 
+def test_registering_the_same_entries_again_keeps_the_lookups() -> None:
+    """A run switching between configurations registers their entries at each switch: the same
+    entries again leave the catalogs' remembered lookups as they are; other entries drop them."""
+    gpus = [{"id": "h100-sxm", "name": "NVIDIA H100 80GB HBM3", "memory_mib": 80000, "bandwidth_gbs": 3350,
+             "bf16_tflops": 989, "fp8": True}]
+    register_user_catalog(gpus, [])
+    try:
+        user_h100 = find_gpu("h100-sxm")
+        assert user_h100 is not None and user_h100.memory_mib == 80000
+        remembered = find_gpu.cache_info().currsize
+        assert remembered > 0
+        register_user_catalog([dict(entry) for entry in gpus], [])  # equal entries, other objects
+        assert find_gpu.cache_info().currsize == remembered and find_gpu("h100-sxm") is user_h100
+        register_user_catalog([{**gpus[0], "memory_mib": 79000}], [])
+        assert find_gpu.cache_info().currsize == 0
+        changed = find_gpu("h100-sxm")
+        assert changed is not None and changed.memory_mib == 79000
+    finally:
+        register_user_catalog([], [])
+    restored = find_gpu("h100-sxm")
+    assert restored is not None and restored.memory_mib == 81559
+
+
 def test_user_model_sizes_reach_the_tuner() -> None:
     sizes = {"params_b": 12.0, "active_params_b": 12.0, "checkpoint_dtype": "bf16", "kv_bytes_per_token": 1024,
              "recurrent_state_mib": 0, "source": "measured"}
