@@ -622,8 +622,9 @@ def _report(args: argparse.Namespace, tools: Tools, files: TreeFiles, origin: st
         f"- Every run is a fresh process (median of {tree_repeats} runs per tree measurement, {file_repeats} per"
         " single-file measurement), timed from spawn to exit with output discarded; interpreter start-up counts for"
         " every tool alike. The runs are interleaved (each round runs every measurement once), so what is compared"
-        " is measured side by side in time. A target is judged on the ratio of the medians; beside it, the ratio within"
-        " each round (its median and range) shows how far the machine's drift between rounds moved it. The page cache is warmed by reading the tree once first. mtplint's modules are"
+        " is measured side by side in time. A target is judged on the ratio of the medians; beside it, the ratio"
+        " within each round (its median and range) shows how far the machine's drift between rounds moved it."
+        " The page cache is warmed by reading the tree once first. mtplint's modules are"
         " byte-compiled first (`compileall`), as `pip install` does for yamllint's, so an editable install under"
         " `PYTHONDONTWRITEBYTECODE=1` does not pay for compiling its source on every run.",
         "- mtplint runs `check .` from the tree root (so discovery, `.gitignore` handling, the byte prefilter, parsing,"

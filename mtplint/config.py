@@ -203,8 +203,6 @@ def _check_catalog_entries(table: dict[str, Any], where: str) -> None:
 
 def register_catalog(values: dict[str, Any]) -> None:
     """Make the configuration's GPUs and models (or none) part of the catalogs for this run."""
-    if not values.get("gpus") and not values.get("models") and "mtplint.user_catalog" not in sys.modules:
-        return  # none to register, and none registered before to take back
     from mtplint.user_catalog import register_user_catalog
 
     register_user_catalog(values.get("gpus", []), values.get("models", []))

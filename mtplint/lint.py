@@ -92,7 +92,10 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
     With ``settings.configs``, files governed by another configuration than the first path's are
     checked with that configuration's settings (:class:`mtplint.config.ConfigTree`), in the same
     single run: one discovery walk, one report."""
-    if loader is None and (cache or jobs != 1) and not (jobs is None and not cache and _few_named_files(paths)):
+    # in this process, without the worker and record machinery: a fix's seeded loader, or a run
+    # without the cache that asks for one process or leaves it to a few files named
+    in_process = loader is not None or (not cache and (jobs == 1 or (jobs is None and _few_named_files(paths))))
+    if not in_process:
         from mtplint.parallel import lint_units
 
         # discovers under the run's configurations itself, and lints while it walks

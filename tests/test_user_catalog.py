@@ -186,6 +186,7 @@ def test_a_model_looked_up_before_and_after_a_configuration_follows_the_catalog(
     assert after is not None and after.id == "qwen3.6-27b"
     assert find_model("no-such/model") is None
 
+
 def test_registering_the_same_entries_again_keeps_the_lookups() -> None:
     """A run switching between configurations registers their entries at each switch: the same
     entries again leave the catalogs' remembered lookups as they are; other entries drop them."""
