@@ -24,7 +24,11 @@ cache key), and the records are assembled as one run (tests/test_config_hierarch
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+import pickle
+import select
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import suppress
 from pathlib import Path
 
 from mtplint.checks import run_rules
@@ -37,7 +41,7 @@ from mtplint.source import Diagnostic, Issues, SourceFile, Span
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from concurrent.futures import Future
+    from multiprocessing.connection import Connection
     from typing import Any
 
     from mtplint.cache import Cache
@@ -241,8 +245,22 @@ class _Group:
         return self.settings, [rule.code for rule in self.rules]
 
 
-def _worker_start(with_deps: bool) -> None:
+def _worker_main(connection: Connection, with_deps: bool, warm_up: tuple[LintSettings, list[str]] | None) -> None:
+    """A worker process: it lints the chunks this connection brings until it brings None (or closes),
+    and answers each with its records, or with None when linting it failed (the parent then lints
+    that chunk itself, so the failure is reported as a one-process run reports it)."""
     _WORKER.update(groups={}, with_deps=with_deps, active=None, loader=None)
+    try:
+        if warm_up is not None:
+            _worker_warm_up(*warm_up)
+        while (message := connection.recv()) is not None:
+            try:
+                done: list[tuple[int, Record, Deps | None]] | None = _worker_chunk(*message)
+            except Exception:
+                done = None
+            connection.send(done)
+    except (EOFError, OSError, KeyboardInterrupt):
+        pass  # the parent is gone or interrupted: it reports what there is to report
 
 
 def _worker_chunk(chunk: list[tuple[int, Candidate]],
@@ -410,7 +428,7 @@ def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, u
                     {units.display(candidate.path): candidate.group for _, candidate in kept} if grouped else None)
 
 
-def _analyse_here(work: list[tuple[int, Candidate]], units: _Units, loader: FileLoader | None,
+def _analyse_here(work: Iterable[tuple[int, Candidate]], units: _Units, loader: FileLoader | None,
                   with_deps: bool) -> None:
     from mtplint.config import activate
 
@@ -431,53 +449,164 @@ def _analyse_here(work: list[tuple[int, Candidate]], units: _Units, loader: File
     units.take(done)
 
 
+class _Worker:
+    """A worker process, the connection to it, and the chunks sent to it whose records have not come
+    back (the first one it is linting, the next one waiting in the connection)."""
+
+    def __init__(self, context: Any, with_deps: bool, warm_up: tuple[LintSettings, list[str]] | None) -> None:
+        self.connection, theirs = context.Pipe()
+        self.process = context.Process(target=_worker_main, args=(theirs, with_deps, warm_up), daemon=True)
+        self.process.start()
+        theirs.close()
+        self.chunks: deque[list[tuple[int, Candidate]]] = deque()
+        #: the configuration groups whose settings it has been sent: the walk finds configurations
+        #: as it goes, after the worker started
+        self.groups: set[int] = set()
+
+    def give(self, chunk: list[tuple[int, Candidate]], units: _Units) -> None:
+        numbers = {candidate.group for _, candidate in chunk} | {0}
+        self.connection.send((chunk, {number: units.groups[number].for_worker()
+                                      for number in sorted(numbers - self.groups)}))
+        self.groups |= numbers
+        self.chunks.append(chunk)
+
+
+#: chunks a worker holds at once: one it lints and the next, so it never waits for this process
+#: to notice that it finished one (this process looks between two files of its own)
+_HELD = 2
+
+
+class _Dispatch:
+    """The files of a run no process has taken yet (``waiting``, chunks in discovery order), and the
+    workers linting the others.
+
+    Workers take chunks from the front, :data:`_HELD` at a time; this process takes files one at a
+    time from the back once the walk is over, and between two files takes the records of the
+    chunks workers finished and hands them the next ones. Once the walk is over, the chunks handed
+    out shrink with the files left, so that at the end no process waits long for another."""
+
+    def __init__(self, units: _Units, workers: list[_Worker]) -> None:
+        self.units = units
+        self.workers = {worker.connection.fileno(): worker for worker in workers}
+        self.waiting: deque[list[tuple[int, Candidate]]] = deque()
+        self.walked = False
+        self._poll: Any = None
+        if hasattr(select, "poll"):  # Windows pipes cannot be polled: multiprocessing's wait() there
+            self._poll = select.poll()
+            for descriptor in self.workers:
+                self._poll.register(descriptor, select.POLLIN)
+
+    def exchange(self, block: bool = False) -> None:
+        """Take the records of the chunks workers have finished (``block``: wait for one), and keep
+        every worker supplied."""
+        answers = []
+        for worker in self._answered(block):
+            chunk = worker.chunks.popleft()
+            try:
+                answers.append((chunk, worker.connection.recv_bytes()))
+            except (EOFError, OSError):  # the worker is gone: its chunks are linted here
+                worker.chunks.appendleft(chunk)
+                self._lose(worker)
+        # the next chunks first, the records read afterwards: the workers are not kept waiting
+        for worker in list(self.workers.values()):
+            while len(worker.chunks) < _HELD and self.waiting:
+                try:
+                    worker.give(self._front(), self.units)
+                except OSError:
+                    self._lose(worker)
+                    break
+        for chunk, answer in answers:
+            done: list[tuple[int, Record, Deps | None]] | None = pickle.loads(answer)
+            if done is not None:
+                self.units.take(done)
+            else:  # it failed there: here, it fails as a one-process run fails
+                self.waiting.append(chunk)
+
+    def _answered(self, block: bool) -> list[_Worker]:
+        busy = [worker for worker in self.workers.values() if worker.chunks]
+        if not busy:
+            return []
+        if self._poll is not None:
+            return [self.workers[descriptor] for descriptor, _ in self._poll.poll(None if block else 0)]
+        from multiprocessing.connection import wait
+
+        ready = wait([worker.connection for worker in busy], None if block else 0)
+        return [worker for worker in busy if worker.connection in ready]
+
+    def _front(self) -> list[tuple[int, Candidate]]:
+        first = self.waiting[0]
+        if self.walked:
+            left = sum(map(len, self.waiting))
+            size = max(1, min(CHUNK_FILES, left // (4 * (len(self.workers) + 1))))
+            if len(first) > size:
+                taken = first[:size]
+                del first[:size]
+                return taken
+        return self.waiting.popleft()
+
+    def _lose(self, worker: _Worker) -> None:
+        self.waiting.extendleft(reversed(worker.chunks))
+        del self.workers[worker.connection.fileno()]
+        if self._poll is not None:
+            self._poll.unregister(worker.connection.fileno())
+
+    def from_the_back(self) -> Iterator[tuple[int, Candidate]]:
+        """The files this process lints once the walk is over: the last waiting one each time, until
+        no chunk waits and no worker is busy."""
+        self.walked = True
+        while True:
+            self.exchange()
+            if self.waiting:
+                last = self.waiting[-1]
+                item = last.pop()
+                if not last:
+                    self.waiting.pop()
+                yield item
+            elif any(worker.chunks for worker in self.workers.values()):
+                self.exchange(block=True)
+            else:
+                return
+
+
 def _analyse_in_workers(work: list[tuple[int, Candidate]], found: Iterator[Candidate], units: _Units,
                         workers: int, with_deps: bool) -> None:
     """The work so far and the rest of the walk, in chunks, over ``workers`` processes: this one and
-    ``workers - 1`` others. The others lint chunks as this process sends them while it walks; once
-    the walk is over, this one lints, from the last back, the chunks no other process has taken yet.
-    (So no more processes than ``workers`` compete for the CPUs while the walk goes on, and the
-    chunks linted here are never sent.)"""
-    from concurrent.futures import ProcessPoolExecutor
-
+    ``workers - 1`` others (:class:`_Dispatch`). The others lint chunks while this process walks,
+    so no more processes than ``workers`` compete for the CPUs; the files linted here are never
+    sent."""
     context = _pool_context()
     forked = context.get_start_method() == "fork"
     if forked:  # loaded once, here: this process lints too, and the workers fork with all of it
         _load_analysis(units.groups[0].rules)
-    with ProcessPoolExecutor(workers - 1, mp_context=context, initializer=_worker_start,
-                             initargs=(with_deps,)) as pool:
-        # spawned workers load it themselves, one warm-up each (an idle worker takes the next one),
-        # while this process walks and sends the first files
-        warm_ups = [] if forked else [pool.submit(_worker_warm_up, *units.groups[0].for_worker())
-                                      for _ in range(workers - 1)]
-        sent: list[tuple[list[tuple[int, Candidate]], Future[list[tuple[int, Record, Deps | None]]]]] = []
-
-        def send(chunk: list[tuple[int, Candidate]]) -> None:
-            # every worker may get any chunk: a group's settings go with each chunk that has its files
-            numbers = {candidate.group for _, candidate in chunk} | {0}
-            sent.append((chunk, pool.submit(_worker_chunk, chunk,
-                                            {number: units.groups[number].for_worker() for number in sorted(numbers)})))
-
+    # spawned workers load it themselves, first thing, while this process walks
+    warm_up = None if forked else units.groups[0].for_worker()
+    started = [_Worker(context, with_deps, warm_up) for _ in range(workers - 1)]
+    finished = False
+    try:
+        dispatch = _Dispatch(units, started)
         pending = work
         for candidate in found:
             item = units.add(candidate)
             if item is not None:
                 pending.append(item)
                 if len(pending) >= CHUNK_FILES:
-                    send(pending)
+                    dispatch.waiting.append(pending)
                     pending = []
+                dispatch.exchange()
         if pending:
-            send(pending)
-        loader = _run_loader(units.settings.pipeline.root, with_deps)
-        for chunk, future in reversed(sent):
-            if not future.cancel():  # a worker has it, and every chunk sent before it
-                break
-            _analyse_here(chunk, units, loader, with_deps)
-        for warm_up in warm_ups:
-            warm_up.result()
-        for _, future in sent:
-            if not future.cancelled():
-                units.take(future.result())
+            dispatch.waiting.append(pending)
+        _analyse_here(dispatch.from_the_back(), units, None, with_deps)
+        finished = True
+    finally:
+        for worker in started:
+            if finished:
+                with suppress(OSError):
+                    worker.connection.send(None)
+            else:
+                worker.process.terminate()
+            worker.connection.close()
+        for worker in started:
+            worker.process.join()
 
 
 def _cache_key(cache: Cache, candidate: Candidate, display: Any) -> str | None:

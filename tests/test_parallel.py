@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -106,23 +107,54 @@ def test_workers_started_before_the_walk_handle_a_tree_smaller_than_the_pool(tmp
     assert _check(empty, "--jobs", "2") == _check(empty, "--jobs", "1") == (0, "[]\n", "")
 
 
-def test_this_process_lints_the_chunks_no_worker_has_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_this_process_lints_part_of_the_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``--jobs 2`` is one worker process and this one: the worker lints chunks while this process
-    walks, then this process lints the chunks still waiting, from the last back. The report is the
+    walks, then both lint what is left, this one from the last file back. The report is the
     one-process report either way."""
     from mtplint import parallel
 
-    tree = build(tmp_path, copies=40)  # ~400 files: several chunks more than a worker holds at once
-    linted_here: list[int] = []
-    analyse_here = parallel._analyse_here
+    tree = build(tmp_path, copies=40)  # ~400 files: several chunks
+    log = tmp_path / "linted.log"
+    analyse = parallel.analyse
 
-    def counting(work: list[tuple[int, Any]], *args: Any) -> None:
-        linted_here.append(len(work))
-        analyse_here(work, *args)
+    def noting(candidate: Any, *args: Any) -> Any:
+        with log.open("a") as out:  # each process, this one and the forked worker, appends its lines
+            out.write(f"{os.getpid()} {candidate.path}\n")
+        return analyse(candidate, *args)
 
-    monkeypatch.setattr(parallel, "_analyse_here", counting)
+    monkeypatch.setattr(parallel, "analyse", noting)
     two = _check(tree, "--jobs", "2")
     monkeypatch.undo()
-    assert linted_here and all(0 < files <= parallel.CHUNK_FILES for files in linted_here)
-    assert two == _check(tree, "--jobs", "1")
-    assert two == _check(tree, "--jobs", "3")
+    by_process: dict[str, list[str]] = {}
+    for line in log.read_text().splitlines():
+        pid, path = line.split(" ", 1)
+        by_process.setdefault(pid, []).append(path)
+    here = by_process.pop(str(os.getpid()), [])
+    assert len(by_process) == 1  # one worker
+    there = next(iter(by_process.values()))
+    assert len(here) > 40 and len(there) > 40  # both lint a fair share of the ~400 files
+    assert len(set(here + there)) == len(here) + len(there)  # and no file twice
+    one = _check(tree, "--jobs", "1")
+    assert two == one
+    assert _check(tree, "--jobs", "3") == one
+
+
+@pytest.mark.parametrize("failure", ["raises", "dies"])
+def test_a_failing_worker_loses_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: str) -> None:
+    """A chunk a worker cannot lint (an exception there, or the worker killed) is linted by this
+    process: the report is still the one-process report."""
+    import os
+
+    from mtplint import parallel
+
+    tree = build(tmp_path, copies=20)
+    one = _check(tree, "--jobs", "1")
+
+    def failing(*args: Any) -> Any:
+        if failure == "dies":
+            os._exit(1)
+        raise RuntimeError("a bug that only shows in a worker")
+
+    monkeypatch.setattr(parallel, "_worker_chunk", failing)  # forked workers inherit it
+    assert _check(tree, "--jobs", "2") == one
+    assert _check(tree, "--jobs", "3") == one
