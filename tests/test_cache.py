@@ -128,9 +128,11 @@ def test_fix_runs_do_not_use_the_cache(tmp_path: Path) -> None:
 
 
 def test_compiled_rule_catalog_matches_the_yaml() -> None:
-    """mtplint/checks/builtin_rules.json is rules/*.yaml compiled (tools/compile_rules.py)."""
+    """mtplint/checks/builtin_rules.json and builtin_docs.json are rules/*.yaml compiled
+    (tools/compile_rules.py)."""
     from mtplint.checks.catalog import (
         COMPILED_CATALOG,
+        COMPILED_DOCS,
         _compiled_rules,
         _rule_files,
         compile_catalog,
@@ -139,10 +141,33 @@ def test_compiled_rule_catalog_matches_the_yaml() -> None:
 
     paths = _rule_files()
     compiled = json.loads(COMPILED_CATALOG.read_text(encoding="utf-8"))
-    assert compiled == json.loads(json.dumps(compile_catalog(paths))), "run: python tools/compile_rules.py"
+    docs = json.loads(COMPILED_DOCS.read_text(encoding="utf-8"))
+    assert [compiled, docs] == json.loads(json.dumps(compile_catalog(paths))), "run: python tools/compile_rules.py"
     from_json = _compiled_rules(paths)
     assert from_json is not None
-    assert from_json == tuple(load_rule_file(path, "builtin", check_schema=False) for path in paths)
+    # the documentation is read from builtin_docs.json when first asked for
+    assert all(rule._docs is None for rule in from_json)
+    from_yaml = tuple(load_rule_file(path, "builtin", check_schema=False) for path in paths)
+    assert [rule.docs for rule in from_json] == [rule.docs for rule in from_yaml]
+    assert from_json == from_yaml
+
+
+def test_documentation_compiled_from_other_rule_files_is_read_from_the_yaml(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mtplint.checks import catalog
+
+    paths = _rules_copy(tmp_path, monkeypatch)
+    rule = catalog._compiled_rules(paths)[0]  # type: ignore[index]
+    stale = json.loads(catalog.COMPILED_DOCS.read_text(encoding="utf-8"))
+    stale["docs"][rule.code]["why"] = "stale words"
+    stale["digest"] = "crc32:00000000"
+    catalog.COMPILED_DOCS.write_text(json.dumps(stale))
+    catalog._compiled_docs.cache_clear()
+    try:
+        assert rule.docs == catalog.load_rule_file(paths[0], "builtin", check_schema=False).docs
+        assert rule.docs["why"] != "stale words"
+    finally:
+        catalog._compiled_docs.cache_clear()
 
 
 def _rules_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
@@ -158,9 +183,11 @@ def _rules_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
         os.utime(rules / path.name, ns=(1_000_000_000, 1_000_000_000))
     monkeypatch.setattr(catalog, "rules_dir", lambda: rules)
     paths = catalog._rule_files()
-    compiled = tmp_path / "builtin_rules.json"
-    compiled.write_text(json.dumps(catalog.compile_catalog(paths)))
-    monkeypatch.setattr(catalog, "COMPILED_CATALOG", compiled)
+    compiled, docs = catalog.compile_catalog(paths)
+    monkeypatch.setattr(catalog, "COMPILED_CATALOG", tmp_path / "builtin_rules.json")
+    monkeypatch.setattr(catalog, "COMPILED_DOCS", tmp_path / "builtin_docs.json")
+    catalog.COMPILED_CATALOG.write_text(json.dumps(compiled))
+    catalog.COMPILED_DOCS.write_text(json.dumps(docs))
     return paths
 
 

@@ -20,4 +20,6 @@ def test_wheel_ships_rules_schemas_and_data(tmp_path: Path) -> None:
     schemas = {Path(n).name for n in names if n.startswith("mtplint/_shipped/schemas/")}
     assert schemas >= {p.name for p in (ROOT / "schemas").glob("*.json")}
     assert "mtplint/data/gpus.json" in names and "mtplint/py.typed" in names
+    # the compiled rule catalog and its documentation: without them every run parses the YAML
+    assert {"mtplint/checks/builtin_rules.json", "mtplint/checks/builtin_docs.json"} <= names
     assert any(n.startswith("mtplint/engines/data/vllm/") for n in names)

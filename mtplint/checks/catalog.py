@@ -53,7 +53,7 @@ class VersionRange(FrozenRecord):
 class Rule(FrozenRecord):
     """A rule as its ``rules/<CODE>.yaml`` file declares it (the predicate lives in ``checks/<code>.py``)."""
 
-    __slots__ = ("code", "name", "severity", "engines", "fix", "summary", "docs", "affected", "supersedes", "when",
+    __slots__ = ("code", "name", "severity", "engines", "fix", "summary", "_docs", "affected", "supersedes", "when",
                  "message", "origin")
     code: Final[str]
     name: Final[str]
@@ -61,7 +61,8 @@ class Rule(FrozenRecord):
     engines: Final[tuple[str, ...]]
     fix: Final[str]
     summary: Final[str]
-    docs: Final[dict[str, Any]]
+    #: None: a built-in rule's documentation, not read yet (see :data:`COMPILED_DOCS`)
+    _docs: dict[str, Any] | None
     affected: Final[dict[str, tuple[VersionRange, ...]]]
     supersedes: Final[tuple[str, ...]]
     when: Final[dict[str, dict[str, Any]] | None]
@@ -69,7 +70,7 @@ class Rule(FrozenRecord):
     origin: Final[str]
 
     def __init__(self, code: str, name: str, severity: str, engines: tuple[str, ...], fix: str, summary: str,
-                 docs: dict[str, Any], affected: dict[str, tuple[VersionRange, ...]] | None = None,
+                 docs: dict[str, Any] | None, affected: dict[str, tuple[VersionRange, ...]] | None = None,
                  supersedes: tuple[str, ...] = (), when: dict[str, dict[str, Any]] | None = None,
                  message: str | None = None, origin: str = "builtin") -> None:
         self.code = code
@@ -78,12 +79,26 @@ class Rule(FrozenRecord):
         self.engines = engines
         self.fix = fix
         self.summary = summary
-        self.docs = docs
+        self._docs = docs
         self.affected = affected if affected is not None else {}
         self.supersedes = supersedes
         self.when = when
         self.message = message
         self.origin = origin
+
+    @property
+    def docs(self) -> dict[str, Any]:
+        """What it does, why, examples, fix safety, references (``rules/<CODE>.yaml``'s ``docs``)."""
+        if self._docs is None:
+            self._docs = _builtin_docs(self.code) if self.origin == "builtin" else {}
+        return self._docs
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Rule):  # the documentation counts, whether it was read yet or not
+            _ = self.docs, other.docs
+        return super().__eq__(other)
+
+    __hash__ = FrozenRecord.__hash__
 
     @property
     def url(self) -> str:
@@ -235,7 +250,7 @@ def _rule_from(data: dict[str, Any], origin: str) -> Rule:
         engines=tuple(data["engines"]),
         fix=data["fix"],
         summary=data["summary"].strip(),
-        docs=data["docs"],
+        docs=data.get("docs"),  # the compiled catalog keeps it apart (COMPILED_DOCS)
         affected=affected,
         supersedes=tuple(data.get("supersedes", ())),
         when=data.get("when"),
@@ -301,6 +316,10 @@ def _check_message(message: str | None, when: dict[str, dict[str, Any]], path: P
 #: ~0.3 s -- more than linting a compose file -- so start-up reads this JSON instead, after checking
 #: that it was compiled from exactly the rule files present (a checksum of their names and bytes).
 COMPILED_CATALOG = Path(__file__).with_name("builtin_rules.json")
+#: the built-in rules' documentation, compiled alongside but kept apart: four fifths of the compiled
+#: bytes, which only the commands that show it read (``rule``, SARIF's rule descriptions, the
+#: tuner's references) -- decoding it cost every run ~0.6 ms
+COMPILED_DOCS = Path(__file__).with_name("builtin_docs.json")
 
 
 def _rule_files() -> list[Path]:
@@ -320,24 +339,42 @@ def rules_digest(paths: list[Path]) -> str:
     It tells a compiled catalog made from other rule files (an edit not yet compiled) from the
     right one; nobody forges a rule file against it. CPython's own SHA-256, the cryptographic
     digest used elsewhere, costs ~30 instructions a byte: ~5M of a one-file run's ~230M for the
-    rule files' 170 KB, where CRC-32 (zlib's, through binascii) costs next to nothing."""
+    rule files' 170 KB, where CRC-32 (zlib's, through binascii) costs next to nothing. The files
+    are read with ``os.read``: a buffered file object per file cost more than the checksum."""
     import binascii
 
     checksum = 0
     for path in paths:
-        data = path.read_bytes()
+        data = _read_bytes(path)
         checksum = binascii.crc32(f"{path.name}\0{len(data)}\0".encode(), checksum)
         checksum = binascii.crc32(data, checksum)
     return f"crc32:{checksum:08x}"
 
 
-def compile_catalog(paths: list[Path]) -> dict[str, Any]:
-    """The compiled form of the rule files: their digest and each file's data as parsed from YAML."""
+def _read_bytes(path: Path) -> bytes:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        parts = []
+        while part := os.read(descriptor, 1 << 16):
+            parts.append(part)
+    finally:
+        os.close(descriptor)
+    return b"".join(parts)
+
+
+def compile_catalog(paths: list[Path]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The compiled form of the rule files (:data:`COMPILED_CATALOG`: their digest and each file's
+    data as parsed from YAML, but its ``docs``) and their documentation (:data:`COMPILED_DOCS`: the
+    digest and each rule's ``docs``)."""
     documents = []
+    docs = {}
     for path in paths:
         rule = load_rule_file(path, "builtin", check_schema=False)  # the same checks as a direct load
-        documents.append({"file": path.name, "code": rule.code, "data": _yaml_load(path.read_text(encoding="utf-8"))})
-    return {"digest": rules_digest(paths), "rules": documents}
+        data = _yaml_load(path.read_text(encoding="utf-8"))
+        docs[rule.code] = data.pop("docs")
+        documents.append({"file": path.name, "code": rule.code, "data": data})
+    digest = rules_digest(paths)
+    return {"digest": digest, "rules": documents}, {"digest": digest, "docs": docs}
 
 
 def _compiled_rules(paths: list[Path]) -> tuple[Rule, ...] | None:
@@ -348,6 +385,28 @@ def _compiled_rules(paths: list[Path]) -> tuple[Rule, ...] | None:
     if not isinstance(compiled, dict) or compiled.get("digest") != rules_digest(paths):
         return None  # a rule file was edited since: the YAML wins
     return tuple(_rule_from(document["data"], "builtin") for document in compiled["rules"])
+
+
+@cache
+def _compiled_docs() -> dict[str, Any] | None:
+    try:
+        compiled = json.loads(COMPILED_DOCS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(compiled, dict) or compiled.get("digest") != rules_digest(_rule_files()):
+        return None
+    docs: dict[str, Any] = compiled["docs"]
+    return docs
+
+
+def _builtin_docs(code: str) -> dict[str, Any]:
+    """A built-in rule's documentation: compiled, or (compiled from other rule files) its YAML's."""
+    compiled = _compiled_docs()
+    if compiled is not None and code in compiled:
+        docs: dict[str, Any] = compiled[code]
+        return docs
+    path = rules_dir() / f"{code}.yaml"
+    return load_rule_file(path, "builtin", check_schema=False).docs if path.is_file() else {}
 
 
 def _yaml_load(text: str) -> Any:
