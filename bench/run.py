@@ -6,6 +6,7 @@ process, timed from spawn to exit, so interpreter start-up counts for every tool
 * single file (the pre-commit case): ``mtplint check one-compose.yaml`` vs ``yamllint`` on that file;
 * whole tree: ``mtplint check .`` with 1 worker and with all cores (``--jobs``, when mtplint has it),
   with ``--no-cache`` (when mtplint has it) so a warm cache hides no work; wall time, files/s, peak RSS;
+  the two side by side in pairs (``--jobs-pairs``), more of them than the rounds with the peers;
 * peers: ``yamllint`` over the YAML files of the tree, ``shellcheck`` over its shell scripts;
 * the parse floor (``bench/parse_floor.py``): libyaml over the same YAML + tree-sitter-bash over
   the same scripts, in one process;
@@ -408,6 +409,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="runs per single-file measurement (default 21: ~0.1 s each, and a ratio of medians over"
                              " a few runs moves with the machine's load by more than the margins it is held to)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="workers for the all-cores run (default: all cores)")
+    parser.add_argument("--jobs-pairs", type=int,
+                        help="side-by-side pairs of whole-tree runs, one process then --jobs, for their ratio (default 9:"
+                             " ~2 s each, and the machine's speed drifts by more than the margin within minutes)")
     parser.add_argument("--no-scaling", action="store_true", help="skip the 2N-files run")
     parser.add_argument("--profile", choices=("auto", "always", "never"), default="auto",
                         help="add a cProfile of a whole-tree run to the report (auto: when a target is missed)")
@@ -416,6 +420,7 @@ def main(argv: list[str] | None = None) -> int:
 
     tree_repeats = args.repeats or (1 if args.quick else 3)
     file_repeats = args.file_repeats or (3 if args.quick else 21)
+    args.jobs_pairs = args.jobs_pairs or (2 if args.quick else 9)
     workdir = Path(tempfile.mkdtemp(prefix="mtplint-bench-"))
     try:
         return _bench(args, tree_repeats, file_repeats, workdir)
@@ -465,13 +470,21 @@ def _bench(args: argparse.Namespace, tree_repeats: int, file_repeats: int, workd
                                lambda: run_once([tools.python, "-c", STARTUP_FLOOR_IMPORTS], root))
         series.update(measure(single, file_repeats))
 
-    # ---- whole tree, the peers, the parse floor and the doubled tree, round by round
+    # ---- one process against --jobs N: pairs of runs side by side (their ratio is a target)
     one_worker = " --jobs 1" if tools.has_jobs else ""
+    if tools.has_jobs and args.jobs > 1:
+        pairs: Plan = {
+            "pair_1": (f"mtplint check .{one_worker} (paired)",
+                       lambda: run_once([*mtplint_check(tools, 1), "."], root, sample_tree=True)),
+            "tree_n": (f"mtplint check . --jobs {args.jobs}",
+                       lambda: run_once([*mtplint_check(tools, args.jobs), "."], root, sample_tree=True)),
+        }
+        print(f"one process and --jobs {args.jobs}: {args.jobs_pairs} pairs", flush=True)
+        series.update(measure(pairs, args.jobs_pairs))
+
+    # ---- whole tree, the peers, the parse floor and the doubled tree, round by round
     plan: Plan = {"tree_1": (f"mtplint check .{one_worker}",
                              lambda: run_once([*mtplint_check(tools, 1), "."], root, sample_tree=True))}
-    if tools.has_jobs and args.jobs > 1:
-        plan["tree_n"] = (f"mtplint check . --jobs {args.jobs}",
-                          lambda: run_once([*mtplint_check(tools, args.jobs), "."], root, sample_tree=True))
     if yamllint and files.yaml:
         plan["yamllint"] = (f"yamllint ({len(files.yaml)} YAML files)",
                             lambda: run_chunked([*yamllint, "-f", "parsable"], files.yaml, root))
@@ -536,9 +549,12 @@ def _rows(series: dict[str, Series], n_files: int, jobs: int, tools: Tools) -> l
     rows.append(Row("tree, 1 worker: wall", f"{tree_1.wall:.2f} s ({n_files / tree_1.wall:.0f} files/s)"))
     tree_n = series.get("tree_n")
     if tree_n:
-        rows.append(Row(f"tree, {jobs} workers: wall", f"{tree_n.wall:.2f} s ({n_files / tree_n.wall:.0f} files/s)"))
-        ratio = tree_n.wall / tree_1.wall
-        rows.append(Row(f"tree: {jobs} workers / 1 worker", f"{ratio:.2f}x ({_per_round(tree_n, tree_1)})",
+        # against the one-process runs it was paired with, more of them than the rounds below
+        paired = series["pair_1"]
+        rows.append(Row(f"tree, {jobs} workers: wall", f"{tree_n.wall:.2f} s ({n_files / tree_n.wall:.0f} files/s;"
+                                                        f" 1 worker beside it: {paired.wall:.2f} s)"))
+        ratio = tree_n.wall / paired.wall
+        rows.append(Row(f"tree: {jobs} workers / 1 worker", f"{ratio:.2f}x ({_per_round(tree_n, paired)})",
                         f"<= {PARALLEL_RATIO}x", ratio <= PARALLEL_RATIO))
     elif not tools.has_jobs:
         rows.append(Row("tree, all cores", "n/a: mtplint has no --jobs", f"<= {PARALLEL_RATIO}x of 1 worker", False))
@@ -624,6 +640,9 @@ def _report(args: argparse.Namespace, tools: Tools, files: TreeFiles, origin: st
         " every tool alike. The runs are interleaved (each round runs every measurement once), so what is compared"
         " is measured side by side in time. A target is judged on the ratio of the medians; beside it, the ratio"
         " within each round (its median and range) shows how far the machine's drift between rounds moved it."
+        f" The `--jobs {args.jobs}` target is judged on {args.jobs_pairs} pairs of runs (one process, then `--jobs`),"
+        " run before the rounds with the peers: a whole-tree run takes ~2 s, and the machine's speed drifts by more"
+        " than the target's margin within minutes, so more pairs than rounds are taken where they are cheap."
         " The page cache is warmed by reading the tree once first. mtplint's modules are"
         " byte-compiled first (`compileall`), as `pip install` does for yamllint's, so an editable install under"
         " `PYTHONDONTWRITEBYTECODE=1` does not pay for compiling its source on every run.",

@@ -138,9 +138,12 @@ def _run_loader(root: Path, with_deps: bool) -> FileLoader:
 
 
 def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, rules: Sequence[Rule],
-            catalog: dict[str, Rule], with_deps: bool) -> tuple[Record, Deps | None]:
+            catalog: dict[str, Rule], with_deps: bool, *, as_objects: bool = False) -> tuple[Record, Deps | None]:
     """Extract, model and check one discovered file; the record of it and, for the cache (with a
-    :class:`RecordingLoader`), the files and directories its result depends on."""
+    :class:`RecordingLoader`), the files and directories its result depends on.
+
+    ``as_objects``: each launch's findings as :class:`Finding` objects (``found``), not as JSON: for
+    a record that stays in this process and is not stored."""
     if isinstance(loader, RecordingLoader):
         loader.requested = {}
     scratch = Result(loader=loader)
@@ -153,7 +156,7 @@ def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, ru
     candidate_path = loader.real_path(candidate.path) if launches else ""
     # the rules that check a launch, in one call per launch as the plain run does (not per rule)
     checked = [rule for rule in rules if rule.code not in META_RULES] if launches else []
-    unresolved_rule = any(rule.code == "MTP003" for rule in rules)
+    unresolved_rule = bool(launches) and any(rule.code == "MTP003" for rule in rules)
     for launch in launches:
         span = launch.span
         item: Record = {
@@ -186,11 +189,17 @@ def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, ru
         if item["noqa"]:  # the last line matters only to a noqa comment after it
             item["end"] = launch_end_line(report)
         report.objective = settings.objective
-        item["findings"] = [finding_json(finding) for finding in run_rules(checked, report)]
+        findings = run_rules(checked, report)
+        unresolved: list[Finding] = []
         if unresolved_rule:
             from mtplint.checks.mtp003 import unresolved_findings
 
-            item["unresolved"] = [finding_json(f) for f in unresolved_findings(catalog["MTP003"], report, list(rules))]
+            unresolved = list(unresolved_findings(catalog["MTP003"], report, list(rules)))
+        if as_objects:
+            item["found"] = findings + unresolved
+        else:
+            item["findings"] = [finding_json(finding) for finding in findings]
+            item["unresolved"] = [finding_json(finding) for finding in unresolved]
     deps = _deps(candidate, loader, settings.pipeline.root) if with_deps and isinstance(loader, RecordingLoader) else None
     return record, deps
 
@@ -445,7 +454,9 @@ def _analyse_here(work: Iterable[tuple[int, Candidate]], units: _Units, loader: 
         if grouped and active != candidate.group:
             activate(group.settings)
             active = candidate.group
-        done.append((index, *analyse(candidate, run_loader, group.settings, group.rules, group.catalog, with_deps)))
+        # the findings stay objects when the record is not stored
+        done.append((index, *analyse(candidate, run_loader, group.settings, group.rules, group.catalog, with_deps,
+                                     as_objects=not with_deps)))
     units.take(done)
 
 
@@ -501,6 +512,9 @@ class _Dispatch:
         every worker supplied."""
         answers = []
         for worker in self._answered(block):
+            if not worker.chunks:  # nothing to answer: it is gone
+                self._lose(worker)
+                continue
             chunk = worker.chunks.popleft()
             try:
                 answers.append((chunk, worker.connection.recv_bytes()))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -94,6 +95,8 @@ def test_runner_end_to_end(tmp_path: Path) -> None:
     assert "mtplint (1 worker) / parse floor" in report
     assert "scaling: time(2N) / time(N)" in report
     assert "peak RSS, 1 worker" in report
+    if (os.cpu_count() or 1) > 1:  # the --jobs target, judged on pairs of runs side by side
+        assert "workers / 1 worker" in report and "pairs of runs" in report
     assert "## Reproduce" in report
     if shutil.which("shellcheck") or (Path(sys.executable).parent / "shellcheck").exists():
         assert "shellcheck on the shell subset" in report

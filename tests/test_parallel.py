@@ -117,10 +117,10 @@ def test_this_process_lints_part_of_the_files(tmp_path: Path, monkeypatch: pytes
     log = tmp_path / "linted.log"
     analyse = parallel.analyse
 
-    def noting(candidate: Any, *args: Any) -> Any:
+    def noting(candidate: Any, *args: Any, **options: Any) -> Any:
         with log.open("a") as out:  # each process, this one and the forked worker, appends its lines
             out.write(f"{os.getpid()} {candidate.path}\n")
-        return analyse(candidate, *args)
+        return analyse(candidate, *args, **options)
 
     monkeypatch.setattr(parallel, "analyse", noting)
     two = _check(tree, "--jobs", "2")
