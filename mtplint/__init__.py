@@ -7,7 +7,7 @@ without :mod:`urllib.parse`. CPython's pathlib imports ``urllib.parse`` for one 
 never builds a URI. So pathlib is imported here first, while ``sys.modules`` holds a stand-in for
 ``urllib.parse`` whose ``quote_from_bytes`` imports the real module when first called. The
 stand-in is removed as soon as pathlib is in; any attribute read from it comes from the real module
-(tests/test_startup.py).
+(tests/test_startup.py). :mod:`mtplint.pyyaml` imports PyYAML in the same way (:func:`stand_in`).
 """
 
 from __future__ import annotations
@@ -22,44 +22,49 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def _urllib_parse_stand_in() -> ModuleType:
-    """A module that answers for ``urllib.parse`` with the real module's attributes, importing the
-    real module the first time one is read (pathlib reads one, ``quote_from_bytes``, only when a
-    ``Path.as_uri()`` calls it). Should anything read one while the stand-in is still registered
-    (another thread importing urllib.parse during pathlib's import), the stand-in first gives up its
-    place, so that thread gets the real module's attribute too."""
-    stand_in = type(sys)("urllib.parse")
+def stand_in(name: str, *functions: str) -> ModuleType:
+    """A module that answers for module ``name`` with the real module's attributes, importing the
+    real module the first time one is read. ``functions``: names another module takes from it while
+    it is imported (``from name import f``), answered by wrappers that read the real function only
+    when called. Should anything read an attribute while the stand-in is still registered in
+    ``sys.modules`` (another thread importing the module meanwhile), the stand-in first gives up
+    its place, so that reader gets the real module's attribute too."""
+    module = type(sys)(name)
 
     def real() -> ModuleType:
-        if sys.modules.get("urllib.parse") is stand_in:
-            del sys.modules["urllib.parse"]
-        from urllib import parse
+        if sys.modules.get(name) is module:
+            del sys.modules[name]
+        __import__(name)
+        return sys.modules[name]
 
-        return parse
+    def attribute(attribute_name: str) -> Any:
+        if attribute_name.startswith("__"):  # what the import system asks of any module (__path__, ...)
+            raise AttributeError(attribute_name)
+        return getattr(real(), attribute_name)
 
-    def quote_from_bytes(*args: Any, **kwargs: Any) -> str:
-        quoted: str = real().quote_from_bytes(*args, **kwargs)
-        return quoted
+    def deferred(function_name: str) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return getattr(real(), function_name)(*args, **kwargs)
 
-    def attribute(name: str) -> Any:
-        if name.startswith("__"):  # what the import system asks of any module (__path__, ...)
-            raise AttributeError(name)
-        return getattr(real(), name)
+        call.__name__ = function_name
+        return call
 
-    stand_in.quote_from_bytes = quote_from_bytes  # type: ignore[attr-defined]
-    stand_in.__getattr__ = attribute  # type: ignore[method-assign]
-    return stand_in
+    for function_name in functions:
+        setattr(module, function_name, deferred(function_name))
+    module.__getattr__ = attribute  # type: ignore[method-assign]
+    return module
 
 
 def _import_pathlib() -> None:
     if "pathlib" in sys.modules or "urllib.parse" in sys.modules:
         return
-    stand_in = _urllib_parse_stand_in()
-    sys.modules["urllib.parse"] = stand_in
+    # pathlib takes ``quote_from_bytes`` while it is imported (for ``as_uri``)
+    parse = stand_in("urllib.parse", "quote_from_bytes")
+    sys.modules["urllib.parse"] = parse
     try:
         import pathlib  # noqa: F401
     finally:
-        if sys.modules.get("urllib.parse") is stand_in:
+        if sys.modules.get("urllib.parse") is parse:
             del sys.modules["urllib.parse"]
 
 

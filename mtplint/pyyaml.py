@@ -13,6 +13,15 @@ So while ``yaml`` is imported here, ``re.compile`` called from PyYAML's own modu
 pattern's own methods. Calls from every other module compile as usual, and ``re.compile`` is the
 standard one again once the import is done. Import ``yaml`` through this module (``from
 mtplint.pyyaml import yaml``) so whichever part of mtplint imports it first gets the deferral.
+
+Two standard modules PyYAML imports are not loaded either, while it is imported (tests/test_startup.py):
+
+* ``datetime``: its constructor and representer get the C module ``_datetime`` in its place.
+  ``datetime`` is a pure-Python implementation of the whole module, every class of which is then
+  replaced by ``_datetime``'s (``from _datetime import *``): the classes are the same, and loading the
+  Python version first cost ~4% of a one-file run's time.
+* ``base64`` (and ``struct`` with it): a :func:`mtplint.stand_in`, which imports it when a
+  ``!!binary`` value is first read or written.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import ModuleType
     from typing import Any
 
 #: the attributes of a compiled pattern that a deferred one takes over once compiled
@@ -64,14 +74,36 @@ def _compile_for(pattern: str | bytes, flags: int = 0) -> Any:
     return _compile_now(pattern, flags)
 
 
+def _stand_ins() -> dict[str, ModuleType]:
+    """What PyYAML's modules get for the standard modules they only use on a value's first use."""
+    from mtplint import stand_in
+
+    modules: dict[str, ModuleType] = {}
+    if "datetime" not in sys.modules:
+        try:
+            c_datetime: ModuleType | None = __import__("_datetime")  # no typeshed stub: by name
+        except ImportError:  # an interpreter without the C module: datetime is all there is
+            c_datetime = None
+        if c_datetime is not None:
+            modules["datetime"] = c_datetime
+    if "base64" not in sys.modules:
+        modules["base64"] = stand_in("base64")
+    return modules
+
+
 def _import_yaml() -> None:
     if "yaml" in sys.modules:
         return
+    stand_ins = _stand_ins()
+    sys.modules.update(stand_ins)
     re.compile = _compile_for  # type: ignore[assignment]
     try:
         import yaml  # noqa: F401
     finally:
         re.compile = _compile_now
+        for name, module in stand_ins.items():  # from now on, whoever imports them gets the real module
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
 
 
 _import_yaml()

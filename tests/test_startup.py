@@ -168,12 +168,35 @@ def test_a_pathlib_wanting_more_of_urllib_is_imported_as_it_is(tmp_path: Path) -
 def test_the_stand_in_answers_with_the_real_modules_attributes() -> None:
     """Whoever reads the stand-in while it is registered (another thread importing urllib.parse
     during pathlib's import) gets the real module's attributes, and the real module its place."""
-    lines = _fresh("import sys, mtplint\nstand_in = mtplint._urllib_parse_stand_in()\n"
+    lines = _fresh("import sys, mtplint\nstand_in = mtplint.stand_in('urllib.parse', 'quote_from_bytes')\n"
                    "sys.modules['urllib.parse'] = stand_in\n"
                    "print(stand_in.urlsplit('https://huggingface.co/Qwen').netloc, stand_in.quote_from_bytes(b'a b'))\n"
                    "import urllib.parse\nprint(sys.modules['urllib.parse'] is urllib.parse is not stand_in, "
                    "stand_in.unquote is urllib.parse.unquote)")
     assert lines == ["huggingface.co", "a%20b", "True", "True"]
+
+
+def test_pyyaml_is_imported_without_datetime_or_base64_and_still_reads_and_writes_them() -> None:
+    """mtplint/pyyaml.py imports PyYAML with the C ``_datetime`` in place of ``datetime`` and a stand-in
+    for ``base64``: neither module is loaded, timestamps and ``!!binary`` values still load and dump,
+    and a later ``import datetime`` gives the very classes PyYAML builds."""
+    lines = _fresh(
+        "import sys\nfrom mtplint.pyyaml import yaml\n"
+        "print([name for name in ('datetime', 'base64', 'struct') if name in sys.modules])\n"
+        "data = yaml.safe_load('at: 2001-12-14t21:59:43.10-05:00\\nday: 2002-12-14\\nraw: !!binary aGVsbG8=\\n')\n"
+        "print(data['at'].isoformat(), data['day'].isoformat(), data['raw'])\n"
+        "import datetime\n"
+        "print(type(data['at']) is datetime.datetime, type(data['day']) is datetime.date, 'base64' in sys.modules)\n"
+        "print(repr(yaml.safe_dump({'day': datetime.date(2026, 11, 27), 'raw': b'hi'})))\n"
+        "print(sys.modules['datetime'] is datetime, sys.modules['base64'].__name__)")
+    assert lines == ["[]", "2001-12-14T21:59:43.100000-05:00", "2002-12-14", "b'hello'", "True", "True", "True",
+                     "'day:", "2026-11-27\\nraw:", "!!binary", "|\\n", "aGk=\\n'", "True", "base64"]
+
+
+def test_pyyaml_imported_after_datetime_keeps_it() -> None:
+    lines = _fresh("import sys, datetime, base64\nfrom mtplint.pyyaml import yaml\n"
+                   "print(yaml.constructor.datetime is datetime, yaml.representer.base64 is base64)")
+    assert lines == ["True", "True"]
 
 
 def test_pathlib_already_imported_is_left_as_it_is() -> None:
