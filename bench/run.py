@@ -406,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a small tree and fewer repeats: a sanity run")
     parser.add_argument("--repeats", type=int, help="runs per tree measurement (default 3); medians are reported")
     parser.add_argument("--file-repeats", type=int,
-                        help="runs per single-file measurement (default 21: ~0.1 s each, and a ratio of medians over"
+                        help="runs per single-file measurement (default 41: ~0.1 s each, and a ratio of medians over"
                              " a few runs moves with the machine's load by more than the margins it is held to)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="workers for the all-cores run (default: all cores)")
     parser.add_argument("--jobs-pairs", type=int,
@@ -419,7 +419,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     tree_repeats = args.repeats or (1 if args.quick else 3)
-    file_repeats = args.file_repeats or (3 if args.quick else 21)
+    file_repeats = args.file_repeats or (3 if args.quick else 41)
     args.jobs_pairs = args.jobs_pairs or (2 if args.quick else 9)
     workdir = Path(tempfile.mkdtemp(prefix="mtplint-bench-"))
     try:
