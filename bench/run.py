@@ -482,15 +482,10 @@ def _bench(args: argparse.Namespace, tree_repeats: int, file_repeats: int, workd
         print(f"one process and --jobs {args.jobs}: {args.jobs_pairs} pairs", flush=True)
         series.update(measure(pairs, args.jobs_pairs))
 
-    # ---- whole tree, the peers, the parse floor and the doubled tree, round by round
+    # ---- whole tree, the parse floor, the doubled tree and the peers, round by round: what a target
+    # compares with the one-process run comes right after it (the peers take a minute or more)
     plan: Plan = {"tree_1": (f"mtplint check .{one_worker}",
                              lambda: run_once([*mtplint_check(tools, 1), "."], root, sample_tree=True))}
-    if yamllint and files.yaml:
-        plan["yamllint"] = (f"yamllint ({len(files.yaml)} YAML files)",
-                            lambda: run_chunked([*yamllint, "-f", "parsable"], files.yaml, root))
-    if shellcheck and files.shell:
-        plan["shellcheck"] = (f"shellcheck ({len(files.shell)} scripts)",
-                              lambda: run_chunked([*shellcheck, "-f", "gcc"], files.shell, root))
     floor_list = workdir / "floor-files.txt"
     floor_list.write_text("\n".join([*files.yaml, *files.shell]) + "\n")
     plan["floor"] = ("parse floor (libyaml + tree-sitter-bash)",
@@ -504,6 +499,12 @@ def _bench(args: argparse.Namespace, tree_repeats: int, file_repeats: int, workd
             warm_page_cache(tree_files(double / copy))
         plan["tree_2x"] = (f"mtplint check .{one_worker} ({2 * n_files} files)",
                            lambda: run_once([*mtplint_check(tools, 1), "."], double, sample_tree=True))
+    if yamllint and files.yaml:
+        plan["yamllint"] = (f"yamllint ({len(files.yaml)} YAML files)",
+                            lambda: run_chunked([*yamllint, "-f", "parsable"], files.yaml, root))
+    if shellcheck and files.shell:
+        plan["shellcheck"] = (f"shellcheck ({len(files.shell)} scripts)",
+                              lambda: run_chunked([*shellcheck, "-f", "gcc"], files.shell, root))
     print(f"whole tree: {len(plan)} measurements x {tree_repeats} rounds", flush=True)
     series.update(measure(plan, tree_repeats))
 
@@ -637,8 +638,9 @@ def _report(args: argparse.Namespace, tools: Tools, files: TreeFiles, origin: st
         "",
         f"- Every run is a fresh process (median of {tree_repeats} runs per tree measurement, {file_repeats} per"
         " single-file measurement), timed from spawn to exit with output discarded; interpreter start-up counts for"
-        " every tool alike. The runs are interleaved (each round runs every measurement once), so what is compared"
-        " is measured side by side in time. A target is judged on the ratio of the medians; beside it, the ratio"
+        " every tool alike. The runs are interleaved (each round runs every measurement once, the parse floor and"
+        " the doubled tree right after the one-process run, the peers last), so what is compared is measured side"
+        " by side in time. A target is judged on the ratio of the medians; beside it, the ratio"
         " within each round (its median and range) shows how far the machine's drift between rounds moved it."
         f" The `--jobs {args.jobs}` target is judged on {args.jobs_pairs} pairs of runs (one process, then `--jobs`),"
         " run before the rounds with the peers: a whole-tree run takes ~2 s, and the machine's speed drifts by more"
