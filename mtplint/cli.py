@@ -610,7 +610,7 @@ def run() -> NoReturn:
 
     Tearing the interpreter down (freeing every module, table and parsed file) takes ~8 ms, more
     than a tenth of a one-file pre-commit run, and nothing is left to do by then: files are written
-    and closed inside ``main`` and worker pools are shut down by their ``with`` block. mypy ends its
+    and closed inside ``main`` and worker processes are joined before it returns. mypy ends its
     runs the same way. Callers of :func:`main` in their own process keep a normal exit, and so does a
     run under a profiler or a tracer (cProfile, coverage, a debugger): they write their results after
     the program returns.

@@ -261,7 +261,10 @@ def _worker_main(connection: Connection, with_deps: bool, warm_up: tuple[LintSet
     _WORKER.update(groups={}, with_deps=with_deps, active=None, loader=None)
     try:
         if warm_up is not None:
-            _worker_warm_up(*warm_up)
+            # a failure here fails every chunk too: each comes back unlinted, and the parent lints it
+            # itself (and reports the failure as a one-process run does)
+            with suppress(Exception):
+                _worker_warm_up(*warm_up)
         while (message := connection.recv()) is not None:
             try:
                 done: list[tuple[int, Record, Deps | None]] | None = _worker_chunk(*message)
@@ -323,7 +326,7 @@ def _load_analysis(rules: Sequence[Rule]) -> None:
             predicate_for(rule)
 
 
-def _pool_context() -> Any:
+def _process_context() -> Any:
     import multiprocessing  # only a run with workers pays for it
 
     # fork: the workers start with everything the parent imported and loaded (rules, flag tables);
@@ -588,7 +591,7 @@ def _analyse_in_workers(work: list[tuple[int, Candidate]], found: Iterator[Candi
     ``workers - 1`` others (:class:`_Dispatch`). The others lint chunks while this process walks,
     so no more processes than ``workers`` compete for the CPUs; the files linted here are never
     sent."""
-    context = _pool_context()
+    context = _process_context()
     forked = context.get_start_method() == "fork"
     if forked:  # loaded once, here: this process lints too, and the workers fork with all of it
         _load_analysis(units.groups[0].rules)

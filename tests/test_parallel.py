@@ -80,7 +80,7 @@ def test_spawned_workers_know_the_configurations_gpus(tmp_path: Path, monkeypatc
     from mtplint.user_catalog import register_user_catalog
     from tests.test_user_catalog import COMPOSE, PYPROJECT
 
-    monkeypatch.setattr(parallel, "_pool_context", lambda: multiprocessing.get_context("spawn"))
+    monkeypatch.setattr(parallel, "_process_context", lambda: multiprocessing.get_context("spawn"))
     (tmp_path / "pyproject.toml").write_text(PYPROJECT)
     for name in ("a", "b"):
         (tmp_path / name).mkdir()
