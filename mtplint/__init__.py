@@ -7,7 +7,7 @@ without :mod:`urllib.parse`. CPython's pathlib imports ``urllib.parse`` for one 
 never builds a URI. So pathlib is imported here first, while ``sys.modules`` holds a stand-in for
 ``urllib.parse`` whose ``quote_from_bytes`` imports the real module when first called. The
 stand-in is removed as soon as pathlib is in; any attribute read from it comes from the real module
-(tests/test_startup.py). :mod:`mtplint.pyyaml` imports PyYAML in the same way (:func:`stand_in`).
+(tests/test_startup.py). :mod:`mtplint.pyyaml` imports PyYAML in the same way (:func:`import_with`).
 """
 
 from __future__ import annotations
@@ -55,17 +55,24 @@ def stand_in(name: str, *functions: str) -> ModuleType:
     return module
 
 
+def import_with(stand_ins: dict[str, ModuleType], name: str) -> None:
+    """Import module ``name`` while ``sys.modules`` holds ``stand_ins`` (by the name each stands in
+    for); each is removed right after, unless something replaced it meanwhile, so whoever imports
+    those names later gets the real modules."""
+    sys.modules.update(stand_ins)
+    try:
+        __import__(name)
+    finally:
+        for replaced, module in stand_ins.items():
+            if sys.modules.get(replaced) is module:
+                del sys.modules[replaced]
+
+
 def _import_pathlib() -> None:
     if "pathlib" in sys.modules or "urllib.parse" in sys.modules:
         return
     # pathlib takes ``quote_from_bytes`` while it is imported (for ``as_uri``)
-    parse = stand_in("urllib.parse", "quote_from_bytes")
-    sys.modules["urllib.parse"] = parse
-    try:
-        import pathlib  # noqa: F401
-    finally:
-        if sys.modules.get("urllib.parse") is parse:
-            del sys.modules["urllib.parse"]
+    import_with({"urllib.parse": stand_in("urllib.parse", "quote_from_bytes")}, "pathlib")
 
 
 _import_pathlib()

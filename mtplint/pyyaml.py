@@ -29,6 +29,8 @@ from __future__ import annotations
 import re
 import sys
 
+from mtplint import import_with, stand_in
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
@@ -76,16 +78,12 @@ def _compile_for(pattern: str | bytes, flags: int = 0) -> Any:
 
 def _stand_ins() -> dict[str, ModuleType]:
     """What PyYAML's modules get for the standard modules they only use on a value's first use."""
-    from mtplint import stand_in
-
     modules: dict[str, ModuleType] = {}
     if "datetime" not in sys.modules:
-        try:
-            c_datetime: ModuleType | None = __import__("_datetime")  # no typeshed stub: by name
+        try:  # noqa: SIM105 - contextlib would be start-up nothing else of a run needs
+            modules["datetime"] = __import__("_datetime")  # (no typeshed stub: by name)
         except ImportError:  # an interpreter without the C module: datetime is all there is
-            c_datetime = None
-        if c_datetime is not None:
-            modules["datetime"] = c_datetime
+            pass
     if "base64" not in sys.modules:
         modules["base64"] = stand_in("base64")
     return modules
@@ -94,16 +92,11 @@ def _stand_ins() -> dict[str, ModuleType]:
 def _import_yaml() -> None:
     if "yaml" in sys.modules:
         return
-    stand_ins = _stand_ins()
-    sys.modules.update(stand_ins)
     re.compile = _compile_for  # type: ignore[assignment]
     try:
-        import yaml  # noqa: F401
+        import_with(_stand_ins(), "yaml")
     finally:
         re.compile = _compile_now
-        for name, module in stand_ins.items():  # from now on, whoever imports them gets the real module
-            if sys.modules.get(name) is module:
-                del sys.modules[name]
 
 
 _import_yaml()

@@ -340,26 +340,18 @@ def rules_digest(paths: list[Path]) -> str:
     right one; nobody forges a rule file against it. CPython's own SHA-256, the cryptographic
     digest used elsewhere, costs ~30 instructions a byte: ~5M of a one-file run's ~230M for the
     rule files' 170 KB, where CRC-32 (zlib's, through binascii) costs next to nothing. The files
-    are read with ``os.read``: a buffered file object per file cost more than the checksum."""
+    are read without a buffered file object each (:func:`mtplint.extract.read_file`): those cost
+    more than the checksum."""
     import binascii
+
+    from mtplint.extract import read_file
 
     checksum = 0
     for path in paths:
-        data = _read_bytes(path)
+        data = read_file(path)
         checksum = binascii.crc32(f"{path.name}\0{len(data)}\0".encode(), checksum)
         checksum = binascii.crc32(data, checksum)
     return f"crc32:{checksum:08x}"
-
-
-def _read_bytes(path: Path) -> bytes:
-    descriptor = os.open(path, os.O_RDONLY)
-    try:
-        parts = []
-        while part := os.read(descriptor, 1 << 16):
-            parts.append(part)
-    finally:
-        os.close(descriptor)
-    return b"".join(parts)
 
 
 def compile_catalog(paths: list[Path]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -70,8 +70,8 @@ def _read_to_end(descriptor: int, size: int) -> bytes:
     return b"".join(parts)
 
 
-def _read_file(path: Path) -> bytes:
-    """``path.read_bytes()`` of a regular file."""
+def read_file(path: Path) -> bytes:
+    """``path.read_bytes()`` of a regular file, without a buffered file object around the reads."""
     descriptor = os.open(path, _READ_FLAGS)
     try:
         return _read_to_end(descriptor, os.fstat(descriptor).st_size)
@@ -311,7 +311,7 @@ class FileLoader:
                 status, data = os.stat(path), None
             if stat.S_ISREG(status.st_mode) and status.st_size <= MAX_FILE_BYTES:
                 if data is None:
-                    data = _read_file(path)
+                    data = read_file(path)
                 if b"\x00" not in data[:8192] or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
                     text, encoding, bom = decode_with_encoding(data)
                     # digest=None: sha256 of these bytes, computed if a fix or the cache asks
