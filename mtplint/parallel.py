@@ -30,6 +30,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import suppress
 from pathlib import Path
+from time import monotonic
 
 from mtplint.checks import run_rules
 from mtplint.checks.suppress import launch_end_line, may_hold_noqa
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from mtplint.checks import Finding
     from mtplint.checks.catalog import Rule
     from mtplint.config import ConfigTree
+    from mtplint.extract.launch import Launch
     from mtplint.lint import LintResult, LintSettings
 
     Record = dict[str, Any]
@@ -117,6 +119,27 @@ def _diagnostics_json(items: list[Diagnostic]) -> list[list[Any]]:
     return [[item.code, item.message, span_json(item.span)] for item in items]
 
 
+def shown_lines(spans: Iterable[Span], loader: FileLoader, launch_source: SourceFile | None = None) -> dict[str, Any]:
+    """The lines the report shows around each finding or diagnostic (its line and one either side),
+    by file, with the file's line count (:class:`mtplint.source.ShownLines`): the texts the run read
+    stay in the process that read them, and the report does not read a thousand files again for
+    three lines each."""
+    shown: dict[str, Any] = {}
+    split: dict[str, list[str]] = {}
+    for span in spans:
+        lines = split.get(span.file)
+        if lines is None:
+            source = (launch_source if launch_source is not None and span.file == launch_source.display
+                      else loader.by_display(span.file))
+            if source is None:
+                continue  # not read by this run (the report reads it)
+            lines = split[span.file] = source.text.splitlines()
+        count, around = shown.setdefault(span.file, [len(lines), {}])
+        for number in range(max(1, span.line - 1), min(span.line + 1, count) + 1):
+            around[str(number)] = lines[number - 1]  # str: the record may be stored as JSON
+    return shown
+
+
 # -- the work on one file (in a worker or in-process) ----------------------------------------------
 
 class RecordingLoader(FileLoader):
@@ -149,14 +172,41 @@ def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, ru
     scratch = Result(loader=loader)
     issues = Issues()
     launches = extract_file(candidate, loader, issues, scratch)
-    record: Record = {"skipped": scratch.files_skipped, "diagnostics": _diagnostics_json(issues.items),
-                      "errors": list(scratch.internal_errors), "launches": []}
+    if launches or issues.items or scratch.internal_errors:
+        record: Record = {"skipped": scratch.files_skipped, "diagnostics": _diagnostics_json(issues.items),
+                          "errors": list(scratch.internal_errors),
+                          "launches": _launch_records(candidate, launches, loader, settings, rules, catalog, as_objects),
+                          "shown": shown_lines([item.span for item in issues.items], loader)}
+    else:
+        record = _quiet_record(scratch.files_skipped)
+    deps = _deps(candidate, loader, settings.pipeline.root) if with_deps and isinstance(loader, RecordingLoader) else None
+    return record, deps
+
+
+#: the record of a file that starts nothing and says nothing (most files of a tree: the prefilter
+#: skips them, or they hold no launch), by its count of skipped files: shared, and never changed
+_QUIET: dict[int, Record] = {}
+
+
+def _quiet_record(skipped: int) -> Record:
+    record = _QUIET.get(skipped)
+    if record is None:
+        record = _QUIET[skipped] = {"skipped": skipped, "diagnostics": [], "errors": [], "launches": [], "shown": {}}
+    return record
+
+
+def _launch_records(candidate: Candidate, launches: list[Launch], loader: FileLoader, settings: LintSettings,
+                    rules: Sequence[Rule], catalog: dict[str, Rule], as_objects: bool) -> list[Record]:
+    """Each launch of a file modelled and checked, as the records :func:`assemble` reads."""
+    records: list[Record] = []
+    if not launches:
+        return records
     # realpath, not resolve() (pipeline._extracted): the same answer, but no RuntimeError on a
     # symlink loop; asked of the loader, which has resolved these directories already
-    candidate_path = loader.real_path(candidate.path) if launches else ""
+    candidate_path = loader.real_path(candidate.path)
     # the rules that check a launch, in one call per launch as the plain run does (not per rule)
-    checked = [rule for rule in rules if rule.code not in META_RULES] if launches else []
-    unresolved_rule = bool(launches) and any(rule.code == "MTP003" for rule in rules)
+    checked = [rule for rule in rules if rule.code not in META_RULES]
+    unresolved_rule = any(rule.code == "MTP003" for rule in rules)
     for launch in launches:
         span = launch.span
         item: Record = {
@@ -172,7 +222,7 @@ def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, ru
             "span_key": [span.file, span.start] if span else None,
             "end": None, "findings": [], "unresolved": [], "diagnostics": [], "errors": [],
         }
-        record["launches"].append(item)
+        records.append(item)
         launch_issues = Issues()
         try:
             report = model_launch(launch, loader, launch_issues, settings.pipeline)
@@ -184,6 +234,7 @@ def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, ru
                 f"{traceback.format_exc()}"
             )
             item["diagnostics"] = _diagnostics_json(launch_issues.items)
+            item["shown"] = shown_lines([diagnostic.span for diagnostic in launch_issues.items], loader, launch.source)
             continue
         item["diagnostics"] = _diagnostics_json(launch_issues.items)
         if item["noqa"]:  # the last line matters only to a noqa comment after it
@@ -200,8 +251,9 @@ def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, ru
         else:
             item["findings"] = [finding_json(finding) for finding in findings]
             item["unresolved"] = [finding_json(finding) for finding in unresolved]
-    deps = _deps(candidate, loader, settings.pipeline.root) if with_deps and isinstance(loader, RecordingLoader) else None
-    return record, deps
+        item["shown"] = shown_lines([diagnostic.span for diagnostic in launch_issues.items]
+                                    + [finding.span for finding in (*findings, *unresolved)], loader, launch.source)
+    return records
 
 
 def _deps(candidate: Candidate, loader: RecordingLoader, root: Path) -> Deps:
@@ -254,17 +306,16 @@ class _Group:
         return self.settings, [rule.code for rule in self.rules]
 
 
-def _worker_main(connection: Connection, with_deps: bool, warm_up: tuple[LintSettings, list[str]] | None) -> None:
+def _worker_main(connection: Connection, with_deps: bool, first_group: _Group | tuple[LintSettings, list[str]]) -> None:
     """A worker process: it lints the chunks this connection brings until it brings None (or closes),
     and answers each with its records, or with None when linting it failed (the parent then lints
     that chunk itself, so the failure is reported as a one-process run reports it)."""
     _WORKER.update(groups={}, with_deps=with_deps, active=None, loader=None)
     try:
-        if warm_up is not None:
-            # a failure here fails every chunk too: each comes back unlinted, and the parent lints it
-            # itself (and reports the failure as a one-process run does)
-            with suppress(Exception):
-                _worker_warm_up(*warm_up)
+        # a failure here fails every chunk too: each comes back unlinted, and the parent lints it
+        # itself (and reports the failure as a one-process run does)
+        with suppress(Exception):
+            _worker_warm_up(first_group)
         while (message := connection.recv()) is not None:
             try:
                 done: list[tuple[int, Record, Deps | None]] | None = _worker_chunk(*message)
@@ -302,12 +353,13 @@ def _worker_chunk(chunk: list[tuple[int, Candidate]],
     return done
 
 
-def _worker_warm_up(settings: LintSettings, codes: list[str]) -> None:
-    """A spawned worker's first task: load what analysing files needs before the first files arrive."""
-    groups: dict[int, _Group] = _WORKER["groups"]
-    if 0 not in groups:
-        groups[0] = _Group(settings, codes)
-    _load_analysis(groups[0].rules)
+def _worker_warm_up(first_group: _Group | tuple[LintSettings, list[str]]) -> None:
+    """A worker's first task, done while the parent starts the walk (which has no files for it
+    yet): the run's first configuration group -- a forked worker has the parent's, a spawned one
+    builds it from its settings -- and what analysing files needs."""
+    group = first_group if isinstance(first_group, _Group) else _Group(*first_group)
+    _WORKER["groups"][0] = group
+    _load_analysis(group.rules)
 
 
 def _load_analysis(rules: Sequence[Rule]) -> None:
@@ -451,31 +503,38 @@ def _analyse_here(work: Iterable[tuple[int, Candidate]], units: _Units, loader: 
         activate(units.settings)
     run_loader = loader if loader is not None else _run_loader(units.settings.pipeline.root, with_deps)
     active: int | None = None
-    done = []
     for index, candidate in work:
         group = units.groups[candidate.group]
         if grouped and active != candidate.group:
             activate(group.settings)
             active = candidate.group
-        # the findings stay objects when the record is not stored
-        done.append((index, *analyse(candidate, run_loader, group.settings, group.rules, group.catalog, with_deps,
-                                     as_objects=not with_deps)))
-    units.take(done)
+        # the findings stay objects when the record is not stored; taken file by file, so that
+        # with workers nothing of this process's share is left to do once the last file is linted
+        units.take([(index, *analyse(candidate, run_loader, group.settings, group.rules, group.catalog, with_deps,
+                                     as_objects=not with_deps))])
 
 
 class _Worker:
     """A worker process, the connection to it, and the chunks sent to it whose records have not come
     back (the first one it is linting, the next one waiting in the connection)."""
 
-    def __init__(self, context: Any, with_deps: bool, warm_up: tuple[LintSettings, list[str]] | None) -> None:
+    def __init__(self, context: Any, with_deps: bool, first_group: _Group | tuple[LintSettings, list[str]]) -> None:
         self.connection, theirs = context.Pipe()
-        self.process = context.Process(target=_worker_main, args=(theirs, with_deps, warm_up), daemon=True)
+        self.process = context.Process(target=_worker_main, args=(theirs, with_deps, first_group), daemon=True)
         self.process.start()
         theirs.close()
         self.chunks: deque[list[tuple[int, Candidate]]] = deque()
         #: the configuration groups whose settings it has been sent: the walk finds configurations
         #: as it goes, after the worker started
         self.groups: set[int] = set()
+        self.stopped = False
+
+    def stop(self) -> None:
+        """Tell it there is nothing more to lint: it exits."""
+        if not self.stopped:
+            self.stopped = True
+            with suppress(OSError):  # it is gone already
+                self.connection.send(None)
 
     def give(self, chunk: list[tuple[int, Candidate]], units: _Units) -> None:
         numbers = {candidate.group for _, candidate in chunk} | {0}
@@ -488,6 +547,9 @@ class _Worker:
 #: chunks a worker holds at once: one it lints and the next, so it never waits for this process
 #: to notice that it finished one (this process looks between two files of its own)
 _HELD = 2
+#: seconds between two looks at the workers while this process lints: a look is a system call and
+#: some bookkeeping, and a file takes a fraction of a millisecond; a held chunk lasts far longer
+_LOOK_EVERY = 0.001
 
 
 class _Dispatch:
@@ -538,6 +600,12 @@ class _Dispatch:
                 self.units.take(done)
             else:  # it failed there: here, it fails as a one-process run fails
                 self.waiting.append(chunk)
+        if self.walked and not self.waiting:
+            # nothing left to hand out: a worker done with its chunks stops now, and exits while
+            # this process lints its last files (not after, with this process waiting for it)
+            for worker in [worker for worker in self.workers.values() if not worker.chunks]:
+                worker.stop()
+                self._lose(worker)
 
     def _answered(self, block: bool) -> list[_Worker]:
         busy = [worker for worker in self.workers.values() if worker.chunks]
@@ -571,8 +639,12 @@ class _Dispatch:
         """The files this process lints once the walk is over: the last waiting one each time, until
         no chunk waits and no worker is busy."""
         self.walked = True
+        next_look = 0.0
         while True:
-            self.exchange()
+            now = monotonic()
+            if now >= next_look:
+                self.exchange()
+                next_look = now + _LOOK_EVERY
             if self.waiting:
                 last = self.waiting[-1]
                 item = last.pop()
@@ -592,12 +664,13 @@ def _analyse_in_workers(work: list[tuple[int, Candidate]], found: Iterator[Candi
     so no more processes than ``workers`` compete for the CPUs; the files linted here are never
     sent."""
     context = _process_context()
-    forked = context.get_start_method() == "fork"
-    if forked:  # loaded once, here: this process lints too, and the workers fork with all of it
-        _load_analysis(units.groups[0].rules)
-    # spawned workers load it themselves, first thing, while this process walks
-    warm_up = None if forked else units.groups[0].for_worker()
-    started = [_Worker(context, with_deps, warm_up) for _ in range(workers - 1)]
+    first = units.groups[0]
+    # a forked worker starts with this process's first group (its catalog, house rules included,
+    # already read); a spawned one is sent its settings. Either loads the extractors, engines and
+    # rule predicates itself, first thing: this process needs them only once the walk is over,
+    # and the worker would otherwise wait for the walk's first files with nothing to do
+    first_group = first if context.get_start_method() == "fork" else first.for_worker()
+    started = [_Worker(context, with_deps, first_group) for _ in range(workers - 1)]
     finished = False
     try:
         dispatch = _Dispatch(units, started)
@@ -609,7 +682,7 @@ def _analyse_in_workers(work: list[tuple[int, Candidate]], found: Iterator[Candi
                 if len(pending) >= CHUNK_FILES:
                     dispatch.waiting.append(pending)
                     pending = []
-                dispatch.exchange()
+                    dispatch.exchange()
         if pending:
             dispatch.waiting.append(pending)
         _analyse_here(dispatch.from_the_back(), units, None, with_deps)
@@ -617,8 +690,7 @@ def _analyse_in_workers(work: list[tuple[int, Candidate]], found: Iterator[Candi
     finally:
         for worker in started:
             if finished:
-                with suppress(OSError):
-                    worker.connection.send(None)
+                worker.stop()
             else:
                 worker.process.terminate()
             worker.connection.close()
@@ -700,14 +772,21 @@ def assemble(records: list[Record], groups: Sequence[_Group], record_groups: Seq
     launch_groups: dict[int, int] = {}
     for record, group in zip(records, record_groups, strict=True):
         result.files_skipped += record["skipped"]
+        if not (record["launches"] or record["diagnostics"] or record["errors"]):
+            continue  # most files of a tree (:func:`_quiet_record`)
+        for file, (count, around) in record.get("shown", {}).items():
+            result.shown.add(file, count, around)
         diagnostics.extend((item, group) for item in record["diagnostics"])
         result.internal_errors.extend(record["errors"])
-        launches.extend(record["launches"])
-        launch_groups.update((id(item), group) for item in record["launches"])
+        for item in record["launches"]:
+            launches.append(item)
+            launch_groups[id(item)] = group
     unique = _unique(launches)
     for item in unique:
         diagnostics.extend((diagnostic, launch_groups[id(item)]) for diagnostic in item["diagnostics"])
         result.internal_errors.extend(item["errors"])
+        for file, (count, around) in item.get("shown", {}).items():
+            result.shown.add(file, count, around)
     result.diagnostics = [Diagnostic(code, message, Span(*span)) for (code, message, span), _ in diagnostics]
 
     chosen = [{rule.code for rule in group.rules} for group in groups]

@@ -30,7 +30,7 @@ from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware, find_gpu, parse_gpu_spec
 from mtplint.records import Record
 from mtplint.settings import Setting
-from mtplint.source import Diagnostic, Issues, SourceFile
+from mtplint.source import Diagnostic, Issues, ShownLines, SourceFile
 from mtplint.versions import EngineVersion, PinMemo, compare, pins_near, resolve
 
 TYPE_CHECKING = False
@@ -130,7 +130,7 @@ class LaunchReport(Record):
 
 
 class Result(Record):
-    __slots__ = ("launches", "diagnostics", "internal_errors", "files_seen", "files_skipped", "loader")
+    __slots__ = ("launches", "diagnostics", "internal_errors", "files_seen", "files_skipped", "loader", "shown")
     launches: list[LaunchReport]
     diagnostics: list[Diagnostic]
     internal_errors: list[str]
@@ -138,6 +138,8 @@ class Result(Record):
     files_skipped: int
     #: the files read for this run (possibly seeded with texts that stand for them: ``--fix``)
     loader: FileLoader | None
+    #: lines around the findings of launches that are not in ``launches`` (a run assembled from records)
+    shown: ShownLines
 
     def __init__(self, launches: list[LaunchReport] | None = None, diagnostics: list[Diagnostic] | None = None,
                  internal_errors: list[str] | None = None, files_seen: int = 0, files_skipped: int = 0,
@@ -148,6 +150,7 @@ class Result(Record):
         self.files_seen = files_seen
         self.files_skipped = files_skipped
         self.loader = loader
+        self.shown = ShownLines()
 
 
 def _traceback() -> str:

@@ -19,7 +19,7 @@ from mtplint.records import FrozenRecord, Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Final
+    from typing import Any, Final
 
 
 _PLUS_ONE = (1).__add__
@@ -146,6 +146,53 @@ class SourceFile:
 
     def whole(self) -> MappedText:
         return MappedText(self.text, list(range(len(self.text) + 1)), self)
+
+
+class ShownLines:
+    """The lines a report shows of the files findings point into, where the files' texts are not
+    kept (the records of files linted in worker processes, or taken from the cache): each file's
+    line count, and the lines around its findings."""
+
+    __slots__ = ("_files",)
+
+    def __init__(self) -> None:
+        #: file (as findings show it) -> its line count and its lines by number (a text: records are JSON)
+        self._files: dict[str, tuple[int, dict[str, str]]] = {}
+
+    def add(self, file: str, count: int, around: dict[str, str]) -> None:
+        known = self._files.get(file)
+        if known is None:
+            self._files[file] = (count, dict(around))
+        else:
+            known[1].update(around)
+
+    def lines(self, file: str, line: int) -> Sequence[str] | None:
+        """The file's lines (a sequence as long as the file) for showing ``line``: None unless the
+        line and those either side of it are kept (a finding made after the records, such as an
+        unused ``noqa``, may point elsewhere)."""
+        known = self._files.get(file)
+        if known is None:
+            return None
+        count, around = known
+        if not all(str(number) in around for number in range(max(1, line - 1), min(line + 1, count) + 1)):
+            return None
+        return _KeptLines(count, around)
+
+
+class _KeptLines(Sequence[str]):
+    __slots__ = ("_count", "_around")
+
+    def __init__(self, count: int, around: dict[str, str]) -> None:
+        self._count = count
+        self._around = around
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: Any) -> Any:
+        if not isinstance(index, int) or not 0 <= index < self._count:
+            raise IndexError(index)
+        return self._around[str(index + 1)]
 
 
 class Parses:

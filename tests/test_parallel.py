@@ -47,6 +47,24 @@ def test_every_output_format_is_the_same_with_workers(tmp_path: Path, fmt: str) 
     assert run_cli([*base, "--no-cache", "--jobs", "2"], cwd=tree.parent) == plain
 
 
+def test_the_report_of_a_run_with_workers_reads_no_file_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The code frames of findings linted in a worker (or taken from the cache) show the lines their
+    records kept, not the files read again: the same frames as a one-process run, without the
+    report reading a file per finding."""
+    from mtplint.report import findings as formats
+
+    tree = build(tmp_path, copies=4)
+    base = ["check", "--output-format", "full", str(tree)]
+    plain = run_cli([*base, "--no-cache", "--jobs", "1"], cwd=tree.parent)
+    assert plain[1].count(" | ") > 20  # frames with source lines
+    read_again: list[str] = []
+    monkeypatch.setattr(formats, "_read_lines", lambda file: read_again.append(file) or [])
+    assert run_cli([*base, "--no-cache", "--jobs", "2"], cwd=tree.parent) == plain
+    assert run_cli([*base, "--jobs", "2"], cwd=tree.parent) == plain  # records stored in the cache
+    assert run_cli([*base, "--jobs", "2"], cwd=tree.parent) == plain  # and taken from it
+    assert read_again == []
+
+
 def test_noqa_and_per_file_ignores_apply_across_workers(tmp_path: Path) -> None:
     tree = build(tmp_path, copies=2)
     (tree / "mtplint.toml").write_text('[per-file-ignores]\n"*.py" = ["MTP1"]\n')
@@ -158,3 +176,18 @@ def test_a_failing_worker_loses_no_file(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(parallel, "_worker_chunk", failing)  # forked workers inherit it
     assert _check(tree, "--jobs", "2") == one
     assert _check(tree, "--jobs", "3") == one
+
+
+def test_a_candidate_is_sent_as_the_text_of_its_path() -> None:
+    """Workers get thousands of candidates a run: each is pickled as its path's text (not the path's
+    parts) and comes back equal, with a path object."""
+    import pickle
+
+    from mtplint.discover import Candidate
+
+    candidate = Candidate(Path("deploy/a b/compose.yaml"), "compose", explicit=True, group=3)
+    sent = pickle.dumps(candidate, protocol=pickle.HIGHEST_PROTOCOL)
+    assert b"deploy/a b/compose.yaml" in sent
+    back = pickle.loads(sent)
+    assert back == candidate and isinstance(back.path, Path)
+

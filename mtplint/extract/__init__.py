@@ -90,6 +90,8 @@ class FileLoader:
         self.root = root.resolve()
         #: by each file's key (:meth:`_key`)
         self._cache: dict[str, SourceFile | None] = {}
+        #: the texts of :attr:`_cache` by the name findings show for them
+        self._by_display: dict[str, SourceFile] = {}
         self.cwd = Path.cwd().resolve()
         self._cwd_text = str(self.cwd)
         self._root_text = str(self.root)
@@ -317,6 +319,7 @@ class FileLoader:
                     # digest=None: sha256 of these bytes, computed if a fix or the cache asks
                     source = SourceFile(path, self.display(path), text, encoding, bom, None)
                     source.parses = self.parses
+                    self._by_display.setdefault(source.display, source)
         except (OSError, UnicodeDecodeError):
             source = None
         self._cache[key] = source
@@ -329,15 +332,13 @@ class FileLoader:
 
     def by_display(self, display: str) -> SourceFile | None:
         """A file already read, by the name findings show for it."""
-        for source in self._cache.values():
-            if source is not None and source.display == display:
-                return source
-        return None
+        return self._by_display.get(display)
 
     def put(self, source: SourceFile) -> None:
         self.seeded = True
         source.parses = self.parses
         self._cache[self._key(source.path)] = source
+        self._by_display[source.display] = source
 
 
 class ExtractContext:

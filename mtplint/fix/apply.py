@@ -213,7 +213,7 @@ class _State(Record):
     lint: ProjectLint
     #: the files as first read, for the ones no fix has touched yet
     disk: FileLoader
-    #: display name -> the file as first read (FileLoader.by_display looks through every file read)
+    #: display name -> the file as first read
     _read: dict[str, SourceFile | None]
     #: (code, file, message) -> the findings of the lint so saying, built when first asked
     _findings: dict[tuple[str, str, str], list[Finding]] | None

@@ -47,25 +47,35 @@ def concise(findings: Sequence[Finding], unsafe_fixes: bool = False) -> str:
 
 
 class _SourceLines:
-    """The lines of each file findings point into: the run's text of a launch's file, else the
+    """The lines of each file findings point into: the run's text of a launch's file, or the lines
+    kept around the finding (:class:`mtplint.source.ShownLines`), or a text the run read, else the
     disk's. A file is split into lines when a finding first needs it (most files of a run have no
     finding in them)."""
 
-    __slots__ = ("_lines", "_sources")
+    __slots__ = ("_lines", "_sources", "_result")
 
     def __init__(self, result: Result | None) -> None:
         self._lines: dict[str, list[str]] = {}
         self._sources: dict[str, SourceFile] = {}
+        self._result = result
         if result is not None:
             for report in result.launches:
                 source = report.launch.source
                 self._sources.setdefault(source.display, source)
 
-    def of(self, file: str) -> list[str]:
+    def around(self, file: str, line: int) -> Sequence[str]:
+        """The file's lines, for showing ``line``."""
         lines = self._lines.get(file)
-        if lines is None:
-            source = self._sources.get(file)
-            lines = self._lines[file] = source.text.splitlines() if source is not None else _read_lines(file)
+        if lines is not None:
+            return lines
+        source = self._sources.get(file)
+        if source is None and self._result is not None:
+            kept = self._result.shown.lines(file, line)
+            if kept is not None:
+                return kept
+            loader = self._result.loader
+            source = loader.by_display(file) if loader is not None else None
+        lines = self._lines[file] = source.text.splitlines() if source is not None else _read_lines(file)
         return lines
 
 
@@ -89,8 +99,8 @@ def full(findings: Sequence[Finding], result: Result | None = None, unsafe_fixes
         fix = finding.fix
         code = finding.code
         out.append(_header(finding, applies(fix, unsafe_fixes)))
-        lines = sources.of(span.file)
         line = span.line
+        lines = sources.around(span.file, line)
         if 0 < line <= len(lines):
             last = min(line + 1, len(lines))
             width = len(str(last))
