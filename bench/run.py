@@ -189,15 +189,18 @@ def run_chunked(prefix: Sequence[str], files: Sequence[str], cwd: Path) -> Run:
 Plan = dict[str, tuple[str, Callable[[], Run]]]
 
 
-def measure(plan: Plan, repeats: int) -> dict[str, Series]:
+def measure(plan: Plan, repeats: int, alternate: bool = False) -> dict[str, Series]:
     """Run every measurement of ``plan`` once per round, ``repeats`` rounds.
 
     Interleaving puts the runs that are compared with each other side by side in time, so a change
-    in machine load (or a warming cache) shifts both sides of a ratio, not one.
+    in machine load (or a warming cache) shifts both sides of a ratio, not one. ``alternate``: every
+    other round runs the plan backwards (A B, B A, ...), so a machine speeding up or slowing down
+    through the rounds favours neither side.
     """
     series = {key: Series(label) for key, (label, _) in plan.items()}
     for round_number in range(repeats):
-        for key, (_, action) in plan.items():
+        steps = list(plan.items())
+        for key, (_, action) in (reversed(steps) if alternate and round_number % 2 else steps):
             series[key].runs.append(action())
         print(f"    round {round_number + 1}/{repeats} done", flush=True)
     for one in series.values():
@@ -410,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
                              " a few runs moves with the machine's load by more than the margins it is held to)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="workers for the all-cores run (default: all cores)")
     parser.add_argument("--jobs-pairs", type=int,
-                        help="side-by-side pairs of whole-tree runs, one process then --jobs, for their ratio (default 9:"
+                        help="side-by-side pairs of whole-tree runs, one process and --jobs, for their ratio (default 15:"
                              " ~2 s each, and the machine's speed drifts by more than the margin within minutes)")
     parser.add_argument("--no-scaling", action="store_true", help="skip the 2N-files run")
     parser.add_argument("--profile", choices=("auto", "always", "never"), default="auto",
@@ -420,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
 
     tree_repeats = args.repeats or (1 if args.quick else 3)
     file_repeats = args.file_repeats or (3 if args.quick else 41)
-    args.jobs_pairs = args.jobs_pairs or (2 if args.quick else 9)
+    args.jobs_pairs = args.jobs_pairs or (2 if args.quick else 15)
     workdir = Path(tempfile.mkdtemp(prefix="mtplint-bench-"))
     try:
         return _bench(args, tree_repeats, file_repeats, workdir)
@@ -483,7 +486,7 @@ def _bench(args: argparse.Namespace, tree_repeats: int, file_repeats: int, workd
                        lambda: run_once([*mtplint_check(tools, args.jobs), "."], root)),
         }
         print(f"one process and --jobs {args.jobs}: {args.jobs_pairs} pairs", flush=True)
-        series.update(measure(pairs, args.jobs_pairs))
+        series.update(measure(pairs, args.jobs_pairs, alternate=True))
 
     # ---- whole tree, the parse floor, the doubled tree and the peers, round by round: what a target
     # compares with the one-process run comes right after it (the peers take a minute or more)
@@ -649,8 +652,9 @@ def _report(args: argparse.Namespace, tools: Tools, files: TreeFiles, origin: st
         " the doubled tree right after the one-process run, the peers last), so what is compared is measured side"
         " by side in time. A target is judged on the ratio of the medians; beside it, the ratio"
         " within each round (its median and range) shows how far the machine's drift between rounds moved it."
-        f" The `--jobs {args.jobs}` target is judged on {args.jobs_pairs} pairs of runs (one process, then `--jobs`),"
-        " run before the rounds with the peers: a whole-tree run takes ~2 s, and the machine's speed drifts by more"
+        f" The `--jobs {args.jobs}` target is judged on {args.jobs_pairs} pairs of runs (one process and `--jobs`,"
+        " the order swapped every other pair so that a machine speeding up or slowing down favours neither), run"
+        " before the rounds with the peers: a whole-tree run takes ~2 s, and the machine's speed drifts by more"
         " than the target's margin within minutes, so more pairs than rounds are taken where they are cheap."
         " The page cache is warmed by reading the tree once first. mtplint's modules are"
         " byte-compiled first (`compileall`), as `pip install` does for yamllint's, so an editable install under"

@@ -160,10 +160,11 @@ def _run_loader(root: Path, with_deps: bool) -> FileLoader:
     return RecordingLoader(root) if with_deps else FileLoader(root)
 
 
-def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, rules: Sequence[Rule],
-            catalog: dict[str, Rule], with_deps: bool, *, as_objects: bool = False) -> tuple[Record, Deps | None]:
-    """Extract, model and check one discovered file; the record of it and, for the cache (with a
-    :class:`RecordingLoader`), the files and directories its result depends on.
+def analyse(candidate: Candidate, loader: FileLoader, group: _Group, with_deps: bool, *,
+            as_objects: bool = False) -> tuple[Record, Deps | None]:
+    """Extract, model and check one discovered file under its configuration ``group``; the record of
+    it and, for the cache (with a :class:`RecordingLoader`), the files and directories its result
+    depends on.
 
     ``as_objects``: each launch's findings as :class:`Finding` objects (``found``), not as JSON: for
     a record that stays in this process and is not stored."""
@@ -175,11 +176,12 @@ def analyse(candidate: Candidate, loader: FileLoader, settings: LintSettings, ru
     if launches or issues.items or scratch.internal_errors:
         record: Record = {"skipped": scratch.files_skipped, "diagnostics": _diagnostics_json(issues.items),
                           "errors": list(scratch.internal_errors),
-                          "launches": _launch_records(candidate, launches, loader, settings, rules, catalog, as_objects),
+                          "launches": _launch_records(candidate, launches, loader, group, as_objects),
                           "shown": shown_lines([item.span for item in issues.items], loader)}
     else:
         record = _quiet_record(scratch.files_skipped)
-    deps = _deps(candidate, loader, settings.pipeline.root) if with_deps and isinstance(loader, RecordingLoader) else None
+    deps = (_deps(candidate, loader, group.settings.pipeline.root) if with_deps and isinstance(loader, RecordingLoader)
+            else None)
     return record, deps
 
 
@@ -195,18 +197,16 @@ def _quiet_record(skipped: int) -> Record:
     return record
 
 
-def _launch_records(candidate: Candidate, launches: list[Launch], loader: FileLoader, settings: LintSettings,
-                    rules: Sequence[Rule], catalog: dict[str, Rule], as_objects: bool) -> list[Record]:
+def _launch_records(candidate: Candidate, launches: list[Launch], loader: FileLoader, group: _Group,
+                    as_objects: bool) -> list[Record]:
     """Each launch of a file modelled and checked, as the records :func:`assemble` reads."""
     records: list[Record] = []
     if not launches:
         return records
+    settings = group.settings
     # realpath, not resolve() (pipeline._extracted): the same answer, but no RuntimeError on a
     # symlink loop; asked of the loader, which has resolved these directories already
     candidate_path = loader.real_path(candidate.path)
-    # the rules that check a launch, in one call per launch as the plain run does (not per rule)
-    checked = [rule for rule in rules if rule.code not in META_RULES]
-    unresolved_rule = any(rule.code == "MTP003" for rule in rules)
     for launch in launches:
         span = launch.span
         item: Record = {
@@ -240,12 +240,12 @@ def _launch_records(candidate: Candidate, launches: list[Launch], loader: FileLo
         if item["noqa"]:  # the last line matters only to a noqa comment after it
             item["end"] = launch_end_line(report)
         report.objective = settings.objective
-        findings = run_rules(checked, report)
+        findings = run_rules(group.checked, report)
         unresolved: list[Finding] = []
-        if unresolved_rule:
+        if group.unresolved_rule:
             from mtplint.checks.mtp003 import unresolved_findings
 
-            unresolved = list(unresolved_findings(catalog["MTP003"], report, list(rules)))
+            unresolved = list(unresolved_findings(group.catalog["MTP003"], report, group.rules))
         if as_objects:
             item["found"] = findings + unresolved
         else:
@@ -300,6 +300,10 @@ class _Group:
         self.catalog = load_catalog(settings.extend_rules)
         self.rules = (selected_rules(self.catalog, settings.select, settings.extend_select, settings.ignore)
                       if rule_codes is None else [self.catalog[code] for code in rule_codes])
+        #: the rules that check a launch, in one call per launch as the plain run does (not per rule)
+        self.checked = [rule for rule in self.rules if rule.code not in META_RULES]
+        #: MTP003 (what could not be checked) is selected
+        self.unresolved_rule = any(rule.code == "MTP003" for rule in self.rules)
         self.cache: Cache | None = None
 
     def for_worker(self) -> tuple[LintSettings, list[str]]:
@@ -348,8 +352,7 @@ def _worker_chunk(chunk: list[tuple[int, Candidate]],
 
             activate(group.settings)
             w["active"] = candidate.group
-        done.append((index, *analyse(candidate, w["loader"], group.settings, group.rules, group.catalog,
-                                     w["with_deps"])))
+        done.append((index, *analyse(candidate, w["loader"], group, w["with_deps"])))
     return done
 
 
@@ -510,8 +513,7 @@ def _analyse_here(work: Iterable[tuple[int, Candidate]], units: _Units, loader: 
             active = candidate.group
         # the findings stay objects when the record is not stored; taken file by file, so that
         # with workers nothing of this process's share is left to do once the last file is linted
-        units.take([(index, *analyse(candidate, run_loader, group.settings, group.rules, group.catalog, with_deps,
-                                     as_objects=not with_deps))])
+        units.take([(index, *analyse(candidate, run_loader, group, with_deps, as_objects=not with_deps))])
 
 
 class _Worker:

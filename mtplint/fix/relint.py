@@ -117,7 +117,7 @@ class ProjectLinter:
             if self.grouped and active != candidate.group:
                 activate(group.settings)
                 active = candidate.group
-            record, _ = analyse(candidate, loader, group.settings, group.rules, group.catalog, False)
+            record, _ = analyse(candidate, loader, group, False)
             records.append(record)
             self.analysed += 1
             read = [candidate.path, *map(Path, loader.requested)]
