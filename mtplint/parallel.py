@@ -3,10 +3,10 @@
 The plain run (:func:`mtplint.lint.lint`) reads every file, then models every launch, then runs
 the rules. Here the unit of work is one discovered file: its extraction, the modelling of the
 launches found in it, and the rules on them, reduced to a JSON *record* (findings, diagnostics,
-internal errors, and what :func:`mtplint.pipeline._unique` and the suppressions need to know of
-each launch). Records are what workers send back and what the cache stores. Everything that
-looks across files happens afterwards in the parent, over the records in discovery order, exactly
-as the plain run does it:
+internal errors, what :func:`mtplint.pipeline._unique` and the suppressions need to know of each
+launch, and the lines the report shows around each finding). Records are what workers send back
+and what the cache stores. Everything that looks across files happens afterwards in the parent,
+over the records in discovery order, exactly as the plain run does it:
 
 * a script's stand-alone launch is dropped when a unit, Dockerfile or wrapper elsewhere in the run
   also started it (``_unique``),
@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import pickle
 import select
+import sys
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import suppress
@@ -310,7 +311,7 @@ class _Group:
         return self.settings, [rule.code for rule in self.rules]
 
 
-def _worker_main(connection: Connection, with_deps: bool, first_group: _Group | tuple[LintSettings, list[str]]) -> None:
+def _worker_main(connection: Connection | _Channel, with_deps: bool, first_group: _Group | tuple[LintSettings, list[str]]) -> None:
     """A worker process: it lints the chunks this connection brings until it brings None (or closes),
     and answers each with its records, or with None when linting it failed (the parent then lints
     that chunk itself, so the failure is reported as a one-process run reports it)."""
@@ -358,8 +359,9 @@ def _worker_chunk(chunk: list[tuple[int, Candidate]],
 
 def _worker_warm_up(first_group: _Group | tuple[LintSettings, list[str]]) -> None:
     """A worker's first task, done while the parent starts the walk (which has no files for it
-    yet): the run's first configuration group -- a forked worker has the parent's, a spawned one
-    builds it from its settings -- and what analysing files needs."""
+    yet): the run's first configuration group -- a forked worker has the parent's (its catalog,
+    house rules included, already read), a spawned one builds it from its settings -- and what
+    analysing files needs."""
     group = first_group if isinstance(first_group, _Group) else _Group(*first_group)
     _WORKER["groups"][0] = group
     _load_analysis(group.rules)
@@ -381,14 +383,82 @@ def _load_analysis(rules: Sequence[Rule]) -> None:
             predicate_for(rule)
 
 
-def _process_context() -> Any:
-    import multiprocessing  # only a run with workers pays for it
+def _can_fork() -> bool:
+    return hasattr(os, "fork")
 
-    # fork: the workers start with everything the parent imported and loaded (rules, flag tables);
-    # where fork is unavailable (Windows, macOS default) spawn re-imports, which is only slower
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
+class _Channel:
+    """A forked worker's end of its conversation with this process, or this process's end of it:
+    pickled messages, each after its length, over two pipes (one each way).
+
+    What :mod:`multiprocessing.connection` does over a pipe, without importing :mod:`multiprocessing`
+    (~20 ms, before the first file of a run can be handed out): a forked worker needs no more."""
+
+    def __init__(self, reading: int, writing: int) -> None:
+        self._reading = reading
+        self._writing = writing
+
+    def fileno(self) -> int:
+        return self._reading
+
+    def send(self, message: Any) -> None:
+        data = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
+        view = memoryview(len(data).to_bytes(8, "big") + data)
+        while view:
+            view = view[os.write(self._writing, view):]
+
+    def recv_bytes(self) -> bytes:
+        size = int.from_bytes(self._read(8), "big")
+        return self._read(size)
+
+    def recv(self) -> Any:
+        return pickle.loads(self.recv_bytes())
+
+    def _read(self, size: int) -> bytes:
+        parts = []
+        while size:
+            part = os.read(self._reading, min(size, 1 << 20))
+            if not part:
+                raise EOFError("the other end closed its pipe")
+            parts.append(part)
+            size -= len(part)
+        return b"".join(parts)
+
+    def close(self) -> None:
+        for descriptor in (self._reading, self._writing):
+            with suppress(OSError):
+                os.close(descriptor)
+
+
+def _fork_worker(with_deps: bool, first_group: _Group, inherited: Sequence[_Channel]) -> tuple[_Channel, int]:
+    """A worker forked from this process, which starts with everything it imported and loaded (the
+    rules, the flag tables); this process's channel to it, and its process id. ``inherited``: the
+    channels to the workers forked before it, closed in it."""
+    to_worker, from_here = os.pipe()
+    to_here, from_worker = os.pipe()
+    for stream in (sys.stdout, sys.stderr):  # what is buffered is written once, by this process
+        with suppress(Exception):
+            stream.flush()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the worker (coverage does not follow a fork)
+        code = 0
+        try:
+            os.close(from_here)
+            os.close(to_here)
+            for channel in inherited:
+                channel.close()
+            _worker_main(_Channel(to_worker, from_worker), with_deps, first_group)
+        except BaseException:
+            code = 1
+        finally:
+            # not the interpreter's exit: this process's atexit handlers and open files are the parent's
+            os._exit(code)
+    os.close(to_worker)
+    os.close(from_worker)
+    return _Channel(to_here, from_here), pid
+
+
+# -- the run ---------------------------------------------------------------------------------------
 
 # -- the run ---------------------------------------------------------------------------------------
 
@@ -518,13 +588,27 @@ def _analyse_here(work: Iterable[tuple[int, Candidate]], units: _Units, loader: 
 
 class _Worker:
     """A worker process, the connection to it, and the chunks sent to it whose records have not come
-    back (the first one it is linting, the next one waiting in the connection)."""
+    back (the first one it is linting, the next one waiting in the connection).
 
-    def __init__(self, context: Any, with_deps: bool, first_group: _Group | tuple[LintSettings, list[str]]) -> None:
-        self.connection, theirs = context.Pipe()
-        self.process = context.Process(target=_worker_main, args=(theirs, with_deps, first_group), daemon=True)
-        self.process.start()
-        theirs.close()
+    Forked where the system can (:func:`_fork_worker`); elsewhere (Windows) a :mod:`multiprocessing`
+    process spawned, which imports mtplint again and is sent its settings."""
+
+    def __init__(self, with_deps: bool, first_group: _Group, others: Sequence[_Worker]) -> None:
+        self.connection: Any
+        self._pid: int | None = None
+        self._process: Any = None
+        if _can_fork():
+            self.connection, self._pid = _fork_worker(with_deps, first_group,
+                                                      [other.connection for other in others])
+        else:
+            import multiprocessing
+
+            context = multiprocessing.get_context("spawn")
+            self.connection, theirs = context.Pipe()
+            self._process = context.Process(target=_worker_main, args=(theirs, with_deps, first_group.for_worker()),
+                                            daemon=True)
+            self._process.start()
+            theirs.close()
         self.chunks: deque[list[tuple[int, Candidate]]] = deque()
         #: the configuration groups whose settings it has been sent: the walk finds configurations
         #: as it goes, after the worker started
@@ -537,6 +621,23 @@ class _Worker:
             self.stopped = True
             with suppress(OSError):  # it is gone already
                 self.connection.send(None)
+
+    def terminate(self) -> None:
+        if self._process is not None:
+            self._process.terminate()
+        elif self._pid is not None:
+            import signal
+
+            with suppress(OSError):
+                os.kill(self._pid, signal.SIGTERM)
+
+    def join(self) -> None:
+        if self._process is not None:
+            self._process.join()
+        elif self._pid is not None:
+            with suppress(ChildProcessError):
+                os.waitpid(self._pid, 0)
+            self._pid = None
 
     def give(self, chunk: list[tuple[int, Candidate]], units: _Units) -> None:
         numbers = {candidate.group for _, candidate in chunk} | {0}
@@ -665,14 +766,12 @@ def _analyse_in_workers(work: list[tuple[int, Candidate]], found: Iterator[Candi
     ``workers - 1`` others (:class:`_Dispatch`). The others lint chunks while this process walks,
     so no more processes than ``workers`` compete for the CPUs; the files linted here are never
     sent."""
-    context = _process_context()
-    first = units.groups[0]
-    # a forked worker starts with this process's first group (its catalog, house rules included,
-    # already read); a spawned one is sent its settings. Either loads the extractors, engines and
-    # rule predicates itself, first thing: this process needs them only once the walk is over,
-    # and the worker would otherwise wait for the walk's first files with nothing to do
-    first_group = first if context.get_start_method() == "fork" else first.for_worker()
-    started = [_Worker(context, with_deps, first_group) for _ in range(workers - 1)]
+    # each worker loads the extractors, engines and rule predicates itself, first thing: this process
+    # needs them only once the walk is over, and a worker would otherwise wait for the walk's first
+    # files with nothing to do
+    started: list[_Worker] = []
+    for _ in range(workers - 1):
+        started.append(_Worker(with_deps, units.groups[0], started))
     finished = False
     try:
         dispatch = _Dispatch(units, started)
@@ -694,10 +793,10 @@ def _analyse_in_workers(work: list[tuple[int, Candidate]], found: Iterator[Candi
             if finished:
                 worker.stop()
             else:
-                worker.process.terminate()
+                worker.terminate()
             worker.connection.close()
         for worker in started:
-            worker.process.join()
+            worker.join()
 
 
 def _cache_key(cache: Cache, candidate: Candidate, display: Any) -> str | None:
@@ -776,8 +875,7 @@ def assemble(records: list[Record], groups: Sequence[_Group], record_groups: Seq
         result.files_skipped += record["skipped"]
         if not (record["launches"] or record["diagnostics"] or record["errors"]):
             continue  # most files of a tree (:func:`_quiet_record`)
-        for file, (count, around) in record.get("shown", {}).items():
-            result.shown.add(file, count, around)
+        result.shown.add(record.get("shown", {}))
         diagnostics.extend((item, group) for item in record["diagnostics"])
         result.internal_errors.extend(record["errors"])
         for item in record["launches"]:
@@ -787,8 +885,7 @@ def assemble(records: list[Record], groups: Sequence[_Group], record_groups: Seq
     for item in unique:
         diagnostics.extend((diagnostic, launch_groups[id(item)]) for diagnostic in item["diagnostics"])
         result.internal_errors.extend(item["errors"])
-        for file, (count, around) in item.get("shown", {}).items():
-            result.shown.add(file, count, around)
+        result.shown.add(item.get("shown", {}))
     result.diagnostics = [Diagnostic(code, message, Span(*span)) for (code, message, span), _ in diagnostics]
 
     chosen = [{rule.code for rule in group.rules} for group in groups]

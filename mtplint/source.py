@@ -159,12 +159,14 @@ class ShownLines:
         #: file (as findings show it) -> its line count and its lines by number (a text: records are JSON)
         self._files: dict[str, tuple[int, dict[str, str]]] = {}
 
-    def add(self, file: str, count: int, around: dict[str, str]) -> None:
-        known = self._files.get(file)
-        if known is None:
-            self._files[file] = (count, dict(around))
-        else:
-            known[1].update(around)
+    def add(self, shown: dict[str, Any]) -> None:
+        """Take the lines a record kept: file -> [its line count, its lines by number]."""
+        for file, (count, around) in shown.items():
+            known = self._files.get(file)
+            if known is None:
+                self._files[file] = (count, dict(around))
+            else:
+                known[1].update(around)
 
     def lines(self, file: str, line: int) -> Sequence[str] | None:
         """The file's lines (a sequence as long as the file) for showing ``line``: None unless the

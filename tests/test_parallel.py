@@ -90,15 +90,13 @@ def test_default_jobs_follow_the_number_of_files() -> None:
 
 
 def test_spawned_workers_know_the_configurations_gpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Where fork is not available (macOS, Windows), workers start from nothing: the GPUs and models
-    of the configuration must reach them as they reach the in-process run."""
-    import multiprocessing
-
+    """Where fork is not available (Windows), workers are spawned and start from nothing: the GPUs
+    and models of the configuration must reach them as they reach the in-process run."""
     from mtplint import parallel
     from mtplint.user_catalog import register_user_catalog
     from tests.test_user_catalog import COMPOSE, PYPROJECT
 
-    monkeypatch.setattr(parallel, "_process_context", lambda: multiprocessing.get_context("spawn"))
+    monkeypatch.setattr(parallel, "_can_fork", lambda: False)
     (tmp_path / "pyproject.toml").write_text(PYPROJECT)
     for name in ("a", "b"):
         (tmp_path / name).mkdir()
@@ -191,3 +189,38 @@ def test_a_candidate_is_sent_as_the_text_of_its_path() -> None:
     back = pickle.loads(sent)
     assert back == candidate and isinstance(back.path, Path)
 
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forked workers only where the system forks")
+def test_a_forked_workers_channel_carries_messages_larger_than_a_pipe() -> None:
+    """Chunks and records go through pipes whose buffers hold 64 KiB: a message of megabytes is
+    written and read in parts, and arrives whole; a closed end reads as the end of the conversation."""
+    from mtplint.parallel import _Channel
+
+    to_child, from_parent = os.pipe()
+    to_parent, from_child = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child echoes every message until the parent closes its end
+        code = 0
+        try:
+            os.close(from_parent)
+            os.close(to_parent)
+            child = _Channel(to_child, from_child)
+            while True:
+                child.send(child.recv())
+        except EOFError:
+            pass
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(to_child)
+    os.close(from_child)
+    parent = _Channel(to_parent, from_parent)
+    message = {"records": [os.urandom(1 << 16) for _ in range(48)], "text": "é" * 100_000}
+    parent.send(message)
+    assert parent.recv() == message
+    parent.send(None)
+    assert parent.recv() is None
+    parent.close()
+    assert os.waitpid(pid, 0)[1] == 0
