@@ -86,15 +86,6 @@ class Candidate(FrozenRecord):
         self.explicit = explicit
         self.group = group
 
-    def __reduce__(self) -> tuple[Callable[..., Candidate], tuple[str, str, bool, int]]:
-        # the path as its text: a run with workers sends them thousands of candidates, and a path
-        # pickled as its parts takes twice as long to send and to build again
-        return _candidate, (os.fspath(self.path), self.kind, self.explicit, self.group)
-
-
-def _candidate(path: str, kind: str, explicit: bool, group: int) -> Candidate:
-    return Candidate(Path(path), kind, explicit, group)
-
 
 _COMPOSE_NAME = re.compile(r"(docker-)?compose[\w.-]*\.ya?ml")
 

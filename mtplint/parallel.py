@@ -55,6 +55,8 @@ if TYPE_CHECKING:
 
     Record = dict[str, Any]
     Deps = dict[str, dict[str, str]]
+    #: a file of a chunk sent to a worker: its index in the run, path, kind, whether it was named, group
+    SentCandidate = tuple[int, str, str, bool, int]
 
 
 def cpu_count() -> int:
@@ -331,11 +333,12 @@ def _worker_main(connection: Connection | _Channel, with_deps: bool, first_group
         pass  # the parent is gone or interrupted: it reports what there is to report
 
 
-def _worker_chunk(chunk: list[tuple[int, Candidate]],
+def _worker_chunk(chunk: list[SentCandidate],
                   new_groups: dict[int, tuple[LintSettings, list[str]]]) -> list[tuple[int, Record, Deps | None]]:
-    """``new_groups``: the configurations of the chunk's files (and the first one), by group: the
-    walk finds configurations as it goes, after the workers started, and any worker may get any
-    chunk. A worker builds each group the first time it meets it."""
+    """``chunk``: the files, as :meth:`_Worker.give` sends them. ``new_groups``: the configurations of
+    the chunk's files (and the first one), by group: the walk finds configurations as it goes, after
+    the workers started, and any worker may get any chunk. A worker builds each group the first time
+    it meets it."""
     w = _WORKER
     groups: dict[int, _Group] = w["groups"]
     for number, (settings, codes) in new_groups.items():
@@ -344,16 +347,17 @@ def _worker_chunk(chunk: list[tuple[int, Candidate]],
     if w["loader"] is None:
         w["loader"] = _run_loader(groups[0].settings.pipeline.root, w["with_deps"])
     done = []
-    for index, candidate in chunk:
-        group = groups[candidate.group]
+    for index, path, kind, explicit, number in chunk:
+        group = groups[number]
         # always, even with one group: a spawned worker (macOS, Windows) starts with no
         # configuration GPUs or models registered, a forked one with whatever the parent left
-        if w["active"] != candidate.group:
+        if w["active"] != number:
             from mtplint.config import activate
 
             activate(group.settings)
-            w["active"] = candidate.group
-        done.append((index, *analyse(candidate, w["loader"], group, w["with_deps"])))
+            w["active"] = number
+        done.append((index, *analyse(Candidate(Path(path), kind, explicit, number), w["loader"], group,
+                                     w["with_deps"])))
     return done
 
 
@@ -641,8 +645,11 @@ class _Worker:
 
     def give(self, chunk: list[tuple[int, Candidate]], units: _Units) -> None:
         numbers = {candidate.group for _, candidate in chunk} | {0}
-        self.connection.send((chunk, {number: units.groups[number].for_worker()
-                                      for number in sorted(numbers - self.groups)}))
+        # each file as plain values: a candidate pickled as itself calls back into Python for each
+        sent: list[SentCandidate] = [(index, os.fspath(candidate.path), candidate.kind, candidate.explicit,
+                                      candidate.group) for index, candidate in chunk]
+        self.connection.send((sent, {number: units.groups[number].for_worker()
+                                     for number in sorted(numbers - self.groups)}))
         self.groups |= numbers
         self.chunks.append(chunk)
 

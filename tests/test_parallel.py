@@ -176,21 +176,6 @@ def test_a_failing_worker_loses_no_file(tmp_path: Path, monkeypatch: pytest.Monk
     assert _check(tree, "--jobs", "3") == one
 
 
-def test_a_candidate_is_sent_as_the_text_of_its_path() -> None:
-    """Workers get thousands of candidates a run: each is pickled as its path's text (not the path's
-    parts) and comes back equal, with a path object."""
-    import pickle
-
-    from mtplint.discover import Candidate
-
-    candidate = Candidate(Path("deploy/a b/compose.yaml"), "compose", explicit=True, group=3)
-    sent = pickle.dumps(candidate, protocol=pickle.HIGHEST_PROTOCOL)
-    assert b"deploy/a b/compose.yaml" in sent
-    back = pickle.loads(sent)
-    assert back == candidate and isinstance(back.path, Path)
-
-
-
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="forked workers only where the system forks")
 def test_a_forked_workers_channel_carries_messages_larger_than_a_pipe() -> None:
     """Chunks and records go through pipes whose buffers hold 64 KiB: a message of megabytes is
