@@ -28,7 +28,7 @@ import pickle
 import select
 import sys
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
 from pathlib import Path
 from time import monotonic
@@ -434,35 +434,34 @@ class _Channel:
                 os.close(descriptor)
 
 
-def _fork_worker(with_deps: bool, first_group: _Group, inherited: Sequence[_Channel]) -> tuple[_Channel, int]:
-    """A worker forked from this process, which starts with everything it imported and loaded (the
-    rules, the flag tables); this process's channel to it, and its process id. ``inherited``: the
-    channels to the workers forked before it, closed in it."""
-    to_worker, from_here = os.pipe()
-    to_here, from_worker = os.pipe()
+def _fork(work: Callable[[_Channel], None], inherited: Sequence[_Channel] = ()) -> tuple[_Channel, int]:
+    """A process forked from this one, which starts with everything it imported and loaded (for a
+    worker: the rules, the flag tables), does ``work`` over its channel to this process and exits;
+    this process's channel to it, and its process id. ``inherited``: channels of this process to
+    processes forked before it, closed in it."""
+    to_child, from_here = os.pipe()
+    to_here, from_child = os.pipe()
     for stream in (sys.stdout, sys.stderr):  # what is buffered is written once, by this process
         with suppress(Exception):
             stream.flush()
     pid = os.fork()
-    if pid == 0:  # pragma: no cover - the worker (coverage does not follow a fork)
+    if pid == 0:  # pragma: no cover - the child (coverage does not follow a fork)
         code = 0
         try:
             os.close(from_here)
             os.close(to_here)
             for channel in inherited:
                 channel.close()
-            _worker_main(_Channel(to_worker, from_worker), with_deps, first_group)
+            work(_Channel(to_child, from_child))
         except BaseException:
             code = 1
         finally:
             # not the interpreter's exit: this process's atexit handlers and open files are the parent's
             os._exit(code)
-    os.close(to_worker)
-    os.close(from_worker)
+    os.close(to_child)
+    os.close(from_child)
     return _Channel(to_here, from_here), pid
 
-
-# -- the run ---------------------------------------------------------------------------------------
 
 # -- the run ---------------------------------------------------------------------------------------
 
@@ -594,7 +593,7 @@ class _Worker:
     """A worker process, the connection to it, and the chunks sent to it whose records have not come
     back (the first one it is linting, the next one waiting in the connection).
 
-    Forked where the system can (:func:`_fork_worker`); elsewhere (Windows) a :mod:`multiprocessing`
+    Forked where the system can (:func:`_fork`); elsewhere (Windows) a :mod:`multiprocessing`
     process spawned, which imports mtplint again and is sent its settings."""
 
     def __init__(self, with_deps: bool, first_group: _Group, others: Sequence[_Worker]) -> None:
@@ -602,8 +601,8 @@ class _Worker:
         self._pid: int | None = None
         self._process: Any = None
         if _can_fork():
-            self.connection, self._pid = _fork_worker(with_deps, first_group,
-                                                      [other.connection for other in others])
+            self.connection, self._pid = _fork(lambda channel: _worker_main(channel, with_deps, first_group),
+                                               [other.connection for other in others])
         else:
             import multiprocessing
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -180,28 +181,14 @@ def test_a_failing_worker_loses_no_file(tmp_path: Path, monkeypatch: pytest.Monk
 def test_a_forked_workers_channel_carries_messages_larger_than_a_pipe() -> None:
     """Chunks and records go through pipes whose buffers hold 64 KiB: a message of megabytes is
     written and read in parts, and arrives whole; a closed end reads as the end of the conversation."""
-    from mtplint.parallel import _Channel
+    from mtplint.parallel import _Channel, _fork
 
-    to_child, from_parent = os.pipe()
-    to_parent, from_child = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child echoes every message until the parent closes its end
-        code = 0
-        try:
-            os.close(from_parent)
-            os.close(to_parent)
-            child = _Channel(to_child, from_child)
+    def echo(channel: _Channel) -> None:  # in the child, until this process closes its end
+        with contextlib.suppress(EOFError):
             while True:
-                child.send(child.recv())
-        except EOFError:
-            pass
-        except BaseException:
-            code = 1
-        finally:
-            os._exit(code)
-    os.close(to_child)
-    os.close(from_child)
-    parent = _Channel(to_parent, from_parent)
+                channel.send(channel.recv())
+
+    parent, pid = _fork(echo)
     message = {"records": [os.urandom(1 << 16) for _ in range(48)], "text": "é" * 100_000}
     parent.send(message)
     assert parent.recv() == message
