@@ -159,6 +159,11 @@ class ShownLines:
         #: file (as findings show it) -> its line count and its lines by number (a text: records are JSON)
         self._files: dict[str, tuple[int, dict[str, str]]] = {}
 
+    def __eq__(self, other: object) -> bool:  # a Result compares by its fields, this one among them
+        return self._files == other._files if isinstance(other, ShownLines) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal-when-equal-lines and mutable
+
     def add(self, shown: dict[str, Any]) -> None:
         """Take the lines a record kept: file -> [its line count, its lines by number]."""
         for file, (count, around) in shown.items():
@@ -182,6 +187,9 @@ class ShownLines:
 
 
 class _KeptLines(Sequence[str]):
+    """A file's lines as the report reads them, by index (``lines[number - 1]``) and count; only the
+    kept ones can be read."""
+
     __slots__ = ("_count", "_around")
 
     def __init__(self, count: int, around: dict[str, str]) -> None:

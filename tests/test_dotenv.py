@@ -144,3 +144,11 @@ def test_export_and_inline_comments_read_as_their_patterns_say(prefix: str, key:
         comment = re.search(r"[ \t]#", written)
         end = comment.start() if comment else 0 if written.startswith("#") else len(written)
         assert pairs[-1][1] == written[:end].rstrip(" \t\r")
+
+
+def test_a_carriage_return_after_export_is_a_blank_as_in_compose_go() -> None:
+    """compose-go trims every blank of its ``isSpace`` after ``export`` (dotenv/parser.go,
+    ``locateKeyName``), a lone carriage return among them: ``export \\ra`` is the bare key ``a``, as
+    ``\\ra`` is (found by the property test above)."""
+    for text in ("export \ra", "export\t\ra", "\ra"):
+        assert [(name, token.value) for name, token in parse_env_file(SourceFile.from_text(text))] == [("a", "${a}")]

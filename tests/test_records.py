@@ -66,3 +66,19 @@ def test_repr_names_every_field_and_records_pickle_for_worker_processes() -> Non
 def test_records_have_no_instance_dict() -> None:
     with pytest.raises(AttributeError):
         Point(1, 2).z = 3  # type: ignore[attr-defined]
+
+
+def test_a_runs_result_compares_by_its_fields_the_lines_kept_for_the_report_among_them() -> None:
+    from mtplint.pipeline import Result
+
+    one, other = Result(files_seen=2), Result(files_seen=2)
+    assert one == other
+    one.shown.add({"compose.yaml": [3, {"1": "services:", "2": "  vllm:"}]})
+    assert one != other
+    other.shown.add({"compose.yaml": [3, {"1": "services:"}]})
+    other.shown.add({"compose.yaml": [3, {"2": "  vllm:"}]})  # a second record's lines of the same file
+    assert one == other
+    kept = one.shown.lines("compose.yaml", 1)
+    assert kept is not None and len(kept) == 3 and (kept[0], kept[1]) == ("services:", "  vllm:")
+    assert one.shown.lines("compose.yaml", 3) is None  # line 3 was not kept: the report reads the file
+    assert one.shown.lines("other.yaml", 1) is None

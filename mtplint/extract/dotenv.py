@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     Dialect = Literal["compose", "systemd"]
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+#: compose-go's ``isSpace`` (dotenv/parser.go): the blanks it trims after ``export``
+_BLANKS_AFTER_EXPORT = " \t\v\f\r\x85\xa0"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: what a double-quoted value's reader acts on (:meth:`_Parser._quoted`), and an unquoted one's
 _QUOTED_STOPS, _UNQUOTED_STOPS = "\\$", "$"
@@ -174,9 +176,10 @@ class _Parser:
     def _assignment(self, line_end: int) -> tuple[str, Token] | None:
         text = self.text
         if self.dialect == "compose" and text.startswith("export", self.position, line_end):
-            # ``export`` and blanks before the key
+            # ``export`` and blanks before the key: what compose-go's dotenv parser trims there
+            # (``strings.TrimLeftFunc(..., isSpace)``), a carriage return among them
             blanks_end = after = self.position + len("export")
-            while blanks_end < line_end and text[blanks_end] in " \t":
+            while blanks_end < line_end and text[blanks_end] in _BLANKS_AFTER_EXPORT:
                 blanks_end += 1
             if blanks_end > after:
                 self.position = blanks_end
