@@ -198,8 +198,8 @@ def measure(plan: Plan, repeats: int, alternate: bool = False) -> dict[str, Seri
     through the rounds favours neither side.
     """
     series = {key: Series(label) for key, (label, _) in plan.items()}
+    steps = list(plan.items())
     for round_number in range(repeats):
-        steps = list(plan.items())
         for key, (_, action) in (reversed(steps) if alternate and round_number % 2 else steps):
             series[key].runs.append(action())
         print(f"    round {round_number + 1}/{repeats} done", flush=True)

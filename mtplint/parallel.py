@@ -39,7 +39,7 @@ from mtplint.discover import Candidate, discover_as_walked
 from mtplint.extract import MAX_FILE_BYTES, FileLoader
 from mtplint.lint import META_RULES, PARALLEL_THRESHOLD
 from mtplint.pipeline import Result, extract_file, model_launch
-from mtplint.source import Diagnostic, Issues, SourceFile, Span
+from mtplint.source import Diagnostic, Issues, SourceFile, Span, frame_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ def shown_lines(spans: Iterable[Span], loader: FileLoader, launch_source: Source
                 continue  # not read by this run (the report reads it)
             lines = split[span.file] = source.text.splitlines()
         count, around = shown.setdefault(span.file, [len(lines), {}])
-        for number in range(max(1, span.line - 1), min(span.line + 1, count) + 1):
+        for number in frame_lines(span.line, count):
             around[str(number)] = lines[number - 1]  # str: the record may be stored as JSON
     return shown
 
@@ -227,6 +227,8 @@ def _launch_records(candidate: Candidate, launches: list[Launch], loader: FileLo
         }
         records.append(item)
         launch_issues = Issues()
+        findings: list[Finding] = []
+        unresolved: list[Finding] = []
         try:
             report = model_launch(launch, loader, launch_issues, settings.pipeline)
         except Exception as error:  # one bad launch must not stop the run (as pipeline.run)
@@ -236,24 +238,21 @@ def _launch_records(candidate: Candidate, launches: list[Launch], loader: FileLo
                 f"{launch.source.display}: internal error while modelling a launch ({type(error).__name__}: {error})\n"
                 f"{traceback.format_exc()}"
             )
-            item["diagnostics"] = _diagnostics_json(launch_issues.items)
-            item["shown"] = shown_lines([diagnostic.span for diagnostic in launch_issues.items], loader, launch.source)
-            continue
-        item["diagnostics"] = _diagnostics_json(launch_issues.items)
-        if item["noqa"]:  # the last line matters only to a noqa comment after it
-            item["end"] = launch_end_line(report)
-        report.objective = settings.objective
-        findings = run_rules(group.checked, report)
-        unresolved: list[Finding] = []
-        if group.unresolved_rule:
-            from mtplint.checks.mtp003 import unresolved_findings
-
-            unresolved = list(unresolved_findings(group.catalog["MTP003"], report, group.rules))
-        if as_objects:
-            item["found"] = findings + unresolved
         else:
-            item["findings"] = [finding_json(finding) for finding in findings]
-            item["unresolved"] = [finding_json(finding) for finding in unresolved]
+            if item["noqa"]:  # the last line matters only to a noqa comment after it
+                item["end"] = launch_end_line(report)
+            report.objective = settings.objective
+            findings = run_rules(group.checked, report)
+            if group.unresolved_rule:
+                from mtplint.checks.mtp003 import unresolved_findings
+
+                unresolved = list(unresolved_findings(group.catalog["MTP003"], report, group.rules))
+            if as_objects:
+                item["found"] = findings + unresolved
+            else:
+                item["findings"] = [finding_json(finding) for finding in findings]
+                item["unresolved"] = [finding_json(finding) for finding in unresolved]
+        item["diagnostics"] = _diagnostics_json(launch_issues.items)
         item["shown"] = shown_lines([diagnostic.span for diagnostic in launch_issues.items]
                                     + [finding.span for finding in (*findings, *unresolved)], loader, launch.source)
     return records

@@ -148,6 +148,12 @@ class SourceFile:
         return MappedText(self.text, list(range(len(self.text) + 1)), self)
 
 
+def frame_lines(line: int, count: int) -> range:
+    """The line numbers a finding's code frame shows in a file of ``count`` lines: its ``line`` and
+    the line either side (the report's frame, and the lines a record keeps for it)."""
+    return range(max(1, line - 1), min(line + 1, count) + 1)
+
+
 class ShownLines:
     """The lines a report shows of the files findings point into, where the files' texts are not
     kept (the records of files linted in worker processes, or taken from the cache): each file's
@@ -181,7 +187,7 @@ class ShownLines:
         if known is None:
             return None
         count, around = known
-        if not all(str(number) in around for number in range(max(1, line - 1), min(line + 1, count) + 1)):
+        if not all(str(number) in around for number in frame_lines(line, count)):
             return None
         return _KeptLines(count, around)
 

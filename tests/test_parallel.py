@@ -160,8 +160,6 @@ def test_this_process_lints_part_of_the_files(tmp_path: Path, monkeypatch: pytes
 def test_a_failing_worker_loses_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: str) -> None:
     """A chunk a worker cannot lint (an exception there, or the worker killed) is linted by this
     process: the report is still the one-process report."""
-    import os
-
     from mtplint import parallel
 
     tree = build(tmp_path, copies=20)

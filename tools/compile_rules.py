@@ -1,9 +1,10 @@
-"""Write ``mtplint/checks/builtin_rules.json`` and ``builtin_docs.json``, the compiled form of ``rules/*.yaml``.
+"""Write ``mtplint/checks/builtin_rules.json`` and ``builtin_docs.json``, the compiled form of
+``rules/*.yaml``.
 
 The YAML files stay the source of truth (they ship in the wheel too); the JSON only saves start-up
-the cost of parsing them (the documentation apart: most runs never read it). Each file records a digest of the files it was made from, so a stale copy is
-ignored at run time (the YAML is parsed instead) and fails ``tests/test_cache.py``. Run after
-editing a rule::
+the cost of parsing them (the documentation in a file of its own: most runs never read it). Each
+records a digest of the files it was made from, so a stale copy is ignored at run time (the YAML is
+parsed instead) and fails ``tests/test_cache.py``. Run after editing a rule::
 
     python tools/compile_rules.py
 """

@@ -369,26 +369,27 @@ def compile_catalog(paths: list[Path]) -> tuple[dict[str, Any], dict[str, Any]]:
     return {"digest": digest, "rules": documents}, {"digest": digest, "docs": docs}
 
 
-def _compiled_rules(paths: list[Path]) -> tuple[Rule, ...] | None:
+def _read_compiled(compiled_file: Path, paths: list[Path]) -> dict[str, Any] | None:
+    """A compiled file's data, or None when it is missing, unreadable or compiled from other rule
+    files than ``paths`` (a rule file was edited since: the YAML wins)."""
     try:
-        compiled = json.loads(COMPILED_CATALOG.read_text(encoding="utf-8"))
+        compiled = json.loads(compiled_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(compiled, dict) or compiled.get("digest") != rules_digest(paths):
-        return None  # a rule file was edited since: the YAML wins
-    return tuple(_rule_from(document["data"], "builtin") for document in compiled["rules"])
+        return None
+    return compiled
+
+
+def _compiled_rules(paths: list[Path]) -> tuple[Rule, ...] | None:
+    compiled = _read_compiled(COMPILED_CATALOG, paths)
+    return None if compiled is None else tuple(_rule_from(document["data"], "builtin") for document in compiled["rules"])
 
 
 @cache
 def _compiled_docs() -> dict[str, Any] | None:
-    try:
-        compiled = json.loads(COMPILED_DOCS.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(compiled, dict) or compiled.get("digest") != rules_digest(_rule_files()):
-        return None
-    docs: dict[str, Any] = compiled["docs"]
-    return docs
+    compiled = _read_compiled(COMPILED_DOCS, _rule_files())
+    return None if compiled is None else dict(compiled["docs"])
 
 
 def _builtin_docs(code: str) -> dict[str, Any]:

@@ -91,6 +91,7 @@ def full(findings: Sequence[Finding], result: Result | None = None, unsafe_fixes
     if not findings:
         return ""  # a run without findings may not have loaded the rules at all
     from mtplint.checks import applies
+    from mtplint.source import frame_lines
 
     sources = _SourceLines(result)
     out: list[str] = []
@@ -102,11 +103,11 @@ def full(findings: Sequence[Finding], result: Result | None = None, unsafe_fixes
         line = span.line
         lines = sources.around(span.file, line)
         if 0 < line <= len(lines):
-            last = min(line + 1, len(lines))
-            width = len(str(last))
+            shown = frame_lines(line, len(lines))
+            width = len(str(shown[-1]))
             frame = " " * width + " |"
             out.append(frame)
-            for number in range(max(1, line - 1), last + 1):
+            for number in shown:
                 text = lines[number - 1].expandtabs(1)
                 # rjust, not a nested format spec (f"{number:>{width}}"): half the time, on every line shown
                 out.append(f"{str(number).rjust(width)} | {text}".rstrip())
