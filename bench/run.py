@@ -415,7 +415,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs-pairs", type=int,
                         help="side-by-side pairs of whole-tree runs, one process and --jobs, for their ratio (default 15:"
                              " ~2 s each, and the machine's speed drifts by more than the margin within minutes)")
-    parser.add_argument("--no-scaling", action="store_true", help="skip the 2N-files run")
+    parser.add_argument("--scaling-pairs", type=int,
+                        help="side-by-side pairs of one-process runs over N and 2N files, for their ratio (default 9)")
+    parser.add_argument("--no-scaling", action="store_true", help="skip the 2N-files runs")
     parser.add_argument("--profile", choices=("auto", "always", "never"), default="auto",
                         help="add a cProfile of a whole-tree run to the report (auto: when a target is missed)")
     parser.add_argument("--output", type=Path, default=BENCH_DIR / "RESULTS.md", help="the report to write")
@@ -424,6 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     tree_repeats = args.repeats or (1 if args.quick else 3)
     file_repeats = args.file_repeats or (3 if args.quick else 41)
     args.jobs_pairs = args.jobs_pairs or (2 if args.quick else 15)
+    args.scaling_pairs = args.scaling_pairs or (2 if args.quick else 9)
     workdir = Path(tempfile.mkdtemp(prefix="mtplint-bench-"))
     try:
         return _bench(args, tree_repeats, file_repeats, workdir)
@@ -488,14 +491,8 @@ def _bench(args: argparse.Namespace, tree_repeats: int, file_repeats: int, workd
         print(f"one process and --jobs {args.jobs}: {args.jobs_pairs} pairs", flush=True)
         series.update(measure(pairs, args.jobs_pairs, alternate=True))
 
-    # ---- whole tree, the parse floor, the doubled tree and the peers, round by round: what a target
-    # compares with the one-process run comes right after it (the peers take a minute or more)
-    plan: Plan = {"tree_1": (f"mtplint check .{one_worker}",
-                             lambda: run_once([*mtplint_check(tools, 1), "."], root, sample_tree=True))}
-    floor_list = workdir / "floor-files.txt"
-    floor_list.write_text("\n".join([*files.yaml, *files.shell]) + "\n")
-    plan["floor"] = ("parse floor (libyaml + tree-sitter-bash)",
-                     lambda: run_once([tools.python, str(BENCH_DIR / "parse_floor.py"), str(floor_list)], root))
+    # ---- N files against 2N files, one process: pairs side by side as well (their ratio is a target,
+    # and a round of the plan below takes minutes, over which the machine's speed drifts)
     if not args.no_scaling:
         # two copies of the tree: 2N files of the same mix
         double = workdir / "double"
@@ -503,8 +500,23 @@ def _bench(args: argparse.Namespace, tree_repeats: int, file_repeats: int, workd
         for copy in ("a", "b"):
             shutil.copytree(root, double / copy, symlinks=True)
             warm_page_cache(tree_files(double / copy))
-        plan["tree_2x"] = (f"mtplint check .{one_worker} ({2 * n_files} files)",
-                           lambda: run_once([*mtplint_check(tools, 1), "."], double, sample_tree=True))
+        scaling: Plan = {
+            "scale_1": (f"mtplint check .{one_worker} (paired with 2N)",
+                        lambda: run_once([*mtplint_check(tools, 1), "."], root)),
+            "tree_2x": (f"mtplint check .{one_worker} ({2 * n_files} files)",
+                        lambda: run_once([*mtplint_check(tools, 1), "."], double)),
+        }
+        print(f"N and 2N files: {args.scaling_pairs} pairs", flush=True)
+        series.update(measure(scaling, args.scaling_pairs, alternate=True))
+
+    # ---- whole tree, the parse floor and the peers, round by round: what a target
+    # compares with the one-process run comes right after it (the peers take a minute or more)
+    plan: Plan = {"tree_1": (f"mtplint check .{one_worker}",
+                             lambda: run_once([*mtplint_check(tools, 1), "."], root, sample_tree=True))}
+    floor_list = workdir / "floor-files.txt"
+    floor_list.write_text("\n".join([*files.yaml, *files.shell]) + "\n")
+    plan["floor"] = ("parse floor (libyaml + tree-sitter-bash)",
+                     lambda: run_once([tools.python, str(BENCH_DIR / "parse_floor.py"), str(floor_list)], root))
     if parallel:
         plan["tree_n_rss"] = (f"mtplint check . --jobs {args.jobs} (memory sampled)",
                               lambda: run_once([*mtplint_check(tools, args.jobs), "."], root, sample_tree=True))
@@ -596,8 +608,10 @@ def _rows(series: dict[str, Series], n_files: int, jobs: int, tools: Tools) -> l
     double = series.get("tree_2x")
     if double:
         rows.append(Row(f"tree x2 ({2 * n_files} files), 1 worker: wall", f"{double.wall:.2f} s"))
-        scale = double.wall / tree_1.wall
-        rows.append(Row("scaling: time(2N) / time(N)", f"{scale:.2f}x", f"<= {SCALING_LIMIT}x", scale <= SCALING_LIMIT))
+        single_tree = series["scale_1"]  # the N-file runs it was paired with
+        scale = double.wall / single_tree.wall
+        rows.append(Row("scaling: time(2N) / time(N)", f"{scale:.2f}x ({_per_round(double, single_tree)})",
+                        f"<= {SCALING_LIMIT}x", scale <= SCALING_LIMIT))
         rows.append(Row("peak RSS, 2N files, 1 worker", f"{double.max_rss_mb:.0f} MB", f"< {RSS_LIMIT_MB:.0f} MB",
                         double.max_rss_mb < RSS_LIMIT_MB))
     return rows
@@ -648,8 +662,8 @@ def _report(args: argparse.Namespace, tools: Tools, files: TreeFiles, origin: st
         "",
         f"- Every run is a fresh process (median of {tree_repeats} runs per tree measurement, {file_repeats} per"
         " single-file measurement), timed from spawn to exit with output discarded; interpreter start-up counts for"
-        " every tool alike. The runs are interleaved (each round runs every measurement once, the parse floor and"
-        " the doubled tree right after the one-process run, the peers last), so what is compared is measured side"
+        " every tool alike. The runs are interleaved (each round runs every measurement once, the parse floor"
+        " right after the one-process run, the peers last), so what is compared is measured side"
         " by side in time. A target is judged on the ratio of the medians; beside it, the ratio"
         " within each round (its median and range) shows how far the machine's drift between rounds moved it."
         f" The `--jobs {args.jobs}` target is judged on {args.jobs_pairs} pairs of runs (one process and `--jobs`,"
@@ -674,7 +688,9 @@ def _report(args: argparse.Namespace, tools: Tools, files: TreeFiles, origin: st
         " with workers the RSS summed over the process tree is also sampled every 20 ms from /proc, in a run of"
         " its own each round: the timed pairs are not sampled (the sampler takes CPU time from a run that uses"
         " every core, and less from one that leaves a core idle).",
-        "- Scaling: a directory holding two copies of the tree (2N files), 1 worker.",
+        f"- Scaling: a directory holding two copies of the tree (2N files), 1 worker, in {args.scaling_pairs} pairs"
+        " with a run over the tree itself (N files), the order swapped every other pair as for `--jobs`: a round"
+        " with the peers takes minutes, and a ratio of runs minutes apart moved with the machine's drift.",
         "",
         "## Reproduce",
         "",
