@@ -413,8 +413,9 @@ def main(argv: list[str] | None = None) -> int:
                              " a few runs moves with the machine's load by more than the margins it is held to)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="workers for the all-cores run (default: all cores)")
     parser.add_argument("--jobs-pairs", type=int,
-                        help="side-by-side pairs of whole-tree runs, one process and --jobs, for their ratio (default 15:"
-                             " ~2 s each, and the machine's speed drifts by more than the margin within minutes)")
+                        help="side-by-side pairs of whole-tree runs, one process and --jobs, for their ratio (default 31:"
+                             " ~2-5 s each; the machine's speed drifts by more than the margin within minutes, and"
+                             " 15 consecutive pairs of one series gave ratios from 0.55x to 0.75x)")
     parser.add_argument("--scaling-pairs", type=int,
                         help="side-by-side pairs of one-process runs over N and 2N files, for their ratio (default 9)")
     parser.add_argument("--no-scaling", action="store_true", help="skip the 2N-files runs")
@@ -425,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
 
     tree_repeats = args.repeats or (1 if args.quick else 3)
     file_repeats = args.file_repeats or (3 if args.quick else 41)
-    args.jobs_pairs = args.jobs_pairs or (2 if args.quick else 15)
+    args.jobs_pairs = args.jobs_pairs or (2 if args.quick else 31)
     args.scaling_pairs = args.scaling_pairs or (2 if args.quick else 9)
     workdir = Path(tempfile.mkdtemp(prefix="mtplint-bench-"))
     try:
