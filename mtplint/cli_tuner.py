@@ -64,6 +64,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _recommend(args: argparse.Namespace, out: TextIO) -> int:
     from mtplint.tuner.advisor import recommend
+    from mtplint.tuner.batching import describe_losses
 
     result = recommend(use_case=args.use_case, objective=args.objective, gpu=args.gpu, model=args.model,
                        engine=args.engine, concurrency=args.concurrency, kv_cache_dtype=args.kv_cache_dtype,
@@ -85,7 +86,8 @@ def _recommend(args: argparse.Namespace, out: TextIO) -> int:
     if result.crossover is not None:
         cross = result.crossover
         known = "" if cross.acceptance_known else " (default)"
-        lines.append(f"  crossover (k={cross.draft_tokens}): batch {cross.batch}; {cross.gain_at_one:.2f}x at batch 1; "
+        lines.append(f"  crossover (k={cross.draft_tokens}): batch {cross.batch} ({describe_losses(cross)}); "
+                     f"{cross.gain_at_one:.2f}x at batch 1; "
                      f"acceptance {cross.acceptance:g}{known}; weights {cross.weights.label}")
     if result.memory is not None:
         memory = result.memory
@@ -165,6 +167,8 @@ def weights_fit_note(rows: list[dict[str, Any]]) -> str | None:
 
 
 def _crossover(args: argparse.Namespace, out: TextIO) -> int:
+    from mtplint.tuner.batching import MAX_BATCH, losses_cell
+
     engines = (args.engine,) if args.engine else ("vllm", "llama.cpp")
     rows = crossover_table(args.gpu, args.model, engines, args.weights, args.max_k, args.tensor_parallel,
                            args.acceptance)
@@ -181,23 +185,26 @@ def _crossover(args: argparse.Namespace, out: TextIO) -> int:
                 "acceptance": first.acceptance, "acceptance_known": first.acceptance_known,
                 "weights_fit": weights_fit_note(rows) is None,
                 "rows": [{"engine": row["engine"], "k": row["k"], "crossover_batch": row["batch"],
+                          "losing_ranges": [[first, None if last >= MAX_BATCH else last]
+                                            for first, last in row["crossover"].losses],
                           "speedup": {str(b): round(v, 3) for b, v in row["speedup"].items()}} for row in rows]}
         out.write(json.dumps(data, indent=2) + "\n")
         return EXIT_CLEAN
     known = "" if first.acceptance_known else ", a default"
     out.write(f"MTP speed-up by batch size: {args.model or 'a dense 8B model (no --model)'} on {first.gpu.id}, "
               f"{first.weights.label} weights, acceptance {first.acceptance:g}{known}\n")
-    header = ["engine", "k", "crossover"] + [f"b={b}" for b in TABLE_BATCHES]
+    header = ["engine", "k", "loses at"] + [f"b={b}" for b in TABLE_BATCHES]
     table = [header]
     for row in rows:
-        table.append([row["engine"], str(row["k"]), str(row["batch"]) if row["batch"] else "none",
+        table.append([row["engine"], str(row["k"]), losses_cell(row["crossover"]),
                       *(f"{row['speedup'][b]:.2f}" for b in TABLE_BATCHES)])
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
     for line in table:
         out.write("  ".join(cell.rjust(width) if i else cell.ljust(width)
                             for i, (cell, width) in enumerate(zip(line, widths, strict=True))).rstrip() + "\n")
-    out.write("crossover: the largest batch at which MTP is still >= 1x; b=N: speed-up at N concurrent sequences "
-              "(model: mtplint/tuner/batching.py, speed-ups within about +-25%, the crossover within a factor of ~2)\n")
+    out.write(f"loses at: the batch sizes where MTP is below 1x, followed up to {MAX_BATCH} (6+: from 6 on; none: "
+              "it pays at every batch); b=N: speed-up at N concurrent sequences (model: mtplint/tuner/batching.py, "
+              "speed-ups within about +-25%, the crossover within a factor of ~2)\n")
     note = weights_fit_note(rows)
     if note is not None:
         out.write(f"note: {note}\n")

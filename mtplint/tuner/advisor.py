@@ -37,7 +37,7 @@ from enum import Enum
 from mtplint.hardware import Gpu, catalog, parse_gpu_spec
 from mtplint.models import ModelInfo, find_model
 from mtplint.records import FrozenRecord
-from mtplint.tuner.batching import Crossover, crossover
+from mtplint.tuner.batching import MAX_BATCH, Crossover, crossover, describe_losses
 from mtplint.tuner.commands import (
     ServeCommand,
     llama_mtp_command,
@@ -166,6 +166,7 @@ class Recommendation(FrozenRecord):
             "batch": self.batch,
             "crossover": None if cross is None else {
                 "k": cross.draft_tokens, "batch": cross.batch, "gain_at_one": round(cross.gain_at_one, 3),
+                "losing_ranges": [[first, None if last >= MAX_BATCH else last] for first, last in cross.losses],
                 "acceptance": cross.acceptance, "acceptance_known": cross.acceptance_known,
                 "weights": cross.weights.label, "knee_tokens": round(cross.knee_tokens, 1),
             },
@@ -412,11 +413,16 @@ def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str |
         if batch == 1:
             reason = (f"MTP does not pay even for one user: {gains[best]:.2f}x at best (k={best}) on "
                       f"{card.id} with {weights.label} weights")
+        elif goal is Objective.THROUGHPUT or cross.loses_at(batch):
+            reason = (f"{batch} concurrent sequences are past the crossover: {describe_losses(cross)} (k={best}) "
+                      f"on {card.id} with {weights.label} weights and gives {gains[best]:.2f}x at {batch}; turn it "
+                      f"on only for deployments below ~{max(cross.batch, 1)} concurrent sequences")
         else:
-            reason = (f"{batch} concurrent sequences are past the crossover: MTP pays only up to batch "
-                      f"{cross.batch} (k={best}) on {card.id} with {weights.label} weights and gives "
-                      f"{gains[best]:.2f}x at {batch}; turn it on only for deployments below ~{max(cross.batch, 1)} "
-                      "concurrent sequences")
+            # latency: a gain at the busy hour, but the curve dips below 1x on the way there
+            reason = (f"{batch} concurrent sequences gain {gains[best]:.2f}x (k={best}), but {describe_losses(cross)} "
+                      f"on {card.id} with {weights.label} weights: a server whose load passes through that range "
+                      f"is slower there than without MTP; turn it on for latency only below ~{max(cross.batch, 1)} "
+                      "concurrent sequences, or use objective throughput")
         if not plain_fits:
             notes.append(does_not_fit)
         return _disabled(reason, gains, cross, gains[best], build, plain_memory if plain_fits else None,
@@ -452,7 +458,7 @@ def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str |
                      "recurrent-state cache lines of this hybrid model (MTP203)")
     command = build(chosen, context, capture)
     gain = gains[chosen]
-    pays = f"MTP pays up to batch {cross.batch} on {card.id} with {weights.label} weights"
+    pays = f"{describe_losses(cross)} on {card.id} with {weights.label} weights"
     if batch == 1:
         reason = f"k={chosen} gives {gain:.2f}x decode speed for one user, the best of k=1-{max_k}; {pays}"
     elif goal is Objective.THROUGHPUT:
