@@ -52,7 +52,14 @@ from mtplint.tuner.memory import (
     _sglang_graph_max_bs,
     estimate,
 )
-from mtplint.tuner.sizes import GIB, ModelSizes, kv_bytes_per_element, model_sizes, weight_format
+from mtplint.tuner.sizes import (
+    GIB,
+    ModelSizes,
+    kv_bytes_per_element,
+    model_sizes,
+    smaller_weights_advice,
+    weight_format,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -403,8 +410,9 @@ def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str |
         assert plain_memory is not None
         does_not_fit = (f"the model does not fit: {plain_memory.terms_text()} GiB resident against a budget of "
                         f"{plain_memory.budget:.1f} GiB ({plain_memory.budget_text()}) leaves {plain_memory.left:.1f} "
-                        f"GiB where the KV cache and activations need at least {plain_memory.needed:.1f}; use a "
-                        "quantised checkpoint (FP8 / 4-bit / GGUF), more GPUs (tensor parallel) or fewer sequences")
+                        f"GiB where the KV cache and activations need at least {plain_memory.needed:.1f}; use "
+                        f"{smaller_weights_advice(plain_memory.inputs.weights)} (tensor parallel), or fewer "
+                        "sequences")
 
     # 3. MTP does not pay at this batch
     best = max(gains, key=lambda k: (gains[k], -k))
@@ -443,8 +451,9 @@ def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str |
         assert memory is not None
         reason = (f"MTP would give {gains[candidates[0]]:.2f}x but its buffers do not fit even at k=1: "
                   f"{memory.terms_text()} GiB of a {memory.budget:.1f} GiB budget leaves {memory.left:.1f} GiB where "
-                  f"the KV cache and activations need {memory.needed:.1f}; use FP8 KV, quantised weights or fewer "
-                  "sequences")
+                  f"the KV cache and activations need {memory.needed:.1f}; use "
+                  + ("FP8 KV, " if memory.inputs.kv_bytes >= 2 else "")
+                  + f"{smaller_weights_advice(memory.inputs.weights)}, or fewer sequences")
         return _disabled(reason, gains, curves[candidates[0]], gains[candidates[0]], build, plain_memory,
                          max_model_len, deployment, notes, _rule_urls("MTP201"), base)
     if chosen != candidates[0]:
