@@ -153,3 +153,27 @@ vllm serve Qwen/Qwen3.6-27B-FP8 --max-num-seqs 512 \\
     lines = int(message.split("at most ~", 1)[1].split()[0])
     assert 1 <= lines < 512
     assert f"set --max-cudagraph-capture-size {max(lines // 2, 1)}" in message
+
+
+@pytest.mark.parametrize(("dtype", "version"), [("turboquant_4bit", "0.33.0"), ("turbo4", "0.20.0")])
+def test_mtp505_never_suggests_turboquant_where_mtp101_forbids_it(dtype: str, version: str, tmp_path: Path) -> None:
+    """A misspelt TurboQuant dtype on a launch running MTP: the closest valid names are TurboQuant
+    presets, which MTP101 forbids with speculation on the same token; MTP505 leaves them out."""
+    script = f"""# mtplint: gpu=rtx-4090
+vllm serve Qwen/Qwen3.6-27B-AWQ --kv-cache-dtype {dtype} \\
+  --speculative-config '{{"method": "mtp", "num_speculative_tokens": 2}}'
+"""
+    findings = [f for f in _check({"serve.sh": script}, tmp_path, "--engine-version", f"vllm={version}")
+                if f["code"] == "MTP505"]
+    assert len(findings) == 1
+    message = str(findings[0]["message"])
+    advice = message.split(";", 1)[1]
+    assert "use " in advice and "`turboquant_" not in advice
+    assert "TurboQuant dtypes are left out: with speculative decoding" in message
+
+
+def test_mtp505_still_suggests_turboquant_without_speculation(tmp_path: Path) -> None:
+    script = "# mtplint: gpu=rtx-4090\nvllm serve Qwen/Qwen3.6-27B-AWQ --kv-cache-dtype turboquant_4bit\n"
+    findings = [f for f in _check({"serve.sh": script}, tmp_path, "--engine-version", "vllm=0.33.0")
+                if f["code"] == "MTP505"]
+    assert len(findings) == 1 and "use `turboquant_4bit_nc`" in str(findings[0]["message"])

@@ -22,12 +22,28 @@ def _hint(ctx: RuleContext, value: str, choices: list[str]) -> str:
     if ctx.engine == "sglang" and value.lower() == "fp8":
         # research/sglang.md §4.1: choices are fp8_e5m2/fp8_e4m3, `fp8` alone is invalid
         return "use `fp8_e4m3` (or `fp8_e5m2`); SGLang has no plain `fp8`"
+    left_out = ""
+    if ctx.value("spec_method"):
+        # MTP101 forbids TurboQuant with any speculative method on the same token: never suggest one
+        kept = [c for c in choices if not c.lower().startswith(TURBOQUANT_PREFIX)]
+        if len(kept) < len(choices):
+            left_out = ("; TurboQuant dtypes are left out: with speculative decoding they make vLLM generate "
+                        "degenerate loops (MTP101)")
+        choices = kept
+    return _suggestion(value, choices) + left_out
+
+
+def _suggestion(value: str, choices: list[str]) -> str:
     near = closest(value, choices, cutoff=0.5)
     if near:
         return "use " + " or ".join(f"`{c}`" for c in near[:2])
     common = [c for c in ("auto", "fp8", "fp8_e4m3", "fp8_e5m2", "bfloat16") if c in choices]
     rest = len(choices) - len(common)
     return "use one of " + ", ".join(f"`{c}`" for c in common) + (f" (or {rest} more)" if rest > 0 else "")
+
+
+#: the prefix of vLLM's TurboQuant KV-cache dtypes (MTP101)
+TURBOQUANT_PREFIX = "turboquant"
 
 
 def _sglang_fp8_fix(ctx: RuleContext, span: Span | None) -> Fix | None:
