@@ -22,7 +22,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from mtplint.tuner.advisor import Objective, Recommendation, UseCase, recommend
+    from mtplint.tuner.advisor import Objective, Recommendation, UseCase, quick_crossover, recommend
     from mtplint.tuner.batching import Crossover, crossover, crossover_for_report, speedup
     from mtplint.tuner.commands import ServeCommand, llama_mtp_command, sglang_mtp_command, vllm_mtp_command
     from mtplint.tuner.memory import MemoryEstimate, estimate_memory
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 #: for every launch, and must not pay for the recommender and its command builders
 _EXPORTS = {
     "Objective": "advisor", "Recommendation": "advisor", "UseCase": "advisor", "recommend": "advisor",
+    "quick_crossover": "advisor",
     "Crossover": "batching", "crossover": "batching", "crossover_for_report": "batching", "speedup": "batching",
     "ServeCommand": "commands", "llama_mtp_command": "commands", "sglang_mtp_command": "commands",
     "vllm_mtp_command": "commands", "MemoryEstimate": "memory", "estimate_memory": "memory",
@@ -60,6 +61,7 @@ __all__ = [
     "estimate_memory",
     "llama_mtp_command",
     "model_sizes",
+    "quick_crossover",
     "recommend",
     "sglang_mtp_command",
     "speedup",

@@ -221,6 +221,16 @@ class Crossover(FrozenRecord):
         self.model = model
         self.losses = losses
 
+    @property
+    def spec_tokens(self) -> int:
+        """``draft_tokens`` under the name of the tuner's original usage (``forge.mtp``)."""
+        return self.draft_tokens
+
+    @property
+    def crossover_batch_size(self) -> int:
+        """``batch``: MTP pays at every batch from 1 up to this one (``losses`` has the rest)."""
+        return self.batch
+
     def loses_at(self, batch: int) -> bool:
         """Whether MTP is slower than plain decoding at ``batch`` concurrent sequences (past
         :data:`MAX_BATCH`: whether the last range runs to the end of the followed curve)."""
@@ -362,25 +372,59 @@ def _acceptance(sizes: ModelSizes | None, acceptance: float | None) -> tuple[flo
     return DEFAULT_ACCEPTANCE, False
 
 
-def speedup(gpu: Gpu, model: ModelSizes | None, k: int, batch: int, weights: WeightFormat | None = None, *,
-            engine: str | None = None, acceptance: float | None = None, tensor_parallel: int = 1,
+def _named(gpu: Gpu | str, model: ModelSizes | str | None, weights: WeightFormat | None,
+           tensor_parallel: int) -> tuple[Gpu, ModelSizes | None, WeightFormat | None, int]:
+    """GPU and model given by name (``"rtx-3090"``, ``"rtx-4090x2"``, ``"Qwen/Qwen3.6-27B-FP8"``) as
+    catalog objects; a model name also gives the weight format (unless ``weights`` is given) and a
+    GPU count the tensor-parallel size (unless ``tensor_parallel`` is more than 1)."""
+    from mtplint.tuner.advisor import resolve_gpu, resolve_model
+
+    count = None
+    if isinstance(gpu, str):
+        gpu, count = resolve_gpu(gpu)
+    if isinstance(model, str):
+        name = model
+        model = model_sizes(resolve_model(name).id)
+        weights = weights or weight_format(name, None, model)
+    return gpu, model, weights, tensor_parallel if tensor_parallel > 1 else count or 1
+
+
+def speedup(gpu: Gpu | str, model: ModelSizes | str | None, k: int, batch: int, weights: WeightFormat | None = None,
+            *, engine: str | None = None, acceptance: float | None = None, tensor_parallel: int = 1,
             verify_tokens: int | None = None) -> float:
     """Expected decode speed-up of MTP with ``k`` draft tokens at ``batch`` concurrent sequences.
 
-    ``verify_tokens``: tokens verified per sequence when the drafts form a tree (default ``k + 1``)."""
+    ``gpu`` and ``model`` are catalog objects or names (see :func:`crossover`); ``verify_tokens``:
+    tokens verified per sequence when the drafts form a tree (default ``k + 1``)."""
+    if isinstance(gpu, str) or isinstance(model, str):
+        gpu, model, weights, tensor_parallel = _named(gpu, model, weights, tensor_parallel)
     form = weights or weight_format(None, None, model)
     alpha, _ = _acceptance(model, acceptance)
     return _Model(gpu, model, form, kernels_for(engine, form), tensor_parallel, alpha).speedup(
         k, max(1, batch), verify_tokens)
 
 
-# a pure function of immutable inputs; a tree's launches share a few GPU/model/k combinations
-@lru_cache(maxsize=1024)
-def crossover(gpu: Gpu, model: ModelSizes | None, k: int, weights: WeightFormat | None = None, *,
+def crossover(gpu: Gpu | str, model: ModelSizes | str | None, k: int, weights: WeightFormat | None = None, *,
               engine: str | None = None, acceptance: float | None = None, tensor_parallel: int = 1,
               verify_tokens: int | None = None) -> Crossover:
-    """The crossover batch, the batch-1 gain and the speed-up curve for ``k`` draft tokens
-    (``verify_tokens`` per sequence when the drafts form a tree, default ``k + 1``)."""
+    """The crossover batch, the losing ranges, the batch-1 gain and the speed-up curve for ``k``
+    draft tokens (``verify_tokens`` per sequence when the drafts form a tree, default ``k + 1``).
+
+    ``gpu`` is a catalog :class:`~mtplint.hardware.Gpu` or its name (``"rtx-3090"``; ``"h100-sxmx4"``
+    also sets the tensor-parallel size); ``model`` the catalog's :class:`ModelSizes`, a model name
+    (``"Qwen/Qwen3.6-27B-FP8"``: the weight format comes from it unless ``weights`` is given) or None
+    (a dense 8B). Raises ValueError for a name the catalogs do not know."""
+    if isinstance(gpu, str) or isinstance(model, str):
+        gpu, model, weights, tensor_parallel = _named(gpu, model, weights, tensor_parallel)
+    return _crossover(gpu, model, k, weights, engine=engine, acceptance=acceptance, tensor_parallel=tensor_parallel,
+                      verify_tokens=verify_tokens)
+
+
+# a pure function of immutable inputs; a tree's launches share a few GPU/model/k combinations
+@lru_cache(maxsize=1024)
+def _crossover(gpu: Gpu, model: ModelSizes | None, k: int, weights: WeightFormat | None = None, *,
+               engine: str | None = None, acceptance: float | None = None, tensor_parallel: int = 1,
+               verify_tokens: int | None = None) -> Crossover:
     form = weights or weight_format(None, None, model)
     alpha, known = _acceptance(model, acceptance)
     kernels = kernels_for(engine, form)
