@@ -25,11 +25,10 @@ def _hint(ctx: RuleContext, value: str, choices: list[str]) -> str:
     left_out = ""
     if ctx.value("spec_method"):
         # MTP101 forbids TurboQuant with any speculative method on the same token: never suggest one
-        kept = [c for c in choices if not c.lower().startswith(TURBOQUANT_PREFIX)]
-        if len(kept) < len(choices):
+        if any(c.lower().startswith(TURBOQUANT_PREFIX) for c in closest(value, choices, cutoff=0.5)[:2]):
             left_out = ("; TurboQuant dtypes are left out: with speculative decoding they make vLLM generate "
                         "degenerate loops (MTP101)")
-        choices = kept
+        choices = [c for c in choices if not c.lower().startswith(TURBOQUANT_PREFIX)]
     return _suggestion(value, choices) + left_out
 
 

@@ -316,7 +316,7 @@ def recommend(*, use_case: UseCase | str = UseCase.SINGLE_USER, objective: Objec
               engine: str | None = None, concurrency: int | None = None, kv_cache_dtype: str | None = None,
               quantization: str | None = None, tensor_parallel: int | None = None,
               max_model_len: int | None = None, engine_version: str | None = None,
-              max_k: int = MAX_DRAFT_TOKENS) -> Recommendation:
+              max_k: int = MAX_DRAFT_TOKENS, engine_versions: dict[str, str] | None = None) -> Recommendation:
     """Whether to run MTP for this deployment, with which k, the expected gain and the serve command.
 
     ``gpu`` (or ``gpu_id``, its name in the tuner's original usage) is a catalog id or name
@@ -327,8 +327,10 @@ def recommend(*, use_case: UseCase | str = UseCase.SINGLE_USER, objective: Objec
     as a 4-bit GGUF (llama.cpp). When the checkpoint named does not fit but the catalog knows a
     smaller published one (the FP8 release, an MTP-keeping GGUF), the command uses that and a note
     says so; llama.cpp always gets a GGUF. A TurboQuant KV-cache dtype (vLLM's only) keeps MTP off
-    on every engine, saying why. Raises ValueError for an unknown GPU, model, engine, use case or
-    objective, or for no GPU.
+    on every engine, saying why. ``engine_version`` is the version of the engine served;
+    ``engine_versions`` (a configuration's ``engine-versions``) gives one per engine for an engine
+    the tuner chooses, and ``engine_version`` wins over it. Raises ValueError for an unknown GPU,
+    model, engine, use case or objective, or for no GPU.
     """
     use = UseCase(use_case)
     goal = Objective(objective)
@@ -358,6 +360,7 @@ def recommend(*, use_case: UseCase | str = UseCase.SINGLE_USER, objective: Objec
     if info.mtp_layers:
         engine, model = _checkpoint(engine, model, info, card, tp, batch, quantization, kv_cache_dtype,
                                     max_model_len, chosen_by_tuner and engine_version is None, notes)
+    engine_version = engine_version or (engine_versions or {}).get(engine)
     base: dict[str, Any] = {"engine": engine, "gpu": card.id, "model": model, "use_case": use, "objective": goal,
                             "batch": batch}
 
@@ -434,8 +437,8 @@ def recommend(*, use_case: UseCase | str = UseCase.SINGLE_USER, objective: Objec
         does_not_fit = (f"the model does not fit: {plain_memory.terms_text()} GiB resident against a budget of "
                         f"{plain_memory.budget:.1f} GiB ({plain_memory.budget_text()}) leaves {plain_memory.left:.1f} "
                         f"GiB where the KV cache and activations need at least {plain_memory.needed:.1f}; use "
-                        f"{smaller_weights_advice(plain_memory.inputs.weights)} (tensor parallel), or fewer "
-                        "sequences")
+                        f"{smaller_weights_advice(plain_memory.inputs.weights)} (tensor parallel)"
+                        + (", or fewer sequences" if batch > 1 else ""))
 
     # 3. MTP does not pay at this batch
     best = max(gains, key=lambda k: (gains[k], -k))
@@ -476,7 +479,7 @@ def recommend(*, use_case: UseCase | str = UseCase.SINGLE_USER, objective: Objec
                   f"{memory.terms_text()} GiB of a {memory.budget:.1f} GiB budget leaves {memory.left:.1f} GiB where "
                   f"the KV cache and activations need {memory.needed:.1f}; use "
                   + ("FP8 KV, " if memory.inputs.kv_bytes >= 2 else "")
-                  + f"{smaller_weights_advice(memory.inputs.weights)}, or fewer sequences")
+                  + f"{smaller_weights_advice(memory.inputs.weights)}" + (", or fewer sequences" if batch > 1 else ""))
         return _disabled(reason, gains, curves[candidates[0]], gains[candidates[0]], build, plain_memory,
                          max_model_len, deployment, notes, _rule_urls("MTP201"), base)
     if chosen != candidates[0]:
