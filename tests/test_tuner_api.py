@@ -148,3 +148,21 @@ def test_serve_command_line_carries_its_environment_prefix() -> None:
     # SGLang 0.5.5-0.5.10 overlap speculation only with SGLANG_ENABLE_SPEC_V2=1 (MTP103)
     command = sglang_mtp_command("Qwen/Qwen3.6-27B", 2, version="0.5.9").command
     assert command.startswith("SGLANG_ENABLE_SPEC_V2=1 python -m sglang.launch_server ")
+
+
+def test_the_readme_python_api_block_is_the_documented_usage_and_its_comments_hold() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Python API", 1)[1]
+    block = section.split("```python\n", 1)[1].split("```", 1)[0]
+    code_only = "\n".join(line.split("#", 1)[0].rstrip() for line in block.splitlines())
+    assert code_only.strip() == DOCUMENTED_USAGE.strip()
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(block, "README.md", "exec"), {})
+    lines = printed.getvalue().splitlines()
+    # the values the comments state
+    assert lines[0] == "Enable: True" and lines[2] == "Tokens: 3"
+    assert lines[1].startswith("Expected gain: 1.80")
+    assert lines[3:6] == ["MTP-1: crossover at batch 6", "MTP-2: crossover at batch 4", "MTP-3: crossover at batch 3"]

@@ -4,11 +4,14 @@
   weight / KV formats a launch runs with (bytes per parameter, bytes per KV element).
 * :mod:`mtplint.tuner.memory`: :func:`estimate_memory` -- resident memory with speculation, term by
   term, against the budget (GPU memory x utilisation x TP).
-* :mod:`mtplint.tuner.batching`: :func:`crossover` -- the batch size where MTP turns from a gain into
-  a loss for a GPU, model and k, and the expected gain at batch 1.
+* :mod:`mtplint.tuner.batching`: :func:`crossover` -- the batch sizes where MTP turns from a gain into
+  a loss for a GPU, model and k (the first crossing and every losing range), and the expected gain at
+  batch 1; :func:`speedup` -- one point of that curve. Both take catalog objects or names.
 
 * :mod:`mtplint.tuner.advisor`: :func:`recommend` -- enable MTP or not, k, the expected gain and
-  the serve command for a GPU, model, engine, use case and objective.
+  the serve command for a GPU, model, engine, use case and objective; :func:`quick_crossover` -- the
+  crossover per k for the checkpoint ``recommend`` would serve on a GPU. Both run the original
+  tuner's documented usage (``forge.mtp``: ``gpu_id=``, ``Objective.MINIMIZE_LATENCY``, ...).
 * :mod:`mtplint.tuner.commands`: the serve commands (:func:`vllm_mtp_command`,
   :func:`sglang_mtp_command`, :func:`llama_mtp_command`), which lint clean.
 

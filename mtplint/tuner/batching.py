@@ -65,6 +65,35 @@ trend is not); H100 / SGLang / Llama-3.1-8B EAGLE-3 (a tree: 8 tokens verified p
 fitted to the 2.36x at batch 1: 1.38x at batch 64 (model: 1.15x); the seed's 4-8 crossover for 4-bit
 Qwen3.6-27B on an RTX 3090 / 4090 (model, llama.cpp, k=1: 6 / 8).
 
+**k = 3 against NVIDIA aiconfigurator** (Qwen3.5-27B BF16 on an H100, vLLM): this model gives 1.71x /
+2.16x / 2.39x at batch 1 for k = 1 / 2 / 3 (crossover ~193 / ~167 / ~143), aiconfigurator 1.60x and ~50
+at k = 3 while k = 1 agrees within 25%. Two causes, checked against public measurements:
+
+* The catalog has no sizes or acceptance for Qwen3.5-27B (``models.json`` entry ``qwen3.5`` is the whole
+  family), so its curve is the default one: acceptance 0.8 (an assumption, flagged in ``recommend``'s
+  notes) and the dense shape. With Qwen3.6-27B's catalogued sizes and acceptance (0.72; same
+  ``qwen3_5`` architecture) the figures are 1.62x / 1.94x / 2.07x, crossover ~183 / ~152 / ~126.
+* Acceptance at k = 3 is *not* what is overestimated. The model's tokens per step at k = 3 are 2.75
+  (alpha 0.8) or 2.46 (alpha 0.72). vLLM's own metrics for the Qwen3.5/3.6-27B MTP head report more: mean
+  acceptance length 1.9 / 2.4 / 2.8 at k = 1 / 2 / 3 greedy (vLLM 0.26, Qwen3.6-27B AWQ,
+  github.com/kyuz0/amd-strix-halo-vllm-toolboxes/issues/53); per-position acceptance 0.92, 0.84, 0.65 for
+  the first three draft positions (vLLM 0.20.1, Qwen3.6-27B, github.com/noonghunna/club-3090/issues/105,
+  i.e. ~3.4 tokens per step at k = 3) and 0.96, 0.86, 0.82 (vLLM nightly,
+  github.com/noonghunna/qwen36-27b-single-3090/issues/1). aiconfigurator's 1.60x at k = 3 with k = 1 in
+  agreement is what ~1.9 tokens per step give -- the k = 1 acceptance length -- which these
+  measurements contradict for this model family.
+* What the model leaves out is a per-step cost of speculation beyond the draft's weights (scheduling,
+  rejection sampling, the draft pass's launches): measured wall-clock gains at k = 3-4 sit below what the
+  acceptance lengths alone give -- 1.48x at 2.8 tokens per step on a bandwidth-poor iGPU (the Strix Halo
+  issue above), +84% at k = 4 and +52% at k = 2 on an RTX PRO 6000 with NVFP4 weights (vLLM 0.27.1,
+  github.com/sudoingX/qwen38-mtp/pull/11, the successor model with the same architecture). The share of
+  that cost falls as the weight read grows, so a BF16 27B on an H100 (~20 ms of weight reads per step) is
+  closer to the acceptance bound than those setups; no public H100 measurement of this model at k = 3 was
+  found. The batch-1 gain at k = 3 is therefore an upper bound, within the stated +-25% of the published
+  points but likely on its high side for fast GPUs with small weights, and the crossover batch is
+  within the stated factor of ~2. k = 1-2 is what ``recommend`` chooses whenever k = 3 is not clearly
+  better, and MTP302 keeps k <= 3.
+
 Why the DeepSeek trend is not fixed (checked; each candidate term from the catalog moves batch 32 *up*):
 with TP8 and no DP attention each GPU keeps the whole MLA latent cache (576 elements per token per layer,
 catalog §2.1) and 16 of the 128 query heads, so the attention of a verify pass over 4 tokens does about
