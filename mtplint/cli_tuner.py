@@ -182,7 +182,7 @@ def weights_fit_note(rows: list[dict[str, Any]]) -> str | None:
 
 
 def _crossover(args: argparse.Namespace, gpu: str, out: TextIO) -> int:
-    from mtplint.tuner.batching import MAX_BATCH, losses_cell
+    from mtplint.tuner.batching import MAX_BATCH, losses_cell, losses_json
 
     engines = (args.engine,) if args.engine else ("vllm", "llama.cpp")
     rows = crossover_table(gpu, args.model, engines, args.weights, args.max_k, args.tensor_parallel,
@@ -198,8 +198,7 @@ def _crossover(args: argparse.Namespace, gpu: str, out: TextIO) -> int:
                 "acceptance": first.acceptance, "acceptance_known": first.acceptance_known,
                 "weights_fit": weights_fit_note(rows) is None,
                 "rows": [{"engine": row["engine"], "k": row["k"], "crossover_batch": row["batch"],
-                          "losing_ranges": [[first, None if last >= MAX_BATCH else last]
-                                            for first, last in row["crossover"].losses],
+                          "losing_ranges": losses_json(row["crossover"]),
                           "speedup": {str(b): round(v, 3) for b, v in row["speedup"].items()}} for row in rows]}
         out.write(json.dumps(data, indent=2) + "\n")
         return EXIT_CLEAN

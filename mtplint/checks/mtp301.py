@@ -3,9 +3,10 @@
 The crossover is :func:`mtplint.tuner.batching.crossover` (its docstring states the model, the
 published points it reproduces and its error). The rule fires only when the launch's concurrency
 falls in a range where the modelled speed-up is below 1: where the curve dips and recovers (MoE
-models), a concurrency past the dip is a gain and no finding. The rule data's severity is ``warning``; with the
-configured objective ``latency`` (the default) the finding is reported as ``info`` -- many
-sequences are then the exception, not the load (RULES.md MTP301). Silent without a GPU identity.
+models), a concurrency past the dip is a gain and no finding. The rule data's severity is
+``warning``; with the configured objective ``latency`` (the default) the finding is reported as
+``info`` -- many sequences are then the exception, not the load (RULES.md MTP301). Silent without a
+GPU identity.
 """
 
 from __future__ import annotations

@@ -18,6 +18,10 @@ VLLM_033_DTYPES = frozenset({
 })
 
 
+#: the prefix of vLLM's TurboQuant KV-cache dtypes (MTP101)
+TURBOQUANT_PREFIX = "turboquant"
+
+
 def _hint(ctx: RuleContext, value: str, choices: list[str]) -> str:
     if ctx.engine == "sglang" and value.lower() == "fp8":
         # research/sglang.md §4.1: choices are fp8_e5m2/fp8_e4m3, `fp8` alone is invalid
@@ -39,10 +43,6 @@ def _suggestion(value: str, choices: list[str]) -> str:
     common = [c for c in ("auto", "fp8", "fp8_e4m3", "fp8_e5m2", "bfloat16") if c in choices]
     rest = len(choices) - len(common)
     return "use one of " + ", ".join(f"`{c}`" for c in common) + (f" (or {rest} more)" if rest > 0 else "")
-
-
-#: the prefix of vLLM's TurboQuant KV-cache dtypes (MTP101)
-TURBOQUANT_PREFIX = "turboquant"
 
 
 def _sglang_fp8_fix(ctx: RuleContext, span: Span | None) -> Fix | None:

@@ -37,7 +37,7 @@ from enum import Enum
 from mtplint.hardware import Gpu, catalog, parse_gpu_spec
 from mtplint.models import ModelInfo, find_model
 from mtplint.records import FrozenRecord
-from mtplint.tuner.batching import MAX_BATCH, Crossover, crossover, describe_losses
+from mtplint.tuner.batching import Crossover, crossover, describe_losses, losses_json
 from mtplint.tuner.commands import (
     ServeCommand,
     llama_mtp_command,
@@ -178,7 +178,7 @@ class Recommendation(FrozenRecord):
             "batch": self.batch,
             "crossover": None if cross is None else {
                 "k": cross.draft_tokens, "batch": cross.batch, "gain_at_one": round(cross.gain_at_one, 3),
-                "losing_ranges": [[first, None if last >= MAX_BATCH else last] for first, last in cross.losses],
+                "losing_ranges": losses_json(cross),
                 "acceptance": cross.acceptance, "acceptance_known": cross.acceptance_known,
                 "weights": cross.weights.label, "knee_tokens": round(cross.knee_tokens, 1),
             },
@@ -339,9 +339,7 @@ def recommend(*, use_case: UseCase | str = UseCase.SINGLE_USER, objective: Objec
     turboquant = _is_turboquant(kv_cache_dtype)
     # TurboQuant is a vLLM KV dtype: the tuner does not switch engines away from the dtype asked about
     chosen_by_tuner = engine is None and not turboquant
-    engine = engine or "vllm"
-    if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r} (one of {', '.join(ENGINES)})")
+    engine = _checked_engine(engine)
     if max_k < 1:
         raise ValueError(f"max_k must be >= 1, got {max_k}")
     card, count = resolve_gpu(card_spec)
@@ -519,6 +517,14 @@ def _gpu_argument(gpu: str | Gpu | None, gpu_id: str | Gpu | None) -> str | Gpu:
     return found
 
 
+def _checked_engine(engine: str | None) -> str:
+    """The engine asked for (vLLM when None); ValueError for one the tuner does not model."""
+    chosen = engine or "vllm"
+    if chosen not in ENGINES:
+        raise ValueError(f"unknown engine {chosen!r} (one of {', '.join(ENGINES)})")
+    return chosen
+
+
 def _is_turboquant(kv_cache_dtype: str | None) -> bool:
     return bool(kv_cache_dtype) and str(kv_cache_dtype).lower().startswith("turboquant")
 
@@ -539,9 +545,7 @@ def quick_crossover(gpu_id: str | Gpu | None = None, model: str | None = None, e
     named = model or DEFAULT_MODEL
     info = resolve_model(named)
     tp = tensor_parallel or count or 1
-    chosen = engine or "vllm"
-    if chosen not in ENGINES:
-        raise ValueError(f"unknown engine {chosen!r} (one of {', '.join(ENGINES)})")
+    chosen = _checked_engine(engine)
     served = named
     if info.mtp_layers:
         chosen, served = _checkpoint(chosen, named, info, card, tp, 1, None, None, None, engine is None, [])

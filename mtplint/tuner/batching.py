@@ -67,7 +67,7 @@ Qwen3.6-27B on an RTX 3090 / 4090 (model, llama.cpp, k=1: 6 / 8).
 
 **k = 3 against NVIDIA aiconfigurator** (Qwen3.5-27B BF16 on an H100, vLLM): this model gives 1.71x /
 2.16x / 2.39x at batch 1 for k = 1 / 2 / 3 (crossover ~193 / ~167 / ~143), aiconfigurator 1.60x and ~50
-at k = 3 while k = 1 agrees within 25%. Two causes, checked against public measurements:
+at k = 3 while k = 1 agrees within 25%. What public measurements say about the difference:
 
 * The catalog has no sizes or acceptance for Qwen3.5-27B (``models.json`` entry ``qwen3.5`` is the whole
   family), so its curve is the default one: acceptance 0.8 (an assumption, flagged in ``recommend``'s
@@ -221,8 +221,9 @@ class Crossover(FrozenRecord):
     tensor_parallel: Final[int]
     #: tokens verified per sequence when not ``draft_tokens + 1`` (tree drafting)
     verify_tokens: Final[int | None]
-    #: speed-up at batch 1, 2, ... up to twice the crossover (at least 16 points); from
-    #: :func:`crossover_below`, up to the first loss
+    #: speed-up at batch 1, 2, ...: from :func:`crossover`, up to twice the crossover (at least 16
+    #: points) and past the last change of sign; from :func:`crossover_below`, up to the end of the
+    #: losing range holding the concurrency asked about
     curve: Final[tuple[float, ...]]
     model: Final[ModelSizes | None]
     #: the batch ranges (first, last; both included) where the speed-up is below 1, in order, over
@@ -496,6 +497,12 @@ def losses_cell(result: Crossover) -> str:
                      for first, last in result.losses)
 
 
+def losses_json(result: Crossover) -> list[list[int | None]]:
+    """The losing ranges for JSON: ``[first, last]``, ``last`` null when the range runs on to the end
+    of the followed curve."""
+    return [[first, None if last >= MAX_BATCH else last] for first, last in result.losses]
+
+
 def describe_losses(result: Crossover) -> str:
     """Where MTP loses, in words: ``"MTP loses from batch 6 on"``, ``"MTP loses at batch 5-12 and
     from 700 on"``, ``"MTP pays at every batch up to 1024"``."""
@@ -620,4 +627,4 @@ def _crossover_below(gpu: Gpu, sizes: ModelSizes | None, k: int, form: WeightFor
 
 
 __all__ = ["KERNELS", "MAX_BATCH", "Crossover", "Kernels", "crossover", "crossover_below", "crossover_for_report",
-           "describe_losses", "knee_tokens", "losing_ranges", "losses_cell", "speedup"]
+           "describe_losses", "knee_tokens", "losing_ranges", "losses_cell", "losses_json", "speedup"]
