@@ -177,3 +177,28 @@ def test_mtp505_still_suggests_turboquant_without_speculation(tmp_path: Path) ->
     findings = [f for f in _check({"serve.sh": script}, tmp_path, "--engine-version", "vllm=0.33.0")
                 if f["code"] == "MTP505"]
     assert len(findings) == 1 and "use `turboquant_4bit_nc`" in str(findings[0]["message"])
+
+
+def test_bundled_examples_give_no_tuner_finding_its_own_numbers_contradict() -> None:
+    """MTP301 only where the speed-up at the concurrency it names is below 1x; MTP203 never with no
+    state line to capture; MTP201 never proposing FP8 for FP8 weights nor lowering one sequence."""
+    import re
+
+    root = Path(__file__).resolve().parent.parent
+    code, out, err = run_cli(["check", "--output-format", "json", "--no-cache", "examples"], cwd=root)
+    assert code in (0, 1), err
+    findings = json.loads(out)
+    seen = set()
+    for finding in findings:
+        message = str(finding["message"])
+        if finding["code"] == "MTP301":
+            match = re.search(r"([\d.]+)x at batch 1 but ([\d.]+)x at (\d+) sequences", message)
+            assert match is not None, message
+            assert float(match.group(2)) < 1 <= float(match.group(1)), message
+        elif finding["code"] == "MTP203":
+            assert int(message.split("at most ~", 1)[1].split()[0]) >= 1, message
+        elif finding["code"] == "MTP201":
+            assert not ("weights (FP8)" in message and "FP8 or 4-bit" in message), message
+            assert not re.search(r" 1 -> 1 saves", message), message
+        seen.add(finding["code"])
+    assert {"MTP201", "MTP203"} <= seen  # the examples exercise the memory rules
