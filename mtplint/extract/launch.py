@@ -81,7 +81,7 @@ class Launch(Record):
 
     __slots__ = ("engine", "entry", "source", "span", "program", "args", "env", "kwargs", "image", "gpu",
                  "base_dir", "version_hints", "context", "notes", "mounts", "workdir", "env_files",
-                 "client_env", "env_open")
+                 "client_env", "env_open", "paths")
     engine: str
     entry: str
     source: SourceFile
@@ -111,6 +111,9 @@ class Launch(Record):
     #: as written (``--env-file ./sglang.env``): the environment may hold any variable, so an engine
     #: setting read from a variable the launch does not set is unknown
     env_open: list[Token]
+    #: when the same command of its script runs differently on other paths: the branches each path
+    #: to this launch took (:mod:`mtplint.extract.shell_paths`); None: it runs this way on every path
+    paths: list[tuple[str, ...]] | None
 
     def __init__(
         self,
@@ -153,6 +156,7 @@ class Launch(Record):
         self.env_files = env_files if env_files is not None else []
         self.client_env = client_env if client_env is not None else {}
         self.env_open = env_open if env_open is not None else []
+        self.paths = None
 
     @property
     def argv(self) -> list[Token]:
