@@ -418,6 +418,8 @@ def _common_items(name: str, variables: list[_Var | None]) -> tuple[_Value, ...]
         return None
     lists = [var.items for var in variables if var is not None and var.items is not None]
     prefix = _common_prefix(lists)
+    while prefix and prefix[-1].splat and prefix[-1].unresolved == (name,):
+        prefix = prefix[:-1]  # one unknown run of elements, however many branches made it
     if not prefix:
         return None
     return (*prefix, _Value(f"${{{name}[@]:{len(prefix)}}}", (name,), splat=True))
@@ -817,8 +819,9 @@ class _Expander:
                 return [self._value_piece(lexer, _join_values(items), start, end, True, written)]
             result: list[_Piece] = []
             for position, item in enumerate(items):
-                if item.written is not None and item.resolved and item.written.source is lexer.mapped.source:
-                    piece = _Piece(item.written, splittable=not quoted, exists=quoted)
+                if item.written is not None and item.written.source is lexer.mapped.source:
+                    piece = _Piece(item.written, item.unresolved, splittable=not quoted, exists=quoted,
+                                   splat=item.splat or (not quoted and not item.resolved))
                 else:
                     piece = self._value_piece(lexer, item, start, end, quoted, written)
                 piece.boundary = position > 0 and quoted
@@ -1333,19 +1336,28 @@ class _Runner:
             for condition in node.children_by_field_name("condition"):
                 self.statement(condition, state)
             branch = state.copy()
-            self.statements(node.children_by_field_name("body"), branch)
+            self.loop_body(node, branch)
             self._adopt(state, _merge([state, branch]))
         elif kind in ("for_statement", "c_style_for_statement", "select_statement"):
             branch = state.copy()
             for variable in node.children_by_field_name("variable"):
                 branch.forget(self.script.raw(variable))
-            self.statements(node.children_by_field_name("body"), branch)
+            self.loop_body(node, branch)
             self._adopt(state, _merge([state, branch]))
         elif kind == "function_definition":
             names = node.children_by_field_name("name")
             bodies = node.children_by_field_name("body")
             if names and bodies:
                 state.functions[self.script.raw(names[0])] = bodies[0]
+
+    def loop_body(self, node: Node, state: _State) -> None:
+        """A loop's body, read once with its branches merged: what it leaves is merged with not
+        running it anyway, so an argument-parsing ``while``/``case`` is no fork per option."""
+        chooser, self.chooser = self.chooser, None
+        try:
+            self.statements(node.children_by_field_name("body"), state)
+        finally:
+            self.chooser = chooser
 
     @staticmethod
     def _adopt(state: _State, merged: _State) -> None:
@@ -1540,7 +1552,7 @@ class _Runner:
         if array is not None:
             # a `# comment` line between the elements is no element
             words = [child for child in array.named_children if child.type != "comment"]
-            items = tuple(_Value(token.value, token.unresolved, token.splat, mapped)
+            items = tuple(_Value(token.value, token.unresolved, token.splat, _as_written(token, mapped))
                           for token, mapped in self.expand_words(self.word_ranges(words), state))
             if append and previous is not None:
                 base = previous.items if previous.items is not None else (previous.scalar,)
@@ -1767,6 +1779,17 @@ class _Runner:
             self.commands.extend(nested.run_text(script_text, inner_state, record=self.record))
         except Malformed:
             return
+
+
+def _as_written(token: Token, mapped: MappedText) -> MappedText:
+    """An array element's text, spanning its whole word as written (quotes included, as the span of
+    the same word on a command line would)."""
+    if token.span is None or not mapped.text or mapped.source is None:
+        return mapped
+    offsets = list(mapped.offsets)
+    offsets[0] = min(offsets[0], token.span.start)
+    offsets[len(mapped.text) - 1] = max(offsets[len(mapped.text) - 1], token.span.end - 1)
+    return MappedText(mapped.text, offsets, mapped.source)
 
 
 def _none_of(tested: list[str]) -> str:
