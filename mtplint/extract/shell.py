@@ -16,9 +16,16 @@ What the interpreter resolves: assignments (also ``+=``, arrays, ``export``/``de
 ``set -a`` around ``source .env``), ``VAR=x cmd`` prefixes, ``$VAR``/``${VAR}``, ``${VAR:-d}``,
 ``${VAR-d}``, ``${VAR:=d}``, ``${VAR:+alt}``, ``${#VAR}``, prefix/suffix removal, ``"${ARR[@]}"``,
 word splitting of unquoted expansions, ``set --`` / ``"$@"``. What it never guesses: command
-substitution, arithmetic, ``read``, values that differ between ``if``/``case`` branches (RULES.md,
-"What is a launch"), positional parameters of the script — those become unresolved tokens, and an
-unquoted unknown expansion or ``"$@"`` becomes a *splat* token (may add any number of words).
+substitution, arithmetic, ``read``, positional parameters of the script — those become unresolved
+tokens, and an unquoted unknown expansion or ``"$@"`` becomes a *splat* token (may add any number
+of words).
+
+Branches (``if``/``elif``/``else``, ``case`` arms, ``a && b``): :func:`launches_in_script` reads a
+script once per path (:mod:`mtplint.extract.shell_paths` has the model and its bounds), so an
+array built in steps (``ARGS+=(...)`` in an ``if``) is known on each path. :func:`script_commands`
+(an ``sh -c`` string in compose, Kubernetes, Python) reads it once with the branches merged: a value
+that differs between them is unknown, and an array keeps the elements all branches start with. A
+branch that ends the script (``exit``, ``exec PROGRAM``) is not merged with the rest.
 
 A variable that is never assigned and has a default (``${MODEL:-Qwen/Qwen3-8B}``) takes the default:
 that is what the file says the launch runs with unless the caller's environment overrides it.
