@@ -264,3 +264,15 @@ def test_a_comment_line_inside_an_array_is_no_argument() -> None:
         assert not any(isinstance(word, str) and word.startswith("#") for word in launch["argv"])
         assert launch["argv"][:8] == ["vllm", "serve", "Qwen/Qwen3.6-27B", "--served-model-name", "qwen36-27b",
                                       "--port", "8000", "--enforce-eager"]
+
+
+def test_worker_processes_and_the_cache_name_the_same_branches() -> None:
+    """Findings of launches that differ by path are worded in the process that checks the file
+    (``--jobs``, the cache keep them as records): the same words as the plain run."""
+    plain = run_cli(["check", "--output-format", "json", "--isolated", "--no-cache", "-j", "1", "."], cwd=REALWORLD)[1]
+    assert "(only when" in plain
+    workers = run_cli(["check", "--output-format", "json", "--isolated", "--no-cache", "-j", "2", "."], cwd=REALWORLD)[1]
+    assert json.loads(workers) == json.loads(plain)
+    for _ in range(2):  # filling the cache, then read from it
+        cached = run_cli(["check", "--output-format", "json", "--isolated", "-j", "1", "."], cwd=REALWORLD)[1]
+        assert json.loads(cached) == json.loads(plain)

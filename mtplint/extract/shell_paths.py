@@ -87,7 +87,10 @@ def all_choices(read: Callable[[PathChooser], None]) -> list[PathChooser]:
         chooser = PathChooser(pending.pop())
         read(chooser)
         done.append(chooser)
-        pending.extend(reversed(chooser.next_choices()))
+        alternatives = chooser.next_choices()
+        if len(done) + len(pending) + len(alternatives) > MAX_PATHS:
+            raise TooManyPaths  # each one still to read is at least one more path: stop before reading them
+        pending.extend(reversed(alternatives))
     return done
 
 
