@@ -139,3 +139,15 @@ def test_json_with_one_unknown_value_keeps_its_literal_keys() -> None:
     assert partial.known == {"method": "mtp"} and partial.unknown == ["num_speculative_tokens", "model"]
     assert partial_object('{"method":"mtp"}') is None  # nothing unknown: the engine's own parser reads it
     assert partial_object('{$KEY: 1}') is None  # an unknown key: no object to speak of
+
+
+def test_an_unquoted_value_with_an_unknown_part_keeps_its_known_words(tmp_path: Path) -> None:
+    (launch,) = launches(tmp_path, """\
+N="$(jq -r '.tensor parallel' conf.json)"
+ARGS="--max-num-seqs 8 --tensor-parallel-size $N --port 8000"
+vllm serve m $ARGS $N
+""")
+    shown = [token.value if token.resolved else (token.value, token.splat) for token in launch.args]
+    # the words around `$N` are known; `$N` alone is one unknown expansion, not split at its blanks
+    assert shown == ["m", "--max-num-seqs", "8", "--tensor-parallel-size", ("$(jq -r '.tensor parallel' conf.json)", True),
+                     "--port", "8000", ("$(jq -r '.tensor parallel' conf.json)", True)]

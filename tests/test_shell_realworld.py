@@ -200,6 +200,30 @@ DEPLOYMENTS = (
         Path_(None, "vllm", {"spec_method": ("mtp", '"{\\"method'), "spec_tokens": (2, '"{\\"method'),
                              "memory_fraction": (0.97, '"${GPU_UTIL:-0.97}"')}),
     )),
+    # A scalar of arguments with one unknown part (the GPU count from `nvidia-smi`), split unquoted
+    # into the command: the other words stay known. On the spec path 4 draft tokens on Qwen3.6's
+    # one-layer head (MTP302); the unknown tensor-parallel size is MTP003 there (speculation is
+    # off on the other path, where no rule needs it).
+    Deployment("13-scalar-args-unknown-part", "serve.sh", (
+        Expected("MTP302", "$SERVE_ARGS", '`[[ "${MODE:-plain}" == spec ]]`'),
+        Expected("MTP003", "$SERVE_ARGS", '`[[ "${MODE:-plain}" == spec ]]`'),
+    ), (
+        Path_('`[[ "${MODE:-plain}" == spec ]]`', "vllm", {"model": ("Qwen/Qwen3.6-35B-A3B", "$SERVE_ARGS"),
+                                                          "spec_tokens": (4, "$SERVE_ARGS"),
+                                                          "max_concurrency": (64, "$SERVE_ARGS")}),
+        Path_('not `[[ "${MODE:-plain}" == spec ]]`', "vllm", {"model": ("Qwen/Qwen3.6-35B-A3B", "$SERVE_ARGS"),
+                                                               "spec_method": (None, None)}),
+    )),
+    # A Slurm job running vLLM in an Apptainer image (`apptainer exec --nv --bind ... "$SIF" vllm
+    # serve ...`): the image is a file only known at run time, the command after it is literal.
+    # `--enforce-eager` with MTP: every step without CUDA graphs (MTP305).
+    Deployment("14-apptainer-job", "serve_job.sh", (
+        Expected("MTP305", "--enforce-eager"),
+    ), (
+        Path_(None, "vllm", {"model": ("Qwen/Qwen3.6-27B", "Qwen/Qwen3.6-27B"),
+                             "spec_tokens": (1, "'{\"method\":\"mtp\",\"num_speculative_tokens\":1}'"),
+                             "cuda_graphs": (False, "--enforce-eager")}),
+    )),
 )
 
 

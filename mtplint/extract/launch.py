@@ -417,6 +417,8 @@ def recognise(argv: Sequence[Token], _depth: int = 0) -> Recognised | None:
             continue
         if name in ("docker", "podman", "nerdctl") and index + 1 < len(words):
             return _recognise_docker(words, index + 1, env, _depth)
+        if name in ("apptainer", "singularity") and index + 1 < len(words) and words[index + 1].value == "exec":
+            return _recognise_apptainer(words, index + 2, env, _depth)
         found = _entry_at(words, index)
         if found is None:
             return None
@@ -546,6 +548,23 @@ def _recognise_docker(words: list[Token], index: int, env: list[tuple[str, Token
     # `env VAR=x docker run …` sets the docker client's environment, not the container's
     result.host_env = env
     return result
+
+
+def _recognise_apptainer(words: list[Token], index: int, env: list[tuple[str, Token]],
+                         depth: int) -> Recognised | None:
+    """``apptainer exec [options] IMAGE command...`` (Singularity alike): the image is the first word
+    after the options that is followed by an engine's command line. The container shares the
+    caller's environment (apptainer's default, unlike docker), so the launch's environment is the
+    script's."""
+    for position in range(index, len(words)):
+        if words[position].value.startswith("-"):
+            continue
+        found = recognise(words[position + 1:], depth + 1)
+        if found is not None:
+            found.image = words[position]
+            found.env = [*env, *found.env]
+            return found
+    return None
 
 
 def entry_for_image(image: Token, command: Sequence[Token]) -> Recognised | None:

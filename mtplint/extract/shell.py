@@ -1067,6 +1067,20 @@ def _fields(pieces: list[_Piece]) -> list[list[_Piece]]:
     for piece in pieces:
         if piece.boundary:
             finish()
+        if piece.splittable and piece.unresolved and _partly_known(piece):
+            # `args="--model-path $M --dp $DP"; cmd $args`: the known words stay known
+            text = piece.text.text
+            ranges = list(_unquoted_word_ranges(text, 0, len(text)))
+            if ranges and ranges[0][0] > 0:
+                finish()
+            for number, (start, end) in enumerate(ranges):
+                if number:
+                    finish()
+                current.append(_split_part(piece, start, end))
+                exists = True
+            if ranges and ranges[-1][1] < len(text):
+                finish()
+            continue
         if piece.splittable and (piece.unresolved or piece.splat):
             if only_piece or not piece.text.text:
                 current.append(piece)
@@ -1091,6 +1105,23 @@ def _fields(pieces: list[_Piece]) -> list[list[_Piece]]:
         exists = exists or piece.exists
     finish()
     return fields
+
+
+def _partly_known(piece: _Piece) -> bool:
+    """An unquoted value that is words around unknown parts (``--dp ${DP}``), not one expansion
+    (``$(jq -r .k "$f")``, ``${DP}``): shown as written, an unknown part starts with ``$`` or a backquote."""
+    text = piece.text.text
+    return text not in piece.unresolved and any(char in _IFS_WHITESPACE for char in text)
+
+
+def _split_part(piece: _Piece, start: int, end: int) -> _Piece:
+    """One word of a partly known value: known unless it holds one of the unknown parts."""
+    text = piece.text.slice(start, end)
+    if "$" not in text.text and "`" not in text.text:
+        return _Piece(text, splittable=True, exists=True, expression_end=piece.expression_end)
+    names = tuple(name for name in piece.unresolved if name in text.text) or piece.unresolved
+    return _Piece(text, names, splittable=True, splat=text.text.startswith(("$", "`")), exists=True,
+                  expression_end=piece.expression_end)
 
 
 def _field_token(pieces: list[_Piece], whole_word: MappedText | None) -> tuple[Token, MappedText]:
