@@ -151,3 +151,13 @@ vllm serve m $ARGS $N
     # the words around `$N` are known; `$N` alone is one unknown expansion, not split at its blanks
     assert shown == ["m", "--max-num-seqs", "8", "--tensor-parallel-size", ("$(jq -r '.tensor parallel' conf.json)", True),
                      "--port", "8000", ("$(jq -r '.tensor parallel' conf.json)", True)]
+
+
+def test_apptainer_passes_the_callers_environment_unless_cleanenv(tmp_path: Path) -> None:
+    shared, clean = launches(tmp_path, """\
+export SGLANG_ENABLE_SPEC_V2=1
+apptainer exec --nv --bind /data:/data sglang.sif python3 -m sglang.launch_server --model-path m
+apptainer exec --cleanenv sglang.sif python3 -m sglang.launch_server --model-path m
+""")
+    assert shared.image is not None and shared.image.value == "sglang.sif"
+    assert set(shared.env) == {"SGLANG_ENABLE_SPEC_V2"} and clean.env == {}

@@ -553,9 +553,9 @@ def _recognise_docker(words: list[Token], index: int, env: list[tuple[str, Token
 def _recognise_apptainer(words: list[Token], index: int, env: list[tuple[str, Token]],
                          depth: int) -> Recognised | None:
     """``apptainer exec [options] IMAGE command...`` (Singularity alike): the image is the first word
-    after the options that is followed by an engine's command line. The container shares the
-    caller's environment (apptainer's default, unlike docker), so the launch's environment is the
-    script's."""
+    after the options that is followed by an engine's command line. The container gets most of the
+    caller's environment (unlike docker; https://apptainer.org/docs/user/main/environment_and_metadata.html),
+    so the launch's environment is the script's -- unless ``--cleanenv``/``-e`` keeps it out."""
     for position in range(index, len(words)):
         if words[position].value.startswith("-"):
             continue
@@ -563,6 +563,7 @@ def _recognise_apptainer(words: list[Token], index: int, env: list[tuple[str, To
         if found is not None:
             found.image = words[position]
             found.env = [*env, *found.env]
+            found.container = any(word.value in ("--cleanenv", "-e") for word in words[index:position])
             return found
     return None
 
