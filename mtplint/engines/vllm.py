@@ -1040,21 +1040,36 @@ def _effective(launch: Launch, parsed: Parsed, version: EngineVersion, hardware:
     spec = {str(k).replace("-", "_"): v for k, v in spec.items()} if spec else spec
     shortcut = {dest: options[dest] for dest in ("spec_method", "spec_model", "spec_tokens")
                 if dest in options and options[dest].value is not None}
-    if spec_option is not None and spec_option.unresolved:
+    unknown_keys: list[str] = []
+    if spec_option is not None and spec_option.unresolved and isinstance(spec_option.value, str):
+        from mtplint.engines.partial_json import partial_object
+
+        # `{"method":"mtp","num_speculative_tokens":$(nproc)}`: the literal keys are still known
+        partial = partial_object(spec_option.value)
+        if partial is not None:
+            spec = {str(k).replace("-", "_"): v for k, v in partial.known.items()}
+            unknown_keys = [str(k).replace("-", "_") for k in partial.unknown]
+    if spec_option is not None and spec_option.unresolved and spec is None:
         for key in ("spec_method", "spec_tokens", "spec_model"):
             result[key] = Setting(None, spec_option.origin, spec_option.span, spec_option.unresolved)
-    elif spec or shortcut:
+    elif spec or shortcut or unknown_keys:
         spec = dict(spec or {})
         spans: dict[str, tuple[str, Span | None, tuple[str, ...]]] = {}
         for key in spec:
             assert spec_option is not None
             spans[key] = (spec_option.origin, key_span(spec_option, key), ())
+        for key in unknown_keys:
+            assert spec_option is not None
+            spec[key] = None
+            spans[key] = (spec_option.origin, spec_option.span, spec_option.unresolved)
         for dest, key in (("spec_method", "method"), ("spec_model", "model"), ("spec_tokens", "num_speculative_tokens")):
             if dest in shortcut:
                 spec.setdefault(key, shortcut[dest].value)
                 spans.setdefault(key, (shortcut[dest].origin, shortcut[dest].span, shortcut[dest].unresolved))
         method = spec.get("method")
-        if method is not None:
+        if "method" in unknown_keys:
+            result["spec_method"] = Setting(None, *spans["method"])
+        elif method is not None:
             origin, span, unresolved = spans["method"]
             result["spec_method"] = Setting(normalise_method(method), origin, span, unresolved,
                                             extra={"raw": method} if normalise_method(method) != method else {})
@@ -1068,7 +1083,7 @@ def _effective(launch: Launch, parsed: Parsed, version: EngineVersion, hardware:
         else:
             result["spec_tokens"] = Setting(None, "default", spec_option.span if spec_option else None,
                                             extra={"note": "n_predict of the draft (MTP layers) when unset"})
-        if spec.get("model") is not None:
+        if spec.get("model") is not None or "model" in unknown_keys:
             origin, span, unresolved = spans["model"]
             result["spec_model"] = Setting(spec["model"], origin, span, unresolved)
         elif normalise_method(spec.get("method")) == "mtp":

@@ -428,6 +428,9 @@ def build_launch(
     if recognised.docker_env_files:
         launch.env_files = list(recognised.docker_env_files)
         launch.client_env = docker_client_environment(recognised, env or {})
+    for hidden in recognised.docker_hidden:
+        launch.notes.append(f"docker run {hidden.value}: options not known; the container's environment is not fully known")
+        launch.env_open.append(Token(f"docker run {hidden.value}", hidden.span, hidden.unresolved))
     return launch
 
 
