@@ -148,6 +148,9 @@ def _candidates(findings: Iterable[Finding], unsafe: bool, texts: Callable[[str]
             problem = "an edit lies outside the file"
         elif _overlaps_itself(fix.edits):
             problem = "its edits overlap each other (a fix is all its edits or none)"
+        elif (reference := _substituted_reference(fix.edits, sources)) is not None:
+            problem = (f"it would edit inside `{reference}`, which is substituted before the engine reads the "
+                       "argument")
         if problem is not None:
             identity: tuple[object, ...] = (finding.code, fix.message, "malformed", tuple(
                 (e.span.file, e.span.start, e.span.end, e.content) for e in fix.edits))
@@ -166,6 +169,25 @@ def _candidates(findings: Iterable[Finding], unsafe: bool, texts: Callable[[str]
         found.append(_Candidate(finding, conformed, identity))
     found.sort(key=lambda c: (c.finding.sort_key(), min((e.span.file, e.span.start) for e in c.fix.edits)))
     return found
+
+
+def _substituted_reference(edits: Sequence[Edit], sources: Sequence[SourceFile | None]) -> str | None:
+    """The substituted reference (``$(TP)``, ``${PORT}``, ``$VAR``, systemd ``%i``) one of the
+    ``edits`` would change, if any: the argument the engine reads is what the kubelet, compose,
+    the shell or systemd make of it, so an edit there does not say what the fix means."""
+    from mtplint.fix.argv import source_kind
+    from mtplint.fix.substitution import edits_substituted
+
+    for edit, source in zip(edits, sources, strict=True):
+        if source is None:
+            continue
+        kind = source_kind(source)
+        if kind == "python":
+            continue  # a Python string is not substituted (``shell=True`` scripts aside, not edited)
+        reference = edits_substituted(source.text, edit.span.start, edit.span.end, edit.content, kind == "systemd")
+        if reference is not None:
+            return reference
+    return None
 
 
 def _overlaps_itself(edits: Sequence[Edit]) -> bool:
@@ -363,7 +385,9 @@ def _new_problems(before: LintResult, after: LintResult, edits: dict[str, list[E
 def _describe(problems: Sequence[Problem]) -> str:
     first = problems[0]
     code, file, _, message = first
-    if code == "MTP001":
+    if code == "unresolved":
+        text = f"applying it does not resolve the finding ({message} is still reported); not written"
+    elif code == "MTP001":
         text = f"the result no longer parses ({file}: {message})"
     elif code == "internal":
         text = f"the result cannot be read ({message})"
@@ -409,11 +433,29 @@ def _try(state: _State, chosen: Sequence[_Candidate], relint: ProjectLinter, uns
         return state, []
     texts = {**state.texts, **new_sources}
     linted = relint.again(state.lint, texts, new_sources.values())
-    added = _new_problems(state.result, linted.result, {name: applied[name] for name in new_sources}, findings,
-                          unsafe)
+    changed_edits = {name: applied[name] for name in new_sources}
+    added = _new_problems(state.result, linted.result, changed_edits, findings, unsafe)
+    added.extend(_still_there(findings, linted.result, changed_edits))
     if added:
         return state, added
     return state.moved_on(texts, linted), []
+
+
+def _still_there(fixed: Sequence[Finding], after: LintResult, edits: dict[str, list[Edit]]) -> list[Problem]:
+    """The ``fixed`` findings that ``after`` still reports: same code, file and message, at the place
+    the finding was (mapped back through the edits). Such a fix does not do what it says, and a
+    second ``--fix`` would apply it again."""
+    mappers = {name: _back_mapper(file_edits) for name, file_edits in edits.items()}
+    wanted = {(f.code, f.span.file, f.span.start, f.message) for f in fixed}
+    remaining: list[Problem] = []
+    for finding in after.findings:
+        mapper = mappers.get(finding.span.file)
+        start = mapper(finding.span.start) if mapper is not None else finding.span.start
+        key = (finding.code, finding.span.file, start, finding.message)
+        if key in wanted:
+            wanted.discard(key)
+            remaining.append(("unresolved", finding.span.file, finding.span.start, finding.code))
+    return remaining
 
 
 def _pass(state: _State, chosen: Sequence[_Candidate], relint: ProjectLinter,
@@ -509,12 +551,24 @@ def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = Fal
     """Fix what can be fixed in ``paths``, in memory (see the module docstring)."""
     relint = ProjectLinter(paths, settings)
     first, loader = relint.first()
-    state = _State({}, first, loader)
-    initial = first.result
-    originals: dict[str, SourceFile] = {}
-    applied: list[AppliedFix] = []
     rejected: list[RejectedFix] = []
     refused: set[tuple[object, ...]] = set()
+    while True:
+        run, applied_again = _fixed_point(_State({}, first, loader), unsafe, max_passes, relint, refused, rejected)
+        if not applied_again:
+            return run
+        # a fix that was applied and comes back must not be in what is written, nor anything built
+        # on it: start again from the files as read, without it (each round refuses one more fix)
+
+
+def _fixed_point(state: _State, unsafe: bool, max_passes: int, relint: ProjectLinter,
+                 refused: set[tuple[object, ...]], rejected: list[RejectedFix]) -> tuple[FixRun, bool]:
+    """The passes from the files as read (``state``); the run, and whether a fix that was applied
+    in one pass was offered again in the next (then the run's texts contain it, and must not be
+    used). ``refused`` and ``rejected`` accumulate across calls."""
+    initial = state.result
+    originals: dict[str, SourceFile] = {}
+    applied: list[AppliedFix] = []
     #: identities applied last pass, and those left for later (deferred), to notice a fix that does
     #: not remove its finding (it would come back on every pass, and on every run)
     last_applied: Counter[tuple[object, ...]] = Counter()
@@ -524,11 +578,16 @@ def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = Fal
     while True:
         candidates = _candidates(state.result.findings, unsafe, state.source, refused, rejected)
         offered = Counter(c.identity for c in candidates)
+        applied_again = False
         for identity in offered:
             if last_applied[identity] and offered[identity] > last_deferred[identity]:
                 refused.add(identity)
                 finding = next(c.finding for c in candidates if c.identity == identity)
-                rejected.append(RejectedFix(finding, "applying it does not resolve the finding (it would be applied again)"))
+                rejected.append(RejectedFix(finding, "applying it does not resolve the finding (it would be "
+                                            "applied again); not written"))
+                applied_again = True
+        if applied_again:
+            return FixRun({}, {}, [], rejected, initial, initial, passes, False), True
         candidates = [c for c in candidates if c.identity not in refused]
         chosen = _non_overlapping(candidates)
         if not chosen:
@@ -554,4 +613,4 @@ def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = Fal
     for name in list(originals):
         if name not in texts:
             del originals[name]
-    return FixRun(originals, texts, applied, rejected, state.result, initial, passes, converged)
+    return FixRun(originals, texts, applied, rejected, state.result, initial, passes, converged), False
