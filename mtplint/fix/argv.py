@@ -187,7 +187,7 @@ def _whole_scalar(source: SourceFile, node: YNode, span: Span) -> bool:
     """The token written at ``span`` is the whole scalar ``node`` (its quotes aside), though its
     value differs from the text: an item the kubelet (``$(VAR)``) or compose (``${VAR}``)
     substitutes into, which is still one argument."""
-    quoted = bool(node.style) and node.style in QUOTES
+    quoted = (node.style or "") in ("'", '"')
     low = node.start + (1 if quoted else 0)
     high = node.end - (1 if quoted else 0)
     return span.start <= low and high <= span.end and "$" in source.text[low:high]
