@@ -217,6 +217,11 @@ def _non_overlapping(candidates: Sequence[_Candidate]) -> list[_Candidate]:
     return chosen
 
 
+def _same_edits_taken(candidate: _Candidate, applied: Sequence[_Candidate]) -> bool:
+    """``candidate`` was left out of its pass only because an applied fix made the same edits."""
+    return any(other.identity == candidate.identity and other.fix.edits == candidate.fix.edits for other in applied)
+
+
 # --- applying and checking -----------------------------------------------------------------------
 
 
@@ -607,10 +612,38 @@ def _fixed_point(state: _State, unsafe: bool, max_passes: int, relint: ProjectLi
             refused.add(candidate.identity)
             rejected.append(RejectedFix(candidate.finding, reason))
         applied.extend(AppliedFix(c.finding, passes) for c in outcome.applied)
+        # a finding whose fix is the very edits another finding's applied fix made is fixed too
+        made = {c.identity for c in outcome.applied}
+        applied.extend(AppliedFix(c.finding, passes) for c in candidates
+                       if c.identity in made and c not in chosen and _same_edits_taken(c, outcome.applied))
         last_applied = Counter(c.identity for c in outcome.applied)
         last_deferred = Counter(c.identity for c in candidates if c not in chosen)
     texts = {name: source.text for name, source in state.texts.items()}
     for name in list(originals):
         if name not in texts:
             del originals[name]
+    applied.extend(_resolved_along(initial, applied, state.result, unsafe, passes))
     return FixRun(originals, texts, applied, rejected, state.result, initial, passes, converged), False
+
+
+def _resolved_along(initial: LintResult, applied: Sequence[AppliedFix], final: LintResult, unsafe: bool,
+                    passes: int) -> list[AppliedFix]:
+    """The findings of the files as read, with a fix of their own, that another fix resolved (MTP110
+    and MTP102 both asking for ``--no-enable-prefix-caching``: one is applied, both are gone): fixed
+    by ``--fix`` as much as the other, and counted so (found = fixed + remaining)."""
+    # matched by code, file and message: a fix deferred to a later pass is applied to that pass's
+    # finding, another object at another offset
+    done = Counter((item.finding.code, item.finding.span.file, item.finding.message) for item in applied)
+    remaining = Counter((f.code, f.span.file, f.message) for f in final.findings)
+    resolved = []
+    for finding in initial.findings:
+        if not applies(finding.fix, unsafe):
+            continue
+        key = (finding.code, finding.span.file, finding.message)
+        if done[key]:
+            done[key] -= 1
+        elif remaining[key]:
+            remaining[key] -= 1
+        else:
+            resolved.append(AppliedFix(finding, max(passes, 1)))
+    return resolved
