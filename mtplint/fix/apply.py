@@ -561,6 +561,8 @@ def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = Fal
     while True:
         run, applied_again = _fixed_point(_State({}, first, loader), unsafe, max_passes, relint, refused, rejected)
         if not applied_again:
+            run.result = relint.shown(run.result)
+            run.initial = relint.shown(run.initial)
             return run
         # a fix that was applied and comes back must not be in what is written, nor anything built
         # on it: start again from the files as read, without it (each round refuses one more fix)

@@ -185,12 +185,21 @@ def _yaml_word(source: SourceFile, token: Token, span: Span) -> Word | None:
 
 def _whole_scalar(source: SourceFile, node: YNode, span: Span) -> bool:
     """The token written at ``span`` is the whole scalar ``node`` (its quotes aside), though its
-    value differs from the text: an item the kubelet (``$(VAR)``) or compose (``${VAR}``)
-    substitutes into, which is still one argument."""
+    value differs from the text: an item the kubelet (``$(VAR)``) or compose (``${VAR:-8000}``)
+    substitutes into, which is still one argument. The token's span may cover only part of a
+    reference (the default it took), so it is widened over the references it touches first; a
+    word of a ``sh -c`` script item stays a word (the script has others)."""
     quoted = (node.style or "") in ("'", '"')
     low = node.start + (1 if quoted else 0)
     high = node.end - (1 if quoted else 0)
-    return span.start <= low and high <= span.end and "$" in source.text[low:high]
+    inner = source.text[low:high]
+    if "$" not in inner:
+        return False
+    start, end = span.start - low, span.end - low
+    for reference_start, reference_end in substitutions(inner):
+        if reference_start <= end and start <= reference_end:
+            start, end = min(start, reference_start), max(end, reference_end)
+    return start <= 0 and len(inner) <= end
 
 
 def locate(source: SourceFile, token: Token) -> Word | None:
