@@ -10,17 +10,25 @@
 3. re-lint the same paths *in memory*: the new texts are seeded into the :class:`FileLoader`, the
    disk is not written, and only the files the edits reach are linted again
    (:class:`mtplint.fix.relint.ProjectLinter`). When the pass made a file unparsable (a new MTP001),
-   crashed the pipeline, or produced a finding that was not there before, the fixes that cannot
-   have caused it are kept together and the suspects tried in smaller groups, down to each fix
-   that does so on its own, which is dropped (reported as a :class:`RejectedFix`); the others
-   stay. A new finding
+   crashed the pipeline, produced a finding that was not there before (the engine's rejection of
+   the new argv, MTP509, counts whether or not it is selected), or left a fixed finding in place,
+   the fixes that cannot have caused it are kept together and the suspects tried in smaller
+   groups, down to each fix that does so on its own, which is dropped (reported as a
+   :class:`RejectedFix`); the others stay. A new finding
    that carries a fix this run applies is not damage: it is the next pass's candidate (rewriting
    removed flags into a ``--speculative-config`` brings the deprecated alias inside it into play,
    and that alias is fixed next), and if its own fix is dropped, that is reported in turn.
 4. repeat from 1 on the new texts until no candidate is left (or :data:`MAX_PASSES`): a fix deferred
    because it overlapped another gets its turn against the new text. A fix offered again right
-   after it was applied (it does not remove its finding) is dropped, so that a second ``--fix``
-   changes nothing; so is a fix whose own edits overlap or fall outside its file.
+   after it was applied is refused, and the fixing starts again from the files as read without it:
+   nothing written contains it, so a second ``--fix`` changes nothing. A fix whose own edits
+   overlap, fall outside its file or edit inside a substituted reference (``$(VAR)``, ``${VAR}``,
+   ``$VAR``, systemd ``%i``: :mod:`mtplint.fix.substitution`) is refused before it is tried.
+
+So one rule decides what is written: a file is written only with fixes that each re-lint and
+re-parse cleanly (the text parses as its kind, the fixed finding is gone, nothing new appears,
+and a second pass changes nothing). :mod:`mtplint.fix.verify` uses the same run to count as
+fixable only what ``--fix`` applies.
 
 Inserted line breaks follow the file's line ending (``SourceFile.newline``), so a CRLF file stays CRLF.
 
