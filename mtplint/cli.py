@@ -500,8 +500,10 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
     if run.converged:
         from mtplint.fix.verify import demote
 
-        # what is left with an applicable fix was refused: shown, not counted as fixable
-        remaining = demote(remaining, [f for f in remaining if applies(f.fix, args.unsafe_fixes)], run.rejected)
+        # what is left with an applicable fix was refused (or its file could not be written, which
+        # its own finding says): shown, not counted as fixable
+        remaining = demote(remaining, [f for f in remaining if applies(f.fix, args.unsafe_fixes)
+                                       and f.span.file not in unwritten], run.rejected)
     findings = sorted([*remaining, *(Finding(write_rule, failure.reason, failure.source.span(0))
                                      for failure in failures)], key=Finding.sort_key)
     internal = result.pipeline.internal_errors

@@ -227,6 +227,29 @@ def test_an_option_whose_value_is_substituted_is_not_rejected(tmp_path: Path, na
     assert code == 0, out
 
 
+def test_kubelet_expansion_as_the_engine_receives_it(tmp_path: Path) -> None:
+    """``$(VAR)`` from a literal ``value`` is expanded, ``$$(VAR)`` is the text ``$(VAR)``, a
+    ``valueFrom`` or undefined variable stays unresolved (kubelet's expansion, see the k8s docs);
+    none of them is an argument vLLM rejects, and a fix adds its flag after them."""
+    manifest = K8S.replace('            - "$(TP)"\n', (
+        '            - "$(TP)"\n            - --served-model-name\n            - "$$(NAME)"\n'
+        '            - --max-num-seqs\n            - "$(SEQS)"\n            - --max-model-len=$(UNDEFINED)\n'))
+    manifest = manifest.replace('              value: "4"\n', (
+        '              value: "4"\n            - name: SEQS\n'
+        '              valueFrom: {configMapKeyRef: {name: tuning, key: seqs}}\n'))
+    write_files(tmp_path, {"deployment.yaml": manifest})
+    launch = _launch(tmp_path)
+    assert launch["argv"][5:] == ["--tensor-parallel-size", "4", "--served-model-name", "$(NAME)", "--max-num-seqs",
+                                  {"unresolved": "$(SEQS)"}, {"unresolved": "--max-model-len=$(UNDEFINED)"}]
+    assert launch["options"]["max_model_len"] == {"unresolved": "$(UNDEFINED)"}
+    assert launch["cli_errors"] == []
+    _, _, err = _fix(tmp_path, "--select", "MTP102")
+    assert "fix not applied" not in err
+    assert (tmp_path / "deployment.yaml").read_text() == manifest.replace(
+        "            - --max-model-len=$(UNDEFINED)\n",
+        "            - --max-model-len=$(UNDEFINED)\n            - --no-enable-prefix-caching\n")
+
+
 # --- the property: across source kinds ---------------------------------------------------------------
 
 #: literal words with a fix of a real rule: MTP102 (switch renamed), MTP504 (value given to a
