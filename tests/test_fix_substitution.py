@@ -250,6 +250,36 @@ def test_kubelet_expansion_as_the_engine_receives_it(tmp_path: Path) -> None:
         "            - --max-model-len=$(UNDEFINED)\n            - --no-enable-prefix-caching\n")
 
 
+@pytest.mark.parametrize(("command", "dest", "value"), [
+    ('vllm-mlx serve mlx-community/Qwen3-8B --max-num-seqs="$SEQS" --port "$PORT"', "max_num_seqs", "$SEQS"),
+    ('python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp-size=${TP}', "tp_size", "${TP}"),
+    # llama.cpp's parser has no `--flag=value` form (as mtplint models it): the unresolved word
+    # could be anything, so it leaves the rest open rather than rejecting it
+    ('llama-server -m /models/Qwen3-8B-Q4_K_M.gguf --ctx-size="$CTX"', None, None),
+])
+def test_other_engines_take_a_substituted_value_as_the_options(tmp_path: Path, command: str, dest: str | None,
+                                                               value: str | None) -> None:
+    """vllm-mlx used to read ``--max-num-seqs="$SEQS"`` as a stray argument (its message carried
+    mtplint's internal marker); SGLang already took it as the option."""
+    write_files(tmp_path, {"serve.sh": f"#!/bin/sh\nexec {command}\n"})
+    launches = inspect_json(["."], tmp_path)["launches"]
+    assert launches[0]["cli_errors"] == []
+    if dest is not None:
+        assert launches[0]["options"][dest] == {"unresolved": value}
+
+
+def test_a_word_that_may_be_several_is_not_a_missing_value(tmp_path: Path) -> None:
+    """Unquoted ``${SEQS}`` in a compose string command may expand to any number of words, the
+    value among them: vLLM and vllm-mlx do not report "expected one argument" for the flag before it."""
+    write_files(tmp_path, {"compose.yaml": (
+        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.30.0\n"
+        "    command: Qwen/Qwen3.6-27B --max-num-seqs ${SEQS}\n"
+        "  mlx:\n    image: example/mlx\n    command: vllm-mlx serve mlx-community/Qwen3-8B --max-num-seqs ${SEQS}\n")})
+    launches = inspect_json(["."], tmp_path)["launches"]
+    assert [launch["engine"] for launch in launches] == ["vllm", "vllm-mlx"]
+    assert [launch["cli_errors"] for launch in launches] == [[], []]
+
+
 # --- the property: across source kinds ---------------------------------------------------------------
 
 #: literal words with a fix of a real rule: MTP102 (switch renamed), MTP504 (value given to a
