@@ -72,7 +72,8 @@ def demote(findings: Sequence[Finding], refused: Sequence[Finding], rejected: It
 def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool) -> list[Finding]:
     """``findings`` of a ``check`` without ``--fix``, with every fix that ``--fix`` would refuse
     shown as not applied. The fixing runs over the files holding an applicable fix and the files
-    its edits reach (not the whole tree: a plain ``check`` stays about as fast as a lint)."""
+    its edits reach, not the whole tree: it costs what ``--diff`` on those files costs (a lint of
+    them and one of what each pass changes), and nothing when no fix applies."""
     files: set[str] = set()
     for finding in findings:
         if applies(finding.fix, unsafe) and finding.fix is not None:
