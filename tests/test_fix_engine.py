@@ -278,6 +278,24 @@ def test_a_fix_that_does_not_resolve_its_finding_is_not_written(tmp_path: Path, 
     assert "fixable" not in out and "[*]" not in out
 
 
+def test_a_fix_offered_again_after_it_was_applied_is_not_written(tmp_path: Path,
+                                                                rule: Callable[[Predicate], None]) -> None:
+    """A fix whose finding comes back in other words (here: the text's length changes its parity)
+    passes the check of its own pass, and is offered again on the next: the fixing starts over
+    from the files as read without it, so nothing it wrote is kept."""
+    def check(ctx: RuleContext) -> Iterator[Finding]:
+        parity = "even" if len(ctx.report.launch.source.text) % 2 == 0 else "odd"
+        yield ctx.report_finding(f"length is {parity}", fix=Fix("safe", "Pad", [_after_last_arg(ctx, " ")]))
+
+    rule(check)
+    _project(tmp_path, {"serve.sh": SERVE})
+    code, out, err = _check(tmp_path, "--fix")
+    assert (tmp_path / "serve.sh").read_text() == SERVE
+    assert "fix not applied (Pad): applying it does not resolve the finding (it would be applied again); " \
+        "not written" in err
+    assert "fixed" not in out and code == 1
+
+
 def test_the_same_edit_offered_by_two_findings_is_applied_once(tmp_path: Path, rule: Callable[[Predicate], None]) -> None:
     def check(ctx: RuleContext) -> Iterator[Finding]:
         if "--seed=1" not in _args_text(ctx):
