@@ -281,7 +281,12 @@ _NUMBER = r"-\d+|-\d*\.\d+"
 
 def _is_option(text: str, resolved: bool, by_option: dict[str, Flag]) -> bool:
     """Whether argparse takes the word for an option (else a positional or an option's value)."""
-    if not resolved or not text.startswith("-") or text == "-":
+    if not resolved:
+        # ``--max-num-seqs=$(SEQS)``: the kubelet, compose or the shell substitutes the value only,
+        # so argparse sees this option with some value (the name part is written as it is)
+        name, equals, _ = text.partition("=")
+        return bool(equals) and name.startswith("--") and name in by_option
+    if not text.startswith("-") or text == "-":
         return False
     # a negative number has a digit or a point after its sign (\d: a decimal digit, as isdecimal says)
     if (text[1] == "." or text[1].isdecimal()) and _pattern(_NUMBER).fullmatch(text):
@@ -454,6 +459,10 @@ class VllmEngine:
             return parsed
         self._argparse(run, words, table)
         self._finish(run, table)
+        if parsed.open_ended:
+            # a word that expands to any number of words (``${ARGS}`` unquoted, ``"$@"``) may be the
+            # value or the argument that looks missing here: not a rejection mtplint can know
+            parsed.errors = [error for error in parsed.errors if error.kind != "missing-value"]
         return parsed
 
     def parse_words(self, argv: Iterable[Token], version: str, ctx: EngineContext | None = None,
