@@ -607,6 +607,8 @@ def _unquoted_word_ranges(text: str, start: int, end: int) -> Iterator[tuple[int
         yield word_start, min(index, end)
 
 
+_ALL_ELEMENTS = re.compile(r"\$(?:@|\{@\}|\{[A-Za-z_][A-Za-z0-9_]*\[@\]\})")
+
 _ANSI_C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
                    "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
 
@@ -678,7 +680,9 @@ class _Lexer:
                 flush(index)
                 close = min(_skip_double_quotes(text, index + 1, end), end)
                 inner = self.expand(index + 1, close, quoted=True)
-                pieces.append(_Piece(self.literal(index + 1, index + 1), exists=True))
+                if inner or not _ALL_ELEMENTS.fullmatch(text, index + 1, close):
+                    # `"${ARR[@]}"` / `"$@"` of no elements is no word at all, not an empty one
+                    pieces.append(_Piece(self.literal(index + 1, index + 1), exists=True))
                 pieces.extend(inner)
                 index = close + 1
                 literal_start = index
