@@ -37,6 +37,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from mtplint.extract import ExtractContext, FileLoader, Malformed, build_launch
+from mtplint.extract.compose_build import BuiltImage, built_image, stage_words
 from mtplint.extract.interpolate import (
     Hole,
     Interpolated,
@@ -60,7 +61,7 @@ _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh"})
 #: scalar tags compose does not take as strings (YAML 1.1 resolution, as PyYAML gives them)
 _NOT_STRINGS = frozenset({"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"})
 #: keys whose value a later file replaces (compose-go override merge)
-_REPLACED = ("image", "command", "entrypoint", "runtime", "gpus", "working_dir")
+_REPLACED = ("image", "command", "entrypoint", "runtime", "gpus", "working_dir", "build")
 
 #: the key, in a run's loader's memos, of the services (and MTP001s) already reported in the run,
 #: so an override pair is reported once
@@ -436,6 +437,8 @@ class _ServiceLaunches:
         self.env_open: list[Token] = []
         fields = service.fields
         self.image = self._image(fields.get("image"))
+        #: the Dockerfile a service without ``image`` is built from
+        self.built = self._built(fields.get("build")) if self.image is None else None
         self.entrypoint = self._words(fields.get("entrypoint"))
         self.command = self._words(fields.get("command"))
         self.env = self._environment()
@@ -450,6 +453,8 @@ class _ServiceLaunches:
 
     def launches(self) -> list[Launch]:
         image, entrypoint, command, env, gpu = self.image, self.entrypoint, self.command or [], self.env, self.gpu
+        if self.built is not None:
+            image, entrypoint, command = self._built_command()
         argv = [*(entrypoint or []), *command]
         if entrypoint is not None or image is None or not _image_has_entry(image):
             shell = _shell_script(argv)
@@ -483,7 +488,72 @@ class _ServiceLaunches:
                                 "(docker compose would substitute an empty string): left unresolved")
         launch.notes.extend(self.notes)
         launch.env_open.extend(self.env_open)
+        if self.built is not None:
+            launch.version_hints.extend(self.built.pins)
+            self.project.ctx.related.setdefault(key.file.source.display, []).append(self.built.dockerfile.display)
         return launch
+
+    # -- build ------------------------------------------------------------------------------------
+    def _built(self, at: _At | None) -> BuiltImage | None:
+        """``build: DIR`` or ``build: {context, dockerfile, args, target}``; None for a remote
+        context, ``dockerfile_inline`` or a path with an unset variable."""
+        if at is None or at.node.is_null:
+            return None
+        node = at.node
+        context: str | None
+        dockerfile: str | None
+        target: str | None
+        args: dict[str, Token]
+        if node.is_scalar:
+            context, dockerfile, target, args = self._scalar(at), "Dockerfile", None, {}
+        elif node.is_map:
+            if node.get("dockerfile_inline") is not None:
+                return None
+            field = node.get("context")
+            context = self._scalar(_At(field, at.file)) if field is not None else "."
+            field = node.get("dockerfile")
+            dockerfile = self._scalar(_At(field, at.file)) if field is not None else "Dockerfile"
+            field = node.get("target")
+            target = self._scalar(_At(field, at.file)) if field is not None else None
+            field = node.get("args")
+            args = self._build_args(_At(field, at.file)) if field is not None else {}
+        else:
+            return None
+        if not context or not dockerfile or "://" in context or context.startswith(("git@", "github.com/")):
+            return None
+        return built_image(at.file.directory / context, dockerfile, args, target, self.project.ctx)
+
+    def _build_args(self, at: _At) -> dict[str, Token]:
+        """``build.args`` as a map or a list of ``NAME=value``; a bare ``NAME`` (taken from the
+        shell running compose) is left out, so the Dockerfile's default stands for it."""
+        args: dict[str, Token] = {}
+        if at.node.is_map:
+            for name, _key, node in at.node.entries():
+                text = self._scalar(_At(node, at.file))
+                if text is not None:
+                    args[name] = Token(text, node.span())
+        elif at.node.is_seq:
+            for item in at.node.items:
+                text = self._scalar(_At(item, at.file))
+                if text and "=" in text:
+                    name, _, value = text.partition("=")
+                    args[name] = Token(value, item.span())
+        return args
+
+    def _built_command(self) -> tuple[Token | None, list[_Word] | None, list[_Word]]:
+        """The image, entrypoint and command of a built service: the service's own ``entrypoint``
+        / ``command`` replace the stage's (an ``entrypoint`` also drops the stage's CMD, as
+        compose does); a stage without ENTRYPOINT keeps its base image's."""
+        assert self.built is not None
+        stage = self.built.stage
+        entrypoint, command = self.entrypoint, self.command
+        if entrypoint is None:
+            stage_entry = stage_words(stage.entrypoint)
+            entrypoint = None if stage_entry is None else [_Word(word) for word in stage_entry]
+            if command is None:
+                stage_cmd = stage_words(stage.cmd)
+                command = None if stage_cmd is None else [_Word(word) for word in stage_cmd]
+        return self.built.base_image, entrypoint, command or []
 
     # -- image, command ---------------------------------------------------------------------------
     def _image(self, at: _At | None) -> Token | None:

@@ -24,15 +24,18 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from mtplint.extract import ExtractContext, Malformed, build_launch
 from mtplint.extract.launch import (
+    FLOATING,
     Launch,
     Recognised,
     VersionHint,
     entry_for_image,
     image_engine,
+    image_floating,
     image_version,
     recognise,
 )
@@ -265,8 +268,9 @@ def _json_string(arguments: MappedText, start: int) -> tuple[int, MappedText]:
 # --- stages -------------------------------------------------------------------------------------
 
 
-def stages(source: SourceFile) -> list[Stage]:
-    """Read the stages (with their env, CMD, ENTRYPOINT) of a Dockerfile."""
+def stages(source: SourceFile, build_args: Mapping[str, Token] | None = None) -> list[Stage]:
+    """Read the stages (with their env, CMD, ENTRYPOINT) of a Dockerfile. ``build_args``: the
+    ``--build-arg`` values (compose ``build.args``), which replace the ``ARG`` defaults."""
     global_args: dict[str, Token | None] = {}
     result: list[Stage] = []
     by_name: dict[str, Stage] = {}
@@ -281,7 +285,7 @@ def stages(source: SourceFile) -> list[Stage]:
             continue
         if keyword == "ARG":
             scope = global_args if current is None else current.args
-            _arg(instruction, scope, global_args if current is not None else {}, current)
+            _arg(instruction, scope, global_args if current is not None else {}, current, build_args or {})
             continue
         if current is None:
             continue
@@ -337,13 +341,15 @@ def _from(instruction: Instruction, global_args: dict[str, Token | None], by_nam
 
 
 def _arg(instruction: Instruction, scope: dict[str, Token | None], global_args: dict[str, Token | None],
-         stage: Stage | None) -> None:
+         stage: Stage | None, build_args: Mapping[str, Token]) -> None:
     variables = _variables(stage, global_args if stage is None else {})
     for token, _mapped in substitute_words(instruction.arguments, variables):
         name, has_default, default = token.value.partition("=")
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
             continue
-        if has_default:
+        if name in build_args:
+            scope[name] = build_args[name]
+        elif has_default:
             scope[name] = Token(default, token.span, token.unresolved)
         elif stage is not None and name in global_args:
             # re-declaring a global ARG inside a stage imports its value
@@ -546,3 +552,5 @@ def _add_image_version(launch: Launch) -> None:
     version = image_version(image.value)
     if version and image_engine(image.value) == launch.engine:
         launch.version_hints.append(VersionHint(launch.engine, f"=={version}", "image", image.span))
+    elif image_engine(image.value) == launch.engine and image_floating(image.value):
+        launch.version_hints.append(VersionHint(launch.engine, FLOATING, "tag", image.span))

@@ -1,0 +1,123 @@
+"""A compose service built from a Dockerfile (``build: .``, ``build: {context, dockerfile}``).
+
+``docker compose`` builds such a service from the Dockerfile at ``context/dockerfile`` (default
+``Dockerfile``; a relative ``dockerfile`` is read from the context, compose spec "build"), passes
+``build.args`` as ``--build-arg`` and stops at ``build.target`` (default: the last stage). The
+container then runs that stage's ENTRYPOINT/CMD unless the service sets ``entrypoint``/``command``,
+and a stage without ENTRYPOINT keeps its base image's one.
+
+What a launch learns from it: the base image (``FROM``, through earlier stages and ``ARG``
+defaults, which ``build.args`` override) -- an engine image whose tag may name the version -- and
+``pip install vllm==...`` / ``uv pip install "sglang[all]>=0.5.9"`` pins in the stages' ``RUN``
+lines, with the variables in scope substituted, and in the build context's requirements files.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from mtplint.extract import ExtractContext, Malformed
+from mtplint.extract.dockerfile import Command, Stage, instructions, stages
+from mtplint.extract.launch import VersionHint
+from mtplint.extract.shell import substitute_words
+from mtplint.records import Record
+from mtplint.source import MappedText, SourceFile, Token
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class BuiltImage(Record):
+    """The image a service's ``build`` produces, as far as a launch needs it."""
+
+    __slots__ = ("dockerfile", "stage", "pins")
+    dockerfile: SourceFile
+    #: the stage built (``target``, else the last)
+    stage: Stage
+    #: version pins in the Dockerfile's RUN lines and the build context's requirements files
+    pins: list[VersionHint]
+
+    def __init__(self, dockerfile: SourceFile, stage: Stage, pins: list[VersionHint]) -> None:
+        self.dockerfile = dockerfile
+        self.stage = stage
+        self.pins = pins
+
+    @property
+    def base_image(self) -> Token:
+        """The image the built stage starts ``FROM`` (an earlier stage's, when built on one)."""
+        return self.stage.image
+
+
+def built_image(context_dir: Path, dockerfile: str, build_args: Mapping[str, Token], target: str | None,
+                ctx: ExtractContext) -> BuiltImage | None:
+    """Read the Dockerfile a ``build`` section names; None when it is absent or unreadable."""
+    path = Path(dockerfile)
+    source = ctx.loader.load(path if path.is_absolute() else context_dir / path)
+    if source is None:
+        return None
+    try:
+        all_stages = stages(source, build_args)
+    except Malformed:
+        return None  # the Dockerfile's own extraction reports it (MTP001)
+    if not all_stages:
+        return None
+    chosen = all_stages[-1]
+    if target:
+        chosen = next((stage for stage in all_stages if stage.name and stage.name.lower() == target.lower()), chosen)
+    from mtplint.versions import pins_in_directory
+
+    pins = [*_run_pins(source, build_args), *pins_in_directory(context_dir, ctx.loader.load)]
+    return BuiltImage(source, chosen, pins)
+
+
+def _run_pins(source: SourceFile, build_args: Mapping[str, Token]) -> list[VersionHint]:
+    """Pins in ``RUN`` lines with the ``ARG``/``ENV`` values in scope substituted, as the builder
+    runs them (``ARG VLLM_VERSION=0.11.0`` ... ``RUN pip install vllm==${VLLM_VERSION}``)."""
+    from mtplint.versions import pins_in_text
+
+    global_args: dict[str, Token | None] = {}
+    scope: dict[str, Token | None] | None = None  # None: before the first FROM
+    hints: list[VersionHint] = []
+    for instruction in instructions(source):
+        keyword = instruction.keyword
+        if keyword == "FROM":
+            scope = {}
+            continue
+        if keyword in ("ARG", "ENV"):
+            current = global_args if scope is None else scope
+            variables = {**(global_args if scope is None else {}), **current}
+            for token, _mapped in substitute_words(instruction.arguments, variables):
+                name, has_value, value = token.value.partition("=")
+                if not _NAME.fullmatch(name):
+                    continue
+                if keyword == "ARG" and name in build_args:
+                    current[name] = build_args[name]
+                elif has_value:
+                    current[name] = Token(value, token.span, token.unresolved)
+                elif keyword == "ARG":
+                    current[name] = global_args.get(name) if scope is not None else None
+            continue
+        if keyword != "RUN" or scope is None:
+            continue
+        ((expanded, _),) = substitute_words(instruction.arguments, dict(scope), split=False)
+        if expanded.unresolved and not any(engine in expanded.value for engine in ("vllm", "sglang", "mlx")):
+            continue
+        span = instruction.arguments.span()
+        for hint in pins_in_text(expanded.value):
+            # the expanded text has no positions of its own: the pin points at its RUN line
+            hints.append(VersionHint(hint.engine, hint.spec, "pin", span))
+    return hints
+
+
+def stage_words(command: Command | None) -> list[MappedText] | None:
+    """A stage's ENTRYPOINT or CMD as the words docker runs (shell form: ``/bin/sh -c TEXT``)."""
+    if command is None:
+        return None
+    if command.words is not None:
+        return [mapped for _token, mapped in command.words]
+    assert command.shell is not None
+    shell = command.shell
+    source = shell.source
+    at = shell.offsets[0] if shell.offsets else 0
+    return [MappedText.synthetic("/bin/sh", source, at), MappedText.synthetic("-c", source, at), shell]
