@@ -405,6 +405,20 @@ class _Word(Record):
         return Token.from_mapped(self.text, self.unresolved, self.splat)
 
 
+class _StageWord(_Word):
+    """A word of a built service's Dockerfile ENTRYPOINT/CMD, as the Dockerfile's extraction reads it."""
+
+    __slots__ = ("read",)
+    read: Token
+
+    def __init__(self, read: Token, text: MappedText) -> None:
+        super().__init__(text, read.unresolved, read.splat)
+        self.read = read
+
+    def token(self) -> Token:
+        return self.read
+
+
 class ComposeService(Record):
     """A service as compose resolves it (merged, interpolated): what its container is given."""
 
@@ -549,10 +563,10 @@ class _ServiceLaunches:
         entrypoint, command = self.entrypoint, self.command
         if entrypoint is None:
             stage_entry = stage_words(stage.entrypoint)
-            entrypoint = None if stage_entry is None else [_Word(word) for word in stage_entry]
+            entrypoint = None if stage_entry is None else [_StageWord(*word) for word in stage_entry]
             if command is None:
                 stage_cmd = stage_words(stage.cmd)
-                command = None if stage_cmd is None else [_Word(word) for word in stage_cmd]
+                command = None if stage_cmd is None else [_StageWord(*word) for word in stage_cmd]
         return self.built.base_image, entrypoint, command or []
 
     # -- image, command ---------------------------------------------------------------------------

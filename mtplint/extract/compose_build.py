@@ -110,14 +110,15 @@ def _run_pins(source: SourceFile, build_args: Mapping[str, Token]) -> list[Versi
     return hints
 
 
-def stage_words(command: Command | None) -> list[MappedText] | None:
-    """A stage's ENTRYPOINT or CMD as the words docker runs (shell form: ``/bin/sh -c TEXT``)."""
+def stage_words(command: Command | None) -> list[tuple[Token, MappedText]] | None:
+    """A stage's ENTRYPOINT or CMD as the words docker runs (shell form: ``/bin/sh -c TEXT``), each
+    as the Dockerfile's own extraction reads it (so both report a finding at the same place)."""
     if command is None:
         return None
     if command.words is not None:
-        return [mapped for _token, mapped in command.words]
+        return list(command.words)
     assert command.shell is not None
     shell = command.shell
-    source = shell.source
     at = shell.offsets[0] if shell.offsets else 0
-    return [MappedText.synthetic("/bin/sh", source, at), MappedText.synthetic("-c", source, at), shell]
+    return [(token, MappedText.synthetic(token.value, shell.source, at) if index < 2 else shell)
+            for index, token in enumerate(command.argv())]
