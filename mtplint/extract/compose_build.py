@@ -14,18 +14,14 @@ lines, with the variables in scope substituted, and in the build context's requi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 
 from mtplint.extract import ExtractContext, Malformed
-from mtplint.extract.dockerfile import Command, Stage, instructions, stages
+from mtplint.extract.dockerfile import Command, Stage, stages
 from mtplint.extract.launch import VersionHint
-from mtplint.extract.shell import substitute_words
 from mtplint.records import Record
 from mtplint.source import MappedText, SourceFile, Token
-
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class BuiltImage(Record):
@@ -65,49 +61,13 @@ def built_image(context_dir: Path, dockerfile: str, build_args: Mapping[str, Tok
     chosen = all_stages[-1]
     if target:
         chosen = next((stage for stage in all_stages if stage.name and stage.name.lower() == target.lower()), chosen)
-    from mtplint.versions import pins_in_directory
+    from mtplint.versions import pins_in_directory, pins_in_text
 
-    pins = [*_run_pins(source, build_args), *pins_in_directory(context_dir, ctx.loader.load)]
+    # a variable with no known value stays `${NAME}` in a RUN line, which no pin's version matches
+    pins = [VersionHint(hint.engine, hint.spec, "pin", run.span)  # the expanded text has no positions of its own
+            for stage in all_stages for run in stage.runs for hint in pins_in_text(run.value)]
+    pins.extend(pins_in_directory(context_dir, ctx.loader.load))
     return BuiltImage(source, chosen, pins)
-
-
-def _run_pins(source: SourceFile, build_args: Mapping[str, Token]) -> list[VersionHint]:
-    """Pins in ``RUN`` lines with the ``ARG``/``ENV`` values in scope substituted, as the builder
-    runs them (``ARG VLLM_VERSION=0.11.0`` ... ``RUN pip install vllm==${VLLM_VERSION}``)."""
-    from mtplint.versions import pins_in_text
-
-    global_args: dict[str, Token | None] = {}
-    scope: dict[str, Token | None] | None = None  # None: before the first FROM
-    hints: list[VersionHint] = []
-    for instruction in instructions(source):
-        keyword = instruction.keyword
-        if keyword == "FROM":
-            scope = {}
-            continue
-        if keyword in ("ARG", "ENV"):
-            current = global_args if scope is None else scope
-            variables = {**(global_args if scope is None else {}), **current}
-            for token, _mapped in substitute_words(instruction.arguments, variables):
-                name, has_value, value = token.value.partition("=")
-                if not _NAME.fullmatch(name):
-                    continue
-                if keyword == "ARG" and name in build_args:
-                    current[name] = build_args[name]
-                elif has_value:
-                    current[name] = Token(value, token.span, token.unresolved)
-                elif keyword == "ARG":
-                    current[name] = global_args.get(name) if scope is not None else None
-            continue
-        if keyword != "RUN" or scope is None:
-            continue
-        ((expanded, _),) = substitute_words(instruction.arguments, dict(scope), split=False)
-        if expanded.unresolved and not any(engine in expanded.value for engine in ("vllm", "sglang", "mlx")):
-            continue
-        span = instruction.arguments.span()
-        for hint in pins_in_text(expanded.value):
-            # the expanded text has no positions of its own: the pin points at its RUN line
-            hints.append(VersionHint(hint.engine, hint.spec, "pin", span))
-    return hints
 
 
 def stage_words(command: Command | None) -> list[tuple[Token, MappedText]] | None:

@@ -89,7 +89,8 @@ class Command(Record):
 
 
 class Stage(Record):
-    __slots__ = ("image", "name", "line", "env", "args", "cmd", "entrypoint", "base_stage", "cmd_inherited", "copies")
+    __slots__ = ("image", "name", "line", "env", "args", "cmd", "entrypoint", "base_stage", "cmd_inherited", "copies",
+                 "runs")
     image: Token
     name: str | None
     line: int
@@ -101,6 +102,8 @@ class Stage(Record):
     cmd_inherited: bool
     #: (sources in the build context, destination in the image) of COPY/ADD without --from
     copies: list[tuple[list[str], str]]
+    #: the stage's RUN lines as the builder's shell receives them (ARG/ENV substituted), with their spans
+    runs: list[Token]
 
     def __init__(
         self,
@@ -114,6 +117,7 @@ class Stage(Record):
         base_stage: Stage | None = None,
         cmd_inherited: bool = False,
         copies: list[tuple[list[str], str]] | None = None,
+        runs: list[Token] | None = None,
     ) -> None:
         self.image = image
         self.name = name
@@ -125,6 +129,7 @@ class Stage(Record):
         self.base_stage = base_stage
         self.cmd_inherited = cmd_inherited
         self.copies = copies if copies is not None else []
+        self.runs = runs if runs is not None else []
 
 
 # --- reading instructions -----------------------------------------------------------------------
@@ -293,6 +298,9 @@ def stages(source: SourceFile, build_args: Mapping[str, Token] | None = None) ->
             _env(instruction, current)
         elif keyword in ("COPY", "ADD"):
             _copy(instruction, current)
+        elif keyword == "RUN":
+            ((expanded, _),) = substitute_words(instruction.arguments, _variables(current, {}), split=False)
+            current.runs.append(Token(expanded.value, instruction.arguments.span(), expanded.unresolved))
         elif keyword in ("CMD", "ENTRYPOINT"):
             words = exec_form(instruction.arguments)
             command = Command(instruction, words=words) if words is not None else Command(
