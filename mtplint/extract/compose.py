@@ -37,7 +37,6 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from mtplint.extract import ExtractContext, FileLoader, Malformed, build_launch
-from mtplint.extract.compose_build import BuiltImage, built_image, stage_words
 from mtplint.extract.interpolate import (
     Hole,
     Interpolated,
@@ -50,6 +49,10 @@ from mtplint.extract.launch import GpuHint, Launch, Recognised, entry_for_image,
 from mtplint.extract.yamlpos import YNode
 from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mtplint.extract.compose_build import BuiltImage
 
 #: compose-go cli.DefaultFileNames / DefaultOverrideFileNames, in the order compose tries them
 DEFAULT_FILE_NAMES = ("compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml")
@@ -535,6 +538,8 @@ class _ServiceLaunches:
             return None
         if not context or not dockerfile or "://" in context or context.startswith(("git@", "github.com/")):
             return None
+        from mtplint.extract.compose_build import built_image  # reads Dockerfiles: only for a build section
+
         return built_image(at.file.directory / context, dockerfile, args, target, self.project.ctx)
 
     def _build_args(self, at: _At) -> dict[str, Token]:
@@ -558,6 +563,8 @@ class _ServiceLaunches:
         """The image, entrypoint and command of a built service: the service's own ``entrypoint``
         / ``command`` replace the stage's (an ``entrypoint`` also drops the stage's CMD, as
         compose does); a stage without ENTRYPOINT keeps its base image's."""
+        from mtplint.extract.compose_build import stage_words
+
         assert self.built is not None
         stage = self.built.stage
         entrypoint, command = self.entrypoint, self.command
