@@ -213,9 +213,23 @@ def _may_have_shebang(suffix: str) -> bool:
     return suffix not in _NOT_SCRIPTS
 
 
+#: a compose service's ``build:`` key, and a YAML file's top-level ``services:`` (a compose file by
+#: its content; a CI workflow's ``build`` job sits under ``jobs:``)
+_BUILD_KEY = re.compile(rb"^[ \t]+build[ \t]*:", re.MULTILINE)
+_SERVICES_KEY = re.compile(rb"^services[ \t]*:", re.MULTILINE)
+
+
+def _builds_image(data: bytes, kind: str) -> bool:
+    """A compose file that builds a service from a Dockerfile: its engine may be named only there."""
+    if kind == "compose":
+        return _BUILD_KEY.search(data) is not None
+    return kind == "yaml" and _SERVICES_KEY.search(data) is not None and _BUILD_KEY.search(data) is not None
+
+
 def relevant(data: bytes, kind: str) -> bool:
-    """The byte-level prefilter. Systemd units may start a script that holds the launch."""
-    return kind == "systemd" or mentions_engine(data)
+    """The byte-level prefilter. Systemd units may start a script that holds the launch; a compose
+    service built from a Dockerfile may name its engine only in the Dockerfile."""
+    return kind == "systemd" or mentions_engine(data) or _builds_image(data, kind)
 
 
 def relevant_file(path: Path, kind: str, chunk_size: int = 1 << 20) -> bool:
@@ -228,7 +242,7 @@ def relevant_file(path: Path, kind: str, chunk_size: int = 1 << 20) -> bool:
     try:
         with path.open("rb") as handle:
             while chunk := handle.read(chunk_size):
-                if mentions_engine(tail + chunk):
+                if mentions_engine(tail + chunk) or _builds_image(tail + chunk, kind):
                     return True
                 tail = chunk[-overlap:]
     except OSError:

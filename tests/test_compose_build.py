@@ -187,3 +187,38 @@ def test_explicit_text_without_a_launch_is_not_linted(tmp_path: Path) -> None:
     code, out, err = run_cli(["inspect", "--format", "json", "NOTES"], cwd=tmp_path)
     assert code == 0, err
     assert json.loads(out) == {"launches": [], "diagnostics": []}
+
+
+def test_build_args_from_dotenv_and_unset_variables(inspect: Callable[..., Any]) -> None:
+    dockerfile = ('FROM vllm/vllm-openai:v0.30.0\nARG VLLM_VERSION=0.20.0\n'
+                  'RUN pip install "vllm==${VLLM_VERSION}"\nENTRYPOINT ["vllm", "serve"]\n')
+    files = {
+        ".env": "VLLM_VERSION=0.28.0\n",
+        "from-env/Dockerfile": dockerfile.replace("FROM vllm/vllm-openai:v0.30.0", "FROM python:3.12"),
+        "unset/Dockerfile": dockerfile.replace("FROM vllm/vllm-openai:v0.30.0", "FROM python:3.12"),
+        "compose.yaml": ("services:\n"
+                         "  from-env:\n    build:\n      context: from-env\n      args: [VLLM_VERSION]\n"
+                         "    command: [Qwen/Qwen3-8B]\n"
+                         "  unset:\n    build:\n      context: unset\n      args:\n        VLLM_VERSION: ${NOT_SET}\n"
+                         "    command: [Qwen/Qwen3-8B]\n"),
+    }
+    launches = {launch["context"]: launch for launch in inspect(files, "compose.yaml")["launches"]}
+    # a bare NAME takes the project's .env value, as compose reads it from its environment
+    assert launches["service from-env"]["engine_version"] == "0.28.0"
+    # an unset variable is no version at all, not the Dockerfile's default
+    assert launches["service unset"]["version_source"] == "assumed"
+
+
+def test_a_compose_file_naming_no_engine_is_read_for_its_build(tmp_path: Path) -> None:
+    """The engine may be named only in the Dockerfile: the prefilter passes a compose file that builds."""
+    write_files(tmp_path, {
+        "app/compose.yaml": ("services:\n  llm:\n    build: ./image\n    ports: ['8000:8000']\n"
+                             "    command: [Qwen/Qwen3.6-27B, --speculative-config,\n"
+                             "              '{\"method\": \"mtp\", \"num_speculative_tokens\": 2}']\n"),
+        "app/image/Dockerfile": "FROM vllm/vllm-openai:v0.30.0\nRUN pip install --no-cache-dir hf_transfer\n",
+        # a CI workflow's build job is not a compose file
+        ".github/workflows/ci.yml": "on: push\njobs:\n  build:\n    runs-on: ubuntu-latest\n",
+    })
+    code, out, err = run_cli(["check", "--output-format", "json", "--isolated", "--no-cache", "."], cwd=tmp_path)
+    assert code == 1, err
+    assert {(finding["filename"], finding["code"]) for finding in json.loads(out)} >= {("app/compose.yaml", "MTP102")}

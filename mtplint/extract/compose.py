@@ -543,20 +543,32 @@ class _ServiceLaunches:
         return built_image(at.file.directory / context, dockerfile, args, target, self.project.ctx)
 
     def _build_args(self, at: _At) -> dict[str, Token]:
-        """``build.args`` as a map or a list of ``NAME=value``; a bare ``NAME`` (taken from the
-        shell running compose) is left out, so the Dockerfile's default stands for it."""
+        """``build.args`` as a map or a list of ``NAME=value``. A ``NAME`` without a value comes
+        from the environment of whoever runs compose (the project's ``.env`` here, else unknown); a
+        value with an unset variable is unknown (so is what the Dockerfile builds with it)."""
         args: dict[str, Token] = {}
+        entries: list[tuple[str, _At | None, YNode]] = []
         if at.node.is_map:
-            for name, _key, node in at.node.entries():
-                text = self._scalar(_At(node, at.file))
-                if text is not None:
-                    args[name] = Token(text, node.span())
+            entries = [(name, None if value.is_null else _At(value, at.file), value)
+                       for name, _key, value in at.node.entries()]
         elif at.node.is_seq:
             for item in at.node.items:
+                if not item.is_scalar or item.is_null:
+                    continue
                 text = self._scalar(_At(item, at.file))
-                if text and "=" in text:
-                    name, _, value = text.partition("=")
+                name, has_value, value = (item.str if text is None else text).partition("=")
+                if text is None:  # an unset variable in the value
+                    args[name] = Token("", item.span(), (name,))
+                elif has_value:
                     args[name] = Token(value, item.span())
+                else:
+                    entries.append((name, None, item))
+        for name, value_at, node in entries:
+            if value_at is None:
+                args[name] = self._from_project(name, node.span()).value
+                continue
+            text = self._scalar(value_at)
+            args[name] = Token(text, node.span()) if text is not None else Token("", node.span(), (name,))
         return args
 
     def _built_command(self) -> tuple[Token | None, list[_Word] | None, list[_Word]]:
