@@ -142,3 +142,25 @@ def test_configuration_engine_versions_silences_the_info(tmp_path: Path) -> None
     assert code == 1, err
     codes = {finding["code"] for finding in json.loads(out)}
     assert "MTP004" not in codes and "MTP102" in codes, err
+
+
+def test_a_pinned_range_older_than_the_model_stands(inspect: Callable[..., Any]) -> None:
+    """vllm<0.17 cannot serve Qwen3.6: the pin is kept (the launch then fails, which the engine's own
+    error says); the model does not move the range outside what the repository pins."""
+    files = {"requirements.txt": "vllm>=0.11.0,<0.17\n", "serve.sh": QWEN36_SCRIPT}
+    (launch,) = inspect(files, "serve.sh")["launches"]
+    assert launch["possible_versions"] == {"min": "0.11.0", "below": "0.17"}
+    assert _evidence(launch, "model") == []
+
+
+def test_catalog_first_releases_are_known_versions_or_older() -> None:
+    """Every first release the catalog records compares with the engine's release numbers."""
+    from mtplint.engines import engine_for
+    from mtplint.models import catalog_entries
+    from mtplint.versions import compare
+
+    for entry in catalog_entries():
+        for engine, first in (entry.get("first_release") or {}).items():
+            newest = engine_for(engine).known_versions()[-1]
+            assert compare(first["version"], newest) <= 0, (entry["id"], engine)
+            assert first["source"], entry["id"]
