@@ -164,3 +164,14 @@ def test_catalog_first_releases_are_known_versions_or_older() -> None:
             newest = engine_for(engine).known_versions()[-1]
             assert compare(first["version"], newest) <= 0, (entry["id"], engine)
             assert first["source"], entry["id"]
+
+
+def test_which_tags_follow_the_newest_build() -> None:
+    from mtplint.extract.launch import image_floating
+
+    floating = ["vllm/vllm-openai", "vllm/vllm-openai:latest", "vllm/vllm-openai:cu130-nightly",
+                "lmsysorg/sglang:dev-cu13", "ghcr.io/ggml-org/llama.cpp:server-cuda", "localhost:5000/vllm-openai"]
+    pinned_or_custom = ["ghcr.io/ggml-org/llama.cpp:server-cuda-b9180", "vllm/vllm-openai:v0.30.0", "myorg/vllm:v2-dev",
+                        "vllm/vllm-openai@sha256:" + "ab" * 32]
+    assert [image for image in floating if not image_floating(image)] == []
+    assert [image for image in pinned_or_custom if image_floating(image)] == []
