@@ -320,6 +320,26 @@ def image_version(image: str) -> str | None:
     return None
 
 
+#: the spec of a version hint from a floating tag: the newest known release or a later one
+FLOATING = "latest"
+#: tags that follow the newest build rather than name a release (the first word before `-`)
+_FLOATING_TAGS = frozenset({"latest", "nightly", "dev", "main", "server", "full", "light"})
+
+
+def image_floating(image: str) -> bool:
+    """Whether an image's tag follows the newest build (``:latest``, ``:nightly``, ``cu130-nightly``,
+    ``dev-cu13``, llama.cpp's ``server-cuda``; no tag is ``latest`` to docker), not a release. A digest pins an
+    image, but to no release mtplint can name: no evidence either way."""
+    if "@" in image:
+        return False
+    _, tag = _image_name(image)
+    pieces = tag.removesuffix("\n").lower().split("-")
+    if not tag:
+        return True
+    # `nightly-cu130`, `cu130-nightly`, `dev-cu13`, `server-cuda`; not a custom `v2-dev`
+    return image_version(image) is None and (pieces[0] in _FLOATING_TAGS or pieces[-1] in ("latest", "nightly"))
+
+
 # --- entry points -------------------------------------------------------------------------------
 
 _MODULE_ENTRIES = {
