@@ -65,8 +65,9 @@ EXPECTED: dict[str, set[str]] = {
     # MTP102 cannot decide and MTP004 says so; `qwen3_next_mtp` is a deprecated alias (MTP401).
     "venv-script-unpinned/scripts/serve_qwen_next.sh": {"MTP004", "MTP401"},
     # vLLM 0.11.0 rejects the pre-0.8.3 speculative flags (MTP402, one per flag); VLLM_USE_V1 is
-    # still read by 0.11.0 (removed in 0.11.1), so no MTP405.
-    "k8s-legacy-flags/deployment.yaml": {"MTP402"},
+    # still read by 0.11.0 (removed in 0.11.1), so no MTP405. The image runs `vllm serve`, whose
+    # argument check in 0.8.3-0.11.0 (FlexibleArgumentParser.parse_args) exits on `--model`: MTP509.
+    "k8s-legacy-flags/deployment.yaml": {"MTP402", "MTP509"},
 }
 
 

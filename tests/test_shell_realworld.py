@@ -8,8 +8,9 @@ reader is judged on what people commit rather than on what its own tests happen 
 For each file the expected findings are reasoned from what the engine does with the command it
 receives on each path of the script, written next to each case. A finding that holds on every path
 is plain; one that holds on some paths ends with ``(only when <the branches>)``. Two kinds of
-MTP003 are left out of the comparison because they are about the run, not the script: the missing
-GPU identity (no ``--gpu`` is given here) and an engine version that was not pinned.
+MTP003 and MTP004 (the rules an unpinned engine version left undecided) are left out of the
+comparison because they are about the run, not the script: the missing GPU identity (no ``--gpu``
+is given here) and an engine version that was not pinned.
 
 ``inspect`` is checked per path too: which launches there are, their condition, and where each
 setting the engine receives was written (line and column of the token in the file).
@@ -238,8 +239,10 @@ def position(text: str, token: str, after: str | None = None) -> tuple[int, int]
 
 
 def about_the_script(finding: dict[str, Any]) -> bool:
-    """Not the run-wide MTP003s (GPU identity, an unpinned version): see the module docstring."""
+    """Not the run-wide MTP003s (GPU identity) nor MTP004 (an unpinned version): see the module docstring."""
     message: str = finding["message"]
+    if finding["code"] == "MTP004":
+        return False
     return finding["code"] != "MTP003" or "cannot resolve" in message or "may add arguments" in message
 
 
