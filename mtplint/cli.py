@@ -340,10 +340,17 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # as the findings cache: not for --no-cache, and not for runs that write nothing there (--fix,
     # --diff and an editor's buffer on standard input lint in memory)
     if not (args.no_cache or args.fix or args.fix_only or args.diff or args.stdin_filename is not None):
-        from mtplint.cache import cache_dir
+        from mtplint.cache import cache_dir, unusable_reason
 
-        with remembering_valid_documents(cache_dir(Path.cwd())):
-            return _check(args, out, err)
+        directory = cache_dir(Path.cwd())
+        refused = unusable_reason(directory)
+        if refused is None:
+            with remembering_valid_documents(directory):
+                return _check(args, out, err)
+        # never write into a folder of the user's ($MTPLINT_CACHE_DIR=., $HOME): lint without the cache
+        err.write(f"mtplint: warning: not using the cache: {refused} (point MTPLINT_CACHE_DIR at a "
+                  "path that does not exist yet; mtplint creates it)\n")
+        args.no_cache = True
     return _check(args, out, err)
 
 
