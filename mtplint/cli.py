@@ -138,7 +138,8 @@ def _add_check(commands: Any) -> None:
     check.add_argument("--isolated", action="store_true", help="ignore configuration files")
     check.add_argument("-o", "--output-file", type=Path, metavar="FILE", help="write the report to FILE, not stdout")
     check.add_argument("--stdin-filename", type=Path, metavar="PATH",
-                       help="lint standard input as the content of PATH (an editor's unsaved buffer)")
+                       help="lint standard input as the content of PATH (an editor's unsaved buffer; PATH "
+                            "need not exist); `-` as the path also reads standard input")
     check.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
                        help="processes that lint files, this one included (default: 1 for fewer than 64 files, else one per CPU)")
     check.add_argument("--no-cache", action="store_true",
@@ -331,6 +332,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         # environment, and a typo there (a CI variable) must not turn a SARIF report into text
         raise UsageError(f"MTPLINT_OUTPUT_FORMAT={args.output_format!r} is not an output format "
                          f"(choose from {', '.join(OUTPUT_FORMATS)})")
+    _standard_input_path(args)
     if args.output_file is None and _nothing_to_lint(args):
         return _report_nothing(args, out)
     from mtplint.checks.catalog import remembering_valid_documents
@@ -352,6 +354,20 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                   "path that does not exist yet; mtplint creates it)\n")
         args.no_cache = True
     return _check(args, out, err)
+
+
+def _standard_input_path(args: argparse.Namespace) -> None:
+    """``-`` among the paths: standard input is linted, as the file ``--stdin-filename`` names or,
+    without one, as ``-`` (its kind then read from its text, :func:`mtplint.stdin.kind_of_text`)."""
+    from mtplint.stdin import STDIN_PATH
+
+    if not any(str(path) == STDIN_PATH for path in args.paths):
+        return
+    if len(args.paths) > 1:
+        raise UsageError("`-` (standard input) cannot be combined with other paths")
+    if args.stdin_filename is None:
+        args.stdin_filename = Path(STDIN_PATH)
+    args.paths = []
 
 
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -401,14 +417,17 @@ def _check_to_file(args: argparse.Namespace, err: TextIO) -> int:
 
 
 def _stdin_buffer(args: argparse.Namespace, settings: Any) -> tuple[Any, dict[str, str]]:
-    """``--stdin-filename PATH``: a file loader in which standard input stands for PATH, and the
-    buffer's text by the name findings show for it (SARIF fingerprints hash that text)."""
+    """``--stdin-filename PATH`` (or ``-``): a file loader in which standard input stands for PATH,
+    whether or not PATH exists, and the buffer's text by the name findings show for it (SARIF
+    fingerprints hash that text)."""
     from mtplint.extract import FileLoader
     from mtplint.source import SourceFile
 
     path: Path = args.stdin_filename
-    if not path.is_file():
-        raise UsageError(f"--stdin-filename {path}: no such file (save the buffer once, then lint as you type)")
+    if path.is_dir():
+        raise UsageError(f"--stdin-filename {path}: is a directory (name the file the buffer stands for)")
+    # a file not saved yet is fine: its folder (or the nearest one that exists) holds the
+    # configuration and the files a launch reads, as for the saved file
     text = sys.stdin.read()
     loader = FileLoader(settings.pipeline.root)
     display = loader.display(path)

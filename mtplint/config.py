@@ -303,7 +303,9 @@ def settings_for(args: argparse.Namespace) -> tuple[Any, str]:
     where = "command line"
     path: Path | None = None
     if not args.isolated:
-        path = args.config_file or find_config(args.paths[0] if args.paths else Path.cwd())
+        # standard input is configured as the file it stands for (which need not exist yet)
+        first = getattr(args, "stdin_filename", None) or (args.paths[0] if args.paths else Path.cwd())
+        path = args.config_file or find_config(first)
         if path is not None:
             if not path.is_file():
                 raise ConfigError(f"{path}: configuration file does not exist")

@@ -346,8 +346,9 @@ def test_stdin_filename_refusals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     import io
 
     monkeypatch.setattr("sys.stdin", io.StringIO(COMPOSE))
-    code, _, err = run_cli(["check", "--isolated", "--stdin-filename", "new/compose.yaml"], cwd=tmp_path)
-    assert code == 2 and "no such file" in err
+    (tmp_path / "deploy").mkdir()
+    code, _, err = run_cli(["check", "--isolated", "--stdin-filename", "deploy"], cwd=tmp_path)
+    assert code == 2 and "is a directory" in err
     write_files(tmp_path, {"compose.yaml": COMPOSE})
     code, _, err = run_cli(["check", "--isolated", "--fix", "--stdin-filename", "compose.yaml"], cwd=tmp_path)
     assert code == 2 and "--stdin-filename cannot be combined" in err
