@@ -162,15 +162,27 @@ def _add_inspect(commands: Any) -> None:
     inspect.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
 
 
+def _catalog_options(parser: argparse.ArgumentParser) -> None:
+    """Where ``rules`` and ``rule`` find house rules: as ``check`` does, from the working directory."""
+    parser.add_argument("--extend-rules", action="append", type=Path, default=[], metavar="PATH",
+                        help="house rule files (YAML) or a directory of them, besides the configuration's")
+    parser.add_argument("--config", dest="config_file", type=Path, metavar="FILE",
+                        help="the configuration whose extend-rules to read (default: the closest "
+                             "pyproject.toml / mtplint.toml / .mtplint.toml, as check finds it)")
+    parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
+
+
 def _add_rules(commands: Any) -> None:
-    rules = commands.add_parser("rules", help="list the rules")
+    rules = commands.add_parser("rules", help="list the rules, house rules included")
     rules.add_argument("--output-format", choices=("text", "json"), default="text")
+    _catalog_options(rules)
 
 
 def _add_rule(commands: Any) -> None:
-    rule = commands.add_parser("rule", help="show a rule's documentation")
+    rule = commands.add_parser("rule", help="show a rule's documentation (a house rule's too)")
     rule.add_argument("code", help="rule code or name, e.g. MTP102")
     rule.add_argument("--output-format", choices=("text", "json"), default="text")
+    _catalog_options(rule)
 
 
 def _add_version(commands: Any) -> None:
@@ -543,23 +555,38 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
     return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
 
 
-def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from mtplint.checks.catalog import load_catalog
+def _run_catalog(args: argparse.Namespace, err: TextIO) -> Any:
+    """The catalog ``check`` would run with here, or None after reporting why there is none."""
+    from mtplint.checks.catalog import CatalogError
+    from mtplint.config import ConfigError, run_catalog
 
-    catalog = load_catalog()
+    try:
+        return run_catalog(args)
+    except (CatalogError, ConfigError) as error:
+        err.write(f"mtplint: error: {error}\n")
+        return None
+
+
+def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    catalog = _run_catalog(args, err)
+    if catalog is None:
+        return EXIT_ERROR
     if args.output_format == "json":
         out.write(json.dumps([rule.to_json() for rule in catalog.values()], indent=2, ensure_ascii=False) + "\n")
         return EXIT_CLEAN
     for rule in catalog.values():
-        out.write(f"{rule.code}  {rule.name:<46} {rule.severity:<8} {','.join(rule.engines):<22} fix: {rule.fix}\n")
+        house = "" if rule.origin == "builtin" else f"  (house rule: {rule.origin})"
+        out.write(f"{rule.code}  {rule.name:<46} {rule.severity:<8} {','.join(rule.engines):<22} fix: {rule.fix}"
+                  f"{house}\n")
     return EXIT_CLEAN
 
 
 def cmd_rule(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from mtplint.checks.catalog import load_catalog
     from mtplint.report.docs import render_rule
 
-    catalog = load_catalog()
+    catalog = _run_catalog(args, err)
+    if catalog is None:
+        return EXIT_ERROR
     wanted = args.code.strip()
     rule = catalog.get(wanted.upper()) or next((r for r in catalog.values() if r.name == wanted), None)
     if rule is None:

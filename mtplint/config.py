@@ -319,6 +319,27 @@ def settings_for(args: argparse.Namespace) -> tuple[Any, str]:
     return settings, output_format
 
 
+def house_rule_paths(values: dict[str, Any], args: argparse.Namespace) -> tuple[Path, ...]:
+    """The house-rule files and folders of a configuration's ``extend-rules`` plus ``--extend-rules``."""
+    return tuple(Path(p) for p in (*values.get("extend-rules", ()), *map(str, args.extend_rules)))
+
+
+def run_catalog(args: argparse.Namespace) -> dict[str, Any]:
+    """The rule catalog a ``check`` in the working directory runs with (``mtplint rules``, ``mtplint
+    rule``): built-in rules and the house rules of the configuration ``check`` would find (or of
+    ``--config FILE``; none with ``--isolated``) and of ``--extend-rules``."""
+    from mtplint.checks.catalog import load_catalog
+
+    values: dict[str, Any] = {}
+    if not args.isolated:
+        path = args.config_file or find_config(Path.cwd())
+        if path is not None:
+            if not path.is_file():
+                raise ConfigError(f"{path}: configuration file does not exist")
+            values = load_config(path).values
+    return load_catalog(house_rule_paths(values, args))
+
+
 def settings_from(values: dict[str, Any], where: str, args: argparse.Namespace) -> Any:
     """Lint settings from one configuration file's values (``where`` names it in errors) plus the
     command line on top: ``--select`` starts a new selection, ``--extend-select`` / ``--ignore``
@@ -344,7 +365,7 @@ def settings_from(values: dict[str, Any], where: str, args: argparse.Namespace) 
         engine_versions=engine_versions,
         gpu=gpu,
     )
-    extend_rules = tuple(Path(p) for p in (*values.get("extend-rules", ()), *map(str, args.extend_rules)))
+    extend_rules = house_rule_paths(values, args)
     catalog = load_catalog(extend_rules)
     config_layer = Layer(values.get("select"), values.get("extend-select", ()), values.get("ignore", ()))
     cli_layer = Layer(args.select, args.extend_select, args.ignore)
