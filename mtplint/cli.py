@@ -124,6 +124,8 @@ def _add_check(commands: Any) -> None:
     check.add_argument("--output-format", choices=OUTPUT_FORMATS,
                        default=os.environ.get("MTPLINT_OUTPUT_FORMAT") or None)
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("-q", "--quiet", action="store_true",
+                       help="print the findings only: no summary, no progress line on a terminal")
     check.add_argument("--exit-non-zero-on-info", action="store_true",
                        help="also exit 1 when the only findings are `info` (by default they are shown but do not fail)")
     check.add_argument("--select", type=_selectors, help="rules to run: codes, prefixes (MTP1), names, or ALL")
@@ -334,7 +336,8 @@ def _report_nothing(args: argparse.Namespace, out: TextIO) -> int:
         out.write(github.render([]))
     else:
         out.write(formats.concise([]) if output_format == "concise" else formats.full([]))
-        out.write(formats.summary([], 0, unsafe_fixes=args.unsafe_fixes))
+        if not args.quiet:
+            out.write(formats.summary([], 0, unsafe_fixes=args.unsafe_fixes))
     return EXIT_CLEAN
 
 
@@ -396,14 +399,19 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 raise UsageError("--stdin-filename cannot be combined with --fix, --fix-only or --diff")
             return _check_and_fix(args, settings, output_format, out, err)
         stdin = _stdin_buffer(args, settings) if args.stdin_filename is not None else None
-        result = lint([args.stdin_filename] if stdin else args.paths or [Path(".")], settings,
-                      stdin[0] if stdin else None, jobs=args.jobs, cache=not args.no_cache)
+        progress = _progress(args, err) if stdin is None else None
+        try:
+            result = lint([args.stdin_filename] if stdin else args.paths or [Path(".")], settings,
+                          stdin[0] if stdin else None, jobs=args.jobs, cache=not args.no_cache, progress=progress)
+        finally:
+            if progress is not None:
+                progress.finish()
     except (CatalogError, ConfigError) as error:
         err.write(f"mtplint: error: {error}\n")
         return EXIT_ERROR
     findings = result.findings
     _write_findings(findings, result, output_format, out, unsafe_fixes=args.unsafe_fixes, settings=settings,
-                    texts=stdin[1] if stdin else None)
+                    texts=stdin[1] if stdin else None, quiet=args.quiet)
     if args.show_fixes and output_format != "json":
         from mtplint.report.fixes import available_list
 
@@ -413,6 +421,21 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_ERROR
     failing = [f for f in findings if f.severity != "info" or args.exit_non_zero_on_info]
     return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
+
+
+def _progress(args: argparse.Namespace, err: TextIO) -> Any:
+    """A progress line for a run whose standard error is a terminal that can redraw a line (not
+    ``TERM=dumb``), unless ``--quiet`` (:mod:`mtplint.progress`)."""
+    if args.quiet or os.environ.get("TERM") == "dumb":
+        return None
+    try:
+        if not err.isatty():
+            return None
+    except (AttributeError, ValueError, OSError):  # a closed or unusual stream: no terminal to draw on
+        return None
+    from mtplint.progress import Progress
+
+    return Progress(err)
 
 
 def _check_to_file(args: argparse.Namespace, err: TextIO) -> int:
@@ -463,7 +486,8 @@ def _suppression_kind_by_file(configs: Any, kind_for: Any) -> Any:
 
 
 def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO, *, fixed: int = 0,
-                    unsafe_fixes: bool = False, settings: Any = None, texts: dict[str, str] | None = None) -> None:
+                    unsafe_fixes: bool = False, settings: Any = None, texts: dict[str, str] | None = None,
+                    quiet: bool = False) -> None:
     from mtplint.report import findings as formats
 
     if output_format == "sarif":
@@ -488,6 +512,8 @@ def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO,
         out.write(formats.concise(findings, unsafe_fixes))
     else:
         out.write(formats.full(findings, result.pipeline, unsafe_fixes))
+    if quiet:
+        return
     out.write(formats.summary(findings, len(result.suppressed), fixed=fixed, unsafe_fixes=unsafe_fixes,
                               errors=len(result.pipeline.internal_errors)))
 
@@ -541,7 +567,7 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
                     out.write(f"{finding.span.file}: {finding.code} {finding.message}\n")
     else:
         _write_findings(findings, result, output_format, out, fixed=len(fixed), unsafe_fixes=args.unsafe_fixes,
-                        settings=settings)
+                        settings=settings, quiet=args.quiet)
     if args.show_fixes and output_format != "json":
         out.write(fix_report.applied_list(fixed))
     _report_internal(internal, err)

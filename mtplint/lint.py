@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mtplint.config import ConfigTree
+    from mtplint.progress import Progress
 
 #: rules about the input itself, produced by the pipeline or by suppression handling, not by predicates
 META_RULES = ("MTP001", "MTP002", "MTP003")
@@ -81,25 +82,27 @@ class LintResult(Record):
 
 
 def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = None, *,
-         jobs: int | None = 1, cache: bool = False) -> LintResult:
+         jobs: int | None = 1, cache: bool = False, progress: Progress | None = None) -> LintResult:
     """``loader``: see :func:`mtplint.pipeline.run` (``--fix`` passes one seeded with fixed texts).
 
     ``jobs``: worker processes (None: as many as CPUs when there are enough files, see
     :func:`mtplint.parallel.default_jobs`); ``cache``: reuse and store per-file results in the
     on-disk cache (:mod:`mtplint.cache`). Both give the same findings, in the same order, as the
     plain run; neither applies to a seeded ``loader`` (a fix being re-linted in memory).
+    ``progress``: counts of files and findings as they are linted (:mod:`mtplint.progress`).
 
     With ``settings.configs``, files governed by another configuration than the first path's are
     checked with that configuration's settings (:class:`mtplint.config.ConfigTree`), in the same
     single run: one discovery walk, one report."""
     # in this process, without the worker and record machinery: a fix's seeded loader, or a run
     # without the cache that asks for one process or leaves it to a few files named
-    in_process = loader is not None or (not cache and (jobs == 1 or (jobs is None and _few_named_files(paths))))
+    in_process = loader is not None or (not cache and progress is None
+                                        and (jobs == 1 or (jobs is None and _few_named_files(paths))))
     if not in_process:
         from mtplint.parallel import lint_units
 
         # discovers under the run's configurations itself, and lints while it walks
-        return lint_units(paths, settings, jobs=jobs, use_cache=cache)
+        return lint_units(paths, settings, jobs=jobs, use_cache=cache, progress=progress)
     candidates = None
     tree = settings.configs
     if tree is not None:

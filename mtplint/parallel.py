@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from mtplint.config import ConfigTree
     from mtplint.extract.launch import Launch
     from mtplint.lint import LintResult, LintSettings
+    from mtplint.progress import Progress
 
     Record = dict[str, Any]
     Deps = dict[str, dict[str, str]]
@@ -468,9 +469,10 @@ class _Units:
     """The files of a run as discovery hands them over: each one's record from the cache, or its
     place in the work still to do."""
 
-    def __init__(self, settings: LintSettings, use_cache: bool) -> None:
+    def __init__(self, settings: LintSettings, use_cache: bool, progress: Progress | None = None) -> None:
         self.settings = settings
         self.use_cache = use_cache
+        self.progress = progress
         self.candidates: list[Candidate] = []
         self.records: list[Record | None] = []
         self.keys: dict[int, str] = {}
@@ -500,7 +502,13 @@ class _Units:
             if key is not None:
                 self.keys[index] = key
                 self.records[index] = group.cache.get(key)
-        return (index, candidate) if self.records[index] is None else None
+        record = self.records[index]
+        if record is None:
+            return index, candidate
+        if self.progress is not None:
+            self.progress.add_done(sum(len(item["findings"]) + len(item["unresolved"])
+                                       for item in record["launches"]))
+        return None
 
     def take(self, done: list[tuple[int, Record, Deps | None]]) -> None:
         for index, record, deps in done:
@@ -512,10 +520,20 @@ class _Units:
             # they still analyse the files after these, rather than all once the last file is in
             for item in record["launches"]:
                 item["found"] = launch_findings(item, group.catalog)
+            if self.progress is not None:
+                self.progress.add_done(sum(len(item["found"]) for item in record["launches"]))
+
+
+def _walk_counted(found: Iterator[Candidate], progress: Progress) -> Iterator[Candidate]:
+    for candidate in found:
+        progress.add_found()
+        yield candidate
+    progress.walk_over()
 
 
 def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, use_cache: bool,
-               candidates: list[Candidate] | None = None, loader: FileLoader | None = None) -> LintResult:
+               candidates: list[Candidate] | None = None, loader: FileLoader | None = None,
+               progress: Progress | None = None) -> LintResult:
     """``candidates``: the files, already discovered (default: discovered here, under the run's
     configurations, and linted by the workers while the walk goes on). When they come from several
     configurations (``settings.configs``, candidates of a group other than 0), each file is analysed
@@ -526,7 +544,9 @@ def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, u
     found: Iterator[Candidate] = (iter(candidates) if candidates is not None else
                                   discover_as_walked(paths, options.root, options.excludes, options.respect_gitignore,
                                                      tree))
-    units = _Units(settings, use_cache)
+    if progress is not None:
+        found = _walk_counted(found, progress)
+    units = _Units(settings, use_cache, progress)
     work: list[tuple[int, Candidate]] = []
     wanted = 1 if loader is not None else None if jobs is None else max(1, jobs)
     with_deps = use_cache and loader is None
