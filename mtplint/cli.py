@@ -485,11 +485,22 @@ def _suppression_kind_by_file(configs: Any, kind_for: Any) -> Any:
     return kind
 
 
+def _run_notes(result: Any) -> list[str]:
+    """What the summary says once for the whole run: launches no rule needing the GPU checked."""
+    launches, rules = result.without_gpu
+    if not launches:
+        return []
+    from mtplint.checks.mtp003 import gpu_note
+
+    return [gpu_note(launches, rules)]
+
+
 def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO, *, fixed: int = 0,
                     unsafe_fixes: bool = False, settings: Any = None, texts: dict[str, str] | None = None,
                     quiet: bool = False) -> None:
     from mtplint.report import findings as formats
 
+    notes = _run_notes(result)
     if output_format == "sarif":
         from mtplint.report import sarif
 
@@ -498,12 +509,12 @@ def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO,
         if settings is not None and settings.configs is not None and settings.configs.nested:
             kind = _suppression_kind_by_file(settings.configs, sarif.suppression_kind)
         out.write(sarif.render(findings, result.suppressed, texts=texts, suppression_kind=kind,
-                               internal_errors=result.pipeline.internal_errors))
+                               internal_errors=result.pipeline.internal_errors, notes=notes))
         return
     if output_format == "github":
         from mtplint.report import github
 
-        out.write(github.render(findings))
+        out.write(github.render(findings, notes=() if quiet else notes))
         return
     if output_format == "json":
         out.write(formats.as_json(findings))
@@ -516,6 +527,7 @@ def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO,
         return
     out.write(formats.summary(findings, len(result.suppressed), fixed=fixed, unsafe_fixes=unsafe_fixes,
                               errors=len(result.pipeline.internal_errors)))
+    out.write("".join(note + "\n" for note in notes))
 
 
 def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, out: TextIO, err: TextIO) -> int:

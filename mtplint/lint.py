@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from mtplint.checks import Finding, one_finding_per_mistake, run_rules, unparsable_findings
@@ -67,18 +68,34 @@ class LintSettings(Record):
 
 
 class LintResult(Record):
-    __slots__ = ("findings", "suppressed", "pipeline", "rules")
+    __slots__ = ("findings", "suppressed", "pipeline", "rules", "without_gpu")
     findings: list[Finding]
     suppressed: list[Finding]
     pipeline: Result
     rules: list[Rule]
+    #: launches that rules needing the GPU did not check for want of its identity: how many, and
+    #: those rules (:func:`mtplint.checks.mtp003.rules_without_gpu`), said once in the summary
+    without_gpu: tuple[int, tuple[str, ...]]
 
     def __init__(self, findings: list[Finding], suppressed: list[Finding], pipeline: Result,
-                 rules: list[Rule]) -> None:
+                 rules: list[Rule], without_gpu: tuple[int, tuple[str, ...]] = (0, ())) -> None:
         self.findings = findings
         self.suppressed = suppressed
         self.pipeline = pipeline
         self.rules = rules
+        self.without_gpu = without_gpu
+
+
+def count_without_gpu(unchecked: Iterable[Sequence[str]], catalog: dict[str, Rule]) -> tuple[int, tuple[str, ...]]:
+    """:attr:`LintResult.without_gpu` from each launch's rules left unchecked (empty: checked)."""
+    launches = 0
+    codes: set[str] = set()
+    for rules in unchecked:
+        if rules:
+            launches += 1
+            codes.update(rules)
+    order = list(catalog)
+    return launches, tuple(sorted(codes, key=lambda code: order.index(code) if code in order else len(order)))
 
 
 def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = None, *,
@@ -125,11 +142,14 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
     for report in pipeline_result.launches:
         report.objective = settings.objective
         findings.extend(run_rules(checked, report))
+    without_gpu: tuple[int, tuple[str, ...]] = (0, ())
     if "MTP003" in chosen:
-        from mtplint.checks.mtp003 import unresolved_findings
+        from mtplint.checks.mtp003 import rules_without_gpu, unresolved_findings
 
         for report in pipeline_result.launches:
             findings.extend(unresolved_findings(catalog["MTP003"], report, rules))
+        without_gpu = count_without_gpu((rules_without_gpu(catalog["MTP003"], report, rules)
+                                         for report in pipeline_result.launches), catalog)
     if "MTP001" in chosen:
         findings.extend(unparsable_findings(catalog["MTP001"], pipeline_result.diagnostics))
     findings = one_finding_per_mistake(findings)
@@ -138,7 +158,7 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
 
     kept, suppressed = apply_suppressions(findings, pipeline_result, settings.per_file_ignores, catalog, chosen)
     kept.sort(key=Finding.sort_key)
-    return LintResult(kept, suppressed, pipeline_result, rules)
+    return LintResult(kept, suppressed, pipeline_result, rules, without_gpu)
 
 
 def _few_named_files(paths: list[Path]) -> bool:

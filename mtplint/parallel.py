@@ -225,6 +225,8 @@ def _launch_records(candidate: Candidate, launches: list[Launch], loader: FileLo
             "noqa": may_hold_noqa(launch.source.text),
             "span_key": [span.file, span.start] if span else None,
             "end": None, "findings": [], "unresolved": [], "diagnostics": [], "errors": [],
+            # the rules that needed the GPU and did not check this launch (the summary counts them)
+            "without_gpu": [],
         }
         records.append(item)
         launch_issues = Issues()
@@ -245,9 +247,10 @@ def _launch_records(candidate: Candidate, launches: list[Launch], loader: FileLo
             report.objective = settings.objective
             findings = run_rules(group.checked, report)
             if group.unresolved_rule:
-                from mtplint.checks.mtp003 import unresolved_findings
+                from mtplint.checks.mtp003 import rules_without_gpu, unresolved_findings
 
                 unresolved = list(unresolved_findings(group.catalog["MTP003"], report, group.rules))
+                item["without_gpu"] = rules_without_gpu(group.catalog["MTP003"], report, group.rules)
             if as_objects:
                 item["found"] = findings + unresolved
             else:
@@ -887,7 +890,7 @@ def assemble(records: list[Record], groups: Sequence[_Group], record_groups: Seq
     closest configuration's. ``loader``: the texts the run read (a fix re-linted in memory)."""
     from mtplint.checks import Finding, one_finding_per_mistake, unparsable_findings
     from mtplint.checks.suppress import apply_suppressions
-    from mtplint.lint import LintResult
+    from mtplint.lint import LintResult, count_without_gpu
     from mtplint.pipeline import Result
 
     first = groups[0]
@@ -964,4 +967,5 @@ def assemble(records: list[Record], groups: Sequence[_Group], record_groups: Seq
         suppressed.extend(group_suppressed)
     kept.sort(key=Finding.sort_key)
     rules = list({rule.code: rule for group in groups for rule in group.rules}.values())
-    return LintResult(kept, suppressed, result, rules)
+    without_gpu = count_without_gpu((item.get("without_gpu", ()) for item in unique), first.catalog)
+    return LintResult(kept, suppressed, result, rules, without_gpu)

@@ -86,7 +86,9 @@ def test_every_rule_fixture_validates(case: dict[str, Any], tmp_path: Path) -> N
 def test_every_headline_fixture_validates(project: str) -> None:
     _, log = sarif(["--isolated", "."], HEADLINE / project)
     assert_valid(log)
-    assert log["runs"][0]["results"], f"{project}: the headline fixture reports nothing"
+    # a fixture of a GPU rule run without its GPU reports that once, as a notification
+    notes = log["runs"][0]["invocations"][0].get("toolExecutionNotifications", [])
+    assert log["runs"][0]["results"] or notes, f"{project}: the headline fixture reports nothing"
 
 
 @pytest.mark.parametrize("project", DATA_PROJECTS)
