@@ -255,15 +255,22 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     paths = args.paths or [Path(".")]
     options = _pipeline_options(args)
-    # GPUs and models added in configuration: each file's own configuration's, as `check`
-    tree = CatalogTree()
+    # GPUs and models added in configuration, its gpu and engine-versions: each file's own
+    # configuration's, as `check`
+    tree = CatalogTree(args.gpu, args.engine_version)
+
+    def activate(group: int) -> None:
+        tree.activate(group)
+        options.gpu, options.engine_versions = tree.settings(group)
+
     try:
-        tree.activate(tree.group_of(paths[0]))
+        first = tree.group_of(paths[0])
         candidates = discover(paths, options.root, options.excludes, options.respect_gitignore, tree)
+        activate(first)  # discovery read (and checked) the other configurations with their own catalogs
     except (CatalogError, ConfigError) as error:
         err.write(f"mtplint: error: {error}\n")
         return EXIT_ERROR
-    result = run(paths, options, candidates=candidates, activate=tree.activate if tree.nested else None)
+    result = run(paths, options, candidates=candidates, activate=activate if tree.nested else None)
     if args.format == "json":
         payload = {
             "launches": [report.to_json() for report in result.launches],
@@ -374,14 +381,12 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _standard_input_path(args: argparse.Namespace) -> None:
     """``-`` among the paths: standard input is linted, as the file ``--stdin-filename`` names or,
     without one, as ``-`` (its kind then read from its text, :func:`mtplint.stdin.kind_of_text`)."""
-    from mtplint.stdin import STDIN_PATH
-
-    if not any(str(path) == STDIN_PATH for path in args.paths):
+    if not any(str(path) == "-" for path in args.paths):  # mtplint.stdin.STDIN_PATH, without importing it
         return
     if len(args.paths) > 1:
         raise UsageError("`-` (standard input) cannot be combined with other paths")
     if args.stdin_filename is None:
-        args.stdin_filename = Path(STDIN_PATH)
+        args.stdin_filename = Path("-")
     args.paths = []
 
 

@@ -23,7 +23,7 @@ EXPECTED: dict[str, set[str]] = {
     "examples/vllm-compose/compose.yaml": {"MTP101", "MTP102", "MTP201", "MTP203", "MTP405"},
     "examples/sglang-compose/docker-compose.yml": {"MTP103", "MTP111", "MTP202"},
     "examples/k8s/qwen3-next-mtp.yaml": {"MTP102", "MTP110", "MTP401"},
-    "examples/python/offline_mtp.py": {"MTP301", "MTP302", "MTP401"},
+    "examples/python/offline_mtp.py": {"MTP302", "MTP401"},
     "examples/scripts/serve-vllm.sh": {"MTP106", "MTP108"},
     "examples/scripts/serve-llama.sh": {"MTP403", "MTP404"},
 }
