@@ -9,6 +9,7 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.conftest import run_cli
@@ -34,8 +35,7 @@ def _findings(*args: str) -> list[str]:
 
 
 def test_check_at_the_root_reports_no_fixture() -> None:
-    assert _findings() == []
-    assert _findings(".") == []
+    assert _findings() == []  # no path: `.`
     # what the configuration keeps out: every finding of a run without it lies in an excluded folder
     # (and there are such findings: the exclusion is what keeps the root's run clean)
     without = _findings("--isolated", ".")
@@ -88,3 +88,21 @@ def test_exclude_applies_to_what_a_walk_finds_below_a_named_folder(tmp_path: Pat
     assert linted("legacy") == linted("legacy/old") == {"legacy/old/compose.yaml"}
     assert linted("legacy/old/compose.bak.yaml") == {"legacy/old/compose.bak.yaml"}  # a file named is linted
     assert linted("deploy") == set()
+
+
+def test_the_dogfood_hook_passes_on_the_repository() -> None:
+    """What pre-commit would pass the hook (tracked files, its files and exclude patterns) lints clean."""
+    import subprocess
+
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=False)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout (an sdist): pre-commit would not run here")
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())
+    (hook,) = [hook for repo in config["repos"] if repo["repo"] == "local" for hook in repo["hooks"]
+               if hook["id"] == "mtplint"]
+    files, exclude = re.compile(hook["files"]), re.compile(hook["exclude"])
+    names = [name for name in listed.stdout.decode().split("\0")
+             if name and files.search(name) and not exclude.search(name) and (ROOT / name).is_file()]
+    assert any(name.startswith("mtplint/") for name in names)
+    code, out, err = run_cli(["check", "--output-format", "json", "--no-cache", *names], cwd=ROOT)
+    assert (code, json.loads(out)) == (0, []), err
