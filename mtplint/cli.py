@@ -415,6 +415,8 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"mtplint: error: {error}\n")
         return EXIT_ERROR
     findings = result.findings
+    if stdin is not None and stdin[2]:
+        findings = _not_text_finding(findings, stdin[0], args.stdin_filename, settings)
     _write_findings(findings, result, output_format, out, unsafe_fixes=args.unsafe_fixes, settings=settings,
                     texts=stdin[1] if stdin else None, quiet=args.quiet)
     if args.show_fixes and output_format != "json":
@@ -456,10 +458,10 @@ def _check_to_file(args: argparse.Namespace, err: TextIO) -> int:
         return EXIT_ERROR
 
 
-def _stdin_buffer(args: argparse.Namespace, settings: Any) -> tuple[Any, dict[str, str]]:
+def _stdin_buffer(args: argparse.Namespace, settings: Any) -> tuple[Any, dict[str, str], bool]:
     """``--stdin-filename PATH`` (or ``-``): a file loader in which standard input stands for PATH,
     whether or not PATH exists, and the buffer's text by the name findings show for it (SARIF
-    fingerprints hash that text)."""
+    fingerprints hash that text); and whether standard input was not text (then the buffer is empty)."""
     from mtplint.extract import FileLoader
     from mtplint.source import SourceFile
 
@@ -468,11 +470,42 @@ def _stdin_buffer(args: argparse.Namespace, settings: Any) -> tuple[Any, dict[st
         raise UsageError(f"--stdin-filename {path}: is a directory (name the file the buffer stands for)")
     # a file not saved yet is fine: its folder (or the nearest one that exists) holds the
     # configuration and the files a launch reads, as for the saved file
-    text = sys.stdin.read()
+    text = _stdin_text()
     loader = FileLoader(settings.pipeline.root)
     display = loader.display(path)
-    loader.put(SourceFile(path, display, text))
-    return loader, {display: text}
+    loader.put(SourceFile(path, display, text if text is not None else ""))
+    return loader, {display: text if text is not None else ""}, text is None
+
+
+def _stdin_text() -> str | None:
+    """Standard input's text, decoded as a file's bytes are (UTF-8, or UTF-8/16/32 with a BOM);
+    None when it is not text (binary data, another encoding)."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # a text stream that is not a terminal's or a pipe's (a caller's StringIO)
+        text: str = sys.stdin.read()
+        return text
+    from mtplint.extract import decode
+
+    try:
+        return decode(buffer.read())
+    except UnicodeDecodeError:
+        return None
+
+
+def _not_text_finding(findings: list[Any], loader: Any, path: Path, settings: Any) -> list[Any]:
+    """The findings of a run over standard input that is not text: MTP001 for it, as for such a file."""
+    from mtplint.checks import Finding
+    from mtplint.checks.catalog import load_catalog
+    from mtplint.checks.selection import selected_rules
+
+    catalog = load_catalog(settings.extend_rules)
+    if not any(rule.code == "MTP001" for rule in selected_rules(catalog, settings.select, settings.extend_select,
+                                                                 settings.ignore)):
+        return findings
+    source = loader.peek(path)
+    unreadable = Finding(catalog["MTP001"], "standard input is not valid text (binary, or not UTF-8/UTF-16)",
+                         source.span(0))
+    return sorted([*findings, unreadable], key=Finding.sort_key)
 
 
 def _suppression_kind_by_file(configs: Any, kind_for: Any) -> Any:

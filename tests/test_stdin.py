@@ -99,3 +99,22 @@ def test_dash_with_other_paths_is_a_usage_error(project: Path) -> None:
 ])
 def test_a_nameless_texts_kind(text: str, kind: str) -> None:
     assert kind_of_text(text) == kind
+
+
+def test_standard_input_that_is_not_text_is_mtp001_not_a_crash(project: Path) -> None:
+    for args in (["-"], ["--stdin-filename", "new/compose.yaml"]):
+        run = subprocess.run([sys.executable, "-m", "mtplint", "check", "--output-format", "json", *args],
+                             cwd=project, input=b"\xff\xfe\x00\xd8binary\x80", capture_output=True, timeout=60,
+                             env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+        assert run.returncode == 1 and b"Traceback" not in run.stderr, run.stderr
+        (finding,) = json.loads(run.stdout)
+        assert finding["code"] == "MTP001" and "not valid text" in finding["message"]
+
+
+def test_a_utf16_buffer_reads_as_the_saved_utf8_file(project: Path) -> None:
+    saved = _check(project, "deploy/compose.yaml")
+    run = subprocess.run([sys.executable, "-m", "mtplint", "check", "--output-format", "json", "-"], cwd=project,
+                         input=COMPOSE.encode("utf-16"), capture_output=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert [(item["code"], item["location"]["row"], item["location"]["column"], item["message"])
+            for item in json.loads(run.stdout)] == saved
