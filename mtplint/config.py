@@ -338,6 +338,19 @@ def _check_gpu(spec: str, where: str) -> None:
                           "rtx-4090x2)")
 
 
+def _chosen_configuration(args: argparse.Namespace, start: Path) -> tuple[Path | None, dict[str, Any]]:
+    """The configuration file a command uses and its values: ``--config FILE``, else the closest to
+    ``start``; none with ``--isolated``."""
+    if args.isolated:
+        return None, {}
+    path: Path | None = args.config_file or find_config(start)
+    if path is None:
+        return None, {}
+    if not path.is_file():
+        raise ConfigError(f"{path}: configuration file does not exist")
+    return path, load_config(path).values
+
+
 def settings_for(args: argparse.Namespace) -> tuple[Any, str]:
     """The lint settings of the run's first path (or of ``--config FILE``), and the output format.
 
@@ -345,20 +358,10 @@ def settings_for(args: argparse.Namespace) -> tuple[Any, str]:
     carry a :class:`ConfigTree` (``settings.configs``) that gives every other path its own.
     The output format (like the cache directory and the root) is one per run: the first path's.
     """
-    values: dict[str, Any] = {}
-    where = "command line"
-    path: Path | None = None
-    if not args.isolated:
-        # standard input is configured as the file it stands for (which need not exist yet)
-        first = getattr(args, "stdin_filename", None) or (args.paths[0] if args.paths else Path.cwd())
-        path = args.config_file or find_config(first)
-        if path is not None:
-            if not path.is_file():
-                raise ConfigError(f"{path}: configuration file does not exist")
-            config = load_config(path)
-            values = config.values
-            where = str(path)
-    settings = settings_from(values, where, args)
+    # standard input is configured as the file it stands for (which need not exist yet)
+    first = getattr(args, "stdin_filename", None) or (args.paths[0] if args.paths else Path.cwd())
+    path, values = _chosen_configuration(args, first)
+    settings = settings_from(values, "command line" if path is None else str(path), args)
     if not args.isolated and args.config_file is None:
         settings.configs = ConfigTree(args, path, settings)
     output_format = args.output_format or values.get("output-format", "full")
@@ -376,13 +379,7 @@ def run_catalog(args: argparse.Namespace) -> dict[str, Any]:
     ``--config FILE``; none with ``--isolated``) and of ``--extend-rules``."""
     from mtplint.checks.catalog import load_catalog
 
-    values: dict[str, Any] = {}
-    if not args.isolated:
-        path = args.config_file or find_config(Path.cwd())
-        if path is not None:
-            if not path.is_file():
-                raise ConfigError(f"{path}: configuration file does not exist")
-            values = load_config(path).values
+    _, values = _chosen_configuration(args, Path.cwd())
     return load_catalog(house_rule_paths(values, args))
 
 
