@@ -18,8 +18,12 @@ A cache can therefore make a run faster, never different.
 It also remembers which configurations and house-rule files passed their JSON schema
 (:class:`ValidDocuments`), so a run does not import the validator for documents it has seen.
 
-Location: ``$MTPLINT_CACHE_DIR``, else ``.mtplint_cache`` in the working directory; it holds a
-``CACHEDIR.TAG`` (backup tools skip it) and a ``.gitignore`` of ``*`` (git does too).
+Location: ``$MTPLINT_CACHE_DIR``, else ``.mtplint_cache`` in the working directory. mtplint uses
+only a directory it created itself: creating it, it writes an ownership marker
+(:data:`OWNER_MARKER`), a ``CACHEDIR.TAG`` (backup tools skip it) and a ``.gitignore`` of ``*``
+(git does too). A directory that already existed without the marker (``$MTPLINT_CACHE_DIR=.``,
+``$HOME``, a folder of the user's) is never written to: the run goes without the cache
+(:func:`unusable_reason`), and ``mtplint clean`` refuses it (:func:`clean`).
 """
 
 from __future__ import annotations
@@ -44,6 +48,11 @@ CACHEDIR_TAG = (
     "# For information about cache directory tags see https://bford.info/cachedir/\n"
 )
 ABSENT = "-"
+#: written only into a directory mtplint has just created: what makes the directory its own (a
+#: CACHEDIR.TAG alone does not, an older mtplint wrote one into existing directories)
+OWNER_MARKER = ".mtplint-cache-owner"
+OWNER_TEXT = ("This directory was created by mtplint as its cache; `mtplint clean` removes it.\n"
+              "mtplint writes only into a cache directory holding this file.\n")
 
 
 def cache_dir(root: Path) -> Path:
@@ -114,6 +123,7 @@ class Cache:
         self.settings_key = settings_key
         self.probe = Probe(directory)
         self._ready = False
+        self._refused: ForeignDirectory | None = None
         self.hits = 0
         self.misses = 0
 
@@ -158,24 +168,59 @@ class Cache:
                 json.dump({"deps": deps, "record": record}, out, ensure_ascii=False, separators=(",", ":"))
             os.replace(temporary, path)
         except OSError:
-            pass  # a read-only tree: lint without caching
+            pass  # a read-only tree, or a directory of the user's: lint without caching
 
     def _prepare(self) -> None:
         if self._ready:
             return
-        _prepare(self.directory)
+        if self._refused is not None:
+            raise self._refused  # once refused, the directory is not looked at again this run
+        try:
+            _prepare(self.directory)
+        except ForeignDirectory as error:
+            self._refused = error
+            raise
         self._ready = True
 
 
+class ForeignDirectory(OSError):
+    """The cache location exists but mtplint did not create it: nothing is written there."""
+
+
 def _prepare(directory: Path) -> None:
-    """Create the cache directory, marked for backup tools (CACHEDIR.TAG) and git (``*``)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    tag = directory / "CACHEDIR.TAG"
-    if not tag.exists():
-        tag.write_text(CACHEDIR_TAG, encoding="utf-8")
-    ignore = directory / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("# created by mtplint\n*\n", encoding="utf-8")
+    """Make sure ``directory`` is mtplint's own cache directory: create it, marked as its own, for
+    backup tools (CACHEDIR.TAG) and for git (``*``), or find it already marked. Raises
+    :class:`ForeignDirectory` for a directory that exists without the marker (nothing is written)."""
+    try:
+        directory.mkdir(parents=True)
+    except FileExistsError:
+        if not owned(directory):
+            raise ForeignDirectory(unusable_reason(directory) or f"{directory}: not an mtplint cache") from None
+        return
+    # the marker first: a concurrent run that finds the directory before it is marked goes without the cache
+    (directory / OWNER_MARKER).write_text(OWNER_TEXT, encoding="utf-8")
+    (directory / "CACHEDIR.TAG").write_text(CACHEDIR_TAG, encoding="utf-8")
+    (directory / ".gitignore").write_text("# created by mtplint\n*\n", encoding="utf-8")
+
+
+def owned(directory: Path) -> bool:
+    """Whether mtplint created ``directory`` (it holds the marker written at creation, as a file)."""
+    return not directory.is_symlink() and (directory / OWNER_MARKER).is_file() \
+        and not (directory / OWNER_MARKER).is_symlink()
+
+
+def unusable_reason(directory: Path) -> str | None:
+    """Why the cache cannot live in ``directory`` (None: it is mtplint's, or does not exist yet and
+    will be created): a run then lints without the cache rather than write into a folder of the user's."""
+    if not os.path.lexists(directory):
+        return None
+    if directory.is_symlink():
+        return f"{directory} is a symbolic link"
+    if not directory.is_dir():
+        return f"{directory} exists and is not a directory"
+    if owned(directory):
+        return None
+    return f"{directory} already existed and was not created by mtplint"
 
 
 def _plain_json(value: Any, depth: int = 0) -> bool:
@@ -239,14 +284,87 @@ def settings_key(parts: dict[str, Any]) -> str:
     return sha256_hex(text.encode("utf-8", "surrogateescape"))
 
 
+class RefusedClean(OSError):
+    """``mtplint clean`` found something at the cache location that it must not delete."""
+
+
+#: what a cache directory holds: at its top, these files and ``v<FORMAT>`` folders; below those,
+#: folders of entries (two hex digits) and of remembered documents (``valid``) holding entries
+#: (hex names, ``.json`` for findings) and the temporaries an interrupted write may leave (``.tmp-*``)
+_TOP_FILES = frozenset({OWNER_MARKER, "CACHEDIR.TAG", ".gitignore"})
+
+
+def _entry_name(name: str) -> bool:
+    stem = name.removesuffix(".json")
+    return name.startswith(".tmp-") or (bool(stem) and all(char in "0123456789abcdef" for char in stem))
+
+
+def foreign_contents(directory: Path) -> list[str]:
+    """What in ``directory`` is not a cache entry (relative paths, a few at most)."""
+    found: list[str] = []
+
+    def note(relative: str) -> bool:
+        found.append(relative)
+        return len(found) >= 5
+
+    for top in sorted(os.scandir(directory), key=lambda entry: entry.name):
+        if top.name in _TOP_FILES and top.is_file(follow_symlinks=False):
+            continue
+        if not (top.name[:1] == "v" and top.name[1:].isdigit() and top.is_dir(follow_symlinks=False)):
+            if note(top.name):
+                return found
+            continue
+        for group in os.scandir(top.path):
+            inner = f"{top.name}/{group.name}"
+            if not ((len(group.name) == 2 and _entry_name(group.name)) or group.name == "valid") \
+                    or not group.is_dir(follow_symlinks=False):
+                if note(inner):
+                    return found
+                continue
+            for entry in os.scandir(group.path):
+                if not (_entry_name(entry.name) and entry.is_file(follow_symlinks=False)) \
+                        and note(f"{inner}/{entry.name}"):
+                    return found
+    return found
+
+
+def _protected(directory: Path) -> str | None:
+    """Why ``directory`` is never removed whatever it holds: the working directory (or one of its
+    parents), the home directory, a repository's root, the filesystem's root."""
+    real = os.path.realpath(directory)
+    here = os.path.realpath(os.getcwd())
+    if real == here or here.startswith(real.rstrip(os.sep) + os.sep):
+        return "it is the working directory or one of its parents"
+    home = os.path.expanduser("~")
+    if home != "~" and real == os.path.realpath(home):
+        return "it is the home directory"
+    if os.path.lexists(os.path.join(real, ".git")):
+        return "it is the root of a git repository"
+    if os.path.dirname(real) == real:
+        return "it is the root of the filesystem"
+    return None
+
+
 def clean(root: Path) -> list[Path]:
-    """Remove the cache directory; returns what was removed."""
+    """Remove the cache directory; returns what was removed. Only a directory mtplint created (it
+    holds the marker) and that holds nothing but cache entries is removed; anything else raises
+    :class:`RefusedClean` naming the reason, with every file left in place (as ``ruff clean``
+    leaves a ``RUFF_CACHE_DIR`` of the user's)."""
     directory = cache_dir(root)
-    if not directory.is_dir():
+    if not os.path.lexists(directory):
         return []
-    if not (directory / "CACHEDIR.TAG").is_file():
-        # never delete a directory mtplint did not create ($MTPLINT_CACHE_DIR pointing somewhere else)
-        raise OSError(f"{directory} has no CACHEDIR.TAG: not an mtplint cache, left alone")
+    hint = " (MTPLINT_CACHE_DIR names it)" if os.environ.get("MTPLINT_CACHE_DIR") else ""
+    refuse = f"refusing to remove {directory}{hint}: "
+    if directory.is_symlink() or not directory.is_dir():
+        raise RefusedClean(refuse + "it is not a directory mtplint created")
+    protected = _protected(directory)
+    if protected is not None:
+        raise RefusedClean(refuse + protected)
+    if not owned(directory):
+        raise RefusedClean(refuse + f"mtplint did not create it (no {OWNER_MARKER} in it)")
+    others = foreign_contents(directory)
+    if others:
+        raise RefusedClean(refuse + f"it holds files that are not mtplint's cache ({', '.join(others)})")
     import shutil
 
     shutil.rmtree(directory)

@@ -124,6 +124,8 @@ def _add_check(commands: Any) -> None:
     check.add_argument("--output-format", choices=OUTPUT_FORMATS,
                        default=os.environ.get("MTPLINT_OUTPUT_FORMAT") or None)
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("-q", "--quiet", action="store_true",
+                       help="print the findings only: no summary, no progress line on a terminal")
     check.add_argument("--exit-non-zero-on-info", action="store_true",
                        help="also exit 1 when the only findings are `info` (by default they are shown but do not fail)")
     check.add_argument("--select", type=_selectors, help="rules to run: codes, prefixes (MTP1), names, or ALL")
@@ -138,7 +140,8 @@ def _add_check(commands: Any) -> None:
     check.add_argument("--isolated", action="store_true", help="ignore configuration files")
     check.add_argument("-o", "--output-file", type=Path, metavar="FILE", help="write the report to FILE, not stdout")
     check.add_argument("--stdin-filename", type=Path, metavar="PATH",
-                       help="lint standard input as the content of PATH (an editor's unsaved buffer)")
+                       help="lint standard input as the content of PATH (an editor's unsaved buffer; PATH "
+                            "need not exist); `-` as the path also reads standard input")
     check.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
                        help="processes that lint files, this one included (default: 1 for fewer than 64 files, else one per CPU)")
     check.add_argument("--no-cache", action="store_true",
@@ -161,15 +164,27 @@ def _add_inspect(commands: Any) -> None:
     inspect.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
 
 
+def _catalog_options(parser: argparse.ArgumentParser) -> None:
+    """Where ``rules`` and ``rule`` find house rules: as ``check`` does, from the working directory."""
+    parser.add_argument("--extend-rules", action="append", type=Path, default=[], metavar="PATH",
+                        help="house rule files (YAML) or a directory of them, besides the configuration's")
+    parser.add_argument("--config", dest="config_file", type=Path, metavar="FILE",
+                        help="the configuration whose extend-rules to read (default: the closest "
+                             "pyproject.toml / mtplint.toml / .mtplint.toml, as check finds it)")
+    parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
+
+
 def _add_rules(commands: Any) -> None:
-    rules = commands.add_parser("rules", help="list the rules")
+    rules = commands.add_parser("rules", help="list the rules, house rules included")
     rules.add_argument("--output-format", choices=("text", "json"), default="text")
+    _catalog_options(rules)
 
 
 def _add_rule(commands: Any) -> None:
-    rule = commands.add_parser("rule", help="show a rule's documentation")
+    rule = commands.add_parser("rule", help="show a rule's documentation (a house rule's too)")
     rule.add_argument("code", help="rule code or name, e.g. MTP102")
     rule.add_argument("--output-format", choices=("text", "json"), default="text")
+    _catalog_options(rule)
 
 
 def _add_version(commands: Any) -> None:
@@ -328,7 +343,8 @@ def _report_nothing(args: argparse.Namespace, out: TextIO) -> int:
         out.write(github.render([]))
     else:
         out.write(formats.concise([]) if output_format == "concise" else formats.full([]))
-        out.write(formats.summary([], 0, unsafe_fixes=args.unsafe_fixes))
+        if not args.quiet:
+            out.write(formats.summary([], 0, unsafe_fixes=args.unsafe_fixes))
     return EXIT_CLEAN
 
 
@@ -338,6 +354,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         # environment, and a typo there (a CI variable) must not turn a SARIF report into text
         raise UsageError(f"MTPLINT_OUTPUT_FORMAT={args.output_format!r} is not an output format "
                          f"(choose from {', '.join(OUTPUT_FORMATS)})")
+    _standard_input_path(args)
     if args.output_file is None and _nothing_to_lint(args):
         return _report_nothing(args, out)
     from mtplint.checks.catalog import remembering_valid_documents
@@ -347,11 +364,30 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # as the findings cache: not for --no-cache, and not for runs that write nothing there (--fix,
     # --diff and an editor's buffer on standard input lint in memory)
     if not (args.no_cache or args.fix or args.fix_only or args.diff or args.stdin_filename is not None):
-        from mtplint.cache import cache_dir
+        from mtplint.cache import cache_dir, unusable_reason
 
-        with remembering_valid_documents(cache_dir(Path.cwd())):
-            return _check(args, out, err)
+        directory = cache_dir(Path.cwd())
+        refused = unusable_reason(directory)
+        if refused is None:
+            with remembering_valid_documents(directory):
+                return _check(args, out, err)
+        # never write into a folder of the user's ($MTPLINT_CACHE_DIR=., $HOME): lint without the cache
+        err.write(f"mtplint: warning: not using the cache: {refused} (point MTPLINT_CACHE_DIR at a "
+                  "path that does not exist yet; mtplint creates it)\n")
+        args.no_cache = True
     return _check(args, out, err)
+
+
+def _standard_input_path(args: argparse.Namespace) -> None:
+    """``-`` among the paths: standard input is linted, as the file ``--stdin-filename`` names or,
+    without one, as ``-`` (its kind then read from its text, :func:`mtplint.stdin.kind_of_text`)."""
+    if not any(str(path) == "-" for path in args.paths):  # mtplint.stdin.STDIN_PATH, without importing it
+        return
+    if len(args.paths) > 1:
+        raise UsageError("`-` (standard input) cannot be combined with other paths")
+    if args.stdin_filename is None:
+        args.stdin_filename = Path("-")
+    args.paths = []
 
 
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -369,8 +405,13 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 raise UsageError("--stdin-filename cannot be combined with --fix, --fix-only or --diff")
             return _check_and_fix(args, settings, output_format, out, err)
         stdin = _stdin_buffer(args, settings) if args.stdin_filename is not None else None
-        result = lint([args.stdin_filename] if stdin else args.paths or [Path(".")], settings,
-                      stdin[0] if stdin else None, jobs=args.jobs, cache=not args.no_cache)
+        progress = _progress(args, err) if stdin is None else None
+        try:
+            result = lint([args.stdin_filename] if stdin else args.paths or [Path(".")], settings,
+                          stdin[0] if stdin else None, jobs=args.jobs, cache=not args.no_cache, progress=progress)
+        finally:
+            if progress is not None:
+                progress.finish()
     except (CatalogError, ConfigError) as error:
         err.write(f"mtplint: error: {error}\n")
         return EXIT_ERROR
@@ -379,8 +420,10 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from mtplint.fix.verify import verified
 
         findings = verified(findings, settings, args.unsafe_fixes)
+    if stdin is not None and stdin[2]:
+        findings = _not_text_finding(findings, stdin[0], args.stdin_filename, settings)
     _write_findings(findings, result, output_format, out, unsafe_fixes=args.unsafe_fixes, settings=settings,
-                    texts=stdin[1] if stdin else None)
+                    texts=stdin[1] if stdin else None, quiet=args.quiet)
     if args.show_fixes and output_format != "json":
         from mtplint.report.fixes import available_list
 
@@ -390,6 +433,21 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_ERROR
     failing = [f for f in findings if f.severity != "info" or args.exit_non_zero_on_info]
     return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
+
+
+def _progress(args: argparse.Namespace, err: TextIO) -> Any:
+    """A progress line for a run whose standard error is a terminal that can redraw a line (not
+    ``TERM=dumb``), unless ``--quiet`` (:mod:`mtplint.progress`)."""
+    if args.quiet or os.environ.get("TERM") == "dumb":
+        return None
+    try:
+        if not err.isatty():
+            return None
+    except (AttributeError, ValueError, OSError):  # a closed or unusual stream: no terminal to draw on
+        return None
+    from mtplint.progress import Progress
+
+    return Progress(err)
 
 
 def _check_to_file(args: argparse.Namespace, err: TextIO) -> int:
@@ -405,20 +463,54 @@ def _check_to_file(args: argparse.Namespace, err: TextIO) -> int:
         return EXIT_ERROR
 
 
-def _stdin_buffer(args: argparse.Namespace, settings: Any) -> tuple[Any, dict[str, str]]:
-    """``--stdin-filename PATH``: a file loader in which standard input stands for PATH, and the
-    buffer's text by the name findings show for it (SARIF fingerprints hash that text)."""
+def _stdin_buffer(args: argparse.Namespace, settings: Any) -> tuple[Any, dict[str, str], bool]:
+    """``--stdin-filename PATH`` (or ``-``): a file loader in which standard input stands for PATH,
+    whether or not PATH exists, and the buffer's text by the name findings show for it (SARIF
+    fingerprints hash that text); and whether standard input was not text (then the buffer is empty)."""
     from mtplint.extract import FileLoader
     from mtplint.source import SourceFile
 
     path: Path = args.stdin_filename
-    if not path.is_file():
-        raise UsageError(f"--stdin-filename {path}: no such file (save the buffer once, then lint as you type)")
-    text = sys.stdin.read()
+    if path.is_dir():
+        raise UsageError(f"--stdin-filename {path}: is a directory (name the file the buffer stands for)")
+    # a file not saved yet is fine: its folder (or the nearest one that exists) holds the
+    # configuration and the files a launch reads, as for the saved file
+    text = _stdin_text()
     loader = FileLoader(settings.pipeline.root)
     display = loader.display(path)
-    loader.put(SourceFile(path, display, text))
-    return loader, {display: text}
+    loader.put(SourceFile(path, display, text if text is not None else ""))
+    return loader, {display: text if text is not None else ""}, text is None
+
+
+def _stdin_text() -> str | None:
+    """Standard input's text, decoded as a file's bytes are (UTF-8, or UTF-8/16/32 with a BOM);
+    None when it is not text (binary data, another encoding)."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # a text stream that is not a terminal's or a pipe's (a caller's StringIO)
+        text: str = sys.stdin.read()
+        return text
+    from mtplint.extract import decode
+
+    try:
+        return decode(buffer.read())
+    except UnicodeDecodeError:
+        return None
+
+
+def _not_text_finding(findings: list[Any], loader: Any, path: Path, settings: Any) -> list[Any]:
+    """The findings of a run over standard input that is not text: MTP001 for it, as for such a file."""
+    from mtplint.checks import Finding
+    from mtplint.checks.catalog import load_catalog
+    from mtplint.checks.selection import selected_rules
+
+    catalog = load_catalog(settings.extend_rules)
+    if not any(rule.code == "MTP001" for rule in selected_rules(catalog, settings.select, settings.extend_select,
+                                                                 settings.ignore)):
+        return findings
+    source = loader.peek(path)
+    unreadable = Finding(catalog["MTP001"], "standard input is not valid text (binary, or not UTF-8/UTF-16)",
+                         source.span(0))
+    return sorted([*findings, unreadable], key=Finding.sort_key)
 
 
 def _suppression_kind_by_file(configs: Any, kind_for: Any) -> Any:
@@ -436,10 +528,22 @@ def _suppression_kind_by_file(configs: Any, kind_for: Any) -> Any:
     return kind
 
 
+def _run_notes(result: Any) -> list[str]:
+    """What the summary says once for the whole run: launches no rule needing the GPU checked."""
+    launches, rules = result.without_gpu
+    if not launches:
+        return []
+    from mtplint.checks.mtp003 import gpu_note
+
+    return [gpu_note(launches, rules)]
+
+
 def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO, *, fixed: int = 0,
-                    unsafe_fixes: bool = False, settings: Any = None, texts: dict[str, str] | None = None) -> None:
+                    unsafe_fixes: bool = False, settings: Any = None, texts: dict[str, str] | None = None,
+                    quiet: bool = False) -> None:
     from mtplint.report import findings as formats
 
+    notes = _run_notes(result)
     if output_format == "sarif":
         from mtplint.report import sarif
 
@@ -448,12 +552,12 @@ def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO,
         if settings is not None and settings.configs is not None and settings.configs.nested:
             kind = _suppression_kind_by_file(settings.configs, sarif.suppression_kind)
         out.write(sarif.render(findings, result.suppressed, texts=texts, suppression_kind=kind,
-                               internal_errors=result.pipeline.internal_errors))
+                               internal_errors=result.pipeline.internal_errors, notes=notes))
         return
     if output_format == "github":
         from mtplint.report import github
 
-        out.write(github.render(findings))
+        out.write(github.render(findings, notes=() if quiet else notes))
         return
     if output_format == "json":
         out.write(formats.as_json(findings))
@@ -462,8 +566,11 @@ def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO,
         out.write(formats.concise(findings, unsafe_fixes))
     else:
         out.write(formats.full(findings, result.pipeline, unsafe_fixes))
+    if quiet:
+        return
     out.write(formats.summary(findings, len(result.suppressed), fixed=fixed, unsafe_fixes=unsafe_fixes,
                               errors=len(result.pipeline.internal_errors)))
+    out.write("".join(note + "\n" for note in notes))
 
 
 def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, out: TextIO, err: TextIO) -> int:
@@ -523,7 +630,7 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
                     out.write(f"{finding.span.file}: {finding.code} {finding.message}\n")
     else:
         _write_findings(findings, result, output_format, out, fixed=len(fixed), unsafe_fixes=args.unsafe_fixes,
-                        settings=settings)
+                        settings=settings, quiet=args.quiet)
     if args.show_fixes and output_format != "json":
         out.write(fix_report.applied_list(fixed))
     _report_internal(internal, err)
@@ -537,23 +644,38 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
     return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
 
 
-def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from mtplint.checks.catalog import load_catalog
+def _run_catalog(args: argparse.Namespace, err: TextIO) -> Any:
+    """The catalog ``check`` would run with here, or None after reporting why there is none."""
+    from mtplint.checks.catalog import CatalogError
+    from mtplint.config import ConfigError, run_catalog
 
-    catalog = load_catalog()
+    try:
+        return run_catalog(args)
+    except (CatalogError, ConfigError) as error:
+        err.write(f"mtplint: error: {error}\n")
+        return None
+
+
+def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    catalog = _run_catalog(args, err)
+    if catalog is None:
+        return EXIT_ERROR
     if args.output_format == "json":
         out.write(json.dumps([rule.to_json() for rule in catalog.values()], indent=2, ensure_ascii=False) + "\n")
         return EXIT_CLEAN
     for rule in catalog.values():
-        out.write(f"{rule.code}  {rule.name:<46} {rule.severity:<8} {','.join(rule.engines):<22} fix: {rule.fix}\n")
+        house = "" if rule.origin == "builtin" else f"  (house rule: {rule.origin})"
+        out.write(f"{rule.code}  {rule.name:<46} {rule.severity:<8} {','.join(rule.engines):<22} fix: {rule.fix}"
+                  f"{house}\n")
     return EXIT_CLEAN
 
 
 def cmd_rule(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from mtplint.checks.catalog import load_catalog
     from mtplint.report.docs import render_rule
 
-    catalog = load_catalog()
+    catalog = _run_catalog(args, err)
+    if catalog is None:
+        return EXIT_ERROR
     wanted = args.code.strip()
     rule = catalog.get(wanted.upper()) or next((r for r in catalog.values() if r.name == wanted), None)
     if rule is None:

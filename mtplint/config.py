@@ -338,6 +338,19 @@ def _check_gpu(spec: str, where: str) -> None:
                           "rtx-4090x2)")
 
 
+def _chosen_configuration(args: argparse.Namespace, start: Path) -> tuple[Path | None, dict[str, Any]]:
+    """The configuration file a command uses and its values: ``--config FILE``, else the closest to
+    ``start``; none with ``--isolated``."""
+    if args.isolated:
+        return None, {}
+    path: Path | None = args.config_file or find_config(start)
+    if path is None:
+        return None, {}
+    if not path.is_file():
+        raise ConfigError(f"{path}: configuration file does not exist")
+    return path, load_config(path).values
+
+
 def settings_for(args: argparse.Namespace) -> tuple[Any, str]:
     """The lint settings of the run's first path (or of ``--config FILE``), and the output format.
 
@@ -345,22 +358,29 @@ def settings_for(args: argparse.Namespace) -> tuple[Any, str]:
     carry a :class:`ConfigTree` (``settings.configs``) that gives every other path its own.
     The output format (like the cache directory and the root) is one per run: the first path's.
     """
-    values: dict[str, Any] = {}
-    where = "command line"
-    path: Path | None = None
-    if not args.isolated:
-        path = args.config_file or find_config(args.paths[0] if args.paths else Path.cwd())
-        if path is not None:
-            if not path.is_file():
-                raise ConfigError(f"{path}: configuration file does not exist")
-            config = load_config(path)
-            values = config.values
-            where = str(path)
-    settings = settings_from(values, where, args)
+    # standard input is configured as the file it stands for (which need not exist yet)
+    first = getattr(args, "stdin_filename", None) or (args.paths[0] if args.paths else Path.cwd())
+    path, values = _chosen_configuration(args, first)
+    settings = settings_from(values, "command line" if path is None else str(path), args)
     if not args.isolated and args.config_file is None:
         settings.configs = ConfigTree(args, path, settings)
     output_format = args.output_format or values.get("output-format", "full")
     return settings, output_format
+
+
+def house_rule_paths(values: dict[str, Any], args: argparse.Namespace) -> tuple[Path, ...]:
+    """The house-rule files and folders of a configuration's ``extend-rules`` plus ``--extend-rules``."""
+    return tuple(Path(p) for p in (*values.get("extend-rules", ()), *map(str, args.extend_rules)))
+
+
+def run_catalog(args: argparse.Namespace) -> dict[str, Any]:
+    """The rule catalog a ``check`` in the working directory runs with (``mtplint rules``, ``mtplint
+    rule``): built-in rules and the house rules of the configuration ``check`` would find (or of
+    ``--config FILE``; none with ``--isolated``) and of ``--extend-rules``."""
+    from mtplint.checks.catalog import load_catalog
+
+    _, values = _chosen_configuration(args, Path.cwd())
+    return load_catalog(house_rule_paths(values, args))
 
 
 def settings_from(values: dict[str, Any], where: str, args: argparse.Namespace) -> Any:
@@ -382,7 +402,7 @@ def settings_from(values: dict[str, Any], where: str, args: argparse.Namespace) 
         engine_versions=engine_versions,
         gpu=gpu,
     )
-    extend_rules = tuple(Path(p) for p in (*values.get("extend-rules", ()), *map(str, args.extend_rules)))
+    extend_rules = house_rule_paths(values, args)
     catalog = load_catalog(extend_rules)
     config_layer = Layer(values.get("select"), values.get("extend-select", ()), values.get("ignore", ()))
     cli_layer = Layer(args.select, args.extend_select, args.ignore)

@@ -627,9 +627,23 @@ def _walk_settings(given: Path, excludes: Sequence[str], respect_gitignore: bool
     return group, excludes, respect_gitignore
 
 
+def _not_excluding(base: str | None, excludes: Sequence[str]) -> Sequence[str]:
+    """The ``exclude`` patterns that apply below a directory named on the command line: not those
+    that exclude the directory itself or a folder above it. As ruff, which lints what it is named
+    and applies exclusions to what it finds: ``mtplint check examples/`` lints the examples a
+    configuration's ``exclude = ["examples"]`` keeps out of ``mtplint check .``."""
+    if not base or not excludes:
+        return excludes
+    parts = base.split("/")
+    above = [("/".join(parts[:end]), parts[end - 1]) for end in range(1, len(parts) + 1)]
+    return [pattern for pattern in excludes
+            if not any(_excluded(folder, name, (pattern,)) for folder, name in above)]
+
+
 def _walked(directory: Path, root: Path, group: int, excludes: Sequence[str], respect_gitignore: bool,
             configs: Configs | None) -> Iterator[Candidate]:
-    for path, name, walked_group in _walk(str(directory), _relative_base(directory, root), [], excludes,
+    base = _relative_base(directory, root)
+    for path, name, walked_group in _walk(str(directory), base, [], _not_excluding(base, excludes),
                                           respect_gitignore, configs, group):
         kind = _kind_of(path, name)
         if kind:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from mtplint.checks import Finding, one_finding_per_mistake, run_rules, unparsable_findings
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mtplint.config import ConfigTree
+    from mtplint.progress import Progress
 
 #: rules about the input itself, produced by the pipeline or by suppression handling, not by predicates
 META_RULES = ("MTP001", "MTP002", "MTP003")
@@ -66,40 +68,58 @@ class LintSettings(Record):
 
 
 class LintResult(Record):
-    __slots__ = ("findings", "suppressed", "pipeline", "rules")
+    __slots__ = ("findings", "suppressed", "pipeline", "rules", "without_gpu")
     findings: list[Finding]
     suppressed: list[Finding]
     pipeline: Result
     rules: list[Rule]
+    #: launches that rules needing the GPU did not check for want of its identity: how many, and
+    #: those rules (:func:`mtplint.checks.mtp003.rules_without_gpu`), said once in the summary
+    without_gpu: tuple[int, tuple[str, ...]]
 
     def __init__(self, findings: list[Finding], suppressed: list[Finding], pipeline: Result,
-                 rules: list[Rule]) -> None:
+                 rules: list[Rule], without_gpu: tuple[int, tuple[str, ...]] = (0, ())) -> None:
         self.findings = findings
         self.suppressed = suppressed
         self.pipeline = pipeline
         self.rules = rules
+        self.without_gpu = without_gpu
+
+
+def count_without_gpu(unchecked: Iterable[Sequence[str]], catalog: dict[str, Rule]) -> tuple[int, tuple[str, ...]]:
+    """:attr:`LintResult.without_gpu` from each launch's rules left unchecked (empty: checked)."""
+    launches = 0
+    codes: set[str] = set()
+    for rules in unchecked:
+        if rules:
+            launches += 1
+            codes.update(rules)
+    order = list(catalog)
+    return launches, tuple(sorted(codes, key=lambda code: order.index(code) if code in order else len(order)))
 
 
 def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = None, *,
-         jobs: int | None = 1, cache: bool = False) -> LintResult:
+         jobs: int | None = 1, cache: bool = False, progress: Progress | None = None) -> LintResult:
     """``loader``: see :func:`mtplint.pipeline.run` (``--fix`` passes one seeded with fixed texts).
 
     ``jobs``: worker processes (None: as many as CPUs when there are enough files, see
     :func:`mtplint.parallel.default_jobs`); ``cache``: reuse and store per-file results in the
     on-disk cache (:mod:`mtplint.cache`). Both give the same findings, in the same order, as the
     plain run; neither applies to a seeded ``loader`` (a fix being re-linted in memory).
+    ``progress``: counts of files and findings as they are linted (:mod:`mtplint.progress`).
 
     With ``settings.configs``, files governed by another configuration than the first path's are
     checked with that configuration's settings (:class:`mtplint.config.ConfigTree`), in the same
     single run: one discovery walk, one report."""
     # in this process, without the worker and record machinery: a fix's seeded loader, or a run
     # without the cache that asks for one process or leaves it to a few files named
-    in_process = loader is not None or (not cache and (jobs == 1 or (jobs is None and _few_named_files(paths))))
+    in_process = loader is not None or (not cache and progress is None
+                                        and (jobs == 1 or (jobs is None and _few_named_files(paths))))
     if not in_process:
         from mtplint.parallel import lint_units
 
         # discovers under the run's configurations itself, and lints while it walks
-        return lint_units(paths, settings, jobs=jobs, use_cache=cache)
+        return lint_units(paths, settings, jobs=jobs, use_cache=cache, progress=progress)
     candidates = None
     tree = settings.configs
     if tree is not None:
@@ -125,13 +145,16 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
         report.objective = settings.objective
         found.extend(run_rules(checked, report))
         findings.extend(found)
+    without_gpu: tuple[int, tuple[str, ...]] = (0, ())
     if "MTP003" in chosen:
-        from mtplint.checks.mtp003 import unresolved_findings
+        from mtplint.checks.mtp003 import rules_without_gpu, unresolved_findings
 
         for report, found in zip(pipeline_result.launches, per_launch, strict=True):
             unresolved = list(unresolved_findings(catalog["MTP003"], report, rules))
             found.extend(unresolved)
             findings.extend(unresolved)
+        without_gpu = count_without_gpu((rules_without_gpu(catalog["MTP003"], report, rules)
+                                         for report in pipeline_result.launches), catalog)
     if any(report.launch.paths is not None for report in pipeline_result.launches):
         from mtplint.checks.paths import name_path_conditions
 
@@ -145,7 +168,7 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
 
     kept, suppressed = apply_suppressions(findings, pipeline_result, settings.per_file_ignores, catalog, chosen)
     kept.sort(key=Finding.sort_key)
-    return LintResult(kept, suppressed, pipeline_result, rules)
+    return LintResult(kept, suppressed, pipeline_result, rules, without_gpu)
 
 
 def _few_named_files(paths: list[Path]) -> bool:

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from mtplint.config import ConfigTree
     from mtplint.extract.launch import Launch
     from mtplint.lint import LintResult, LintSettings
+    from mtplint.progress import Progress
 
     Record = dict[str, Any]
     Deps = dict[str, dict[str, str]]
@@ -225,6 +226,8 @@ def _launch_records(candidate: Candidate, launches: list[Launch], loader: FileLo
             "noqa": may_hold_noqa(launch.source.text),
             "span_key": [span.file, span.start] if span else None,
             "end": None, "findings": [], "unresolved": [], "diagnostics": [], "errors": [],
+            # the rules that needed the GPU and did not check this launch (the summary counts them)
+            "without_gpu": [],
         }
         records.append(item)
         launch_issues = Issues()
@@ -245,9 +248,10 @@ def _launch_records(candidate: Candidate, launches: list[Launch], loader: FileLo
             report.objective = settings.objective
             findings = run_rules(group.checked, report)
             if group.unresolved_rule:
-                from mtplint.checks.mtp003 import unresolved_findings
+                from mtplint.checks.mtp003 import rules_without_gpu, unresolved_findings
 
                 unresolved = list(unresolved_findings(group.catalog["MTP003"], report, group.rules))
+                item["without_gpu"] = rules_without_gpu(group.catalog["MTP003"], report, group.rules)
             checked.append((item, launch, findings, unresolved))
         item["diagnostics"] = _diagnostics_json(launch_issues.items)
         item["shown"] = shown_lines([diagnostic.span for diagnostic in launch_issues.items]
@@ -475,9 +479,10 @@ class _Units:
     """The files of a run as discovery hands them over: each one's record from the cache, or its
     place in the work still to do."""
 
-    def __init__(self, settings: LintSettings, use_cache: bool) -> None:
+    def __init__(self, settings: LintSettings, use_cache: bool, progress: Progress | None = None) -> None:
         self.settings = settings
         self.use_cache = use_cache
+        self.progress = progress
         self.candidates: list[Candidate] = []
         self.records: list[Record | None] = []
         self.keys: dict[int, str] = {}
@@ -507,7 +512,13 @@ class _Units:
             if key is not None:
                 self.keys[index] = key
                 self.records[index] = group.cache.get(key)
-        return (index, candidate) if self.records[index] is None else None
+        record = self.records[index]
+        if record is None:
+            return index, candidate
+        if self.progress is not None:
+            self.progress.add_done(sum(len(item["findings"]) + len(item["unresolved"])
+                                       for item in record["launches"]))
+        return None
 
     def take(self, done: list[tuple[int, Record, Deps | None]]) -> None:
         for index, record, deps in done:
@@ -519,10 +530,20 @@ class _Units:
             # they still analyse the files after these, rather than all once the last file is in
             for item in record["launches"]:
                 item["found"] = launch_findings(item, group.catalog)
+            if self.progress is not None:
+                self.progress.add_done(sum(len(item["found"]) for item in record["launches"]))
+
+
+def _walk_counted(found: Iterator[Candidate], progress: Progress) -> Iterator[Candidate]:
+    for candidate in found:
+        progress.add_found()
+        yield candidate
+    progress.walk_over()
 
 
 def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, use_cache: bool,
-               candidates: list[Candidate] | None = None, loader: FileLoader | None = None) -> LintResult:
+               candidates: list[Candidate] | None = None, loader: FileLoader | None = None,
+               progress: Progress | None = None) -> LintResult:
     """``candidates``: the files, already discovered (default: discovered here, under the run's
     configurations, and linted by the workers while the walk goes on). When they come from several
     configurations (``settings.configs``, candidates of a group other than 0), each file is analysed
@@ -533,7 +554,9 @@ def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, u
     found: Iterator[Candidate] = (iter(candidates) if candidates is not None else
                                   discover_as_walked(paths, options.root, options.excludes, options.respect_gitignore,
                                                      tree))
-    units = _Units(settings, use_cache)
+    if progress is not None:
+        found = _walk_counted(found, progress)
+    units = _Units(settings, use_cache, progress)
     work: list[tuple[int, Candidate]] = []
     wanted = 1 if loader is not None else None if jobs is None else max(1, jobs)
     with_deps = use_cache and loader is None
@@ -874,7 +897,7 @@ def assemble(records: list[Record], groups: Sequence[_Group], record_groups: Seq
     closest configuration's. ``loader``: the texts the run read (a fix re-linted in memory)."""
     from mtplint.checks import Finding, one_finding_per_mistake, unparsable_findings
     from mtplint.checks.suppress import apply_suppressions
-    from mtplint.lint import LintResult
+    from mtplint.lint import LintResult, count_without_gpu
     from mtplint.pipeline import Result
 
     first = groups[0]
@@ -951,4 +974,5 @@ def assemble(records: list[Record], groups: Sequence[_Group], record_groups: Seq
         suppressed.extend(group_suppressed)
     kept.sort(key=Finding.sort_key)
     rules = list({rule.code: rule for group in groups for rule in group.rules}.values())
-    return LintResult(kept, suppressed, result, rules)
+    without_gpu = count_without_gpu((item.get("without_gpu", ()) for item in unique), first.catalog)
+    return LintResult(kept, suppressed, result, rules, without_gpu)

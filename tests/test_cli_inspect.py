@@ -84,10 +84,16 @@ def test_check_on_clean_tree_exits_zero_and_usage_errors_exit_two(tmp_path: Path
     code, out, _ = run_cli(["check", "."], cwd=tmp_path)
     assert code == 0 and "All checks passed!" in out, out
     (tmp_path / "compose.yaml").write_text(plain)
-    # an info finding (no GPU identity: MTP003) is shown but does not fail the run unless asked
+    # no GPU identity: said once in the summary, not a finding, so it fails nothing even when asked to
     code, out, _ = run_cli(["check", "."], cwd=tmp_path)
-    assert code == 0 and "MTP003" in out, out
-    code, _, _ = run_cli(["check", "--exit-non-zero-on-info", "."], cwd=tmp_path)
+    assert code == 0 and out.startswith("All checks passed!\n1 launch not checked by MTP201, MTP301"), out
+    assert run_cli(["check", "--exit-non-zero-on-info", "."], cwd=tmp_path)[0] == 0
+    # an info finding is shown but does not fail the run unless asked
+    # (VLLM_USE_V1 does nothing from vLLM 0.11.1: MTP405, an info)
+    (tmp_path / "compose.yaml").write_text(COMPOSE.replace("v0.11.0", "v0.30.0"))
+    code, out, _ = run_cli(["check", "--select", "MTP405", "."], cwd=tmp_path)
+    assert code == 0 and "MTP405" in out and "(1 info)" in out, out
+    code, _, _ = run_cli(["check", "--select", "MTP405", "--exit-non-zero-on-info", "."], cwd=tmp_path)
     assert code == 1
     code, _, err = run_cli(["check", "--engine-version", "vllm", "."], cwd=tmp_path)
     assert code == 2 and "ENGINE=VERSION" in err

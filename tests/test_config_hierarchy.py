@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,8 @@ from mtplint.user_catalog import register_user_catalog
 from tests.conftest import run_cli, write_files
 
 # COMPOSE: on vLLM 0.32 with a hybrid model, MTP102 (prefix caching on by default with MTP, fix unsafe);
-# without a GPU identity MTP003 notes that MTP201/MTP301 could not run; with one, the VRAM rules do
+# without a GPU identity the summary counts the launch as not checked by MTP201/MTP301 (:func:`without_gpu`);
+# with one, the VRAM rules run
 from tests.test_config import COMPOSE
 from tests.test_user_catalog import COMPOSE as CUSTOM_GPU_COMPOSE
 from tests.test_user_catalog import PYPROJECT as CUSTOM_GPU_PYPROJECT
@@ -51,6 +53,16 @@ def check_json(root: Path, *args: str) -> tuple[int, list[dict[str, Any]], str]:
     return code, findings, err
 
 
+def without_gpu(root: Path, *args: str) -> tuple[int, str]:
+    """How many launches the summary says were not checked for want of a GPU identity, and by which rules."""
+    code, out, err = run_cli(["check", "--output-format", "concise", *args], cwd=root)
+    assert code in (0, 1), err
+    notes = [re.match(r"(\d+) launch(?:es)? not checked by ([A-Z0-9, ]+) \(", line) for line in out.splitlines()]
+    found = [note for note in notes if note is not None]
+    assert len(found) <= 1, out
+    return (int(found[0].group(1)), found[0].group(2)) if found else (0, "")
+
+
 def by_file(findings: list[dict[str, Any]]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for finding in findings:
@@ -78,7 +90,8 @@ def test_sibling_projects_in_one_call_each_get_their_own_configuration(two_teams
         assert "MTP102" in found["team-a/deploy/compose.yaml"], order
         assert "MTP201" in found["team-a/deploy/compose.yaml"], order  # gpu = "h100": the VRAM check ran
         assert "MTP003" not in found["team-a/deploy/compose.yaml"], order
-        assert found["team-b/compose.yaml"] == ["MTP003"], order  # no GPU, MTP102 ignored
+        assert "team-b/compose.yaml" not in found, order  # MTP102 ignored
+        assert without_gpu(two_teams, *order) == (1, "MTP201, MTP301"), order  # team-b's launch: no GPU
     # each alone gives what it gives in the combined run
     _, alone_a, _ = check_json(two_teams, "team-a/deploy/compose.yaml")
     _, alone_b, _ = check_json(two_teams, "team-b/compose.yaml")
@@ -92,7 +105,9 @@ def test_select_of_each_configuration(tmp_path: Path) -> None:
         "b/compose.yaml": COMPOSE, "b/mtplint.toml": 'select = ["MTP102"]\n',
     })
     _, findings, _ = check_json(tmp_path, "b/compose.yaml", "a/compose.yaml")
-    assert by_file(findings) == {"a/compose.yaml": ["MTP003"], "b/compose.yaml": ["MTP102"]}
+    assert by_file(findings) == {"b/compose.yaml": ["MTP102"]}
+    # a's launch went unchecked by the one GPU rule a selects; b selects none of them
+    assert without_gpu(tmp_path, "b/compose.yaml", "a/compose.yaml") == (1, "MTP201")
 
 
 def test_engine_versions_of_each_configuration(tmp_path: Path) -> None:
@@ -110,15 +125,17 @@ def test_command_line_still_wins_over_each_configuration(two_teams: Path) -> Non
     assert by_file(findings) == {"team-a/deploy/compose.yaml": ["MTP102"], "team-b/compose.yaml": ["MTP102"]}
     _, findings, _ = check_json(two_teams, "--gpu", "l40s", "team-b/compose.yaml", "team-a/deploy/compose.yaml")
     assert all("MTP003" not in codes for codes in by_file(findings).values())
+    assert without_gpu(two_teams, "--gpu", "l40s", "team-b/compose.yaml", "team-a/deploy/compose.yaml") == (0, "")
     assert "l40s" in json.dumps(findings) and "h100" not in json.dumps(findings)
 
 
 def test_isolated_and_config_option_mean_one_configuration_for_all(two_teams: Path) -> None:
     _, findings, _ = check_json(two_teams, "--isolated", "team-b/compose.yaml", "team-a/deploy/compose.yaml")
-    assert by_file(findings) == {"team-a/deploy/compose.yaml": ["MTP003", "MTP102"],
-                                 "team-b/compose.yaml": ["MTP003", "MTP102"]}
+    assert by_file(findings) == {"team-a/deploy/compose.yaml": ["MTP102"], "team-b/compose.yaml": ["MTP102"]}
+    assert without_gpu(two_teams, "--isolated", "team-b/compose.yaml", "team-a/deploy/compose.yaml")[0] == 2
     _, findings, _ = check_json(two_teams, "--config", "team-b/mtplint.toml", "team-a/deploy/compose.yaml")
-    assert by_file(findings) == {"team-a/deploy/compose.yaml": ["MTP003"]}
+    assert findings == []  # team-b's: MTP102 ignored, no GPU
+    assert without_gpu(two_teams, "--config", "team-b/mtplint.toml", "team-a/deploy/compose.yaml")[0] == 1
 
 
 def test_walked_tree_subdirectory_with_its_own_configuration(tmp_path: Path) -> None:
@@ -138,18 +155,20 @@ def test_walked_tree_subdirectory_with_its_own_configuration(tmp_path: Path) -> 
     })
     _, findings, _ = check_json(tmp_path, ".")
     assert by_file(findings) == {
-        "compose.yaml": ["MTP003", "MTP102"],
-        "legacy/compose.yaml": ["MTP003", "MTP102"],  # only the chat service excludes its legacy/
-        "services/chat/compose.yaml": ["MTP003"],
-        "services/chat/tools/compose.yaml": ["MTP003"],  # governed by services/chat/mtplint.toml
-        "services/embed/compose.yaml": ["MTP003", "MTP102"],
+        "compose.yaml": ["MTP102"],
+        "legacy/compose.yaml": ["MTP102"],  # only the chat service excludes its legacy/
+        # services/chat/compose.yaml and services/chat/tools/compose.yaml (governed by
+        # services/chat/mtplint.toml) ignore MTP102: linted (the five launches below), nothing found
+        "services/embed/compose.yaml": ["MTP102"],
     }
+    assert without_gpu(tmp_path, ".")[0] == 5  # scratch/ and services/chat/legacy/ are excluded
     # the same file named explicitly, or its directory walked from inside, gets the same configuration
     _, findings, _ = check_json(tmp_path, "services/chat/tools/compose.yaml", "compose.yaml")
-    assert by_file(findings) == {"compose.yaml": ["MTP003", "MTP102"], "services/chat/tools/compose.yaml": ["MTP003"]}
+    assert by_file(findings) == {"compose.yaml": ["MTP102"]}
+    assert without_gpu(tmp_path, "services/chat/tools/compose.yaml", "compose.yaml")[0] == 2
     _, findings, _ = check_json(tmp_path / "services", ".")
-    assert by_file(findings) == {"chat/compose.yaml": ["MTP003"], "chat/tools/compose.yaml": ["MTP003"],
-                                 "embed/compose.yaml": ["MTP003", "MTP102"]}
+    assert by_file(findings) == {"embed/compose.yaml": ["MTP102"]}
+    assert without_gpu(tmp_path / "services", ".")[0] == 3
 
 
 def test_a_nested_exclude_with_a_folder_means_its_own_folder_from_anywhere(tmp_path: Path) -> None:
@@ -177,11 +196,12 @@ def test_explicit_file_plus_a_directory(two_teams: Path) -> None:
                       "--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 2}'\n"})
     _, findings, _ = check_json(two_teams, "team-a/scripts/serve.sh", "team-b")
     found = by_file(findings)
-    # team-a's gpu: the hardware-aware rules ran (no MTP003 "no GPU identity"), MTP301 fires for k=2 on an H100,
-    # and MTP201 for ~66 GiB of BF16 weights on one 80 GB card even at one sequence (the script pins no
-    # vLLM release: MTP004 says MTP102 could not decide)
+    # team-a's gpu: the hardware-aware rules ran (team-a's launch is not counted as unchecked), MTP301
+    # fires for k=2 on an H100, and MTP201 for ~66 GiB of BF16 weights on one 80 GB card even at one
+    # sequence (the script pins no vLLM release: MTP004 says MTP102 could not decide)
     assert found["team-a/scripts/serve.sh"] == ["MTP004", "MTP201", "MTP301"]
-    assert found["team-b/compose.yaml"] == ["MTP003"]
+    assert "team-b/compose.yaml" not in found  # MTP102 ignored; its launch has no GPU:
+    assert without_gpu(two_teams, "team-a/scripts/serve.sh", "team-b") == (1, "MTP201, MTP301")
 
 
 def test_per_file_ignores_are_relative_to_each_configuration(tmp_path: Path) -> None:
@@ -191,7 +211,7 @@ def test_per_file_ignores_are_relative_to_each_configuration(tmp_path: Path) -> 
         "b/mtplint.toml": 'select = ["MTP1", "MTP2", "MTP3", "MTP003"]\n',
         "b/deploy/compose.yaml": COMPOSE,
     })
-    expected = {"a/deploy/compose.yaml": [], "b/deploy/compose.yaml": ["MTP003", "MTP102"]}
+    expected = {"a/deploy/compose.yaml": [], "b/deploy/compose.yaml": ["MTP102"]}
     for args in (["b/deploy/compose.yaml", "a/deploy/compose.yaml"], ["b", "a"], ["."]):
         _, findings, _ = check_json(tmp_path, *args)
         found = by_file(findings)
@@ -211,15 +231,15 @@ def test_exit_code_and_summary_merge_into_one_report(two_teams: Path) -> None:
                               "team-a/deploy/compose.yaml"], cwd=two_teams)
     assert code == 1, err
     lines = out.splitlines()
-    assert [line.split(":")[0] for line in lines if ": MTP" in line] == \
-        ["team-a/deploy/compose.yaml"] * 3 + ["team-b/compose.yaml"]  # one list, in file order
+    assert [line.split(":")[0] for line in lines if ": MTP" in line] == ["team-a/deploy/compose.yaml"] * 3
     assert sum(line.startswith("Found ") for line in lines) == 1
-    assert "Found 4 findings (3 warnings, 1 info)." in lines
-    # team-b alone has only an info finding: exit 0; with team-a's warnings in the same call: 1
+    assert "Found 3 findings (3 warnings)." in lines
+    assert sum(" not checked by " in line for line in lines) == 1  # team-b's launch, said once
+    # team-b alone has no finding: exit 0; with team-a's warnings in the same call: 1
     assert run_cli(["check", "team-b/compose.yaml"], cwd=two_teams)[0] == 0
     write_files(two_teams, {"team-a/mtplint.toml": 'gpu = "h100"\nselect = ["MTP003"]\n'})
     code, out, _ = run_cli(["check", "team-b/compose.yaml", "team-a/deploy/compose.yaml"], cwd=two_teams)
-    assert code == 0 and "Found 1 finding (1 info)." in out
+    assert code == 0 and out.startswith("All checks passed!\n1 launch not checked by MTP201, MTP301")
 
 
 def test_unused_noqa_follows_the_configuration_of_its_file(tmp_path: Path) -> None:
@@ -256,8 +276,11 @@ def test_jobs_and_cache_give_the_same_report(two_teams: Path) -> None:
     _, cold, _ = check_json(two_teams, "--jobs", "1", *paths)
     _, warm, _ = check_json(two_teams, *paths)
     assert plain == parallel == cold == warm
-    assert len(by_file(plain)) == 82 and by_file(plain)["team-b/svc7/compose.yaml"] == ["MTP003"]
+    assert len(by_file(plain)) == 41 and "team-b/svc7/compose.yaml" not in by_file(plain)
     assert "MTP201" in by_file(plain)["team-a/svc7/compose.yaml"]  # team-a's gpu, in the workers too
+    # team-b's 41 launches, in one process, in workers, stored in the cache and read back from it
+    for args in (["--no-cache", "--jobs", "1"], ["--no-cache", "--jobs", "2"], [], ["--jobs", "1"]):
+        assert without_gpu(two_teams, *args, *paths) == (41, "MTP201, MTP301"), args
 
 
 def test_fix_and_diff_use_each_files_configuration(two_teams: Path) -> None:
@@ -310,7 +333,9 @@ def test_editor_buffer_uses_the_configuration_of_its_file(two_teams: Path, monke
     """``--stdin-filename``: the buffer is linted as the file it stands for, with that file's configuration."""
     monkeypatch.setattr("sys.stdin", io.StringIO(COMPOSE))
     _, findings, _ = check_json(two_teams, "--stdin-filename", "team-b/compose.yaml")
-    assert by_file(findings) == {"team-b/compose.yaml": ["MTP003"]}
+    assert findings == []  # team-b ignores MTP102
+    monkeypatch.setattr("sys.stdin", io.StringIO(COMPOSE))
+    assert without_gpu(two_teams, "--stdin-filename", "team-b/compose.yaml") == (1, "MTP201, MTP301")
     monkeypatch.setattr("sys.stdin", io.StringIO(COMPOSE))
     _, findings, _ = check_json(two_teams / "team-b", "--stdin-filename", "../team-a/deploy/compose.yaml")
     assert "MTP201" in by_file(findings)["../team-a/deploy/compose.yaml"]
@@ -329,4 +354,6 @@ def test_configuration_met_late_in_the_walk_reaches_the_workers(tmp_path: Path) 
     assert parallel == plain
     found = by_file(plain)
     assert "MTP102" in found["aa-team/svc000/compose.yaml"]
-    assert found["zz-team/svc/compose.yaml"] == [code for code in found["aa-team/svc000/compose.yaml"] if code != "MTP102"]
+    assert found.get("zz-team/svc/compose.yaml", []) == [code for code in found["aa-team/svc000/compose.yaml"]
+                                                         if code not in ("MTP102", "MTP003")]
+    assert without_gpu(tmp_path, "--no-cache", "--jobs", "2", ".")[0] == CHUNK_FILES * 2 + 1

@@ -57,7 +57,7 @@ def check_house_rule(ctx: RuleContext) -> None:
         if setting is None or setting.unresolved or name in unknown:
             return
         if name == "gpu" and setting.value is None:
-            return  # no GPU identity: unknown, not "some other GPU" (RULES.md "Hardware"; MTP003 says so)
+            return  # no GPU identity: unknown, not "some other GPU" (the run's summary says so)
         explicit = setting.origin in ("explicit", "config-file", "env")
         if not _holds(setting.value, explicit, condition):
             return

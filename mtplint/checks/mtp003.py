@@ -8,10 +8,13 @@ that is itself unresolved) reports each unresolved input that a selected rule ne
 - an effective setting marked unresolved (``--kv-cache-dtype "$KV"``, a k8s ``valueFrom``);
 - a flag whose value is an unresolved word that the engine's parser could not even read (compose
   ``--max-num-seqs ${SEQS}`` with ``SEQS`` unset may vanish, so the setting shows its default);
-- the GPU identity, when MTP201 / MTP301 (or a house rule with a ``gpu`` condition) are selected and no ``--gpu``, configuration, k8s label or
-  ``# mtplint: gpu=`` directive gives it (RULES.md "Hardware").
 
-Which rule reads which setting is the table :data:`NEEDS` (from RULES.md; house rules read the
+A launch without a GPU identity (no ``--gpu``, configuration ``gpu``, k8s node selector or
+``# mtplint: gpu=`` directive) is not a finding: on a real repository that is most launches, and a
+finding per launch buried the rest. :func:`rules_without_gpu` says which rules it kept from a
+launch, and the run's summary says it once (:func:`gpu_note`).
+
+Which rule reads which setting is the table :data:`NEEDS` (house rules read the
 settings their ``when:`` names). A bare ``"$@"`` that may add flags is not reported: no rule skips a
 launch because of it (rules judge the flags they can see), so saying one did would not be true. An
 unknown options variable or array (``$EXTRA_ARGS``, a shell array that differs between too many
@@ -27,7 +30,7 @@ from mtplint.checks.catalog import Rule
 from mtplint.pipeline import LaunchReport
 from mtplint.source import Span, Token
 
-#: rule code -> the effective settings its predicate reads (RULES.md, rule by rule)
+#: rule code -> the effective settings its predicate reads (rules/MTP*.yaml and mtplint/checks, rule by rule)
 NEEDS: dict[str, tuple[str, ...]] = {
     "MTP101": ("spec_method", "kv_cache_dtype"),
     "MTP102": ("spec_method", "prefix_caching", "model"),
@@ -57,7 +60,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
 #: SGLang's ``spec_v2`` under an unread env file: :attr:`mtplint.extract.launch.Launch.env_open`)
 _UNREAD_FILES = ("--config ", "--env-file ", "env_file ", "EnvironmentFile=")
 
-#: rules that need the GPU's identity (RULES.md "Hardware")
+#: rules that need the GPU's identity (its memory and bandwidth: mtplint/hardware.py)
 NEEDS_GPU = ("MTP201", "MTP301")
 
 #: flag (without dashes, ``_`` as ``-``) -> the effective setting it sets, for every engine; used
@@ -186,8 +189,8 @@ def unresolved_findings(mtp003: Rule, report: LaunchReport, selected: Sequence[R
     groups: dict[tuple[str, int | None], list[Unresolved]] = {}
     for item in unresolved_inputs(report):
         groups.setdefault((item.what, item.span.start if item.span else None), []).append(item)
-    gpu = report.effective.get("gpu")
-    if not groups and (gpu is None or gpu.value is not None):
+    hidden = hidden_arguments(report)
+    if not groups and not hidden:
         return  # nothing unread: no need to know which rules could have run
     candidates = [rule for rule in selected if rule.code != mtp003.code and _could_run(rule, report)]
     context = RuleContext(mtp003, report)
@@ -212,18 +215,31 @@ def unresolved_findings(mtp003: Rule, report: LaunchReport, selected: Sequence[R
             "give it a default (`${VAR:-value}`) or a literal value",
             span,
         )
-    for word in hidden_arguments(report):
+    for word in hidden:
         yield context.report_finding(
             f"`{word.value}` may add arguments mtplint cannot see (its value is only known at run time, or it "
             "differs between more branches of the script than mtplint follows), so this launch was checked by the "
             "flags written around it; a flag given there is not checked",
             word.span,
         )
-    if gpu is not None and gpu.value is None:
-        skipped = [rule.code for rule in candidates if rule.code in NEEDS_GPU or "gpu" in (rule.when or {})]
-        if skipped:
-            yield context.report_finding(
-                f"no GPU identity for this launch, so {', '.join(skipped)} did not check it; pass `--gpu ID[xN]` "
-                "(e.g. `--gpu rtx-4090x2`), set `gpu` in the configuration, or add a `# mtplint: gpu=…` line",
-                context.launch_span,
-            )
+
+
+def rules_without_gpu(mtp003: Rule, report: LaunchReport, selected: Sequence[Rule]) -> list[str]:
+    """The selected rules that did not check this launch because nothing names its GPU (MTP201,
+    MTP301, a house rule with a ``gpu`` condition); empty when the GPU is known or nothing needed it."""
+    if not speculation_may_be_on(report):
+        return []
+    gpu = report.effective.get("gpu")
+    if gpu is None or gpu.value is not None:
+        return []
+    return [rule.code for rule in selected
+            if rule.code != mtp003.code and (rule.code in NEEDS_GPU or "gpu" in (rule.when or {}))
+            and _could_run(rule, report)]
+
+
+def gpu_note(launches: int, rules: Sequence[str]) -> str:
+    """The run summary's one sentence for the launches :func:`rules_without_gpu` found unchecked."""
+    plural = "es" if launches != 1 else ""
+    return (f"{launches} launch{plural} not checked by {', '.join(rules)} (memory and throughput need the GPU): "
+            "name it with `--gpu ID[xN]` (e.g. `--gpu rtx-4090x2`), `gpu` in the configuration, a Kubernetes "
+            "`nvidia.com/gpu.product` node selector, or a `# mtplint: gpu=…` line in the file.")

@@ -12,7 +12,7 @@ error). This module decides what to change first, and the finding sits on that s
    the estimate is then made at the smallest concurrency, and the message says so);
 4. FP8 KV when the cache is 16-bit; then fewer draft tokens and quantised weights if not named yet.
 On SGLang the advice also says to *lower* ``--mem-fraction-static`` where the draft lives outside it.
-Silent without a GPU identity (RULES.md "Hardware"; MTP003 reports it).
+Silent without a GPU identity (the run's summary counts such launches: :func:`mtplint.checks.mtp003.rules_without_gpu`).
 """
 
 from __future__ import annotations

@@ -84,6 +84,10 @@ def file_syntax(source: SourceFile) -> str:
         return "json"
     head = source.text[:200].encode("utf-8", "replace")
     kind = classify(Path(source.display), head)
+    if kind is None and source.display == "-":  # standard input without a name: its kind is in its text
+        from mtplint.stdin import kind_of_text
+
+        kind = kind_of_text(source.text)
     if kind in ("compose", "yaml"):
         return "yaml"
     if kind in ("shell", "dockerfile"):

@@ -62,5 +62,9 @@ def annotation(finding: Finding, workspace: Path | None = None) -> str:
     return f"::{COMMANDS[finding.severity]} {rendered}::{escape_data(finding.message)}"
 
 
-def render(findings: Sequence[Finding], workspace: Path | None = None) -> str:
-    return "".join(annotation(finding, workspace) + "\n" for finding in findings if not finding.suppressed)
+def render(findings: Sequence[Finding], workspace: Path | None = None, notes: Sequence[str] = ()) -> str:
+    """``notes``: what the run says once (launches not checked for want of a GPU identity), as
+    notices without a file: the run's summary on GitHub."""
+    lines = [annotation(finding, workspace) + "\n" for finding in findings if not finding.suppressed]
+    lines.extend(f"::notice title=mtplint::{escape_data(note)}\n" for note in notes)
+    return "".join(lines)

@@ -323,12 +323,15 @@ def build_log(
     internal_errors: Sequence[str] = (),
     max_results: int = MAX_RESULTS,
     limit_reason: str = "",
+    notes: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The SARIF log as a dictionary.
 
     ``texts`` maps a finding's file (as displayed) to the text the run read, for files that are not
     on disk as linted (``--stdin-filename``). ``suppression_kind`` says how a suppressed finding was
-    suppressed (``inSource`` or ``external``); the default is ``inSource``.
+    suppressed (``inSource`` or ``external``); the default is ``inSource``. ``notes``: what the run
+    says once rather than per finding (launches not checked for want of a GPU identity), as
+    notifications of level ``note``.
     """
     root = repository_root(root or Path.cwd())
     locator = _Locator(root)
@@ -343,6 +346,7 @@ def build_log(
                        "(suppressed and least severe findings were dropped)"))
     for error in internal_errors:
         notifications.append(_notification("error", error.partition("\n")[0]))
+    notifications.extend(_notification("note", note) for note in notes)
 
     rules: list[dict[str, Any]] = []
     index_of: dict[str, int] = {}
@@ -393,12 +397,13 @@ def render(
     internal_errors: Sequence[str] = (),
     max_results: int = MAX_RESULTS,
     max_gzipped_bytes: int = MAX_GZIPPED_BYTES,
+    notes: Sequence[str] = (),
 ) -> str:
     """The SARIF log as text, cut down until it fits GitHub's size limit when it does not."""
     limit, reason = max_results, ""
     while True:
         log = build_log(findings, suppressed, root=root, texts=texts, suppression_kind=suppression_kind,
-                        internal_errors=internal_errors, max_results=limit, limit_reason=reason)
+                        internal_errors=internal_errors, max_results=limit, limit_reason=reason, notes=notes)
         text = _dump(log)
         results = len(log["runs"][0]["results"])
         if results == 0 or len(gzip.compress(text.encode("utf-8"))) <= max_gzipped_bytes:
