@@ -25,6 +25,7 @@ import re
 import sys
 from pathlib import Path
 
+from mtplint.files import MAX_SETTINGS_BYTES, read_regular
 from mtplint.records import Record
 
 TYPE_CHECKING = False
@@ -61,7 +62,8 @@ def _toml() -> Any:
 
 def _table(path: Path) -> dict[str, Any] | None:
     try:
-        text = path.read_text(encoding="utf-8")
+        # a FIFO or device named as a configuration is refused unopened (mtplint.files)
+        text = read_regular(path, MAX_SETTINGS_BYTES).decode("utf-8")
     except OSError as error:
         raise ConfigError(f"{path}: cannot read configuration: {error.strerror or error}") from error
     if path.name == "pyproject.toml" and "mtplint" not in text:

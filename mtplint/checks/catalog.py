@@ -13,6 +13,7 @@ import re
 from functools import cache
 from pathlib import Path
 
+from mtplint.files import MAX_SETTINGS_BYTES, read_regular
 from mtplint.records import FrozenRecord
 from mtplint.shipped import package_path
 
@@ -263,7 +264,8 @@ def load_rule_file(path: Path, origin: str, check_schema: bool) -> Rule:
     from mtplint.pyyaml import yaml  # imported here: the built-in rules come compiled (see COMPILED_CATALOG)
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        # a FIFO or device (`/dev/zero`) named as a rule file is refused unopened (mtplint.files)
+        data = yaml.safe_load(read_regular(path, MAX_SETTINGS_BYTES).decode("utf-8"))
     except OSError as error:
         raise CatalogError(f"{path}: cannot read rule file: {error.strerror or error}") from error
     except yaml.YAMLError as error:

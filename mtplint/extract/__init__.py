@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from mtplint.extract.launch import GpuHint, Launch, Recognised, VersionHint, image_engine, image_version
+from mtplint.files import READ_FLAGS
 from mtplint.source import EnvEntry, Issues, Parses, SourceFile, Span, Token
 
 TYPE_CHECKING = False
@@ -49,9 +50,8 @@ def decode(data: bytes) -> str:
     return decode_with_encoding(data)[0]
 
 
-#: a file is read without waiting for a writer (see :meth:`FileLoader.read_regular`), not inherited
-#: by a child process, and as bytes (Windows)
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+#: a file is read without waiting for a writer (see :meth:`FileLoader.read_regular`)
+_READ_FLAGS = READ_FLAGS
 _NO_FOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
 
 
