@@ -201,6 +201,14 @@ def _check_catalog_entries(table: dict[str, Any], where: str) -> None:
             except re.error as error:
                 raise ConfigError(f"{where}: key `models.{index}.patterns.{number}`: {pattern!r} is not a regular "
                                   f"expression ({error})") from error
+            from mtplint.user_patterns import PatternError, compile_user_pattern
+
+            try:
+                compile_user_pattern(pattern)
+            except PatternError as error:
+                raise ConfigError(f"{where}: key `models.{index}.patterns.{number}`: {pattern!r} cannot be matched "
+                                  f"in linear time (configured patterns are matched with RE2, which has no lookaround "
+                                  f"or backreferences: {error})") from error
 
 
 def register_catalog(values: dict[str, Any]) -> None:

@@ -26,8 +26,10 @@ OVER_BUDGET_MARK = "beyond mtplint's expansion budget"
 
 
 def over_budget(written: str) -> str:
-    """The unresolved name for an expression (``${I}``) whose expansion was not done."""
-    return f"{written} ({OVER_BUDGET_MARK})"
+    """The unresolved name for an expression (``${I}``) whose expansion was not done (a long one
+    cut short: it is shown in a message)."""
+    shown = written if len(written) <= 60 else f"{written[:57]}…"
+    return f"{shown} ({OVER_BUDGET_MARK})"
 
 
 def is_over_budget(name: str) -> bool:
