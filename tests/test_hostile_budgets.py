@@ -101,6 +101,13 @@ def test_the_same_chain_in_a_shell_script_is_cut_by_the_budget(tmp_path: Path) -
     assert budget["location"] == {"row": 12, "column": 17}
 
 
+def test_the_same_chain_in_kubernetes_env_references_is_cut_by_the_budget(tmp_path: Path) -> None:
+    project = copy_case("expansion-k8s-chain", tmp_path)
+    budget = model_unresolved(run(project, "--isolated", "--no-cache", "."), "deploy.yaml")
+    assert "`$(I) (beyond mtplint's expansion budget)`" in budget["message"]
+    assert budget["location"] == {"row": 11, "column": 30}
+
+
 def test_defaults_nested_past_the_depth_budget_are_unresolved(tmp_path: Path) -> None:
     project = copy_case("expansion-deep-defaults", tmp_path)
     budget = model_unresolved(run(project, "--isolated", "--no-cache", "."), "serve.sh")

@@ -13,6 +13,7 @@ import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from mtplint.extract.budget import ExpansionBudget
 from mtplint.extract.launch import GpuHint, Launch, Recognised, VersionHint, image_engine, image_version
 from mtplint.files import READ_FLAGS
 from mtplint.source import EnvEntry, Issues, Parses, SourceFile, Span, Token
@@ -346,13 +347,15 @@ class ExtractContext:
     ``related``: the extra files a launch depends on (``.env``, ``env_file``, a started script), shown
     by ``inspect``. (A plain class, not a dataclass: this module is on every run's start-up path.)"""
 
-    __slots__ = ("issues", "loader", "related")
+    __slots__ = ("budget", "issues", "loader", "related")
 
     def __init__(self, loader: FileLoader, issues: Issues | None = None,
                  related: dict[str, list[str]] | None = None) -> None:
         self.loader = loader
         self.issues = Issues() if issues is None else issues
         self.related: dict[str, list[str]] = {} if related is None else related
+        #: what variable expansion may still produce in the file being extracted
+        self.budget = ExpansionBudget()
 
     def malformed(self, source: SourceFile, message: str, offset: int = 0) -> None:
         self.issues.add("MTP001", message, source.span(offset, offset + 1 if source.text else offset))
