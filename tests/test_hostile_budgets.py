@@ -108,6 +108,12 @@ def test_the_same_chain_in_kubernetes_env_references_is_cut_by_the_budget(tmp_pa
     assert budget["location"] == {"row": 11, "column": 30}
 
 
+def test_the_same_chain_in_llama_swap_macros_is_cut_by_the_budget(tmp_path: Path) -> None:
+    project = copy_case("expansion-llama-swap-macros", tmp_path)
+    budget = model_unresolved(run(project, "--isolated", "--no-cache", "."), "config.yaml")
+    assert budget["message"].startswith("`model`, `spec_model`, `spec_method` come from `$F`, which mtplint cannot")
+
+
 def test_defaults_nested_past_the_depth_budget_are_unresolved(tmp_path: Path) -> None:
     project = copy_case("expansion-deep-defaults", tmp_path)
     budget = model_unresolved(run(project, "--isolated", "--no-cache", "."), "serve.sh")
