@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from fnmatch import fnmatch
 from pathlib import Path
 
-from mtplint.files import head_of_regular, open_regular
+from mtplint.files import head_of_regular, open_regular, read_regular
 from mtplint.records import FrozenRecord
 
 TYPE_CHECKING = False
@@ -265,9 +265,12 @@ def _never(path: str) -> None:
 
 
 def _load_gitignore(directory: str) -> _Ignore | None:
+    from mtplint.extract import MAX_FILE_BYTES
+
     try:
-        with open(os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
+        # a FIFO is not waited on; a .gitignore larger than a file mtplint lints is not read
+        lines = read_regular(os.path.join(directory, ".gitignore"), MAX_FILE_BYTES).decode("utf-8", "replace") \
+            .splitlines()
     except OSError:
         return None
     import pathspec

@@ -167,8 +167,9 @@ def test_a_configuration_file_that_is_a_fifo_is_not_waited_on(tmp_path: Path) ->
 
 
 def test_a_gigabyte_file_over_the_limit_is_never_read_whole(tmp_path: Path) -> None:
-    """A 1 GB script that mentions an engine gets MTP001 "too large" (its noqa comments are looked
-    for after the run): it used 3.5 GB when that look read the file whole. Sparse: no disk used."""
+    """A 1 GB script that mentions an engine gets MTP001 "too large": it used 3.5 GB when the look
+    for its noqa comments read it whole, and 2.1 GB when the text report read it for a code frame
+    (SARIF, for its line hashes, ran past a minute). Sparse: no disk used."""
     big = tmp_path / "big.sh"
     with big.open("wb") as handle:
         handle.write(b"#!/bin/sh\n# noqa: MTP001\nexec vllm serve Qwen/Qwen3-8B --speculative-config x\n")
@@ -179,6 +180,21 @@ def test_a_gigabyte_file_over_the_limit_is_never_read_whole(tmp_path: Path) -> N
     (too_large,) = [f for f in outcome.findings if f["filename"] == "big.sh"]
     assert too_large["code"] == "MTP001" and "too large to lint" in too_large["message"]
     assert "MTP101" in outcome.codes_at("compose.yaml")
+    for output in ("full", "sarif"):  # (run() checks the time and the memory)
+        assert run(tmp_path, "--isolated", "--no-cache", "--output-format", output, ".").code == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_gitignore_or_engine_config_that_is_a_fifo_is_not_waited_on(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / ".gitignore")
+    os.mkfifo(tmp_path / "vllm.yaml")
+    (tmp_path / "serve.sh").write_text("#!/bin/sh\nexec vllm serve Qwen/Qwen3-8B --config vllm.yaml "
+                                      "--speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":2}'\n")
+    (tmp_path / "compose.yaml").write_text(BROKEN_COMPOSE)
+    outcome = run(tmp_path, "--isolated", "--no-cache", ".")
+    assert "MTP101" in outcome.codes_at("compose.yaml")
+    assert any("may be set in `--config vllm.yaml`, which mtplint cannot read" in f["message"]
+               for f in outcome.findings if f["filename"] == "serve.sh")
 
 
 # -- the cache ----------------------------------------------------------------------------------
