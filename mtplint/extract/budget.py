@@ -16,8 +16,9 @@ hundreds of characters, and a whole script's expansions rarely reach a few kilob
 
 from __future__ import annotations
 
-#: characters all expansions of one file may produce together (1 MiB)
-EXPANSION_CHARS = 1 << 20
+#: characters all expansions of one file may produce together (4 MiB: a script of 10k launches
+#: that each expand a 100-character variable uses a quarter of it)
+EXPANSION_CHARS = 4 << 20
 #: expansions nested inside the default of another (``${A:-${B:-x}}`` is two)
 EXPANSION_DEPTH = 50
 
