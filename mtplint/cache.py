@@ -18,6 +18,12 @@ A cache can therefore make a run faster, never different.
 It also remembers which configurations and house-rule files passed their JSON schema
 (:class:`ValidDocuments`), so a run does not import the validator for documents it has seen.
 
+An entry file is the SHA-256 of its JSON, a line feed, then the JSON: an entry that is cut short,
+damaged, or written by anything but mtplint (valid JSON of another shape, ``NaN``, nesting a
+hundred thousand deep) fails that check before it is parsed, and is a miss: the file is linted
+again and the entry replaced. An entry file that is not a regular file, or is larger than
+:data:`MAX_ENTRY_BYTES`, is a miss too, found without reading it.
+
 Location: ``$MTPLINT_CACHE_DIR``, else ``.mtplint_cache`` in the working directory. mtplint uses
 only a directory it created itself: creating it, it writes an ownership marker
 (:data:`OWNER_MARKER`), a ``CACHEDIR.TAG`` (backup tools skip it) and a ``.gitignore`` of ``*``
@@ -39,8 +45,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-#: bump when the entry format changes
+#: bump when the entry format changes (an entry of the format before the digest line is a miss
+#: under the digest check, and rewritten, so that change kept 1)
 FORMAT = 1
+#: the largest entry file read (a file's record is its findings and the lines they show: kilobytes)
+MAX_ENTRY_BYTES = 64 << 20
 CACHE_DIR_NAME = ".mtplint_cache"
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -96,9 +105,15 @@ class Probe:
 
     def file(self, path: str) -> str:
         if path not in self._files:
+            from mtplint.files import open_regular
+
             try:
-                with open(path, "rb") as handle:
-                    self._files[path] = sha256_hex(handle.read())
+                # in pieces: a dependency may be any size; a FIFO or device is not opened (ABSENT)
+                with open_regular(path) as handle:
+                    digest = sha256()
+                    while piece := handle.read(1 << 20):
+                        digest.update(piece)
+                self._files[path] = digest.hexdigest()
             except OSError:
                 self._files[path] = ABSENT
         return self._files[path]
@@ -136,22 +151,18 @@ class Cache:
         return self.directory / f"v{FORMAT}" / key[:2] / f"{key[2:]}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
-        try:
-            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            self.misses += 1
-            return None
-        if not isinstance(entry, dict) or not self._still_valid(entry.get("deps")):
+        """The record stored for ``key`` if its entry is intact and its dependencies unchanged; any
+        other entry (missing, unreadable, damaged, of another shape) is a miss, replaced by :meth:`put`."""
+        entry = _read_entry(self._path(key))
+        if entry is None or not self._still_valid(entry["deps"]):
             self.misses += 1
             return None
         self.hits += 1
         record: dict[str, Any] = entry["record"]
         return record
 
-    def _still_valid(self, deps: Any) -> bool:
-        if not isinstance(deps, dict):
-            return False
-        files, dirs = deps.get("files", {}), deps.get("dirs", {})
+    def _still_valid(self, deps: dict[str, dict[str, str]]) -> bool:
+        files, dirs = deps["files"], deps["dirs"]
         return (all(self.probe.file(path) == digest for path, digest in files.items())
                 and all(self.probe.directory(path) == digest for path, digest in dirs.items()))
 
@@ -163,12 +174,14 @@ class Cache:
             self._prepare()
             path = self._path(key)
             path.parent.mkdir(parents=True, exist_ok=True)
+            payload = json.dumps({"deps": deps, "record": record}, ensure_ascii=False,
+                                 separators=(",", ":")).encode("utf-8", "surrogateescape")
             handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump({"deps": deps, "record": record}, out, ensure_ascii=False, separators=(",", ":"))
+            with os.fdopen(handle, "wb") as out:
+                out.write(sha256_hex(payload).encode("ascii") + b"\n" + payload)
             os.replace(temporary, path)
-        except OSError:
-            pass  # a read-only tree, or a directory of the user's: lint without caching
+        except (OSError, ValueError):
+            pass  # a read-only tree, a directory of the user's, or a name no encoding writes: lint without caching
 
     def _prepare(self) -> None:
         if self._ready:
@@ -185,6 +198,34 @@ class Cache:
 
 class ForeignDirectory(OSError):
     """The cache location exists but mtplint did not create it: nothing is written there."""
+
+
+def _read_entry(path: Path) -> dict[str, Any] | None:
+    """An entry as :meth:`Cache.put` wrote it: its digest line matches the JSON after it, and its
+    ``deps`` map file and directory names to digests; None for anything else."""
+    from mtplint.files import read_regular
+
+    try:
+        data = read_regular(path, MAX_ENTRY_BYTES)
+    except OSError:
+        return None
+    digest, _, payload = data.partition(b"\n")
+    if digest != sha256_hex(payload).encode("ascii"):
+        return None
+    try:
+        entry = json.loads(payload.decode("utf-8", "surrogateescape"))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(entry, dict) or not isinstance(entry.get("record"), dict):
+        return None
+    deps = entry.get("deps")
+    if not isinstance(deps, dict) or not all(_names_to_digests(deps.get(kind)) for kind in ("files", "dirs")):
+        return None
+    return entry
+
+
+def _names_to_digests(value: Any) -> bool:
+    return isinstance(value, dict) and all(type(name) is str and type(digest) is str for name, digest in value.items())
 
 
 def _prepare(directory: Path) -> None:

@@ -25,6 +25,7 @@ import re
 import sys
 from pathlib import Path
 
+from mtplint.files import MAX_SETTINGS_BYTES, read_regular
 from mtplint.records import Record
 
 TYPE_CHECKING = False
@@ -62,7 +63,8 @@ def _toml() -> Any:
 
 def _table(path: Path) -> dict[str, Any] | None:
     try:
-        text = path.read_text(encoding="utf-8")
+        # a FIFO or device named as a configuration is refused unopened (mtplint.files)
+        text = read_regular(path, MAX_SETTINGS_BYTES).decode("utf-8")
     except OSError as error:
         raise ConfigError(f"{path}: cannot read configuration: {error.strerror or error}") from error
     if path.name == "pyproject.toml" and "mtplint" not in text:
@@ -200,6 +202,14 @@ def _check_catalog_entries(table: dict[str, Any], where: str) -> None:
             except re.error as error:
                 raise ConfigError(f"{where}: key `models.{index}.patterns.{number}`: {pattern!r} is not a regular "
                                   f"expression ({error})") from error
+            from mtplint.user_patterns import PatternError, compile_user_pattern
+
+            try:
+                compile_user_pattern(pattern)
+            except PatternError as error:
+                raise ConfigError(f"{where}: key `models.{index}.patterns.{number}`: {pattern!r} cannot be matched "
+                                  f"in linear time (configured patterns are matched with RE2, which has no lookaround "
+                                  f"or backreferences: {error})") from error
 
 
 def register_catalog(values: dict[str, Any]) -> None:

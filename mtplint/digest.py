@@ -9,22 +9,36 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from hashlib import _Hash
 
 
 def sha256(data: bytes = b"") -> _Hash:
     """A new SHA-256 hash object (``update``, ``hexdigest``), fed ``data``."""
+    if not _CONSTRUCTOR:
+        _CONSTRUCTOR.append(_find_constructor())
+    made: _Hash = _CONSTRUCTOR[0](data)
+    return made
+
+
+#: the constructor :func:`_find_constructor` found, once: a module that is not there is searched
+#: for on every import (``_sha2`` before Python 3.12), which cost a cold cache a directory search
+#: per file hashed
+_CONSTRUCTOR: list[Callable[[bytes], _Hash]] = []
+
+
+def _find_constructor() -> Callable[[bytes], _Hash]:
     import importlib
 
     for name in ("_sha2", "_sha256"):
         try:
-            made: _Hash = importlib.import_module(name).sha256(data)
-            return made
+            constructor: Callable[[bytes], _Hash] = importlib.import_module(name).sha256
+            return constructor
         except (ImportError, AttributeError):
             continue
     import hashlib
 
-    return hashlib.sha256(data)
+    return hashlib.sha256
 
 
 def sha256_hex(data: bytes) -> str:

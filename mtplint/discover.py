@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from fnmatch import fnmatch
 from pathlib import Path
 
+from mtplint.files import head_of_regular, open_regular, read_regular
 from mtplint.records import FrozenRecord
 
 TYPE_CHECKING = False
@@ -240,7 +241,7 @@ def relevant_file(path: Path, kind: str, chunk_size: int = 1 << 20) -> bool:
     overlap = 64
     tail = b""
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             while chunk := handle.read(chunk_size):
                 if mentions_engine(tail + chunk) or _builds_image(tail + chunk, kind):
                     return True
@@ -327,9 +328,12 @@ def _never(path: str) -> None:
 
 
 def _load_gitignore(directory: str) -> _Ignore | None:
+    from mtplint.extract import MAX_FILE_BYTES
+
     try:
-        with open(os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
+        # a FIFO is not waited on; a .gitignore larger than a file mtplint lints is not read
+        lines = read_regular(os.path.join(directory, ".gitignore"), MAX_FILE_BYTES).decode("utf-8", "replace") \
+            .splitlines()
     except OSError:
         return None
     import pathspec
@@ -427,7 +431,7 @@ def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes
 def is_engine_config(path: Path) -> bool:
     """:func:`looks_like_engine_config` for a file."""
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             return looks_like_engine_config(handle.read(1 << 20))
     except OSError:
         return False
@@ -440,11 +444,8 @@ def _kind_of(path: str, name: str) -> str | None:
 
 
 def _head(path: str | Path, size: int = 256) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(size)
-    except OSError:
-        return b""
+    # a FIFO given by name is not opened: that would wait for a writer
+    return head_of_regular(path, size)
 
 
 def is_dotenv(path: Path) -> bool:
@@ -514,7 +515,7 @@ def _launchers_of(config_file: Path, root: Path) -> list[tuple[Path, str]]:
                 if path == Path(config) or (kind is None and not _may_have_shebang(path.suffix.lower())):
                     continue
                 try:
-                    with path.open("rb") as handle:
+                    with open_regular(path) as handle:
                         data = handle.read(1 << 20)
                 except OSError:
                     continue

@@ -17,6 +17,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Final
 
+    from mtplint.user_patterns import Searcher
+
 
 class ModelInfo(FrozenRecord):
     """A catalogued model family: architecture, hybrid attention, MTP layers."""
@@ -176,6 +178,16 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
+def _searcher(pattern: str, info: ModelInfo) -> re.Pattern[str] | Searcher:
+    """A configured model's pattern is matched with RE2 (:mod:`mtplint.user_patterns`: no
+    backtracking on a hostile pattern), a built-in one with ``re``."""
+    if info.user:
+        from mtplint.user_patterns import compile_user_pattern
+
+        return compile_user_pattern(pattern)
+    return _compiled(pattern)
+
+
 #: names already looked up, for the catalog they were looked up in (a tree names the same few
 #: models many times; configured models replace the catalog, and with it these answers)
 _found: tuple[object, dict[str, ModelInfo | None]] = ((), {})
@@ -198,6 +210,6 @@ def find_model(name: str | None) -> ModelInfo | None:
     # an ASCII name (nearly all) skips, uncompiled, each pattern whose required text it lacks
     lowered = name.lower() if name.isascii() else None
     found = next((info for pattern, info, required in entries
-                  if (lowered is None or required in lowered) and _compiled(pattern).search(name)), None)
+                  if (lowered is None or required in lowered) and _searcher(pattern, info).search(name)), None)
     answers[name] = found
     return found

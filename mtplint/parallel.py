@@ -23,9 +23,11 @@ cache key), and the records are assembled as one run (tests/test_config_hierarch
 
 from __future__ import annotations
 
+import codecs
 import os
 import pickle
 import select
+import stat
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -35,7 +37,7 @@ from time import monotonic
 
 from mtplint.checks import run_rules
 from mtplint.checks.suppress import launch_end_line, may_hold_noqa
-from mtplint.discover import Candidate, discover_as_walked
+from mtplint.discover import Candidate, discover_as_walked, relevant
 from mtplint.extract import MAX_FILE_BYTES, FileLoader
 from mtplint.lint import META_RULES, PARALLEL_THRESHOLD
 from mtplint.pipeline import Result, extract_file, model_launch
@@ -46,7 +48,7 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
     from typing import Any
 
-    from mtplint.cache import Cache
+    from mtplint.cache import Cache, Probe
     from mtplint.checks import Finding
     from mtplint.checks.catalog import Rule
     from mtplint.config import ConfigTree
@@ -137,7 +139,7 @@ def shown_lines(spans: Iterable[Span], loader: FileLoader, launch_source: Source
                       else loader.by_display(span.file))
             if source is None:
                 continue  # not read by this run (the report reads it)
-            lines = split[span.file] = source.text.splitlines()
+            lines = split[span.file] = source.split_lines
         count, around = shown.setdefault(span.file, [len(lines), {}])
         for number in frame_lines(span.line, count):
             around[str(number)] = lines[number - 1]  # str: the record may be stored as JSON
@@ -184,8 +186,7 @@ def analyse(candidate: Candidate, loader: FileLoader, group: _Group, with_deps: 
                           "shown": shown_lines([item.span for item in issues.items], loader)}
     else:
         record = _quiet_record(scratch.files_skipped)
-    deps = (_deps(candidate, loader, group.settings.pipeline.root) if with_deps and isinstance(loader, RecordingLoader)
-            else None)
+    deps = (_deps(candidate, loader, group) if with_deps and isinstance(loader, RecordingLoader) else None)
     return record, deps
 
 
@@ -269,10 +270,14 @@ def _launch_records(candidate: Candidate, launches: list[Launch], loader: FileLo
     return records
 
 
-def _deps(candidate: Candidate, loader: RecordingLoader, root: Path) -> Deps:
+def _deps(candidate: Candidate, loader: RecordingLoader, group: _Group) -> Deps:
     from mtplint.cache import Probe, cache_dir
 
-    probe = Probe(cache_dir(root))
+    root = group.settings.pipeline.root
+    if group.probe is None:
+        # one for the run: each directory's listing is hashed once, not again for every file in it
+        group.probe = group.cache.probe if group.cache is not None else Probe(cache_dir(root))
+    probe = group.probe
     files: dict[str, str] = {}
     directories: set[str] = set()
     for path, source in loader.requested.items():
@@ -281,14 +286,27 @@ def _deps(candidate: Candidate, loader: RecordingLoader, root: Path) -> Deps:
         directories.add(os.path.dirname(path))
     # files found by listing a directory (compose override files, version pins up to the root,
     # systemd drop-ins) appear or disappear without being asked for by name
-    directory = Path(os.path.abspath(candidate.path)).parent
-    top = root.resolve()
-    while True:
-        directories.add(str(directory))
-        if directory == top or directory.parent == directory or top not in directory.parents:
-            break
-        directory = directory.parent
+    directories.update(_up_to_root(os.path.dirname(os.path.abspath(candidate.path)), group))
     return {"files": files, "dirs": {path: probe.directory(path) for path in sorted(directories)}}
+
+
+def _up_to_root(folder: str, group: _Group) -> tuple[str, ...]:
+    """``folder`` and the folders above it up to the run's root (only ``folder`` when it is outside
+    the root), worked out once per folder in a run: the files of one folder share them."""
+    chain = group.folders_up.get(folder)
+    if chain is None:
+        if group.top is None:
+            group.top = group.settings.pipeline.root.resolve()
+        top = group.top
+        directory = Path(folder)
+        found: list[str] = []
+        while True:
+            found.append(str(directory))
+            if directory == top or directory.parent == directory or top not in directory.parents:
+                break
+            directory = directory.parent
+        chain = group.folders_up[folder] = tuple(found)
+    return chain
 
 
 # -- worker processes ----------------------------------------------------------------------------
@@ -318,6 +336,11 @@ class _Group:
         #: MTP003 (what could not be checked) is selected
         self.unresolved_rule = any(rule.code == "MTP003" for rule in self.rules)
         self.cache: Cache | None = None
+        #: the hashes of dependencies this run has computed, the folders above each folder linted and
+        #: the resolved root (:func:`_deps`)
+        self.probe: Probe | None = None
+        self.folders_up: dict[str, tuple[str, ...]] = {}
+        self.top: Path | None = None
 
     def for_worker(self) -> tuple[LintSettings, list[str]]:
         return self.settings, [rule.code for rule in self.rules]
@@ -836,10 +859,15 @@ def _analyse_in_workers(work: list[tuple[int, Candidate]], found: Iterator[Candi
 
 def _cache_key(cache: Cache, candidate: Candidate, display: Any) -> str | None:
     try:
-        if not candidate.path.is_file() or candidate.path.stat().st_size > MAX_FILE_BYTES:
+        status = os.stat(candidate.path)
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_FILE_BYTES:
             return None  # reported (or skipped) by the work itself, every time
         data = candidate.path.read_bytes()
     except OSError:
+        return None
+    if not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) and not relevant(data, candidate.kind):
+        # the prefilter skips it (most files of a tree): linting it again is one byte search, less
+        # than reading an entry, and writing one per file made a cold run of 10k files take minutes
         return None
     return cache.key(f"{candidate.kind}\0{display(candidate.path)}\0{candidate.path}", data)
 

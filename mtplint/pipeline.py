@@ -185,15 +185,19 @@ def extractor_for(kind: str) -> Extractor | None:
     return extract
 
 
+@lru_cache(maxsize=1)  # a file's launches come one after another: its text is searched once, not per launch
+def _gpu_directive(text: str) -> re.Match[str] | None:
+    # the directive's own words first: a substring search is much faster than the expression's scan
+    return _GPU_DIRECTIVE.search(text) if "mtplint:" in text else None
+
+
 def hardware_for(launch: Launch, options: Options) -> Hardware:
     """GPU identity: ``--gpu``/configuration, then the launch's own hints, then a file directive."""
     if options.gpu:
         gpu, count, name = parse_gpu_spec(options.gpu)
         hint_count = launch.gpu.count if launch.gpu else None
         return Hardware(gpu, count or hint_count, "config-file", None, name)
-    text = launch.source.text
-    # the directive's own words first: a substring search is much faster than the expression's scan
-    directive = _GPU_DIRECTIVE.search(text) if "mtplint:" in text else None
+    directive = _gpu_directive(launch.source.text)
     hint = launch.gpu
     if hint is not None and hint.product:
         return Hardware(find_gpu(hint.product), hint.count, hint.origin, hint.span, hint.product)

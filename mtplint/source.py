@@ -76,6 +76,9 @@ class SourceFile:
         starts.pop()  # one past the end of the text: no line starts there
         self._line_starts = starts
         self._parses: weak_ref[Parses] | None = None
+        # worked out on first use, once: asked again for each launch and fix in the file
+        self._newline: str | None = None
+        self._lines: list[str] | None = None
 
     @property
     def parses(self) -> Parses | None:
@@ -122,8 +125,17 @@ class SourceFile:
     @property
     def newline(self) -> str:
         """The file's line ending (``\\r\\n`` when most lines end so), for text a fix inserts."""
-        crlf = self.text.count("\r\n")
-        return "\r\n" if crlf and crlf * 2 >= self.text.count("\n") else "\n"
+        if self._newline is None:
+            crlf = self.text.count("\r\n")
+            self._newline = "\r\n" if crlf and crlf * 2 >= self.text.count("\n") else "\n"
+        return self._newline
+
+    @property
+    def split_lines(self) -> list[str]:
+        """``text.splitlines()``, split once (the report's frames of each launch in the file read it)."""
+        if self._lines is None:
+            self._lines = self.text.splitlines()
+        return self._lines
 
     @property
     def line_count(self) -> int:

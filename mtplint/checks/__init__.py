@@ -310,16 +310,34 @@ def run_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
                 continue
             produced = predicate(context)
             if produced is not None:
-                findings = context.findings
-                for finding in produced:
-                    if finding not in findings:
-                        findings.append(finding)
+                _add_new(context.findings, produced)
         found.extend(context.findings)
     if undecided_rule is not None and report.undecided:
         from mtplint.checks.mtp004 import undecided_finding
 
         found.append(undecided_finding(RuleContext(undecided_rule, report)))
     return found
+
+
+def _add_new(findings: list[Finding], produced: Iterable[Finding]) -> None:
+    """Append the findings of ``produced`` not yet in ``findings`` (the same object, or an equal
+    one). Predicates return what they reported (already in the list) and sometimes findings built
+    otherwise; a rule may report thousands (one per unknown flag), so the list is indexed by place
+    and message, not scanned for each: linear time. ``produced`` may report as it is iterated (a
+    generator calling :meth:`RuleContext.report_finding`), so the index catches up before each."""
+    index: dict[tuple[int, int, str], list[Finding]] = {}
+    indexed = 0
+    for finding in produced:
+        while indexed < len(findings):
+            known = findings[indexed]
+            index.setdefault((known.span.start, known.span.end, known.message), []).append(known)
+            indexed += 1
+        same_place = index.setdefault((finding.span.start, finding.span.end, finding.message), [])
+        if finding in same_place:
+            continue
+        same_place.append(finding)
+        findings.append(finding)
+        indexed += 1
 
 
 def unparsable_findings(parse_rule: Rule, diagnostics: Iterable[Diagnostic]) -> list[Finding]:

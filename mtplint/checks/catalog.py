@@ -13,6 +13,7 @@ import re
 from functools import cache
 from pathlib import Path
 
+from mtplint.files import MAX_SETTINGS_BYTES, read_regular
 from mtplint.records import FrozenRecord
 from mtplint.shipped import package_path
 
@@ -263,7 +264,8 @@ def load_rule_file(path: Path, origin: str, check_schema: bool) -> Rule:
     from mtplint.pyyaml import yaml  # imported here: the built-in rules come compiled (see COMPILED_CATALOG)
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        # a FIFO or device (`/dev/zero`) named as a rule file is refused unopened (mtplint.files)
+        data = yaml.safe_load(read_regular(path, MAX_SETTINGS_BYTES).decode("utf-8"))
     except OSError as error:
         raise CatalogError(f"{path}: cannot read rule file: {error.strerror or error}") from error
     except yaml.YAMLError as error:
@@ -299,16 +301,41 @@ def _check_message(message: str | None, when: dict[str, dict[str, Any]], path: P
     import string
 
     try:
-        fields = [text for _, text, _, _ in string.Formatter().parse(message) if text is not None]
+        fields = [(text, spec or "") for _, text, spec, _ in string.Formatter().parse(message) if text is not None]
     except ValueError as error:
         raise CatalogError(f"{path}: key `message`: {error} (write a literal brace as {{{{ or }}}})") from error
-    for placeholder in fields:
+    for placeholder, spec in fields:
         name = re.split(r"[.\[]", placeholder, maxsplit=1)[0]
         if name not in when:
             what = f"`{{{placeholder}}}`" if placeholder else "`{}`"
             known = ", ".join(f"{{{key}}}" for key in when)
             raise CatalogError(f"{path}: key `message`: placeholder {what} is not a setting named in `when` "
                                f"(this rule can use {known})")
+        if placeholder != name:
+            # `{x.__class__…}` reads attributes of the value, `{x[0]}` indexes it: not a setting's value
+            raise CatalogError(f"{path}: key `message`: placeholder `{{{placeholder}}}` reads an attribute or an "
+                               f"item of `{name}`; write `{{{name}}}`")
+        _check_format_spec(spec, placeholder, path)
+
+
+#: a format spec a message may give a value: ``[[fill]align][sign][#][0][width][,|_][.precision][type]``
+#: (https://docs.python.org/3/library/string.html#format-specification-mini-language), no nested fields
+_FORMAT_SPEC = re.compile(r"(?:.?[<>=^])?[-+ ]?z?#?0?(?P<width>\d*)[,_]?(?:\.(?P<precision>\d+))?[bcdeEfFgGnosxX%]?",
+                          re.S)
+#: the widest field and the most digits a message may ask for: a `{x:>2000000000}` wrote 2 GB per finding
+MAX_FORMAT_WIDTH = 200
+
+
+def _check_format_spec(spec: str, placeholder: str, path: Path) -> None:
+    match = _FORMAT_SPEC.fullmatch(spec)
+    if match is None:
+        raise CatalogError(f"{path}: key `message`: `{{{placeholder}:{spec}}}` is not a simple format spec "
+                           "(fill, alignment, sign, width, precision and type only)")
+    for part in ("width", "precision"):
+        digits = match.group(part) or "0"
+        if len(digits) > 3 or int(digits) > MAX_FORMAT_WIDTH:
+            raise CatalogError(f"{path}: key `message`: `{{{placeholder}:{spec}}}` asks for a {part} of {digits}; "
+                               f"at most {MAX_FORMAT_WIDTH}")
 
 
 #: the built-in rule files, already parsed: ``tools/compile_rules.py`` writes it from ``rules/*.yaml``

@@ -65,6 +65,6 @@ def check_house_rule(ctx: RuleContext) -> None:
     template = ctx.rule.message or ctx.rule.summary
     try:
         message = template.format(**values)
-    except (KeyError, IndexError, ValueError):
+    except (KeyError, IndexError, ValueError, TypeError):  # a spec for numbers given a name: the template
         message = template
     ctx.report_finding(message, ctx.span_of(*reversed(list(conditions))))

@@ -27,6 +27,7 @@ from collections.abc import Iterator, Sequence
 
 from mtplint.checks import Finding, RuleContext
 from mtplint.checks.catalog import Rule
+from mtplint.extract.budget import EXPANSION_CHARS, EXPANSION_DEPTH, OVER_BUDGET_MARK, is_over_budget
 from mtplint.pipeline import LaunchReport
 from mtplint.source import Span, Token
 
@@ -145,7 +146,9 @@ def unresolved_inputs(report: LaunchReport) -> list[Unresolved]:
         effective = report.effective.get(setting_name)
         if effective is not None and effective.origin != "default":
             continue  # the parser read a value from elsewhere (last one wins)
-        found[setting_name] = Unresolved(setting_name, token.value, token.span)
+        # a value left unexpanded for the budget is named for that, not by the text left in its place
+        what = next((name for name in token.unresolved if is_over_budget(name)), token.value)
+        found[setting_name] = Unresolved(setting_name, what, token.span)
     for name, entry in report.launch.env.items():
         setting_name = ENV_SETTINGS.get(name)
         if setting_name and not entry.value.resolved and setting_name not in found:
@@ -206,6 +209,15 @@ def unresolved_findings(mtp003: Rule, report: LaunchReport, selected: Sequence[R
                 f"{named} may be set in `{what}`, which mtplint cannot read (not in the checkout, malformed, or "
                 f"its path is only known at run time), so {', '.join(skipped)} did not check this launch; add the file to the "
                 "checkout, or set what matters on the command line",
+                span,
+            )
+            continue
+        if OVER_BUDGET_MARK in what:
+            yield context.report_finding(
+                f"{named} {'comes' if len(settings) == 1 else 'come'} from `{what}`: expanding it would take more than "
+                f"mtplint's budget ({EXPANSION_CHARS >> 20} MiB of expanded text per file, defaults nested "
+                f"{EXPANSION_DEPTH} deep), so {', '.join(skipped)} did not check this launch; set what matters "
+                "with a literal value",
                 span,
             )
             continue

@@ -30,7 +30,8 @@ _NO_KEY_LOOKUP = "0.28.0"
 
 def _config_source(ctx: RuleContext) -> SourceFile | None:
     """The YAML the launch passes with ``--config FILE`` (the exact token), as the engine read it."""
-    from mtplint.extract import decode
+    from mtplint.extract import MAX_FILE_BYTES, decode
+    from mtplint.files import read_regular
 
     launch = ctx.report.launch
     shown = ctx.report.parsed.config_files
@@ -44,7 +45,8 @@ def _config_source(ctx: RuleContext) -> SourceFile | None:
                 return None
             path = launch.host_path(path_token.value)  # through the container's bind mounts
             try:
-                return SourceFile(path, shown[0], decode(path.read_bytes()))
+                # `--config /dev/zero` or a FIFO is refused unopened, a file over the limit unread
+                return SourceFile(path, shown[0], decode(read_regular(path, MAX_FILE_BYTES)))
             except (OSError, UnicodeDecodeError):
                 return None
     return None

@@ -23,6 +23,11 @@ _COUNTERPART = {
              "--speculative-algorithm": "--speculative-config '{\"method\": ...}'"},
 }
 
+#: unknown flags of one launch that get a "did you mean" (difflib takes ~5 ms per flag against a
+#: release's ~500): past them, a launch of thousands of unknown flags is still reported whole, in
+#: linear time, each finding saying "remove it"
+SUGGESTED_FLAGS = 50
+
 
 def _other_engine_has(ctx: RuleContext, flag: str) -> str | None:
     other = _OTHER.get(ctx.engine)
@@ -77,6 +82,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     engine = ENGINE_LABELS.get(ctx.engine, ctx.engine)
     python = ctx.report.launch.kwargs is not None
     flags: list[str] | None = None
+    suggested = 0
     for error in ctx.errors:
         if error.kind not in ("unknown", "ambiguous") or not error.flag:
             continue
@@ -96,19 +102,21 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 error.span,
             )
             continue
+        suggesting = suggested < SUGGESTED_FLAGS
+        suggested += 1
         if python:
             from mtplint.engines.vllm import load_table as load_vllm
 
             fields = [f.dest for f in load_vllm(ctx.report.version.version).flags] if ctx.engine == "vllm" else \
                 [f.lstrip("-").replace("-", "_") for f in flags]
-            hint = suggestion(flag, fields) or "remove it"
+            hint = (suggestion(flag, fields) if suggesting else "") or "remove it"
             yield ctx.report_finding(
                 f"`{flag}=` is not a keyword argument of {where}: the constructor raises TypeError; {hint}",
                 error.span,
-                fix=_rename_keyword_fix(ctx, flag, closest(flag, fields)),
+                fix=_rename_keyword_fix(ctx, flag, closest(flag, fields) if suggesting else []),
             )
             continue
-        hint = suggestion(flag, flags)
+        hint = suggestion(flag, flags) if suggesting else ""
         other = _other_engine_has(ctx, flag.replace("_", "-"))
         if other is not None and not (ctx.engine == "sglang" and "_" in flag):
             counterpart = _COUNTERPART.get(ctx.engine, {}).get(flag)
@@ -118,7 +126,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             f"`{flag}` is not a flag of {where}{_history(ctx, flag)}: the server exits with "
             "\"unrecognized arguments\"; " + (hint or "remove it"),
             error.span,
-            fix=_rename_flag_fix(ctx, error.span, flag, closest(flag, flags)) if other is None else None,
+            fix=_rename_flag_fix(ctx, error.span, flag, closest(flag, flags)) if other is None and suggesting else None,
         )
 
 

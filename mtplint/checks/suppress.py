@@ -31,7 +31,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from fnmatch import fnmatch
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from mtplint.checks import Edit, Finding, Fix
@@ -229,6 +229,7 @@ def comment_starts(source: SourceFile) -> list[int]:
     return list(_line_comments(text))
 
 
+@lru_cache(maxsize=1)  # asked for each launch of a file in turn: the text is lowered once, not per launch
 def may_hold_noqa(text: str) -> bool:
     """Whether a text can hold a suppression comment at all (most files do not): every match of
     ``_noqa()`` holds the word in some case. Only ASCII letters match n, o, q and a ignoring case,
@@ -304,11 +305,13 @@ def _sources(result: Result, findings: Iterable[Finding], launch_sources: dict[s
         if known is not None:
             sources[file] = known
             continue
-        from mtplint.extract import decode
+        from mtplint.extract import MAX_FILE_BYTES, decode
+        from mtplint.files import read_regular
 
         try:
-            # bytes as stored (CRLF kept, BOM dropped), so offsets match the file a fix edits
-            text = decode(Path(file).read_bytes())
+            # bytes as stored (CRLF kept, BOM dropped), so offsets match the file a fix edits; a
+            # file over the size limit (skipped by the run) or no longer a regular one is not read
+            text = decode(read_regular(file, MAX_FILE_BYTES))
         except (OSError, UnicodeDecodeError):
             continue
         sources[file] = SourceFile(Path(file), file, text)

@@ -13,6 +13,7 @@ import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from mtplint.extract.budget import ExpansionBudget
 from mtplint.extract.launch import (
     FLOATING,
     GpuHint,
@@ -23,6 +24,7 @@ from mtplint.extract.launch import (
     image_floating,
     image_version,
 )
+from mtplint.files import READ_FLAGS
 from mtplint.source import EnvEntry, Issues, Parses, SourceFile, Span, Token
 
 TYPE_CHECKING = False
@@ -58,9 +60,8 @@ def decode(data: bytes) -> str:
     return decode_with_encoding(data)[0]
 
 
-#: a file is read without waiting for a writer (see :meth:`FileLoader.read_regular`), not inherited
-#: by a child process, and as bytes (Windows)
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+#: a file is read without waiting for a writer (see :meth:`FileLoader.read_regular`)
+_READ_FLAGS = READ_FLAGS
 _NO_FOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
 
 
@@ -355,13 +356,15 @@ class ExtractContext:
     ``related``: the extra files a launch depends on (``.env``, ``env_file``, a started script), shown
     by ``inspect``. (A plain class, not a dataclass: this module is on every run's start-up path.)"""
 
-    __slots__ = ("issues", "loader", "related")
+    __slots__ = ("budget", "issues", "loader", "related")
 
     def __init__(self, loader: FileLoader, issues: Issues | None = None,
                  related: dict[str, list[str]] | None = None) -> None:
         self.loader = loader
         self.issues = Issues() if issues is None else issues
         self.related: dict[str, list[str]] = {} if related is None else related
+        #: what variable expansion may still produce in the file being extracted
+        self.budget = ExpansionBudget()
 
     def malformed(self, source: SourceFile, message: str, offset: int = 0) -> None:
         self.issues.add("MTP001", message, source.span(offset, offset + 1 if source.text else offset))

@@ -37,6 +37,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from mtplint.extract import ExtractContext, FileLoader, Malformed, build_launch
+from mtplint.extract.budget import ExpansionBudget
 from mtplint.extract.interpolate import (
     Hole,
     Interpolated,
@@ -215,6 +216,8 @@ class _Project:
         self.current = current
         self.files = files
         self.variables = variables
+        #: what interpolation may still produce in this project's files (mtplint.extract.budget)
+        self.budget = ExpansionBudget()
         self.directory = files[0].directory
         #: every file read for this project (compose files, ``extends`` targets), by display name
         self.sources = {f.source.display: f.source for f in files}
@@ -296,7 +299,7 @@ class _Project:
     def interpolate(self, text: MappedText, source: SourceFile, variables: Mapping[str, Token] | None = None
                      ) -> Interpolated:
         try:
-            return interpolate(text, self.variables if variables is None else variables)
+            return interpolate(text, self.variables if variables is None else variables, self.budget)
         except InterpolationError as error:
             raise self.fail(source, f"compose file: {error}", error.offset) from error
 

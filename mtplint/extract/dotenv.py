@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 
+from mtplint.extract.budget import ExpansionBudget, is_over_budget, over_budget
 from mtplint.source import MappedText, SourceFile, Token
 
 TYPE_CHECKING = False
@@ -53,9 +54,8 @@ class _Builder:
         self.unresolved: list[str] = []
 
     def add(self, text: str, offset: int) -> None:
-        for char in text:
-            self.chars.append(char)
-            self.offsets.append(offset)
+        self.chars.extend(text)
+        self.offsets.extend([offset] * len(text))
 
     def add_range(self, text: str, start: int, end: int) -> None:
         """``text[start:end]``, each character from its own offset."""
@@ -153,6 +153,8 @@ class _Parser:
         self.dialect = dialect
         self.position = 0
         self.known: dict[str, Token] = {}
+        #: what interpolation may still produce in this file (mtplint.extract.budget)
+        self.budget = ExpansionBudget()
 
     def parse(self) -> list[tuple[str, Token]]:
         pairs: list[tuple[str, Token]] = []
@@ -168,6 +170,11 @@ class _Parser:
                 self.position = line_end + 1
                 continue
             pair = self._assignment(line_end)
+            if pair is not None and any(map(is_over_budget, pair[1].unresolved)):
+                # a value expanded in part is no value: the variable is unknown, and says why
+                span = pair[1].span
+                written = self.text[span.start:span.end] if span is not None else ""
+                pair = pair[0], Token(written, span, (over_budget(f"${{{pair[0]}}}"),))
             if pair is not None:
                 pairs.append(pair)
                 self.known[pair[0]] = pair[1]
@@ -366,6 +373,11 @@ class _Parser:
         if value is None:
             builder.add(self.text[start:end], start)
             builder.unresolved.append(name)
+            return
+        if any(map(is_over_budget, value.unresolved)) or not self.budget.take(len(value.value)):
+            written = self.text[start:end]
+            builder.add(written, start)
+            builder.unresolved.append(over_budget(written))
             return
         builder.add(value.value, start)
         builder.unresolved.extend(value.unresolved)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from mtplint.extract.budget import ExpansionBudget, over_budget
 from mtplint.records import FrozenRecord, Record
 from mtplint.source import MappedText, Span, Token
 
@@ -94,11 +95,13 @@ def holes_in(span: Span | None, holes: Iterable[Hole]) -> tuple[str, ...]:
     return names_of(hole for hole in holes if hole.overlaps(span))
 
 
-def interpolate(text: MappedText, variables: Mapping[str, Token]) -> Interpolated:
-    """Interpolate ``text`` as compose does, with ``variables`` as the whole environment."""
+def interpolate(text: MappedText, variables: Mapping[str, Token],
+                budget: ExpansionBudget | None = None) -> Interpolated:
+    """Interpolate ``text`` as compose does, with ``variables`` as the whole environment; values
+    are substituted while ``budget`` (the file's, :mod:`mtplint.extract.budget`) lasts."""
     if "$" not in text.text:  # (most values)
         return Interpolated(text)
-    return _Interpolator(variables).run(text)
+    return _Interpolator(variables, budget).run(text)
 
 
 def closing_brace(text: str, start: int) -> int:
@@ -118,8 +121,9 @@ def closing_brace(text: str, start: int) -> int:
 
 
 class _Interpolator:
-    def __init__(self, variables: Mapping[str, Token]) -> None:
+    def __init__(self, variables: Mapping[str, Token], budget: ExpansionBudget | None = None) -> None:
         self.variables = variables
+        self.budget = budget if budget is not None else ExpansionBudget()
         self.holes: list[Hole] = []
 
     def run(self, text: MappedText) -> Interpolated:
@@ -201,6 +205,8 @@ class _Interpolator:
             return self.hole(expression, (name,), expression.text, text.offsets[start])
         if not value.resolved:
             return self.hole(expression, value.unresolved, value.value, text.offsets[start])
+        if not self.budget.take(len(value.value)):
+            return self.hole(expression, (over_budget(expression.text),), expression.text, text.offsets[start])
         return MappedText.synthetic(value.value, text.source, text.offsets[start])
 
     def hole(self, expression: MappedText, names: tuple[str, ...], shown: str, at: int) -> MappedText:

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from mtplint.extract import ExtractContext, build_launch
+from mtplint.extract.budget import ExpansionBudget, is_over_budget, over_budget
 from mtplint.extract.launch import GpuHint, Launch, Recognised, entry_for_image, image_entry, recognise
 from mtplint.extract.yamlpos import YNode, scalar_text
 from mtplint.records import Record
@@ -181,14 +182,18 @@ def config_maps(documents: list[YNode]) -> ConfigMaps:
 class ContainerEnv(Record):
     """A container's environment as far as the manifest tells it."""
 
-    __slots__ = ("entries", "unknown_sources")
+    __slots__ = ("entries", "unknown_sources", "budget")
     entries: dict[str, EnvEntry]
     #: ``envFrom`` sources whose names are unknown (a Secret, a ConfigMap outside the stream)
     unknown_sources: list[str]
+    #: what ``$(VAR)`` expansion may still produce (the file's: :mod:`mtplint.extract.budget`)
+    budget: ExpansionBudget
 
-    def __init__(self, entries: dict[str, EnvEntry] | None = None, unknown_sources: list[str] | None = None) -> None:
+    def __init__(self, entries: dict[str, EnvEntry] | None = None, unknown_sources: list[str] | None = None,
+                 budget: ExpansionBudget | None = None) -> None:
         self.entries = entries if entries is not None else {}
         self.unknown_sources = unknown_sources if unknown_sources is not None else []
+        self.budget = budget if budget is not None else ExpansionBudget()
 
     def lookup(self, name: str) -> Token | None:
         entry = self.entries.get(name)
@@ -196,14 +201,15 @@ class ContainerEnv(Record):
 
 
 def expand(text: MappedText, lookup: Callable[[str], Token | None], open_ended: bool,
-           mark_unknown: bool = True) -> tuple[MappedText, list[str]]:
+           mark_unknown: bool = True, budget: ExpansionBudget | None = None) -> tuple[MappedText, list[str]]:
     """Kubernetes ``$(VAR)`` expansion of ``text``, keeping positions.
 
     Follows kubelet's expansion.Expand: ``$$`` -> ``$``; ``$(NAME)`` -> the variable's value when it
     is defined; an undefined reference, an unterminated ``$(`` and ``$x`` stay as written. Returns
     the text and the references that could not be resolved: a variable whose value is unknown
     (``valueFrom``), or, with ``mark_unknown``, an undefined one (it may come from an ``envFrom``
-    source we cannot read, or the user expected a value that will not be there).
+    source we cannot read, or the user expected a value that will not be there). A value that would
+    take ``budget`` past its end is left as written and unresolved.
     """
     raw = text.text
     if "$" not in raw:
@@ -224,12 +230,17 @@ def expand(text: MappedText, lookup: Callable[[str], Token | None], open_ended: 
         elif following == "(" and (closer := raw.find(")", cursor + 2)) >= 0:
             name = raw[cursor + 2:closer]
             value = lookup(name)
-            if value is not None and value.resolved:
+            if value is not None and value.resolved and budget is not None and not budget.take(len(value.value)):
+                parts.append(text.slice(cursor, closer + 1))
+                unresolved.append(over_budget(f"$({name})"))
+            elif value is not None and value.resolved:
                 at = text.offsets[cursor]
                 parts.append(MappedText.synthetic(value.value, text.source, at))
             else:
                 parts.append(text.slice(cursor, closer + 1))
-                if value is not None or mark_unknown or open_ended:
+                if value is not None and any(map(is_over_budget, value.unresolved)):
+                    unresolved.append(over_budget(f"$({name})"))  # (so that MTP003 says why)
+                elif value is not None or mark_unknown or open_ended:
                     unresolved.append(f"$({name})")
             cursor = closer + 1
         else:
@@ -240,8 +251,9 @@ def expand(text: MappedText, lookup: Callable[[str], Token | None], open_ended: 
     return MappedText.join(parts), unresolved
 
 
-def container_env(container: YNode, configmaps: ConfigMaps, notes: list[str]) -> ContainerEnv:
-    env = ContainerEnv()
+def container_env(container: YNode, configmaps: ConfigMaps, notes: list[str],
+                  budget: ExpansionBudget | None = None) -> ContainerEnv:
+    env = ContainerEnv(budget=budget)
     env_from = container.get("envFrom")
     for source_node in env_from.items if env_from is not None and env_from.is_seq else []:
         if not source_node.is_map:
@@ -265,7 +277,8 @@ def container_env(container: YNode, configmaps: ConfigMaps, notes: list[str]) ->
         span = name_node.span() if name_node is not None else item.span()
         value_node = item.get("value")
         if value_node is not None and value_node.is_scalar and value_node.text is not None:
-            expanded, unresolved = expand(value_node.text, env.lookup, bool(env.unknown_sources), mark_unknown=False)
+            expanded, unresolved = expand(value_node.text, env.lookup, bool(env.unknown_sources), mark_unknown=False,
+                                          budget=env.budget)
             token = Token(expanded.text, value_node.span(), tuple(unresolved))
         elif item.get("valueFrom") is not None:
             value_from = item.get("valueFrom")
@@ -366,7 +379,7 @@ def shell_script(words: list[MappedText]) -> tuple[MappedText, int] | None:
 def _tokens(words: list[MappedText], env: ContainerEnv) -> list[Token]:
     tokens: list[Token] = []
     for word in words:
-        expanded, unresolved = expand(word, env.lookup, bool(env.unknown_sources))
+        expanded, unresolved = expand(word, env.lookup, bool(env.unknown_sources), budget=env.budget)
         tokens.append(Token(expanded.text, word.span(), tuple(unresolved)))
     return tokens
 
@@ -378,7 +391,7 @@ def _script_launches(script: MappedText, env: ContainerEnv, image: Token | None,
 
     # kubelet expands $(VAR) before the shell sees the script; an undefined $(...) is left for the
     # shell, which runs it as a command substitution
-    expanded, _ = expand(script, env.lookup, bool(env.unknown_sources), mark_unknown=False)
+    expanded, _ = expand(script, env.lookup, bool(env.unknown_sources), mark_unknown=False, budget=env.budget)
     launches: list[Launch] = []
     for command in script_commands(expanded, dict(env.entries), base_dir):
         recognised = recognise(command.argv)
@@ -401,7 +414,7 @@ def container_launches(container: YNode, pod_spec: YNode, *, label: str, configm
     name = scalar_text(container.get("name")) or "?"
     context = f"{label} container {name}"
     notes = list(notes or [])
-    env = container_env(container, configmaps, notes)
+    env = container_env(container, configmaps, notes, ctx.budget)
     image_node = container.get("image")
     image = Token.from_mapped(image_node.text) if image_node is not None and image_node.is_scalar \
         and image_node.text is not None and image_node.str else None

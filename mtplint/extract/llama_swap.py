@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from mtplint.extract import ExtractContext, build_launch
+from mtplint.extract.budget import ExpansionBudget
 from mtplint.extract.launch import Launch, recognise
 from mtplint.extract.yamlpos import YNode
 from mtplint.source import EnvEntry, MappedText, SourceFile, Token
@@ -67,7 +68,7 @@ def extract_documents(source: SourceFile, documents: list[YNode], ctx: ExtractCo
                 continue
             macros = {**global_macros, **_macros(model.get("macros"))}
             macros.setdefault("MODEL_ID", MappedText.synthetic(name, source, command.start))
-            text = _expand(_strip_comment_lines(command.text), macros)
+            text = _expand(_strip_comment_lines(command.text), macros, ctx.budget)
             argv = _tokens(text)
             recognised = recognise(argv)
             if recognised is None:
@@ -101,8 +102,14 @@ def _strip_comment_lines(text: MappedText) -> MappedText:
     return MappedText.join(parts) if parts else text.slice(0, 0)
 
 
-def _expand(text: MappedText, macros: dict[str, MappedText], depth: int = 0) -> MappedText:
-    """Replace known ``${macro}`` references; unknown and runtime ones stay as written."""
+def _expand(text: MappedText, macros: dict[str, MappedText], budget: ExpansionBudget | None = None, depth: int = 0,
+            expansions: dict[str, MappedText] | None = None) -> MappedText:
+    """Replace known ``${macro}`` references; unknown and runtime ones stay as written, and so does
+    one whose text would take the file's expansion ``budget`` past its end (macros of macros ten
+    times each, nine deep, are a billion characters). Each macro is expanded once (``expansions``),
+    not once per reference."""
+    budget = ExpansionBudget() if budget is None else budget
+    expansions = {} if expansions is None else expansions
     if depth > _MAX_MACRO_DEPTH:
         return text
     parts: list[MappedText] = []
@@ -111,8 +118,13 @@ def _expand(text: MappedText, macros: dict[str, MappedText], depth: int = 0) -> 
         name = match.group(1)
         if name in _RUNTIME_MACROS or name.startswith("env.") or name not in macros:
             continue
+        expanded = expansions.get(name)
+        if expanded is None:
+            expanded = expansions[name] = _expand(macros[name], macros, budget, depth + 1, expansions)
+        if not budget.take(len(expanded.text)):
+            continue  # left as written: unresolved
         parts.append(text.slice(position, match.start()))
-        parts.append(_expand(macros[name], macros, depth + 1))
+        parts.append(expanded)
         position = match.end()
     if not parts:  # nothing to replace
         return text
@@ -125,7 +137,8 @@ def _tokens(text: MappedText) -> list[Token]:
 
     tokens = []
     for word in split_words(text):
-        unresolved = tuple(match.group(1) for match in _MACRO.finditer(word.text)) if "${" in word.text else ()
+        # each name once: a macro left unexpanded (the expansion budget) may repeat thousands of times
+        unresolved = tuple(dict.fromkeys(match.group(1) for match in _MACRO.finditer(word.text))) if "${" in word.text else ()
         tokens.append(Token.from_mapped(word, unresolved))
     return tokens
 

@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from mtplint.extract import ExtractContext, Malformed, build_launch
+from mtplint.extract.budget import EXPANSION_DEPTH, ExpansionBudget, over_budget
 from mtplint.extract.launch import Launch, recognise
 from mtplint.extract.shell_paths import PathChooser, TooManyPaths, all_choices, describe, quote
 from mtplint.records import FrozenRecord, Record
@@ -750,8 +751,11 @@ class _Lexer:
 class _Expander:
     """Parameter expansion against an interpreter state."""
 
-    def __init__(self, state: _State) -> None:
+    def __init__(self, state: _State, budget: ExpansionBudget | None = None) -> None:
         self.state = state
+        self.budget = budget if budget is not None else ExpansionBudget()
+        #: ``${...}`` expressions being expanded, one inside the default of the other
+        self.depth = 0
 
     def expansion(self, lexer: _Lexer, index: int, end: int, quoted: bool, pieces: list[_Piece],
                   flush: Callable[[int], None]) -> int:
@@ -798,6 +802,8 @@ class _Expander:
                      written: str) -> _Piece:
         offset = lexer.mapped.offsets[min(start, len(lexer.mapped.offsets) - 1)]
         expression_end = lexer.mapped.offsets[min(end - 1, len(lexer.mapped.offsets) - 1)] + 1
+        if not self.budget.take(len(value.text)):
+            return self._unresolved_piece(lexer, start, end, quoted, (over_budget(written),))
         if not value.resolved:
             return _Piece(lexer.literal(start, end) if value.text == written else
                           MappedText(value.text, [offset] * (len(value.text) + 1), lexer.mapped.source),
@@ -896,7 +902,17 @@ class _Expander:
         return True
 
     def _braced(self, lexer: _Lexer, start: int, close: int, quoted: bool) -> list[_Piece]:
-        """``${...}``: ``start`` is the ``$``, ``close`` the matching ``}``."""
+        """``${...}``: ``start`` is the ``$``, ``close`` the matching ``}``; nested at most
+        ``EXPANSION_DEPTH`` deep (``${A:-${B:-…}}``), and unresolved below that."""
+        if self.depth >= EXPANSION_DEPTH:
+            return [self._unresolved_piece(lexer, start, close + 1, quoted, (over_budget(lexer.text[start:close + 1]),))]
+        self.depth += 1
+        try:
+            return self._braced_expression(lexer, start, close, quoted)
+        finally:
+            self.depth -= 1
+
+    def _braced_expression(self, lexer: _Lexer, start: int, close: int, quoted: bool) -> list[_Piece]:
         text = lexer.text
         body_start = start + 2
         written = text[start:close + 1]
@@ -1179,6 +1195,8 @@ class _Interpreter:
         self.load = load
         self.depth = depth
         self.sourced = sourced
+        #: what expansions may still produce in this script (mtplint.extract.budget)
+        self.budget = ExpansionBudget()
 
     # --- entry ----------------------------------------------------------------------------------
 
@@ -1558,7 +1576,7 @@ class _Runner:
                 result.append((Token(word.text, self.script.span(start, end)), word))
                 continue
             if lexer is None:
-                lexer = _Lexer(mapped, _Expander(state))
+                lexer = _Lexer(mapped, _Expander(state, self.interpreter.budget))
             pieces = lexer.expand(start, end, quoted=False)
             fields = _fields(pieces)
             whole = mapped.slice(start, end) if len(fields) == 1 else None
@@ -1567,7 +1585,7 @@ class _Runner:
         return result
 
     def expand_value(self, start: int, end: int, state: _State) -> _Value:
-        lexer = _Lexer(self.script.mapped, _Expander(state))
+        lexer = _Lexer(self.script.mapped, _Expander(state, self.interpreter.budget))
         return _join_pieces(lexer.expand(start, end, quoted=False))
 
     # --- assignments ----------------------------------------------------------------------------

@@ -80,9 +80,12 @@ class _SourceLines:
 
 
 def _read_lines(file: str) -> list[str]:
+    from mtplint.extract import MAX_FILE_BYTES
+    from mtplint.files import read_regular
+
     try:
-        with open(file, encoding="utf-8", errors="replace") as handle:
-            return handle.read().splitlines()
+        # a file over the size limit (reported "too large", never read) has no frame to show
+        return read_regular(file, MAX_FILE_BYTES).decode("utf-8", "replace").splitlines()
     except OSError:
         return []
 

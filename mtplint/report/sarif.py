@@ -269,10 +269,13 @@ class _Hashes:
         if file not in self.cache:
             text = self.texts.get(file)
             if text is None:
+                from mtplint.extract import MAX_FILE_BYTES
+                from mtplint.files import read_regular
+
                 try:
-                    # newline="" keeps CR/CRLF as written: the hash normalises them itself
-                    with open(file, encoding="utf-8", errors="replace", newline="") as handle:
-                        text = handle.read()
+                    # CR/CRLF kept as written (the hash normalises them itself); a file over the
+                    # size limit (reported "too large", never read) gets no line hashes
+                    text = read_regular(file, MAX_FILE_BYTES).decode("utf-8", "replace")
                 except OSError:
                     text = None
             self.cache[file] = line_hashes(text) if text is not None else {}
