@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

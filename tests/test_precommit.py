@@ -279,3 +279,14 @@ def test_pre_commit_try_repo_reports_then_fixes(tmp_path: Path) -> None:
     again = _pre_commit("try-repo", str(hook_repo), "mtplint", "--all-files", cwd=project, home=home)
     assert "MTP103" not in again.stdout + again.stderr, again.stdout + again.stderr
     assert again.returncode == 0, again.stdout + again.stderr  # only an `info` finding (MTP003) is left
+
+
+def test_the_readme_pins_the_release_it_describes() -> None:
+    # the snippet users paste must name a revision that exists: the tag of the version in pyproject.toml,
+    # which is made on the commit that sets that version
+    from mtplint import __version__
+
+    pinned = re.findall(r"^\s*rev:\s*(\S+)", (ROOT / "README.md").read_text(encoding="utf-8"), re.MULTILINE)
+    assert pinned == [f"v{__version__}"]
+    project = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^version = "([^"]+)"', project, re.MULTILINE)[1] == __version__  # type: ignore[index]
