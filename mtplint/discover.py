@@ -138,7 +138,15 @@ def classify_explicit(path: Path, head: bytes = b"") -> str | None:
         kind = _classify_name(name, head)
         if kind is not None:
             return kind
+    if _suffix(name).lower() in _NOT_SNIFFED:
+        return None  # a data or document format by its name: what it mentions is not a command
     return _kind_by_content(_head(path, _SNIFF_BYTES) if len(head) < _SNIFF_BYTES else head)
+
+
+#: names whose format is known and is no launch file when :func:`classify` passed them over (a JSON
+#: flag table or schema mentions `vllm`, a README shows commands): never read as a script
+_NOT_SNIFFED = frozenset({".json", ".jsonl", ".md", ".rst", ".txt", ".toml", ".lock", ".csv", ".html", ".xml",
+                          ".ipynb"})
 
 
 _YAML_KEY = re.compile(rb"^(apiVersion|kind|services|spec|metadata|x-[\w-]+)\s*:", re.MULTILINE)

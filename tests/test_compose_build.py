@@ -222,3 +222,15 @@ def test_a_compose_file_naming_no_engine_is_read_for_its_build(tmp_path: Path) -
     code, out, err = run_cli(["check", "--output-format", "json", "--isolated", "--no-cache", "."], cwd=tmp_path)
     assert code == 1, err
     assert {(finding["filename"], finding["code"]) for finding in json.loads(out)} >= {("app/compose.yaml", "MTP102")}
+
+
+def test_a_data_file_named_explicitly_is_not_read_as_a_script(tmp_path: Path) -> None:
+    # pre-commit names every tracked file its pattern matches: a JSON table or a README that quotes a
+    # command is no launch file, whatever it mentions
+    write_files(tmp_path, {
+        "flags.json": '{"vllm": {"serve": ["--speculative-config", "--enable-prefix-caching"]}}\n',
+        "README.md": f"Run `vllm serve Qwen/Qwen3-8B --speculative-config {SPEC}`\n",
+    })
+    code, out, err = run_cli(["check", "--output-format", "json", "--isolated", "--no-cache", "flags.json", "README.md"],
+                             cwd=tmp_path)
+    assert (code, json.loads(out)) == (0, []), err
