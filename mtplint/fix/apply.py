@@ -38,6 +38,7 @@ from mtplint.checks import Edit, Finding, Fix, applies
 from mtplint.extract import FileLoader
 from mtplint.fix import apply_edits
 from mtplint.fix.relint import ProjectLint, ProjectLinter
+from mtplint.fix.write import WriteScope
 from mtplint.lint import LintResult, LintSettings
 from mtplint.records import FrozenRecord, Record
 from mtplint.source import SourceFile
@@ -504,10 +505,28 @@ def _parts(state: _State, group: Sequence[_Candidate], problems: Sequence[Proble
     return [list(group[:middle]), list(group[middle:])]
 
 
+def _within(scope: WriteScope, candidates: list[_Candidate], state: _State, refused: set[tuple[object, ...]],
+            rejected: list[RejectedFix]) -> list[_Candidate]:
+    """The candidates whose edits all fall in files ``--fix`` may write; the others are refused
+    (reported once, with the reason)."""
+    kept = []
+    for candidate in candidates:
+        sources = [source for source in map(state.source, {edit.span.file for edit in candidate.fix.edits})
+                   if source is not None]
+        reason = scope.refusal(sources)
+        if reason is None:
+            kept.append(candidate)
+        else:
+            refused.add(candidate.identity)
+            rejected.append(RejectedFix(candidate.finding, reason))
+    return kept
+
+
 def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = False,
                 max_passes: int = MAX_PASSES) -> FixRun:
     """Fix what can be fixed in ``paths``, in memory (see the module docstring)."""
     relint = ProjectLinter(paths, settings)
+    scope = WriteScope(candidate.path for candidate in relint.candidates)
     first, loader = relint.first()
     state = _State({}, first, loader)
     initial = first.result
@@ -530,6 +549,7 @@ def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = Fal
                 finding = next(c.finding for c in candidates if c.identity == identity)
                 rejected.append(RejectedFix(finding, "applying it does not resolve the finding (it would be applied again)"))
         candidates = [c for c in candidates if c.identity not in refused]
+        candidates = _within(scope, candidates, state, refused, rejected)
         chosen = _non_overlapping(candidates)
         if not chosen:
             converged = True
