@@ -37,6 +37,7 @@ from pathlib import Path
 from mtplint.checks import Edit, Finding, Fix, applies
 from mtplint.extract import FileLoader
 from mtplint.fix import apply_edits
+from mtplint.fix.pyedit import resolved
 from mtplint.fix.relint import ProjectLint, ProjectLinter
 from mtplint.fix.write import WriteScope
 from mtplint.lint import LintResult, LintSettings
@@ -140,6 +141,15 @@ def _candidates(findings: Iterable[Finding], unsafe: bool, texts: Callable[[str]
         fix = finding.fix
         if fix is None or not applies(fix, unsafe):
             continue
+        placed = resolved(fix, texts)
+        if placed is None:
+            # a Python edit libcst found no safe place for, in the code as it now stands
+            unplaced: tuple[object, ...] = (finding.code, fix.message, "unplaced", tuple(map(repr, fix.edits)))
+            if unplaced not in refused:
+                refused.add(unplaced)
+                malformed.append(RejectedFix(finding, "the code is not written in a way the fix can edit safely"))
+            continue
+        fix = placed
         sources = [texts(edit.span.file) for edit in fix.edits]
         problem = None
         if any(source is None for source in sources):
