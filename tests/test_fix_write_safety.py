@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import json
 import os
@@ -213,6 +214,46 @@ def test_a_leftover_journal_is_never_linted(tmp_path: Path) -> None:
     assert code == 1, err
     files = {finding["filename"] for finding in json.loads(out)}
     assert files and not any("mtplint-fix" in name for name in files), files
+
+
+def _failing_pwrite(monkeypatch: pytest.MonkeyPatch, new: bytes, error: BaseException) -> None:
+    """``os.pwrite`` that fails when it is asked to write ``new`` (after the file was truncated)."""
+    real = os.pwrite
+
+    def pwrite(descriptor: int, data: bytes | memoryview, offset: int) -> int:
+        if bytes(data) == new:
+            raise error
+        return real(descriptor, data, offset)
+
+    monkeypatch.setattr(os, "pwrite", pwrite)
+
+
+def test_a_full_disk_in_the_middle_of_the_write_puts_the_old_bytes_back(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "vllm.yaml"
+    path.write_text(CONFIG)
+    source = _read(path)
+    _failing_pwrite(monkeypatch, CONFIG_FIXED.encode(), OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
+    failure = write_fixed(source, CONFIG_FIXED)
+    assert failure is not None and failure.reason == "cannot write fix: No space left on device"
+    assert path.read_text() == CONFIG
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["vllm.yaml"]
+
+
+def test_an_interrupted_write_keeps_its_journal_and_the_next_run_finishes_it(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "vllm.yaml"
+    path.write_text(CONFIG)
+    source = _read(path)
+    with monkeypatch.context() as patch:
+        _failing_pwrite(patch, CONFIG_FIXED.encode(), KeyboardInterrupt())
+        with pytest.raises(KeyboardInterrupt):
+            write_fixed(source, CONFIG_FIXED)
+    assert path.read_bytes() == b"", "cut short right after the truncation"
+    [journal] = [p for p in tmp_path.iterdir() if p.name.endswith(".mtplint-fix")]
+    assert recover_interrupted([tmp_path]) == [path]
+    assert path.read_text() == CONFIG_FIXED
+    assert not journal.exists()
 
 
 def _fix_in_child(root: Path) -> int:

@@ -139,29 +139,43 @@ def write_fixed(source: SourceFile, text: str) -> WriteFailure | None:
         data = encoded(source, text)
     except UnicodeEncodeError as error:
         return WriteFailure(source, f"cannot write fix: the fixed text cannot be stored as {source.encoding} ({error.reason})")
+    if not source.digest:
+        return WriteFailure(source, _CHANGED_ON_DISK)
     try:
         status = path.stat()
-        if not source.digest or sha256_hex(path.read_bytes()) != source.digest:
-            return WriteFailure(source, _CHANGED_ON_DISK)
     except OSError as error:
         return WriteFailure(source, f"cannot write fix: {error.strerror or error}")
     if _read_only(path, status.st_mode):
         return WriteFailure(source, "cannot write fix: the file is read-only; left as it is")
-    journal: str | None = None
+    mode = stat.S_IMODE(status.st_mode) & _PERMISSION_BITS
     try:
         journal = _journal(path, data)
+    except OSError as error:
+        return WriteFailure(source, f"cannot write fix: {error.strerror or error}")
+    #: the file is neither its old bytes nor the new ones yet: the journal must stay for the next run
+    halfway = False
+    try:
         descriptor = os.open(path, os.O_RDWR | getattr(os, "O_BINARY", 0))
         try:
             # last look, on the file about to be written: the window in which a change is lost is as small as it gets
-            if sha256_hex(_read_all(descriptor)) != source.digest:
+            original = _read_all(descriptor)
+            if sha256_hex(original) != source.digest:
                 return WriteFailure(source, _CHANGED_ON_DISK)
-            _overwrite(descriptor, data, stat.S_IMODE(status.st_mode) & _PERMISSION_BITS)
+            halfway = True
+            try:
+                _overwrite(descriptor, data, mode)
+            except OSError:
+                # cut short (a full disk): the old bytes go back in the room they left
+                _overwrite(descriptor, original, mode)
+                halfway = False
+                raise
+            halfway = False
         finally:
             os.close(descriptor)
     except OSError as error:
         return WriteFailure(source, f"cannot write fix: {error.strerror or error}")
     finally:
-        if journal is not None:
+        if not halfway:
             with contextlib.suppress(OSError):
                 os.unlink(journal)
     return None
