@@ -111,6 +111,7 @@ def test_a_setuid_setgid_file_keeps_its_mode(tmp_path: Path) -> None:
     assert stat.S_IMODE(config.stat().st_mode) == 0o6755
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="root writes as another user in a forked child")
 def test_a_setuid_file_written_by_its_unprivileged_owner_keeps_its_mode(tmp_path: Path) -> None:
     # the kernel clears setuid/setgid when a process without CAP_FSETID writes the file: root does
     # not see it, so root runs the write as an ordinary user owning the file
@@ -159,6 +160,8 @@ def test_a_hard_linked_file_is_fixed_under_every_name(tmp_path: Path) -> None:
 def test_extended_attributes_are_kept(tmp_path: Path) -> None:
     write_files(tmp_path, {"serve.sh": _serve("vllm.yaml"), "vllm.yaml": CONFIG})
     config = tmp_path / "vllm.yaml"
+    if not hasattr(os, "setxattr"):
+        pytest.skip("no extended attributes through os on this system")
     try:
         os.setxattr(config, "user.origin", b"ops-team")
     except OSError as error:
@@ -269,6 +272,7 @@ def _fix_in_child(root: Path) -> int:
     return child
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="runs --fix in forked children")
 def test_a_fix_killed_at_any_moment_leaves_every_file_original_or_fixed(tmp_path: Path) -> None:
     originals = {"serve.sh": _serve("configs/a.yaml"), "configs/a.yaml": CONFIG,
                  "other/run.sh": _serve("b.yaml"), "other/b.yaml": CONFIG + "max-model-len: 32768\n" * 40}
@@ -280,16 +284,21 @@ def test_a_fix_killed_at_any_moment_leaves_every_file_original_or_fixed(tmp_path
     whole_run = time.monotonic() - started
     assert {name: (tmp_path / name).read_text() for name in originals} == fixed
     chance = random.Random(19)
-    kills = 0
-    for _ in range(60):
+    kills = attempts = 0
+    while kills < 50:
+        attempts += 1
+        assert attempts < 250, f"only {kills} of {attempts} runs were killed before their end"
         if all((tmp_path / name).read_text() == fixed[name] for name in originals):
             write_files(tmp_path, originals)
         child = _fix_in_child(tmp_path)
-        time.sleep(chance.uniform(0, whole_run * 1.2))
+        time.sleep(chance.uniform(0, whole_run))
         with contextlib.suppress(ProcessLookupError):
             os.kill(child, signal.SIGKILL)
         _, status = os.waitpid(child, 0)
-        kills += os.WIFSIGNALED(status)
+        if os.WIFSIGNALED(status):
+            kills += 1
+        else:
+            whole_run *= 0.9  # the first run was slower than the next ones: aim earlier
         journals = {p.name for p in tmp_path.rglob("*.mtplint-fix")}
         for name in originals:
             now = (tmp_path / name).read_bytes()
@@ -298,7 +307,6 @@ def test_a_fix_killed_at_any_moment_leaves_every_file_original_or_fixed(tmp_path
             # cut short in the middle of the write: the next run finishes it from the journal
             assert fixed[name].encode().startswith(now), name
             assert any(journal.startswith(f".{Path(name).name}.") for journal in journals), name
-    assert kills >= 30, "most runs were killed before their end"
     # the next run lints no journal, and a --fix removes them all and fixes everything
     code, out, err = run_cli(["check", *FIX_ARGS, "--output-format", "json", "."], cwd=tmp_path)
     assert code in (0, 1), err

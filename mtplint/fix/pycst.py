@@ -26,7 +26,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from mtplint.checks import Edit
-from mtplint.fix.yamledit import line_end, line_start, next_line_start
+from mtplint.fix.yamledit import insert_line, line_end, line_start, next_line_start
 from mtplint.source import SourceFile
 
 #: text written between quotes that reads back as itself in every Python string literal
@@ -124,7 +124,7 @@ def add_keyword(source: SourceFile, call_offset: int, name: str, value_code: str
             return None  # a comment between the brackets: no place that is surely right
         return [Edit(source.span(opening + 1, closing), keyword)]
     last = call.args[-1]
-    if last.star:
+    if last.star == "**":
         return None  # after ``**kwargs`` a keyword may repeat one of them: a TypeError at run time
     start, end = _arg_range(tree, last)
     indent = _indent_before(text, start)
@@ -284,7 +284,7 @@ def import_os(source: SourceFile, call_offset: int) -> list[Edit] | None:
     header = _import_os_line(tree, line)
     if header is None or header == line:
         return []
-    return [Edit(source.span(source.line_start(header)), f"import os{source.newline}")]
+    return [insert_line(source, source.line_start(header), "import os")]
 
 
 def _dict_add(tree: _Tree, node: cst.Dict, name: str, value: str) -> list[Edit] | None:
@@ -356,7 +356,7 @@ def _environ_above(tree: _Tree, call: cst.Call, name: str, value: str) -> list[E
         header = _import_os_line(tree, statement_line)
         if header is None or header == statement_line:
             lines.insert(0, f"{indent}import os")
-    return [Edit(source.span(line_start(text, at)), source.newline.join(lines) + source.newline)]
+    return [insert_line(source, line_start(text, at), source.newline.join(lines))]
 
 
 def _imports_os(tree: _Tree, before_line: int) -> bool:

@@ -4,9 +4,10 @@ A rule that offers a fix on a Python launch (a keyword of ``LLM(...)``, an eleme
 ``subprocess`` argv list, an entry of an ``env=`` dict) builds a :class:`PythonEdit`: what to do
 (an operation of :mod:`mtplint.fix.pycst` and its arguments) on which file. libcst -- a concrete
 syntax tree that keeps every byte, so a change is placed exactly between the tokens the user wrote
--- costs about 100 ms to import; a ``check`` that only reports never pays it. The edit is worked
-out when something reads its span or content (``--fix``, ``--diff``, a machine format that prints
-fixes), and it is still a span edit on the original text: formatting and comments stay.
+-- takes longer to import than a one-file ``check`` takes to run; a ``check`` that only reports
+never pays for it. The edit is worked out when something reads its span or content (``--fix``,
+``--diff``, a machine format that prints fixes), and it is still a span edit on the original
+text: formatting and comments stay.
 
 :func:`resolved` is what the fix engine calls: the fix with plain :class:`~mtplint.checks.Edit` s
 worked out on the text the engine holds (which, in the middle of a ``--fix``, is not the disk's), or
