@@ -168,3 +168,40 @@ llm = LLM("Qwen/Qwen3.6-27B", speculative_config={"method": "mtp", "num_speculat
     fixed, err = _fix(tmp_path, "offline.py", text, *MTP102)
     assert fixed == text
     assert "not written in a way the fix can edit safely" in err
+
+
+def test_argv_elements_are_removed_and_renamed_with_their_commas_and_comments_kept(tmp_path: Path) -> None:
+    text = """\
+import subprocess
+
+subprocess.run(
+    [
+        "vllm", "serve", "Qwen/Qwen3.6-27B",
+        "--enable-prefix-caching", "true",  # keep the cache
+        "--speculative-config", '{"method": "mtp", "num_speculative_tokens": 1}',
+        "--trust-remote-code", "false",
+        "--enforce-eager=true",
+    ],
+    check=True,
+)
+"""
+    fixed, err = _fix(tmp_path, "launch.py", text, "--isolated", "--select", "MTP504", "--engine-version", "vllm=0.33.0")
+    assert "fix not applied" not in err
+    assert fixed == text.replace('"--enable-prefix-caching", "true",', '"--enable-prefix-caching",').replace(
+        '"--trust-remote-code", "false",', '"--no-trust-remote-code",').replace(
+        '"--enforce-eager=true",', '"--enforce-eager",')
+    compile(fixed, "launch.py", "exec")
+
+
+def test_an_argv_element_is_split_at_its_equals_sign(tmp_path: Path) -> None:
+    text = """\
+import subprocess
+import sys
+
+subprocess.run([sys.executable, "-m", "vllm.entrypoints.openai.api_server",
+                "--model", "Qwen/Qwen3.6-27B", "--config=serve.yaml"], check=True)
+"""
+    write_files(tmp_path, {"serve.yaml": "tensor-parallel-size: 2\n"})
+    fixed, err = _fix(tmp_path, "launch.py", text, "--isolated", "--select", "MTP108", "--engine-version", "vllm=0.33.0")
+    assert "fix not applied" not in err
+    assert fixed == text.replace('"--config=serve.yaml"', '"--config", "serve.yaml"')

@@ -426,6 +426,8 @@ def split_at_equals(source: SourceFile, token: Token) -> Edit | None:
     word = locate(source, token)
     if word is None or "=" not in token.value:
         return None
+    if _python_list(source, word):
+        return deferred(source, "split_element", word.start, token.value)
     name, value = token.value.split("=", 1)
     at, inner = _inner(source, word)
     text = source.text
@@ -604,6 +606,8 @@ def remove_args(source: SourceFile, launch: Launch, first: int, count: int = 1) 
     head, tail = words[0], words[-1]
     if head.container != tail.container:
         return None
+    if _python_list(source, head):
+        return deferred(source, "remove_elements", head.start, count)
     if head.container == "yaml-item":
         assert head.node is not None and tail.node is not None
         dash = text[:head.node.start].rstrip(" \t")

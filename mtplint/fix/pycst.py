@@ -11,7 +11,8 @@ when the code is not written in a way it can edit safely (then the fix is not ap
   ``sglang.Engine(...)``, on a line of its own in a one-argument-per-line call;
 - :func:`rename_keyword`, :func:`replace_keyword_value`, :func:`edit_string`: a keyword's name,
   its value, the text of a string literal (a keyword's value, an element of a ``subprocess`` argv list);
-- :func:`insert_elements`: words added to an argv list beside an element, quoted like it;
+- :func:`insert_elements`, :func:`remove_elements`, :func:`split_element`: words added to an argv
+  list beside an element (quoted like it), removed from it, one split at its ``=``;
 - :func:`set_env`: a key of the call's ``env={...}`` dict, else ``os.environ["KEY"] = "value"``
   above the statement, and :func:`import_os` where the module's imports are, when it is missing.
 """
@@ -231,6 +232,41 @@ def insert_elements(source: SourceFile, element_offset: int, words: Sequence[str
     if isinstance(holder, cst.Tuple) and len(holder.elements) == 1 and not isinstance(element.comma, cst.Comma):
         return None  # ``("vllm")`` is no tuple: nothing to add to
     return [Edit(source.span(end), "".join(separator + item for item in items))]
+
+
+def remove_elements(source: SourceFile, element_offset: int, count: int) -> list[Edit] | None:
+    """Remove ``count`` elements of an argv list from the one written at ``element_offset`` (a flag
+    and its value), with the comma that separated them from the rest."""
+    tree = _tree(source)
+    found = _element_at(tree, element_offset) if tree is not None else None
+    if tree is None or found is None:
+        return None
+    holder, index = found
+    elements = holder.elements
+    if count < 1 or index + count > len(elements):
+        return None
+    last = elements[index + count - 1]
+    if index > 0:
+        # from the end of the element before: ``"a", "--x", "b"`` → ``"a", "b"``, and a trailing comma stays
+        return [Edit(source.span(tree.end(elements[index - 1].value), tree.end(last.value)), "")]
+    if index + count < len(elements):
+        return [Edit(source.span(tree.start(elements[index].value), tree.start(elements[index + count].value)), "")]
+    return None  # the list would be empty: not an argv any more
+
+
+def split_element(source: SourceFile, element_offset: int, value: str) -> list[Edit] | None:
+    """``"--config=x.yaml"`` → ``"--config", "x.yaml"``: one string element of an argv list made two."""
+    tree = _tree(source)
+    found = _element_at(tree, element_offset) if tree is not None else None
+    if tree is None or found is None or value.count("=") < 1:
+        return None
+    holder, index = found
+    literal = _literal(holder.elements[index].value)
+    if literal is None or literal.raw_value != value:
+        return None
+    equals = tree.start(literal) + len(literal.prefix) + len(literal.quote) + value.index("=")
+    quote = literal.quote
+    return [Edit(source.span(equals, equals + 1), f"{quote}{_separator(holder, index)}{literal.prefix}{quote}")]
 
 
 def _separator(holder: cst.List | cst.Tuple, index: int) -> str:
