@@ -219,16 +219,16 @@ def test_a_leftover_journal_is_never_linted(tmp_path: Path) -> None:
     assert files and not any("mtplint-fix" in name for name in files), files
 
 
-def _failing_pwrite(monkeypatch: pytest.MonkeyPatch, new: bytes, error: BaseException) -> None:
-    """``os.pwrite`` that fails when it is asked to write ``new`` (after the file was truncated)."""
-    real = os.pwrite
+def _failing_write(monkeypatch: pytest.MonkeyPatch, new: bytes, error: BaseException) -> None:
+    """``os.write`` that fails when it is asked to write ``new`` (after the file was truncated)."""
+    real = os.write
 
-    def pwrite(descriptor: int, data: bytes | memoryview, offset: int) -> int:
+    def write(descriptor: int, data: bytes | memoryview) -> int:
         if bytes(data) == new:
             raise error
-        return real(descriptor, data, offset)
+        return real(descriptor, data)
 
-    monkeypatch.setattr(os, "pwrite", pwrite)
+    monkeypatch.setattr(os, "write", write)
 
 
 def test_a_full_disk_in_the_middle_of_the_write_puts_the_old_bytes_back(tmp_path: Path,
@@ -236,7 +236,7 @@ def test_a_full_disk_in_the_middle_of_the_write_puts_the_old_bytes_back(tmp_path
     path = tmp_path / "vllm.yaml"
     path.write_text(CONFIG)
     source = _read(path)
-    _failing_pwrite(monkeypatch, CONFIG_FIXED.encode(), OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
+    _failing_write(monkeypatch, CONFIG_FIXED.encode(), OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
     failure = write_fixed(source, CONFIG_FIXED)
     assert failure is not None and failure.reason == "cannot write fix: No space left on device"
     assert path.read_text() == CONFIG
@@ -249,7 +249,7 @@ def test_an_interrupted_write_keeps_its_journal_and_the_next_run_finishes_it(tmp
     path.write_text(CONFIG)
     source = _read(path)
     with monkeypatch.context() as patch:
-        _failing_pwrite(patch, CONFIG_FIXED.encode(), KeyboardInterrupt())
+        _failing_write(patch, CONFIG_FIXED.encode(), KeyboardInterrupt())
         with pytest.raises(KeyboardInterrupt):
             write_fixed(source, CONFIG_FIXED)
     assert path.read_bytes() == b"", "cut short right after the truncation"

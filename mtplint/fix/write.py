@@ -10,8 +10,8 @@
 - a file whose bytes changed since they were read (``SourceFile.digest``, sha256) is not
   overwritten, nor is a read-only file: those are per-file failures the caller reports, the run goes on.
 
-A write in place is not atomic: a run killed in the middle of one (SIGKILL, a power cut) could
-leave the file truncated. So the complete new content is first stored next to the file, in a
+A write in place is not atomic: a run killed in the middle of one (SIGKILL, a crash) could leave
+the file truncated. So the complete new content is first stored next to the file, in a
 journal ``.NAME.XXXXXXXX.DIGEST.mtplint-fix`` (DIGEST: the start of its content's sha256, which
 tells a complete journal from one cut short), and removed once the file is written. A run that
 finds a journal left behind (:func:`recover_interrupted`) finishes the write when the file is a
@@ -40,9 +40,6 @@ if TYPE_CHECKING:
 
 #: hex digits of the content's sha256 in a journal's name (enough to tell a cut-short journal)
 _JOURNAL_DIGEST_LENGTH = 16
-#: mode bits a write may clear (the kernel drops setuid/setgid when an unprivileged process writes)
-_PERMISSION_BITS = 0o7777
-
 _CHANGED_ON_DISK = "cannot write fix: the file changed on disk since it was read; left as it is (run mtplint again)"
 
 
@@ -102,14 +99,17 @@ def _read_all(descriptor: int) -> bytes:
 def _overwrite(descriptor: int, data: bytes, mode: int) -> None:
     """Replace the content of the open file with ``data``; its mode bits as they were."""
     os.ftruncate(descriptor, 0)
+    os.lseek(descriptor, 0, os.SEEK_SET)
     view = memoryview(data)
     written = 0
     while written < len(view):
-        written += os.pwrite(descriptor, view[written:], written)
-    if stat.S_IMODE(os.fstat(descriptor).st_mode) != mode:
-        # only the owner (or root) may set the bits back; anyone else's write keeps the kernel's choice
+        written += os.write(descriptor, view[written:])
+    # the kernel clears setuid/setgid when a process without CAP_FSETID writes; only the owner (or
+    # root) may set them back, anyone else's write keeps the kernel's choice (no fchmod: Windows)
+    set_mode = getattr(os, "fchmod", None)
+    if set_mode is not None and stat.S_IMODE(os.fstat(descriptor).st_mode) != mode:
         with contextlib.suppress(OSError):
-            os.fchmod(descriptor, mode)
+            set_mode(descriptor, mode)
     os.fsync(descriptor)
 
 
@@ -147,7 +147,7 @@ def write_fixed(source: SourceFile, text: str) -> WriteFailure | None:
         return WriteFailure(source, f"cannot write fix: {error.strerror or error}")
     if _read_only(path, status.st_mode):
         return WriteFailure(source, "cannot write fix: the file is read-only; left as it is")
-    mode = stat.S_IMODE(status.st_mode) & _PERMISSION_BITS
+    mode = stat.S_IMODE(status.st_mode)
     try:
         journal = _journal(path, data)
     except OSError as error:
