@@ -102,22 +102,36 @@ def _fix_tree(root: Path) -> None:
     assert code == 0, err
 
 
-def test_a_setuid_setgid_file_keeps_its_mode(tmp_path: Path) -> None:
-    write_files(tmp_path, {"serve.sh": _serve("vllm.yaml"), "vllm.yaml": CONFIG})
-    config = tmp_path / "vllm.yaml"
-    config.chmod(0o6755)
-    _fix_tree(tmp_path)
-    assert config.read_text() == CONFIG_FIXED
-    assert stat.S_IMODE(config.stat().st_mode) == 0o6755
+#: MTP504's safe fix: a switch given a value the parser rejects (`--enable-prefix-caching true`)
+SETUID_SCRIPT = """\
+#!/bin/bash
+set -euo pipefail
+exec vllm serve Qwen/Qwen3.6-27B \\
+  --enable-prefix-caching true \\
+  --speculative-config '{"method": "mtp", "num_speculative_tokens": 1}'
+"""
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="root writes as another user in a forked child")
-def test_a_setuid_file_written_by_its_unprivileged_owner_keeps_its_mode(tmp_path: Path) -> None:
-    # the kernel clears setuid/setgid when a process without CAP_FSETID writes the file: root does
-    # not see it, so root runs the write as an ordinary user owning the file
+def _fix_setuid_script(folder: Path) -> None:
+    script = folder / "serve.sh"
+    script.write_text(SETUID_SCRIPT)
+    script.chmod(0o6755)
+    code = main(["check", "--fix", "--isolated", "--select", "MTP504", "--engine-version", "vllm=0.33.0",
+                 str(script)], io.StringIO(), io.StringIO())
+    assert code == 0
+    assert script.read_text() == SETUID_SCRIPT.replace("--enable-prefix-caching true", "--enable-prefix-caching")
+    assert stat.S_IMODE(script.stat().st_mode) == 0o6755
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="root fixes the script as another user in a forked child")
+def test_a_setuid_setgid_script_keeps_its_mode(tmp_path: Path) -> None:
+    # the kernel clears setuid/setgid when a process without CAP_FSETID writes the file; root keeps
+    # them, so root runs the fix as an ordinary user who owns the script
+    _fix_setuid_script(tmp_path)
     if os.geteuid() != 0:
-        _write_setuid_script(tmp_path)
         return
+    # root again, as nobody: the modules the fix needs are loaded by now (the interpreter's own
+    # files may be out of nobody's reach)
     nobody = 65534
     # pytest's own temporary directories are private to root: the user needs one it can reach
     with tempfile.TemporaryDirectory() as shared:
@@ -130,21 +144,12 @@ def test_a_setuid_file_written_by_its_unprivileged_owner_keeps_its_mode(tmp_path
                 os.setgroups([])
                 os.setgid(nobody)
                 os.setuid(nobody)
-                _write_setuid_script(folder)
+                _fix_setuid_script(folder)
                 status = 0
             finally:
                 os._exit(status)
         _, status = os.waitpid(child, 0)
         assert os.waitstatus_to_exitcode(status) == 0
-
-
-def _write_setuid_script(folder: Path) -> None:
-    path = folder / "serve.sh"
-    path.write_text("vllm serve m\n")
-    path.chmod(0o6755)
-    assert write_fixed(_read(path), "vllm serve m --x\n") is None
-    assert path.read_text() == "vllm serve m --x\n"
-    assert stat.S_IMODE(path.stat().st_mode) == 0o6755
 
 
 def test_a_hard_linked_file_is_fixed_under_every_name(tmp_path: Path) -> None:
