@@ -319,3 +319,14 @@ def test_a_fix_killed_at_any_moment_leaves_every_file_original_or_fixed(tmp_path
     os.waitpid(_fix_in_child(tmp_path), 0)
     assert {name: (tmp_path / name).read_text() for name in originals} == fixed
     assert list(tmp_path.rglob("*.mtplint-fix")) == []
+
+
+def test_a_tree_named_through_a_link_has_its_own_config_fixed(tmp_path: Path) -> None:
+    # `check --fix /srv/current` where /srv/current links to a release: the config the launch
+    # reads is a file of the tree named, whichever path reaches it
+    write_files(tmp_path, {"releases/r1/serve.sh": _serve("configs/serve.yaml"),
+                           "releases/r1/configs/serve.yaml": CONFIG})
+    (tmp_path / "current").symlink_to(tmp_path / "releases" / "r1", target_is_directory=True)
+    code, _, err = run_cli(["check", "--fix", *FIX_ARGS, str(tmp_path / "current")], cwd=tmp_path)
+    assert code == 0, err
+    assert (tmp_path / "releases" / "r1" / "configs" / "serve.yaml").read_text() == CONFIG_FIXED
