@@ -51,7 +51,7 @@ class _Tree:
         position = self.ranges[node].end
         return self.source.line_start(position.line) + position.column
 
-    def nodes(self, kind: type[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    def nodes(self, kind: type[cst.CSTNode] | tuple[type[cst.CSTNode], ...]) -> Iterator[cst.CSTNode]:
         return (node for node in self.ranges if isinstance(node, kind))
 
 
@@ -188,13 +188,8 @@ def edit_string(source: SourceFile, literal_offset: int, value: str, start: int,
 
 def _element_at(tree: _Tree, offset: int) -> tuple[cst.List | cst.Tuple, int] | None:
     """The list (or tuple) holding an element written at ``offset``, and the element's index."""
-    for node in tree.nodes(cst.List):
-        assert isinstance(node, cst.List)
-        for index, element in enumerate(node.elements):
-            if tree.start(element.value) == offset:
-                return node, index
-    for node in tree.nodes(cst.Tuple):
-        assert isinstance(node, cst.Tuple)
+    for node in tree.nodes((cst.List, cst.Tuple)):
+        assert isinstance(node, cst.List | cst.Tuple)
         for index, element in enumerate(node.elements):
             if tree.start(element.value) == offset:
                 return node, index
@@ -258,7 +253,7 @@ def split_element(source: SourceFile, element_offset: int, value: str) -> list[E
     """``"--config=x.yaml"`` → ``"--config", "x.yaml"``: one string element of an argv list made two."""
     tree = _tree(source)
     found = _element_at(tree, element_offset) if tree is not None else None
-    if tree is None or found is None or value.count("=") < 1:
+    if tree is None or found is None or "=" not in value:
         return None
     holder, index = found
     literal = _literal(holder.elements[index].value)
