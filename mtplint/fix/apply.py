@@ -515,10 +515,11 @@ def _parts(state: _State, group: Sequence[_Candidate], problems: Sequence[Proble
     return [list(group[:middle]), list(group[middle:])]
 
 
-def _within(scope: WriteScope, candidates: list[_Candidate], state: _State, refused: set[tuple[object, ...]],
+def _within(relint: ProjectLinter, candidates: list[_Candidate], state: _State, refused: set[tuple[object, ...]],
             rejected: list[RejectedFix]) -> list[_Candidate]:
-    """The candidates whose edits all fall in files ``--fix`` may write; the others are refused
-    (reported once, with the reason)."""
+    """The candidates whose edits all fall in files ``--fix`` may write (the files ``relint``
+    lints); the others are refused (reported once, with the reason)."""
+    scope = WriteScope(candidate.path for candidate in relint.candidates)
     kept = []
     for candidate in candidates:
         sources = [source for source in map(state.source, {edit.span.file for edit in candidate.fix.edits})
@@ -536,7 +537,6 @@ def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = Fal
                 max_passes: int = MAX_PASSES) -> FixRun:
     """Fix what can be fixed in ``paths``, in memory (see the module docstring)."""
     relint = ProjectLinter(paths, settings)
-    scope = WriteScope(candidate.path for candidate in relint.candidates)
     first, loader = relint.first()
     state = _State({}, first, loader)
     initial = first.result
@@ -559,7 +559,7 @@ def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = Fal
                 finding = next(c.finding for c in candidates if c.identity == identity)
                 rejected.append(RejectedFix(finding, "applying it does not resolve the finding (it would be applied again)"))
         candidates = [c for c in candidates if c.identity not in refused]
-        candidates = _within(scope, candidates, state, refused, rejected)
+        candidates = _within(relint, candidates, state, refused, rejected)
         chosen = _non_overlapping(candidates)
         if not chosen:
             converged = True
