@@ -39,7 +39,7 @@ from mtplint.extract import FileLoader
 from mtplint.fix import apply_edits
 from mtplint.fix.pyedit import resolved
 from mtplint.fix.relint import ProjectLint, ProjectLinter
-from mtplint.fix.write import WriteScope
+from mtplint.fix.scope import WriteScope
 from mtplint.lint import LintResult, LintSettings
 from mtplint.records import FrozenRecord, Record
 from mtplint.source import SourceFile

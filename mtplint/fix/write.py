@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -53,29 +52,6 @@ class WriteFailure(FrozenRecord):
     def __init__(self, source: SourceFile, reason: str) -> None:
         self.source = source
         self.reason = reason
-
-
-class WriteScope:
-    """The files ``--fix`` may write: those being linted -- the files named and those discovered in
-    the directories named (or brought in by a file named, as a compose file by its ``.env``). A
-    file the launches only read -- a ``--config`` YAML elsewhere, an env file of another project --
-    is linted for their sake and its fixes are shown, but it is not written unless it is named too:
-    a fix run, like a pre-commit hook, changes only what it was given."""
-
-    def __init__(self, linted: Iterable[Path]) -> None:
-        # abspath, not realpath: a link written inside a directory named is the user's own file
-        self.files = {os.path.abspath(path) for path in linted}
-
-    def allows(self, path: Path) -> bool:
-        return os.path.abspath(path) in self.files
-
-    def refusal(self, sources: Iterable[SourceFile]) -> str | None:
-        """Why a fix editing ``sources`` is not applied (``None``: it may be)."""
-        outside = sorted({source.display for source in sources if not self.allows(source.path)})
-        if not outside:
-            return None
-        return (f"it edits {', '.join(outside)}, which is not among the files being linted "
-                f"(name {'that file' if len(outside) == 1 else 'those files'} too to fix it)")
 
 
 def encoded(source: SourceFile, text: str) -> bytes:
@@ -115,6 +91,8 @@ def _overwrite(descriptor: int, data: bytes, mode: int) -> None:
 
 def _journal(path: Path, data: bytes) -> str:
     """Store ``data`` in a new journal next to ``path``; its path."""
+    import tempfile  # (and shutil with it) only for a run that writes
+
     digest = sha256_hex(data)[:_JOURNAL_DIGEST_LENGTH]
     handle, journal = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=f".{digest}{FIX_JOURNAL_SUFFIX}")
     try:
