@@ -581,11 +581,14 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
     from mtplint.checks import Finding, applies
     from mtplint.checks.catalog import load_catalog
     from mtplint.fix import apply as fixing
-    from mtplint.fix.write import write_all
+    from mtplint.fix.write import recover_interrupted, write_all
     from mtplint.lint import lint
     from mtplint.report import fixes as fix_report
 
     paths = args.paths or [Path(".")]
+    if not args.diff:
+        # a run killed while writing left journals: finish or drop them before reading the files
+        recover_interrupted(paths)
     run = fixing.fix_project(paths, settings, unsafe=args.unsafe_fixes)
     err.write(fix_report.rejected_list(run.rejected))
     if not run.converged:

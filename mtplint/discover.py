@@ -206,6 +206,10 @@ def _kind_by_name(lower: str) -> str | None:
     return _BY_FIRST_LINE if _may_have_shebang(suffix) else None
 
 
+#: the suffix of the journal a ``--fix`` keeps next to a file while writing it (:mod:`mtplint.fix.write`):
+#: one left by a killed run is never linted
+FIX_JOURNAL_SUFFIX = ".mtplint-fix"
+
 #: suffixes of files that are never shell or Python scripts: documents, data, other languages'
 #: sources (a monorepo's JavaScript and Go would otherwise each be opened for a first line)
 _NOT_SCRIPTS = frozenset((
@@ -214,6 +218,7 @@ _NOT_SCRIPTS = frozenset((
     ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".go", ".mod", ".sum", ".rs", ".java", ".kt", ".scala",
     ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".swift", ".lua", ".php",
     ".zip", ".gz", ".tgz", ".tar", ".whl", ".so", ".o", ".a", ".pyc", ".gguf", ".safetensors", ".bin", ".pt", ".onnx",
+    FIX_JOURNAL_SUFFIX,
 ))
 
 

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mtplint.cache import Cache, Probe
-    from mtplint.checks import Finding
+    from mtplint.checks import Edit, Finding
     from mtplint.checks.catalog import Rule
     from mtplint.config import ConfigTree
     from mtplint.extract.launch import Launch
@@ -86,14 +86,29 @@ def span_from(data: list[Any] | None) -> Span | None:
     return None if data is None else Span(*data)
 
 
+def _edit_json(edit: Edit) -> list[Any]:
+    recipe = getattr(edit, "recipe", None)
+    if recipe is not None:
+        # a Python edit stays what to do: working it out (libcst) is left to whoever needs its text
+        return ["python", recipe()]
+    return [span_json(edit.span), edit.content]
+
+
+def _edit_from(data: list[Any], edit: type[Edit]) -> Edit:
+    if data[0] == "python":
+        from mtplint.fix.pyedit import PythonEdit
+
+        return PythonEdit.from_recipe(data[1])
+    return edit(Span(*data[0]), data[1])
+
+
 def finding_json(finding: Finding) -> dict[str, Any]:
     fix = finding.fix
     return {
         "code": finding.rule.code,
         "message": finding.message,
         "span": span_json(finding.span),
-        "fix": None if fix is None else [fix.applicability, fix.message,
-                                         [[span_json(edit.span), edit.content] for edit in fix.edits]],
+        "fix": None if fix is None else [fix.applicability, fix.message, [_edit_json(edit) for edit in fix.edits]],
         "launch": span_json(finding.launch_span),
         "severity": finding.severity_override,
     }
@@ -107,7 +122,7 @@ def finding_from(data: dict[str, Any], catalog: dict[str, Rule]) -> Finding:
         catalog[data["code"]],
         data["message"],
         Span(*data["span"]),
-        None if fix is None else Fix(fix[0], fix[1], [Edit(Span(*span), content) for span, content in fix[2]]),
+        None if fix is None else Fix(fix[0], fix[1], [_edit_from(edit, Edit) for edit in fix[2]]),
         span_from(data["launch"]),
         severity_override=data["severity"],
     )

@@ -45,7 +45,9 @@ from pathlib import Path
 from mtplint.checks import Edit, Finding, Fix, applies
 from mtplint.extract import FileLoader
 from mtplint.fix import apply_edits
+from mtplint.fix.pyedit import resolved
 from mtplint.fix.relint import ProjectLint, ProjectLinter
+from mtplint.fix.scope import WriteScope
 from mtplint.lint import LintResult, LintSettings
 from mtplint.records import FrozenRecord, Record
 from mtplint.source import SourceFile
@@ -147,6 +149,15 @@ def _candidates(findings: Iterable[Finding], unsafe: bool, texts: Callable[[str]
         fix = finding.fix
         if fix is None or not applies(fix, unsafe):
             continue
+        placed = resolved(fix, texts)
+        if placed is None:
+            # a Python edit libcst found no safe place for, in the code as it now stands
+            unplaced: tuple[object, ...] = (finding.code, fix.message, "unplaced", tuple(map(repr, fix.edits)))
+            if unplaced not in refused:
+                refused.add(unplaced)
+                malformed.append(RejectedFix(finding, "the code is not written in a way the fix can edit safely"))
+            continue
+        fix = placed
         sources = [texts(edit.span.file) for edit in fix.edits]
         problem = None
         if any(source is None for source in sources):
@@ -559,6 +570,24 @@ def _parts(state: _State, group: Sequence[_Candidate], problems: Sequence[Proble
     return [list(group[:middle]), list(group[middle:])]
 
 
+def _within(relint: ProjectLinter, candidates: list[_Candidate], state: _State, refused: set[tuple[object, ...]],
+            rejected: list[RejectedFix]) -> list[_Candidate]:
+    """The candidates whose edits all fall in files ``--fix`` may write (the files ``relint``
+    lints); the others are refused (reported once, with the reason)."""
+    scope = WriteScope(candidate.path for candidate in relint.candidates)
+    kept = []
+    for candidate in candidates:
+        sources = [source for source in map(state.source, {edit.span.file for edit in candidate.fix.edits})
+                   if source is not None]
+        reason = scope.refusal(sources)
+        if reason is None:
+            kept.append(candidate)
+        else:
+            refused.add(candidate.identity)
+            rejected.append(RejectedFix(candidate.finding, reason))
+    return kept
+
+
 def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = False,
                 max_passes: int = MAX_PASSES) -> FixRun:
     """Fix what can be fixed in ``paths``, in memory (see the module docstring)."""
@@ -604,6 +633,7 @@ def _fixed_point(state: _State, unsafe: bool, max_passes: int, relint: ProjectLi
         if applied_again:
             return FixRun({}, {}, [], rejected, initial, initial, passes, False), True
         candidates = [c for c in candidates if c.identity not in refused]
+        candidates = _within(relint, candidates, state, refused, rejected)
         chosen = _non_overlapping(candidates)
         if not chosen:
             converged = True

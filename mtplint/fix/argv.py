@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from mtplint.checks import Edit
+from mtplint.fix.pyedit import deferred
 from mtplint.fix.substitution import substitutions
 from mtplint.records import FrozenRecord
 from mtplint.source import SourceFile, Span, Token
@@ -224,6 +225,11 @@ def locate(source: SourceFile, token: Token) -> Word | None:
     return None
 
 
+def _python_list(source: SourceFile, word: Word) -> bool:
+    """An element of a Python argv list: its edits are placed with libcst (:mod:`mtplint.fix.pycst`)."""
+    return word.container == "list" and source_kind(source) == "python"
+
+
 # --- small text helpers ------------------------------------------------------------------------------
 
 def _line_start(text: str, offset: int) -> int:
@@ -369,6 +375,8 @@ def edit_in_word(source: SourceFile, token: Token, start: int, end: int, new: st
     word = locate(source, token)
     if word is None or not _SAFE_WORD.fullmatch(new or "-"):
         return None
+    if _python_list(source, word):
+        return deferred(source, "edit_string", word.start, token.value, start, end, new)
     whole = start == 0 and end == len(token.value)
     if word.container == "yaml-item" and word.style == "" and whole and not plain_yaml_ok(new):
         return None
@@ -443,6 +451,8 @@ def split_at_equals(source: SourceFile, token: Token) -> Edit | None:
     word = locate(source, token)
     if word is None or "=" not in token.value:
         return None
+    if _python_list(source, word):
+        return deferred(source, "split_element", word.start, token.value)
     name, value = token.value.split("=", 1)
     at, inner = _inner(source, word)
     text = source.text
@@ -504,6 +514,8 @@ def insert_after(source: SourceFile, token: Token, words: Sequence[str]) -> list
     word = locate(source, token)
     if word is None:
         return None
+    if _python_list(source, word):
+        return [deferred(source, "insert_elements", word.start, tuple(words), True)]
     text = source.text
     newline = source.newline
     if word.container == "yaml-item":
@@ -559,6 +571,8 @@ def insert_before(source: SourceFile, token: Token, words: Sequence[str]) -> lis
     word = locate(source, token)
     if word is None:
         return None
+    if _python_list(source, word):
+        return [deferred(source, "insert_elements", word.start, tuple(words), False)]
     text = source.text
     newline = source.newline
     if word.container == "yaml-item":
@@ -617,6 +631,8 @@ def remove_args(source: SourceFile, launch: Launch, first: int, count: int = 1) 
     head, tail = words[0], words[-1]
     if head.container != tail.container:
         return None
+    if _python_list(source, head):
+        return deferred(source, "remove_elements", head.start, count)
     if head.container == "yaml-item":
         assert head.node is not None and tail.node is not None
         dash = text[:head.node.start].rstrip(" \t")
@@ -659,71 +675,21 @@ def remove_args(source: SourceFile, launch: Launch, first: int, count: int = 1) 
 
 # --- Python keyword arguments -------------------------------------------------------------------------
 
-def python_call_at(source: SourceFile, span: Span | None) -> tuple[int, int, list[tuple[int, int]]] | None:
-    """The call written at ``span`` (a launch's span, ``LLM(`` ...): (offset of ``(``, offset of
-    ``)``, the (start, end) offsets of its arguments). Read with ``ast``, which keeps positions."""
-    import ast
-
-    if span is None:
-        return None
-    try:
-        module = ast.parse(source.text)
-    except (SyntaxError, ValueError):
-        return None
-
-    def offset(line: int, byte_column: int) -> int:
-        start = source.line_start(line)
-        line_text = source.text[start:_line_end(source.text, start)]
-        return start + len(line_text.encode("utf-8")[:byte_column].decode("utf-8", "replace"))
-
-    for node in ast.walk(module):
-        if not isinstance(node, ast.Call) or node.end_lineno is None or node.end_col_offset is None:
-            continue
-        start = offset(node.lineno, node.col_offset)
-        end = offset(node.end_lineno, node.end_col_offset)
-        if not start <= span.start < end:
-            continue
-        func_end = offset(node.func.end_lineno or node.lineno, node.func.end_col_offset or 0)
-        if span.start >= func_end and span.start != start:
-            continue  # the span is inside the arguments: a call nested there is closer
-        arguments: list[tuple[int, int]] = []
-        written: list[ast.expr | ast.keyword] = [*node.args, *node.keywords]
-        for argument in written:
-            if argument.end_lineno is None or argument.end_col_offset is None:
-                return None
-            arguments.append((offset(argument.lineno, argument.col_offset),
-                              offset(argument.end_lineno, argument.end_col_offset)))
-        arguments.sort()
-        opening = source.text.find("(", func_end)
-        return opening, end - 1, arguments
-    return None
-
-
 def add_keyword(source: SourceFile, call_span: Span | None, name: str, value_code: str) -> Edit | None:
     """Add ``name=value_code`` as the call's last keyword argument, in the layout of the call
-    (a new line indented like the arguments of a one-per-line call, else ``, name=value``)."""
-    call = python_call_at(source, call_span)
-    if call is None:
+    (a new line indented like the arguments of a one-per-line call, else ``, name=value``); placed
+    with libcst when the fix is applied (:func:`mtplint.fix.pycst.add_keyword`)."""
+    if call_span is None or call_span.file != source.display:
         return None
-    opening, closing, arguments = call
-    text = source.text
-    keyword = f"{name}={value_code}"
-    if not arguments:
-        return Edit(source.span(opening + 1, closing), keyword) if text[opening + 1:closing].strip() == "" else None
-    last_start, last_end = arguments[-1]
-    after = text[last_end:closing]
-    trailing_comma = re.match(r"[ \t]*,[ \t]*(?:#[^\n]*)?\r?\n", after)
-    if trailing_comma and _first_on_line(text, last_start):
-        at = last_end + trailing_comma.end()
-        return Edit(source.span(at), f"{_indent_of(text, last_start)}{keyword},{source.newline}")
-    return Edit(source.span(last_end), ", " + keyword)
+    return deferred(source, "add_keyword", call_span.start, name, value_code)
 
 
 def replace_kwarg_value(source: SourceFile, kwarg: KwArg, value_code: str) -> Edit | None:
-    """Replace the written value of a keyword argument (``True`` → ``False``)."""
+    """Replace the written value of a keyword argument (``True`` → ``False``): only where the call
+    itself says ``name=value`` (a value read from a ``**options`` dict is not the call's to change)."""
     if kwarg.span is None or kwarg.span.file != source.display:
         return None
-    return Edit(kwarg.span, value_code)
+    return deferred(source, "replace_keyword_value", kwarg.span.start, kwarg.span.end, kwarg.name, value_code)
 
 
 def replace_kwarg_string(source: SourceFile, kwarg: KwArg, old: str, new: str) -> Edit | None:
@@ -731,12 +697,7 @@ def replace_kwarg_string(source: SourceFile, kwarg: KwArg, old: str, new: str) -
     span = kwarg.span
     if span is None or span.file != source.display or not _SAFE_WORD.fullmatch(new):
         return None
-    raw = source.text[span.start:span.end]
-    match = re.fullmatch(r"([rRuU]?)(['\"])(.*)\2", raw, re.DOTALL)
-    if match is None or match.group(3) != old:
-        return None
-    at = span.start + len(match.group(1)) + 1
-    return Edit(source.span(at, at + len(old)), new)
+    return deferred(source, "edit_string", span.start, old, 0, len(old), new)
 
 
 def rename_keyword(source: SourceFile, kwarg: KwArg, new_name: str) -> Edit | None:
@@ -744,11 +705,7 @@ def rename_keyword(source: SourceFile, kwarg: KwArg, new_name: str) -> Edit | No
     span = kwarg.span
     if span is None or span.file != source.display or not new_name.isidentifier():
         return None
-    before = source.text[:span.start]
-    match = re.search(r"\b" + re.escape(kwarg.name) + r"(\s*=\s*)$", before)
-    if match is None:
-        return None
-    return Edit(source.span(match.start(), match.start() + len(kwarg.name)), new_name)
+    return deferred(source, "rename_keyword", span.start, kwarg.name, new_name)
 
 
 # --- fixes shared by several rules -------------------------------------------------------------------

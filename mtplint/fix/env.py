@@ -19,7 +19,6 @@ through a YAML anchor, an unusual layout): the finding then carries no fix rathe
 
 from __future__ import annotations
 
-import ast  # the standard library's parser (light); libcst is not needed for these insertions
 import re
 from pathlib import Path
 
@@ -511,136 +510,12 @@ def _word_remove(source: SourceFile, span: Span, name: str, empty: tuple[str, ..
 # ================================================================================================
 
 
-def _char_offset(source: SourceFile, line: int, byte_column: int) -> int:
-    """ast reports UTF-8 byte columns; turn one into a character offset."""
-    start = source.line_start(line)
-    line_text = source.text[start:line_end(source.text, start)]
-    return start + len(line_text.encode("utf-8")[:byte_column].decode("utf-8", "replace"))
-
-
 def _python_set(launch: Launch, name: str, value: str) -> list[Edit] | None:
     source = launch.source
-    text = source.text
     span = launch.span
     if span is None or span.file != source.display:
         return None
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return None
-    call = next((node for node in ast.walk(tree) if isinstance(node, ast.Call)
-                 and _char_offset(source, node.lineno, node.col_offset) == span.start), None)
-    if call is None:
-        return None
-    keyword = next((k for k in call.keywords if k.arg == "env"), None)
-    if keyword is not None:
-        if not isinstance(keyword.value, ast.Dict):
-            return None  # a dict built elsewhere: not ours to guess
-        return _dict_add(source, keyword.value, name, value)
-    statement = _statement_of(tree, call)
-    if statement is None:
-        return None
-    at = _char_offset(source, statement.lineno, statement.col_offset)
-    indent = text[line_start(text, at):at]
-    if indent.strip():
-        return None
-    lines = [f'{indent}os.environ["{name}"] = "{value}"']
-    edits = []
-    if not _imports_os(tree, statement.lineno):
-        header = _import_os_at(tree, statement.lineno)
-        if header is None or header == statement.lineno:
-            lines.insert(0, f"{indent}import os")
-        else:
-            edits.append(insert_line(source, source.line_start(header), "import os"))
-    edits.append(insert_line(source, line_start(text, at), source.newline.join(lines)))
-    return edits
+    from mtplint.fix.pyedit import deferred
 
-
-def _import_os_at(tree: ast.Module, before_line: int) -> int | None:
-    """The line where ``import os`` goes among the module's first block of imports (the standard
-    library's, by convention), in name order among its plain ``import x`` lines, as isort/ruff keep
-    it; ``None`` when the module has no such block before ``before_line`` (then it goes just above
-    the statement). An import placed by the statement, at module level, would be ruff's E402."""
-    block: list[ast.Import | ast.ImportFrom] = []
-    for node in tree.body:
-        if not block and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            continue  # the module docstring
-        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
-            continue
-        if not isinstance(node, ast.Import | ast.ImportFrom) or node.end_lineno is None:
-            break
-        if block and node.lineno != (block[-1].end_lineno or block[-1].lineno) + 1:
-            break  # a blank line or a comment: the next section
-        block.append(node)
-    if not block or (block[-1].end_lineno or block[-1].lineno) >= before_line:
-        return None
-    plain = [node for node in block if isinstance(node, ast.Import)]
-    later = next((node for node in plain if node.names[0].name > "os"), None)
-    if later is not None:
-        return later.lineno
-    if plain:
-        return (plain[-1].end_lineno or plain[-1].lineno) + 1
-    return block[0].lineno
-
-
-def _statement_of(tree: ast.AST, call: ast.Call) -> ast.stmt | None:
-    """The innermost statement holding the call (the latest-starting one; ``ast.walk`` visits parents
-    first, so on a tie the deeper one wins)."""
-    best: ast.stmt | None = None
-    call_end = (call.end_lineno or call.lineno, call.end_col_offset or 0)
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.stmt) or node.end_lineno is None:
-            continue
-        if (node.lineno, node.col_offset) > (call.lineno, call.col_offset) \
-                or (node.end_lineno, node.end_col_offset or 0) < call_end:
-            continue
-        if best is None or (node.lineno, node.col_offset) >= (best.lineno, best.col_offset):
-            best = node
-    return best
-
-
-def _imports_os(tree: ast.AST, before_line: int) -> bool:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import) and node.lineno < before_line \
-                and any(alias.name == "os" and alias.asname is None for alias in node.names):
-            return True
-    return False
-
-
-def _dict_add(source: SourceFile, node: ast.Dict, name: str, value: str) -> list[Edit] | None:
-    text = source.text
-    if node.end_lineno is None or node.end_col_offset is None:
-        return None
-    close = _char_offset(source, node.end_lineno, node.end_col_offset) - 1
-    if not node.values:
-        open_ = _char_offset(source, node.lineno, node.col_offset)
-        return [Edit(source.span(open_ + 1, close), f'"{name}": "{value}"')]
-    keys = [key for key in node.keys if isinstance(key, ast.Constant) and isinstance(key.value, str)]
-    quote = '"'
-    if keys:
-        first = keys[-1]
-        quote = text[_char_offset(source, first.lineno, first.col_offset)]
-        quote = quote if quote in "'\"" else '"'
-    entry = f"{quote}{name}{quote}: {quote}{value}{quote}"
-    last = node.values[-1]
-    if last.end_lineno is None or last.end_col_offset is None:
-        return None
-    last_end = _char_offset(source, last.end_lineno, last.end_col_offset)
-    tail = text[last_end:close]
-    trailing_comma = tail.strip().startswith(",")
-    if last.end_lineno != node.end_lineno and "\n" in tail:
-        # one entry per line: a new line like the last one
-        last_start = node.keys[-1] if node.keys[-1] is not None else last
-        start = _char_offset(source, last_start.lineno, last_start.col_offset)
-        indent = text[line_start(text, start):start]
-        if indent.strip():
-            return None
-        at = line_end(text, last_end + tail.find(",") if trailing_comma else last_end)
-        if at >= close:
-            return None
-        added = Edit(source.span(at), f"{source.newline}{indent}{entry}{',' if trailing_comma else ''}")
-        return [added] if trailing_comma else [Edit(source.span(last_end), ","), added]
-    if trailing_comma:
-        comma_at = last_end + tail.find(",") + 1
-        return [Edit(source.span(comma_at), f" {entry},")]
-    return [Edit(source.span(last_end), f", {entry}")]
+    # placed with libcst when the fix is applied (mtplint.fix.pycst.set_env, .import_os)
+    return [deferred(source, "import_os", span.start), deferred(source, "set_env", span.start, name, value)]
