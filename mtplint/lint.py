@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mtplint.checks import Finding, one_finding_per_mistake, run_rules, unparsable_findings
+from mtplint.boundary import guarded_rules
+from mtplint.checks import Finding, one_finding_per_mistake, unparsable_findings
 from mtplint.checks.catalog import Rule, load_catalog
 from mtplint.checks.selection import selected_rules
 from mtplint.discover import discover
@@ -121,7 +122,7 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
     checked = [rule for rule in rules if rule.code not in META_RULES]
     for report in pipeline_result.launches:
         report.objective = settings.objective
-        findings.extend(run_rules(checked, report))
+        findings.extend(guarded_rules(checked, report))
     if "MTP003" in chosen:
         from mtplint.checks.mtp003 import unresolved_findings
 

@@ -33,12 +33,12 @@ from contextlib import suppress
 from pathlib import Path
 from time import monotonic
 
-from mtplint.checks import run_rules
+from mtplint.boundary import guarded_rules
 from mtplint.checks.suppress import launch_end_line, may_hold_noqa
 from mtplint.discover import Candidate, discover_as_walked
 from mtplint.extract import MAX_FILE_BYTES, FileLoader
 from mtplint.lint import META_RULES, PARALLEL_THRESHOLD
-from mtplint.pipeline import Result, extract_file, model_launch
+from mtplint.pipeline import Result, extract_file, model_launch, modelling_failed
 from mtplint.source import Diagnostic, Issues, SourceFile, Span, frame_lines
 
 TYPE_CHECKING = False
@@ -232,17 +232,12 @@ def _launch_records(candidate: Candidate, launches: list[Launch], loader: FileLo
         try:
             report = model_launch(launch, loader, launch_issues, settings.pipeline)
         except Exception as error:  # one bad launch must not stop the run (as pipeline.run)
-            import traceback  # only for internal errors: ~4 ms of start-up otherwise
-
-            item["errors"].append(
-                f"{launch.source.display}: internal error while modelling a launch ({type(error).__name__}: {error})\n"
-                f"{traceback.format_exc()}"
-            )
+            modelling_failed(launch, error, launch_issues)
         else:
             if item["noqa"]:  # the last line matters only to a noqa comment after it
                 item["end"] = launch_end_line(report)
             report.objective = settings.objective
-            findings = run_rules(group.checked, report)
+            findings = guarded_rules(group.checked, report)
             if group.unresolved_rule:
                 from mtplint.checks.mtp003 import unresolved_findings
 

@@ -691,7 +691,7 @@ class VllmEngine:
             value: Any
             try:
                 value = json.loads(value_text)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # JSONDecodeError, or too many digits / too deep
                 value = value_text
                 if human:
                     try:
@@ -829,7 +829,12 @@ class VllmEngine:
             return text
         try:
             value = _convert(flag.type, text, run.version)
-        except (ValueError, json.JSONDecodeError) as error:
+        except RecursionError:
+            # argparse catches only TypeError/ValueError: vLLM stops with this traceback at start-up
+            run.error(f"argument {flag.label()}: value nested too deeply for Python's JSON reader "
+                      "(RecursionError)", word.span, option, kind="invalid-json")
+            raise ValueError("nested too deeply") from None
+        except (ValueError, OverflowError) as error:  # OverflowError: int() of an infinite float
             kind = flag.type.removeprefix("optional:")
             if flag.type.startswith("optional:") or kind in ("json", "json_config"):
                 message = f"argument {flag.label()}: Value {text} cannot be converted to {_TYPE_WORDS.get(kind, kind)}."
@@ -855,7 +860,7 @@ class VllmEngine:
             return
         try:
             value = self._convert_value(run, flag, text, word, option)
-        except (ValueError, json.JSONDecodeError):
+        except (ValueError, OverflowError):
             return
         if flag.action in ("append", "extend"):
             previous = run.parsed.options.get(flag.dest)
