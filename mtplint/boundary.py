@@ -38,6 +38,8 @@ def verbose() -> bool:
 def reason(error: BaseException) -> str:
     """``ValueError: the first line of its message``, shortened to :data:`REASON_CHARS`."""
     message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    # CPython's advice to the programmer, not to the user of mtplint
+    message = message.split("; use sys.set_int_max_str_digits()", 1)[0]
     if len(message) > REASON_CHARS:
         message = message[: REASON_CHARS - 1] + "…"
     return f"{type(error).__name__}: {message}" if message else type(error).__name__

@@ -691,13 +691,20 @@ class VllmEngine:
             value: Any
             try:
                 value = json.loads(value_text)
-            except (ValueError, RecursionError):  # JSONDecodeError, or too many digits / too deep
+            except json.JSONDecodeError:
                 value = value_text
                 if human:
                     try:
                         value = human_readable_int(value_text)
                     except ValueError:
                         value = value_text
+            except (ValueError, RecursionError) as error:
+                # vLLM catches only JSONDecodeError here: a number past Python's digit limit or a
+                # value nested too deeply stops it at start-up with that exception
+                from mtplint.boundary import reason
+
+                run.error(f"{text}: {reason(error)}", value_span, key, kind="invalid-json")
+                value = value_text
             nested: Any = value
             for part in reversed(keys):
                 nested = {part: nested}
