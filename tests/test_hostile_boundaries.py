@@ -15,25 +15,15 @@ import os
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import DATA, run_cli, write_files
+from tests.test_hostile_input import BROKEN_COMPOSE
 
 CORPUS = DATA / "hostile" / "boundaries"
-
-BROKEN_COMPOSE = textwrap.dedent("""\
-    services:
-      vllm:
-        image: vllm/vllm-openai:v0.30.0
-        command: >
-          Qwen/Qwen3.6-27B
-          --kv-cache-dtype turboquant_4bit_nc
-          --speculative-config '{"method": "mtp", "num_speculative_tokens": 2}'
-    """)
 
 
 class Run:
