@@ -12,7 +12,8 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
+    from typing import Any
 
     from mtplint.checks import Finding
     from mtplint.checks.catalog import Rule
@@ -68,17 +69,24 @@ def guarded_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
         return run_rules(chosen, report)
     except Exception:
         pass
-    from mtplint.checks import Finding
-
     found: list[Finding] = []
-    launch = report.launch
     for rule in chosen:
-        try:
-            found.extend(run_rules((rule,), report))
-        except Exception as error:
-            report_traceback(f"rule {rule.code} on {launch.source.display}")
-            span = launch.span or launch.source.span(0, 0)
-            found.append(Finding(rule, f"internal error in rule {rule.code} ({reason(error)}); this rule did not "
-                                       "check this launch (please report it; `--verbose` shows the traceback)",
-                                 span, launch_span=span, severity_override="error" if rule.severity != "error" else None))
+        found.extend(guarded_rule(rule, report, run_rules, (rule,), report))
     return found
+
+
+def guarded_rule(rule: Rule, report: LaunchReport, produce: Callable[..., Iterable[Finding]],
+                 *arguments: Any) -> list[Finding]:
+    """The findings ``produce(*arguments)`` gives for ``rule`` on the launch ``report``, or, when it
+    raises, one finding under the rule's code at the launch that says so."""
+    try:
+        return list(produce(*arguments))
+    except Exception as error:
+        from mtplint.checks import Finding
+
+        launch = report.launch
+        report_traceback(f"rule {rule.code} on {launch.source.display}")
+        span = launch.span or launch.source.span(0, 0)
+        return [Finding(rule, f"internal error in rule {rule.code} ({reason(error)}); this rule did not check this "
+                              "launch (please report it; `--verbose` shows the traceback)",
+                        span, launch_span=span, severity_override=None if rule.severity == "error" else "error")]

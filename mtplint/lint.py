@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mtplint.boundary import guarded_rules
+from mtplint.boundary import guarded_rule, guarded_rules
 from mtplint.checks import Finding, one_finding_per_mistake, unparsable_findings
 from mtplint.checks.catalog import Rule, load_catalog
 from mtplint.checks.selection import selected_rules
@@ -126,8 +126,9 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
     if "MTP003" in chosen:
         from mtplint.checks.mtp003 import unresolved_findings
 
+        unresolved_rule = catalog["MTP003"]
         for report in pipeline_result.launches:
-            findings.extend(unresolved_findings(catalog["MTP003"], report, rules))
+            findings.extend(guarded_rule(unresolved_rule, report, unresolved_findings, unresolved_rule, report, rules))
     if "MTP001" in chosen:
         findings.extend(unparsable_findings(catalog["MTP001"], pipeline_result.diagnostics))
     findings = one_finding_per_mistake(findings)

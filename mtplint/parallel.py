@@ -33,7 +33,7 @@ from contextlib import suppress
 from pathlib import Path
 from time import monotonic
 
-from mtplint.boundary import guarded_rules
+from mtplint.boundary import guarded_rule, guarded_rules
 from mtplint.checks.suppress import launch_end_line, may_hold_noqa
 from mtplint.discover import Candidate, discover_as_walked
 from mtplint.extract import MAX_FILE_BYTES, FileLoader
@@ -241,7 +241,9 @@ def _launch_records(candidate: Candidate, launches: list[Launch], loader: FileLo
             if group.unresolved_rule:
                 from mtplint.checks.mtp003 import unresolved_findings
 
-                unresolved = list(unresolved_findings(group.catalog["MTP003"], report, group.rules))
+                unresolved_rule = group.catalog["MTP003"]
+                unresolved = guarded_rule(unresolved_rule, report, unresolved_findings, unresolved_rule, report,
+                                          group.rules)
             if as_objects:
                 item["found"] = findings + unresolved
             else:

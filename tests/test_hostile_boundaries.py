@@ -364,3 +364,18 @@ def test_an_error_outside_every_file_is_exit_2_with_one_line(two_launches: Path,
     assert code == 2 and out == ""
     assert err == ("mtplint: error: internal error, the run did not complete (ZeroDivisionError: planted "
                               "by the test); please report it (`--verbose` shows the traceback)\n")
+
+
+@pytest.mark.parametrize("jobs", ["1", "4"])
+def test_the_unresolved_settings_pass_has_its_own_boundary(two_launches: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           jobs: str) -> None:
+    import mtplint.checks.mtp003 as mtp003
+
+    monkeypatch.setattr(mtp003, "unresolved_findings", _boom)
+    code, out, err = in_process(two_launches, "-j", jobs, "--output-format", "json", ".")
+    findings = json.loads(out)
+    assert code == 1 and err == ""
+    assert sorted((f["filename"], f["code"]) for f in findings if f["code"] in ("MTP003", "MTP101")) == [
+        ("compose.yaml", "MTP003"), ("compose.yaml", "MTP101"), ("serve.sh", "MTP003"), ("serve.sh", "MTP101")]
+    assert all(f["message"].startswith("internal error in rule MTP003 (ZeroDivisionError")
+               for f in findings if f["code"] == "MTP003")
