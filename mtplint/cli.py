@@ -227,9 +227,11 @@ def _pipeline_options(args: argparse.Namespace) -> Any:
 
 
 def _report_internal(errors: list[str], err: TextIO) -> None:
-    for error in errors:
-        from mtplint.report.escape import printable
+    if not errors:
+        return
+    from mtplint.report.escape import printable
 
+    for error in errors:
         first, _, detail = error.partition("\n")
         err.write(f"mtplint: error: {printable(first)}\n")
         if os.environ.get("MTPLINT_DEBUG") and detail:
