@@ -215,8 +215,10 @@ HOSTILE = [
     "/etc/passwd", "--kv-cache-dtype", "turboquant_4bit_nc", "--num-speculative-tokens", "num_speculative_tokens",
     ": ", "- ", "  ", "\n", "=", ";", "[*]", "[Service]", "ExecStart=", "FROM ", "CMD ", "LLM(", "**kwargs",
     "command:", "args:", "env_file: ../outside/x.env", "extend = \"../outside/mtplint.toml\"",
-    "extend-rules = [\"../outside\"]", "{max_concurrency[0]}", "{spec_tokens:>999999999}",
+    "extend-rules = [\"../outside\"]", "{max_concurrency[0]}", "{spec_tokens!r}", "{spec_tokens:>40}",
 ]
+# (a template's width is bounded by the house-rule loader; the property does not ask for a huge one:
+# before that bound, one example would allocate gigabytes)
 
 
 @st.composite
