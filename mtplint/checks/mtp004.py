@@ -4,8 +4,8 @@ from (a compose file, a Kubernetes manifest, a llama-swap file, a ``--config`` f
 What happens to such a file depends on who reads it: Docker Compose refuses it (compose-go:
 ``mapping key "command" already defined at line 4``, checked with Docker Compose v2.40.3), kubectl
 refuses it since about 1.21 (k8up-io/k8up#452, kubectl 1.21.1; 1.15 kept the last value,
-kubernetes/kubernetes#89303), and vLLM and SGLang read ``--config`` with PyYAML's ``safe_load``,
-which keeps the last value and drops the others without a word.
+kubernetes/kubernetes#89303), and vLLM reads ``--config`` with PyYAML's ``safe_load`` (0.30.0
+utils/argparse_utils.py L583), which keeps the last value and drops the others without a word.
 """
 
 from __future__ import annotations

@@ -699,8 +699,8 @@ class VllmEngine:
                     except ValueError:
                         value = value_text
             except (ValueError, RecursionError) as error:
-                # vLLM catches only JSONDecodeError here: a number past Python's digit limit or a
-                # value nested too deeply stops it at start-up with that exception
+                # vLLM catches only JSONDecodeError here (0.30.0 utils/argparse_utils.py L423-431): a
+                # number past Python's digit limit or a value nested too deeply stops it at start-up
                 from mtplint.boundary import reason
 
                 run.error(f"{text}: {reason(error)}", value_span, key, kind="invalid-json")
