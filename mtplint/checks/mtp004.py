@@ -5,7 +5,8 @@ What happens to such a file depends on who reads it: Docker Compose refuses it (
 ``mapping key "command" already defined at line 4``, checked with Docker Compose v2.40.3), kubectl
 refuses it since about 1.21 (k8up-io/k8up#452, kubectl 1.21.1; 1.15 kept the last value,
 kubernetes/kubernetes#89303), and vLLM reads ``--config`` with PyYAML's ``safe_load`` (0.30.0
-utils/argparse_utils.py L583), which keeps the last value and drops the others without a word.
+utils/argparse_utils.py L583) and SGLang too (0.5.9 srt/server_args_config_parser.py L117); PyYAML
+keeps the last value and drops the others without a word.
 """
 
 from __future__ import annotations
