@@ -12,6 +12,7 @@ keeps the last value and drops the others without a word.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import PurePath
 
 from mtplint.checks import Finding, RuleContext
 from mtplint.source import SourceFile
@@ -31,6 +32,11 @@ def _yaml_sources(ctx: RuleContext) -> Iterator[tuple[SourceFile, str]]:
         reader = ("compose" if context.startswith("service ") else "kubernetes" if " container " in context
                   else "other")
         yield launch.source, reader
+    from mtplint.discover import classify
+
+    # a file a setting came from: a --config file the engine read, or the compose file that starts
+    # a script (its environment)
+    config_names = {PurePath(name).name for name in report.parsed.config_files}
     spans = [setting.span for setting in report.effective.values()]
     spans += [option.span for option in report.parsed.options.values()]
     for span in spans:
@@ -38,8 +44,12 @@ def _yaml_sources(ctx: RuleContext) -> Iterator[tuple[SourceFile, str]]:
             continue
         seen.add(span.file)
         source = ctx.source_for(span)
-        if source is not None and source.path.suffix.lower() in _YAML_SUFFIXES:
-            yield source, "config"
+        if source is None or source.path.suffix.lower() not in _YAML_SUFFIXES:
+            continue
+        if classify(source.path) == "compose":
+            yield source, "compose"
+        else:
+            yield source, "config" if source.path.name in config_names else "other"
 
 
 def _consequence(reader: str, engine: str) -> tuple[str, str]:
