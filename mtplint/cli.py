@@ -489,6 +489,7 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
     from mtplint.checks import Finding
     from mtplint.checks.catalog import load_catalog
     from mtplint.fix import apply as fixing
+    from mtplint.fix.scope import within_project
     from mtplint.fix.write import write_all
     from mtplint.lint import lint
     from mtplint.report import fixes as fix_report
@@ -499,7 +500,8 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
     if not run.converged:
         err.write(f"mtplint: warning: fixes did not settle after {run.passes} passes; "
                   "the files are written as they stand (run --fix again to continue)\n")
-    changed = run.changed()
+    changed, outside = within_project(run.changed(), settings.pipeline.root, paths)
+    err.write(fix_report.write_failures(outside))
     internal = run.initial.pipeline.internal_errors
     if args.diff:
         out.write(fix_report.unified_diff(changed))
@@ -508,8 +510,9 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
         if internal:
             return EXIT_ERROR
         return EXIT_FINDINGS if changed else EXIT_CLEAN
-    failures = write_all(changed)
-    err.write(fix_report.write_failures(failures))
+    written_failures = write_all(changed)
+    err.write(fix_report.write_failures(written_failures))
+    failures = [*outside, *written_failures]
     result = run.result
     unwritten = {failure.source.display for failure in failures}
     fixed = [item for item in run.applied

@@ -379,3 +379,29 @@ def test_the_unresolved_settings_pass_has_its_own_boundary(two_launches: Path, m
         ("compose.yaml", "MTP003"), ("compose.yaml", "MTP101"), ("serve.sh", "MTP003"), ("serve.sh", "MTP101")]
     assert all(f["message"].startswith("internal error in rule MTP003 (ZeroDivisionError")
                for f in findings if f["code"] == "MTP003")
+
+
+def test_fix_writes_nothing_outside_the_project(tmp_path: Path) -> None:
+    """Found by the property test (tests/test_fuzz_cli.py): a launch's ``--config ../outside/…``
+    made ``--fix`` rewrite a file outside the folder it was run on."""
+    config = "model: Qwen/Qwen3.6-27B\nkv-cache-dtype: turboquant_4bit_nc\nspeculative-config:\n  method: mtp\n"
+    write_files(tmp_path, {
+        "outside/cfg.yaml": config + "  num_speculative_tokens: 2\n",
+        "project/serve.sh": "#!/usr/bin/env bash\nset -euo pipefail\n"
+                            "exec vllm serve --config ../outside/cfg.yaml --tensor-parallel-size 2\n",
+        "project/cfg.yaml": config + "  num_speculative_tokens: 3\n",
+        "project/inside.sh": "#!/bin/sh\nexec vllm serve --config cfg.yaml\n",
+    })
+    outside = (tmp_path / "outside" / "cfg.yaml").read_bytes()
+    code, out, err = run_cli(["check", "--no-cache", "--isolated", "--fix", "--unsafe-fixes", "--output-format",
+                              "json", "."], cwd=tmp_path / "project")
+    assert (tmp_path / "outside" / "cfg.yaml").read_bytes() == outside
+    assert "kv-cache-dtype: fp8_e5m2" in (tmp_path / "project" / "cfg.yaml").read_text(encoding="utf-8")
+    assert code == 1
+    assert "mtplint: warning: ../outside/cfg.yaml: cannot write fix: the file is outside the project" in err
+    assert [(f["filename"], f["code"]) for f in json.loads(out) if f["code"] in ("MTP001", "MTP101")] == [
+        ("../outside/cfg.yaml", "MTP001"), ("../outside/cfg.yaml", "MTP101")]
+    # naming the outside folder puts it in the run: then it is fixed
+    code, _, err = run_cli(["check", "--no-cache", "--isolated", "--fix", "--unsafe-fixes", ".", "../outside"],
+                           cwd=tmp_path / "project")
+    assert "kv-cache-dtype: fp8_e5m2" in (tmp_path / "outside" / "cfg.yaml").read_text(encoding="utf-8"), err
