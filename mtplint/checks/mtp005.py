@@ -1,4 +1,4 @@
-"""MTP004 duplicate-yaml-key: a key given twice in one mapping of a YAML file a launch is read
+"""MTP005 duplicate-yaml-key: a key given twice in one mapping of a YAML file a launch is read
 from (a compose file, a Kubernetes manifest, a llama-swap file, a ``--config`` file).
 
 What happens to such a file depends on who reads it: Docker Compose refuses it (compose-go:
