@@ -246,15 +246,22 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     paths = args.paths or [Path(".")]
     options = _pipeline_options(args)
-    # GPUs and models added in configuration: each file's own configuration's, as `check`
-    tree = CatalogTree()
+    # GPUs and models added in configuration, its gpu and engine-versions: each file's own
+    # configuration's, as `check`
+    tree = CatalogTree(args.gpu, args.engine_version)
+
+    def activate(group: int) -> None:
+        tree.activate(group)
+        options.gpu, options.engine_versions = tree.settings(group)
+
     try:
-        tree.activate(tree.group_of(paths[0]))
+        first = tree.group_of(paths[0])
         candidates = discover(paths, options.root, options.excludes, options.respect_gitignore, tree)
+        activate(first)  # discovery read (and checked) the other configurations with their own catalogs
     except (CatalogError, ConfigError) as error:
         err.write(f"mtplint: error: {error}\n")
         return EXIT_ERROR
-    result = run(paths, options, candidates=candidates, activate=tree.activate if tree.nested else None)
+    result = run(paths, options, candidates=candidates, activate=activate if tree.nested else None)
     if args.format == "json":
         payload = {
             "launches": [report.to_json() for report in result.launches],
@@ -357,6 +364,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``check`` itself: the settings, the lint, the report (:func:`cmd_check` chose the output and
     whether documents that passed their schema are remembered)."""
+    from mtplint.checks import applies
     from mtplint.checks.catalog import CatalogError
     from mtplint.config import ConfigError, settings_for
     from mtplint.lint import lint
@@ -374,6 +382,10 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"mtplint: error: {error}\n")
         return EXIT_ERROR
     findings = result.findings
+    if stdin is None and any(applies(finding.fix, args.unsafe_fixes) for finding in findings):
+        from mtplint.fix.verify import verified
+
+        findings = verified(findings, settings, args.unsafe_fixes)
     _write_findings(findings, result, output_format, out, unsafe_fixes=args.unsafe_fixes, settings=settings,
                     texts=stdin[1] if stdin else None)
     if args.show_fixes and output_format != "json":
@@ -486,7 +498,7 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
     is a diff; ``--fix`` exits 1 when findings remain; ``--fix-only`` exits 0; with
     ``--exit-non-zero-on-fix`` also 1 when something was fixed. A file that cannot be written is a
     finding (MTP001 "cannot write fix: ..."), not an error of the run."""
-    from mtplint.checks import Finding
+    from mtplint.checks import Finding, applies
     from mtplint.checks.catalog import load_catalog
     from mtplint.fix import apply as fixing
     from mtplint.fix.scope import within_project
@@ -521,8 +533,16 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
         # what is on disk now: the fixed files and, for those left alone, their old text
         result = lint(paths, settings)
     write_rule = load_catalog(settings.extend_rules)["MTP001"]
-    findings = sorted([*result.findings, *(Finding(write_rule, failure.reason, failure.source.span(0))
-                                           for failure in failures)], key=Finding.sort_key)
+    remaining = result.findings
+    if run.converged:
+        from mtplint.fix.verify import demote
+
+        # what is left with an applicable fix was refused (or its file could not be written, which
+        # its own finding says): shown, not counted as fixable
+        remaining = demote(remaining, [f for f in remaining if applies(f.fix, args.unsafe_fixes)
+                                       and f.span.file not in unwritten], run.rejected)
+    findings = sorted([*remaining, *(Finding(write_rule, failure.reason, failure.source.span(0))
+                                     for failure in failures)], key=Finding.sort_key)
     internal = result.pipeline.internal_errors
     if args.fix_only:
         from mtplint.report.escape import printable

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,13 +22,19 @@ EXIT_CLEAN, EXIT_ERROR = 0, 2
 def add_parsers(commands: Any) -> None:
     """Add the tuner's subcommands to ``mtplint``'s subparsers."""
     recommend = commands.add_parser("recommend", help="should this deployment run MTP, with which k, and how")
-    recommend.add_argument("--gpu", required=True, metavar="ID[xN]", help="GPU, e.g. rtx-4090, h100-sxm, rtx-4090x2")
-    recommend.add_argument("--model", required=True, help="served model, e.g. Qwen/Qwen3.6-27B-FP8")
+    recommend.add_argument("--gpu", metavar="ID[xN]", help="GPU, e.g. rtx-4090, h100-sxm, rtx-4090x2 "
+                                                           "(default: `gpu` of the configuration, as check)")
+    recommend.add_argument("--model", help="served model, e.g. Qwen/Qwen3.6-27B-FP8 (default: Qwen/Qwen3.6-27B "
+                                           "in the largest published format that fits)")
     recommend.add_argument("--use-case", choices=("single-user", "multi-user"), default="single-user")
-    recommend.add_argument("--objective", choices=("latency", "throughput"), default="latency")
+    recommend.add_argument("--objective", choices=("latency", "throughput"),
+                           help="what the deployment optimises for (default: `objective` of the configuration, "
+                                "else latency)")
     recommend.add_argument("--engine", choices=ENGINE_CHOICES,
                            help="engine (default: vLLM, or llama.cpp when only a 4-bit GGUF fits the GPU)")
-    recommend.add_argument("--engine-version", metavar="VERSION", help="engine version (default: the newest known)")
+    recommend.add_argument("--engine-version", metavar="VERSION",
+                           help="engine version (default: the configuration's `engine-versions`, else the newest "
+                                "known)")
     recommend.add_argument("--concurrency", type=int, help="sequences decoding together (multi-user; default 64)")
     recommend.add_argument("--kv-cache-dtype", help="KV-cache dtype the server uses")
     recommend.add_argument("--quantization", help="engine --quantization (default: from the model name)")
@@ -37,7 +44,7 @@ def add_parsers(commands: Any) -> None:
     recommend.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
 
     cross = commands.add_parser("crossover", help="speed-up of MTP by batch size, and where it turns into a loss")
-    cross.add_argument("--gpu", required=True, metavar="ID[xN]", help="GPU, e.g. rtx-3090")
+    cross.add_argument("--gpu", metavar="ID[xN]", help="GPU, e.g. rtx-3090 (default: `gpu` of the configuration)")
     cross.add_argument("--model", help="served model (default: a dense 8B)")
     cross.add_argument("--engine", choices=ENGINE_CHOICES,
                        help="engine (default: vLLM and llama.cpp side by side)")
@@ -51,24 +58,33 @@ def add_parsers(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from mtplint.config import ConfigError, command_configuration
+
     try:
+        # the configuration check would read here: its GPU, engine versions, GPUs and models
+        gpu, versions, values = command_configuration(Path.cwd(), args.gpu)
+        if gpu is None:
+            raise ValueError("no GPU: pass --gpu (e.g. --gpu rtx-4090) or set `gpu` in mtplint.toml / "
+                             "[tool.mtplint] of pyproject.toml")
         if args.command == "recommend":
-            return _recommend(args, out)
-        return _crossover(args, out)
-    except ValueError as error:
+            return _recommend(args, gpu, versions, values.get("objective", "latency"), out)
+        return _crossover(args, gpu, out)
+    except (ValueError, ConfigError) as error:
         err.write(f"mtplint: error: {error}\n")
         return EXIT_ERROR
 
 
 # --- recommend ----------------------------------------------------------------------------------
 
-def _recommend(args: argparse.Namespace, out: TextIO) -> int:
+def _recommend(args: argparse.Namespace, gpu: str, versions: dict[str, str], objective: str, out: TextIO) -> int:
     from mtplint.tuner.advisor import recommend
+    from mtplint.tuner.batching import describe_losses
 
-    result = recommend(use_case=args.use_case, objective=args.objective, gpu=args.gpu, model=args.model,
+    result = recommend(use_case=args.use_case, objective=args.objective or objective, gpu=gpu, model=args.model,
                        engine=args.engine, concurrency=args.concurrency, kv_cache_dtype=args.kv_cache_dtype,
                        quantization=args.quantization, tensor_parallel=args.tensor_parallel,
-                       max_model_len=args.max_model_len, engine_version=args.engine_version, max_k=args.max_k)
+                       max_model_len=args.max_model_len, engine_version=args.engine_version, max_k=args.max_k,
+                       engine_versions=versions)
     if args.format == "json":
         out.write(json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
         return EXIT_CLEAN
@@ -85,7 +101,8 @@ def _recommend(args: argparse.Namespace, out: TextIO) -> int:
     if result.crossover is not None:
         cross = result.crossover
         known = "" if cross.acceptance_known else " (default)"
-        lines.append(f"  crossover (k={cross.draft_tokens}): batch {cross.batch}; {cross.gain_at_one:.2f}x at batch 1; "
+        lines.append(f"  crossover (k={cross.draft_tokens}): batch {cross.batch} ({describe_losses(cross)}); "
+                     f"{cross.gain_at_one:.2f}x at batch 1; "
                      f"acceptance {cross.acceptance:g}{known}; weights {cross.weights.label}")
     if result.memory is not None:
         memory = result.memory
@@ -164,14 +181,14 @@ def weights_fit_note(rows: list[dict[str, Any]]) -> str | None:
             "this; see --weights and --tensor-parallel")
 
 
-def _crossover(args: argparse.Namespace, out: TextIO) -> int:
+def _crossover(args: argparse.Namespace, gpu: str, out: TextIO) -> int:
+    from mtplint.tuner.batching import MAX_BATCH, losses_cell, losses_json
+
     engines = (args.engine,) if args.engine else ("vllm", "llama.cpp")
-    rows = crossover_table(args.gpu, args.model, engines, args.weights, args.max_k, args.tensor_parallel,
+    rows = crossover_table(gpu, args.model, engines, args.weights, args.max_k, args.tensor_parallel,
                            args.acceptance)
     first: Any = rows[0]["crossover"]
     if args.plot:
-        from pathlib import Path
-
         from mtplint.tuner.plot import crossover_svg
 
         title = f"MTP speed-up by batch: {args.model or 'dense 8B'} on {first.gpu.id} ({first.weights.label})"
@@ -181,23 +198,25 @@ def _crossover(args: argparse.Namespace, out: TextIO) -> int:
                 "acceptance": first.acceptance, "acceptance_known": first.acceptance_known,
                 "weights_fit": weights_fit_note(rows) is None,
                 "rows": [{"engine": row["engine"], "k": row["k"], "crossover_batch": row["batch"],
+                          "losing_ranges": losses_json(row["crossover"]),
                           "speedup": {str(b): round(v, 3) for b, v in row["speedup"].items()}} for row in rows]}
         out.write(json.dumps(data, indent=2) + "\n")
         return EXIT_CLEAN
     known = "" if first.acceptance_known else ", a default"
     out.write(f"MTP speed-up by batch size: {args.model or 'a dense 8B model (no --model)'} on {first.gpu.id}, "
               f"{first.weights.label} weights, acceptance {first.acceptance:g}{known}\n")
-    header = ["engine", "k", "crossover"] + [f"b={b}" for b in TABLE_BATCHES]
+    header = ["engine", "k", "loses at"] + [f"b={b}" for b in TABLE_BATCHES]
     table = [header]
     for row in rows:
-        table.append([row["engine"], str(row["k"]), str(row["batch"]) if row["batch"] else "none",
+        table.append([row["engine"], str(row["k"]), losses_cell(row["crossover"]),
                       *(f"{row['speedup'][b]:.2f}" for b in TABLE_BATCHES)])
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
     for line in table:
         out.write("  ".join(cell.rjust(width) if i else cell.ljust(width)
                             for i, (cell, width) in enumerate(zip(line, widths, strict=True))).rstrip() + "\n")
-    out.write("crossover: the largest batch at which MTP is still >= 1x; b=N: speed-up at N concurrent sequences "
-              "(model: mtplint/tuner/batching.py, speed-ups within about +-25%, the crossover within a factor of ~2)\n")
+    out.write(f"loses at: the batch sizes where MTP is below 1x, followed up to {MAX_BATCH} (6+: from 6 on; none: "
+              "it pays at every batch); b=N: speed-up at N concurrent sequences (model: mtplint/tuner/batching.py, "
+              "speed-ups within about +-25%, the crossover within a factor of ~2)\n")
     note = weights_fit_note(rows)
     if note is not None:
         out.write(f"note: {note}\n")

@@ -30,6 +30,7 @@ from mtplint.records import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
 CONFIG_NAMES = (".mtplint.toml", "mtplint.toml", "pyproject.toml")
@@ -303,14 +304,21 @@ class _Groups:
 
 
 class CatalogTree(_Groups):
-    """``mtplint inspect``: the groups of :class:`ConfigTree` for the only part of configuration
-    inspect uses, the GPUs and models it adds (a launch's effective ``gpu`` and model come from them)."""
+    """``mtplint inspect``: the groups of :class:`ConfigTree` for the parts of configuration inspect
+    uses, those that decide a launch's effective settings as ``check`` sees them: the GPUs and models
+    it adds, its ``gpu`` and its ``engine-versions`` (:func:`shared_settings`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, gpu: str | None = None, engine_versions: Sequence[str] = ()) -> None:
         super().__init__()
+        #: the command line's ``--gpu`` and ``--engine-version``, on top of every configuration's
+        self._gpu, self._engine_versions = gpu, engine_versions
         self._values: list[dict[str, Any]] = []
+        self._settings: list[tuple[str | None, dict[str, str]]] = []
 
     def _read(self, path: Path | None, values: dict[str, Any]) -> None:
+        # checked when the file is met (during discovery), as check's settings are
+        where = str(path) if path is not None else "command line"
+        self._settings.append(shared_settings(values, where, self._gpu, self._engine_versions))
         self._values.append(values)
 
     def walk_settings(self, group: int) -> tuple[tuple[str, ...], bool] | None:
@@ -318,6 +326,39 @@ class CatalogTree(_Groups):
 
     def activate(self, group: int) -> None:
         register_catalog(self._values[group])
+
+    def settings(self, group: int) -> tuple[str | None, dict[str, str]]:
+        """The group's GPU and engine versions, the command line's on top."""
+        return self._settings[group]
+
+
+def shared_settings(values: dict[str, Any], where: str, gpu: str | None,
+                    engine_versions: Sequence[str]) -> tuple[str | None, dict[str, str]]:
+    """What every command reads from a configuration as ``check`` does: registers its GPUs and models,
+    and returns the GPU (``--gpu`` first, else the file's ``gpu``, checked against the catalog with
+    them) and the engine versions (the file's ``engine-versions`` with ``--engine-version`` on top).
+    ``where`` names the file in errors."""
+    from mtplint.cli import _engine_versions
+
+    register_catalog(values)
+    versions = _checked_engine_versions(dict(values.get("engine-versions", {})), where)
+    versions.update(_checked_engine_versions(_engine_versions(engine_versions), "--engine-version"))
+    chosen = gpu or values.get("gpu")
+    if chosen:
+        _check_gpu(chosen, "--gpu" if gpu else f"{where}: key `gpu`")
+    return chosen, versions
+
+
+def command_configuration(start: Path, gpu: str | None = None,
+                          engine_versions: Sequence[str] = ()) -> tuple[str | None, dict[str, str], dict[str, Any]]:
+    """For a command that reads no launches (``recommend``, ``crossover``): the configuration
+    closest to ``start``, as ``check`` would read it for a file there -- the GPU and engine versions
+    (:func:`shared_settings`; its GPUs and models registered) and the file's values."""
+    path = find_config(start)
+    values = load_config(path).values if path is not None else {}
+    where = "command line" if path is None else str(path)
+    chosen, versions = shared_settings(values, where, gpu, engine_versions)
+    return chosen, versions, values
 
 
 #: engines ``engine-versions`` / ``--engine-version`` may name, and the version shapes they accept
@@ -345,8 +386,13 @@ def _check_gpu(spec: str, where: str) -> None:
 
     gpu, _, name = parse_gpu_spec(spec)
     if gpu is None:
-        known = ", ".join(entry.id for entry in catalog())
-        raise ConfigError(f"{where}: unknown GPU {name!r} (known: {known}; add a count as in rtx-4090x2)")
+        import difflib
+
+        ids = [entry.id for entry in catalog()]
+        close = difflib.get_close_matches(name.lower(), ids, n=3, cutoff=0.4)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise ConfigError(f"{where}: unknown GPU {name!r}{hint} (known: {', '.join(ids)}; add a count as in "
+                          "rtx-4090x2)")
 
 
 def settings_for(args: argparse.Namespace) -> tuple[Any, str]:
@@ -382,16 +428,10 @@ def settings_from(values: dict[str, Any], where: str, args: argparse.Namespace) 
     """
     from mtplint.checks.catalog import load_catalog
     from mtplint.checks.selection import Layer, check_selectors, resolve
-    from mtplint.cli import _engine_versions
     from mtplint.lint import LintSettings
     from mtplint.pipeline import Options
 
-    register_catalog(values)
-    engine_versions = _checked_engine_versions(dict(values.get("engine-versions", {})), where)
-    engine_versions.update(_checked_engine_versions(_engine_versions(args.engine_version), "--engine-version"))
-    gpu = args.gpu or values.get("gpu")
-    if gpu:
-        _check_gpu(gpu, "--gpu" if args.gpu else f"{where}: key `gpu`")
+    gpu, engine_versions = shared_settings(values, where, args.gpu, args.engine_version)
     options = Options(
         root=Path.cwd(),
         excludes=(*values.get("exclude", ()), *args.exclude),

@@ -113,6 +113,55 @@ def classify(path: Path, head: bytes = b"") -> str | None:
     return _classify_name(path.name, head)
 
 
+#: suffixes that wrap a file of another kind: templates, examples, backups (``vllm.yaml.tpl``)
+_WRAPPER_SUFFIXES = frozenset(("tpl", "tmpl", "template", "j2", "jinja", "jinja2", "in", "example", "sample",
+                               "dist", "orig", "bak", "old", "local", "prod", "dev", "gotmpl"))
+#: how much of a file named on the command line is read to tell its kind by content
+_SNIFF_BYTES = 8192
+
+
+def classify_explicit(path: Path, head: bytes = b"") -> str | None:
+    """The kind of a file named on the command line: by its name, then by the name inside a
+    template or backup suffix (``deploy/vllm.yaml.tpl``, ``compose.yaml.example``), then by its
+    content (``run-server`` without an extension, ``serve.conf``). A file the user names is linted
+    as what it holds; a walk still goes by names, as reading every file would be slow."""
+    kind = classify(path, head)
+    if kind is not None:
+        return kind
+    name = path.name
+    while True:
+        stem, dot, suffix = name.rpartition(".")
+        if not dot or not stem or suffix.lower() not in _WRAPPER_SUFFIXES:
+            break
+        name = stem
+        kind = _classify_name(name, head)
+        if kind is not None:
+            return kind
+    return _kind_by_content(_head(path, _SNIFF_BYTES) if len(head) < _SNIFF_BYTES else head)
+
+
+_YAML_KEY = re.compile(rb"^(apiVersion|kind|services|spec|metadata|x-[\w-]+)\s*:", re.MULTILINE)
+_DOCKERFILE_LINE = re.compile(rb"^\s*FROM\s+\S", re.MULTILINE | re.IGNORECASE)
+_UNIT_SECTION = re.compile(rb"^\s*\[(Unit|Service|Install)\]\s*$", re.MULTILINE)
+_PYTHON_LINE = re.compile(rb"^(import \w|from [\w.]+ import )", re.MULTILINE)
+
+
+def _kind_by_content(head: bytes) -> str | None:
+    """The kind a file's first kilobytes show: a Dockerfile's ``FROM``, a unit's sections, the top
+    keys of a compose file or Kubernetes manifest, Python imports, else a script that starts an
+    engine (a text with neither is not a file mtplint reads)."""
+    if _UNIT_SECTION.search(head):
+        return "systemd"
+    if _YAML_KEY.search(head):
+        return "yaml"
+    first = next((line.strip() for line in head.splitlines() if line.strip() and not line.lstrip().startswith(b"#")), b"")
+    if first.upper().startswith((b"FROM ", b"ARG ")) and _DOCKERFILE_LINE.search(head):
+        return "dockerfile"
+    if _PYTHON_LINE.search(head):
+        return "python"
+    return "shell" if mentions_engine(head) else None
+
+
 def _suffix(name: str) -> str:
     """``PurePath(name).suffix``, without building a path (the walk names every file of a tree)."""
     dot = name.rfind(".")
@@ -164,9 +213,23 @@ def _may_have_shebang(suffix: str) -> bool:
     return suffix not in _NOT_SCRIPTS
 
 
+#: a compose service's ``build:`` key, and a YAML file's top-level ``services:`` (a compose file by
+#: its content; a CI workflow's ``build`` job sits under ``jobs:``)
+_BUILD_KEY = re.compile(rb"^[ \t]+build[ \t]*:", re.MULTILINE)
+_SERVICES_KEY = re.compile(rb"^services[ \t]*:", re.MULTILINE)
+
+
+def _builds_image(data: bytes, kind: str) -> bool:
+    """A compose file that builds a service from a Dockerfile: its engine may be named only there."""
+    if kind == "compose":
+        return _BUILD_KEY.search(data) is not None
+    return kind == "yaml" and _SERVICES_KEY.search(data) is not None and _BUILD_KEY.search(data) is not None
+
+
 def relevant(data: bytes, kind: str) -> bool:
-    """The byte-level prefilter. Systemd units may start a script that holds the launch."""
-    return kind == "systemd" or mentions_engine(data)
+    """The byte-level prefilter. Systemd units may start a script that holds the launch; a compose
+    service built from a Dockerfile may name its engine only in the Dockerfile."""
+    return kind == "systemd" or mentions_engine(data) or _builds_image(data, kind)
 
 
 def relevant_file(path: Path, kind: str, chunk_size: int = 1 << 20) -> bool:
@@ -179,7 +242,7 @@ def relevant_file(path: Path, kind: str, chunk_size: int = 1 << 20) -> bool:
     try:
         with path.open("rb") as handle:
             while chunk := handle.read(chunk_size):
-                if mentions_engine(tail + chunk):
+                if mentions_engine(tail + chunk) or _builds_image(tail + chunk, kind):
                     return True
                 tail = chunk[-overlap:]
     except OSError:
@@ -376,10 +439,10 @@ def _kind_of(path: str, name: str) -> str | None:
     return _shebang_kind(_head(path)) if kind is _BY_FIRST_LINE else kind
 
 
-def _head(path: str | Path) -> bytes:
+def _head(path: str | Path, size: int = 256) -> bytes:
     try:
         with open(path, "rb") as handle:
-            return handle.read(256)
+            return handle.read(size)
     except OSError:
         return b""
 
@@ -512,7 +575,7 @@ def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), re
             for candidate in _walked(given, root, group, walk_excludes, walk_gitignore, configs):
                 found.setdefault(candidate.path, candidate)
         elif given.exists() or given.is_symlink():
-            kind = classify(given, _head(given)) or "unknown"
+            kind = classify_explicit(given, _head(given)) or "unknown"
             found[given] = Candidate(given, kind, explicit=True, group=group)
             readers.extend((path, reader_kind, configs.group_of(path) if configs is not None else 0)
                            for path, reader_kind in brought_in(given, kind, root))

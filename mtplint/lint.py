@@ -120,15 +120,25 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
     pipeline_result = run(paths, settings.pipeline, loader, candidates=candidates)
     findings: list[Finding] = []
     checked = [rule for rule in rules if rule.code not in META_RULES]
-    for report in pipeline_result.launches:
+    # each launch's findings, for the launches of a command that runs differently on different paths
+    per_launch: list[list[Finding]] = [[] for _ in pipeline_result.launches]
+    for report, found in zip(pipeline_result.launches, per_launch, strict=True):
         report.objective = settings.objective
-        findings.extend(guarded_rules(checked, report))
+        found.extend(guarded_rules(checked, report))
+        findings.extend(found)
     if "MTP003" in chosen:
         from mtplint.checks.mtp003 import unresolved_findings
 
         unresolved_rule = catalog["MTP003"]
-        for report in pipeline_result.launches:
-            findings.extend(guarded_rule(unresolved_rule, report, unresolved_findings, unresolved_rule, report, rules))
+        for report, found in zip(pipeline_result.launches, per_launch, strict=True):
+            unresolved = guarded_rule(unresolved_rule, report, unresolved_findings, unresolved_rule, report, rules)
+            found.extend(unresolved)
+            findings.extend(unresolved)
+    if any(report.launch.paths is not None for report in pipeline_result.launches):
+        from mtplint.checks.paths import name_path_conditions
+
+        name_path_conditions([(report.launch, found)
+                              for report, found in zip(pipeline_result.launches, per_launch, strict=True)])
     if "MTP001" in chosen:
         findings.extend(unparsable_findings(catalog["MTP001"], pipeline_result.diagnostics))
     findings = one_finding_per_mistake(findings)

@@ -22,7 +22,7 @@ class ModelInfo(FrozenRecord):
     """A catalogued model family: architecture, hybrid attention, MTP layers."""
 
     __slots__ = ("id", "family", "arch", "hybrid", "mtp_layers", "mtp_config_key", "mtp_less_variants", "user",
-                 "checkpoints")
+                 "checkpoints", "first_release")
     id: Final[str]
     family: Final[str]
     arch: Final[str]
@@ -37,10 +37,14 @@ class ModelInfo(FrozenRecord):
     user: Final[bool]
     #: published checkpoints in other formats (``fp8``, ``gguf``): Hugging Face repos
     checkpoints: Final[tuple[tuple[str, str], ...]]
+    #: (engine, first release serving the architecture, source of that fact, "mtp" when the release
+    #: is the first to draft with the model's MTP head, else "")
+    first_release: Final[tuple[tuple[str, str, str, str], ...]]
 
     def __init__(self, id: str, family: str, arch: str, hybrid: bool, mtp_layers: int | None,
                  mtp_config_key: str | None = None, mtp_less_variants: tuple[str, ...] = (), user: bool = False,
-                 checkpoints: tuple[tuple[str, str], ...] = ()) -> None:
+                 checkpoints: tuple[tuple[str, str], ...] = (),
+                 first_release: tuple[tuple[str, str, str, str], ...] = ()) -> None:
         self.id = id
         self.family = family
         self.arch = arch
@@ -50,6 +54,7 @@ class ModelInfo(FrozenRecord):
         self.mtp_less_variants = mtp_less_variants
         self.user = user
         self.checkpoints = checkpoints
+        self.first_release = first_release
 
     def checkpoint(self, form: str) -> str | None:
         return dict(self.checkpoints).get(form)
@@ -158,7 +163,9 @@ def _catalog() -> tuple[tuple[str, ModelInfo, str], ...]:
         info = ModelInfo(entry["id"], entry["family"], entry["arch"], entry["hybrid"], entry["mtp_layers"],
                          mtp_config_key=mtp.get("config_key"), mtp_less_variants=tuple(entry.get("mtp_less_variants", ())),
                          user=entry["id"] in user_ids,
-                         checkpoints=tuple(sorted((entry.get("checkpoints") or {}).items())))
+                         checkpoints=tuple(sorted((entry.get("checkpoints") or {}).items())),
+                         first_release=tuple((engine, first["version"], first["source"], first.get("applies_to", ""))
+                                             for engine, first in sorted((entry.get("first_release") or {}).items())))
         for pattern in entry["patterns"]:
             entries.append((pattern, info, required_text(pattern)))
     return tuple(entries)

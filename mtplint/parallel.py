@@ -210,6 +210,7 @@ def _launch_records(candidate: Candidate, launches: list[Launch], loader: FileLo
     # realpath, not resolve() (pipeline._extracted): the same answer, but no RuntimeError on a
     # symlink loop; asked of the loader, which has resolved these directories already
     candidate_path = loader.real_path(candidate.path)
+    checked: list[tuple[Record, Launch, list[Finding], list[Finding]]] = []
     for launch in launches:
         span = launch.span
         item: Record = {
@@ -244,14 +245,20 @@ def _launch_records(candidate: Candidate, launches: list[Launch], loader: FileLo
                 unresolved_rule = group.catalog["MTP003"]
                 unresolved = guarded_rule(unresolved_rule, report, unresolved_findings, unresolved_rule, report,
                                           group.rules)
-            if as_objects:
-                item["found"] = findings + unresolved
-            else:
-                item["findings"] = [finding_json(finding) for finding in findings]
-                item["unresolved"] = [finding_json(finding) for finding in unresolved]
+            checked.append((item, launch, findings, unresolved))
         item["diagnostics"] = _diagnostics_json(launch_issues.items)
         item["shown"] = shown_lines([diagnostic.span for diagnostic in launch_issues.items]
                                     + [finding.span for finding in (*findings, *unresolved)], loader, launch.source)
+    if any(launch.paths is not None for _, launch, _, _ in checked):
+        from mtplint.checks.paths import name_path_conditions
+
+        name_path_conditions([(launch, [*findings, *unresolved]) for _, launch, findings, unresolved in checked])
+    for item, _, findings, unresolved in checked:
+        if as_objects:
+            item["found"] = findings + unresolved
+        else:
+            item["findings"] = [finding_json(finding) for finding in findings]
+            item["unresolved"] = [finding_json(finding) for finding in unresolved]
     return records
 
 

@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from mtplint.discover import Candidate, discover, relevant, relevant_file
-from mtplint.engines import EngineContext, Parsed, engine_for
+from mtplint.engines import CliError, EngineContext, Parsed, engine_for
 from mtplint.extract import (
     MAX_FILE_BYTES,
     ExtractContext,
@@ -31,7 +31,16 @@ from mtplint.hardware import Hardware, find_gpu, parse_gpu_spec
 from mtplint.records import Record
 from mtplint.settings import Setting
 from mtplint.source import Diagnostic, Issues, ShownLines, SourceFile
-from mtplint.versions import EngineVersion, PinMemo, compare, pins_near, resolve
+from mtplint.versions import (
+    EngineVersion,
+    Evidence,
+    PinMemo,
+    compare,
+    narrow_by_model,
+    pins_near,
+    resolve,
+    where,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -75,7 +84,7 @@ class Options(Record):
 
 
 class LaunchReport(Record):
-    __slots__ = ("launch", "version", "parsed", "effective", "hardware", "objective", "loader")
+    __slots__ = ("launch", "version", "parsed", "effective", "hardware", "objective", "loader", "undecided")
     launch: Launch
     version: EngineVersion
     parsed: Parsed
@@ -85,6 +94,9 @@ class LaunchReport(Record):
     objective: str
     #: the files read for this run (fixes need the text of a ``--config`` file or a started script)
     loader: FileLoader | None
+    #: (rule code, setting, versions where it would fire) of each rule that could not decide
+    #: because the setting's default differs across the versions still possible (MTP004)
+    undecided: list[tuple[str, str, str]]
 
     def __init__(self, launch: Launch, version: EngineVersion, parsed: Parsed, effective: dict[str, Setting],
                  hardware: Hardware, objective: str = "latency", loader: FileLoader | None = None) -> None:
@@ -95,6 +107,7 @@ class LaunchReport(Record):
         self.hardware = hardware
         self.objective = objective
         self.loader = loader
+        self.undecided = []
 
     def to_json(self) -> dict[str, Any]:
         launch = self.launch
@@ -192,8 +205,9 @@ def gpu_setting(hardware: Hardware) -> Setting:
     return Setting(value, hardware.origin if (value or hardware.count) else "default", hardware.span, extra=extra)
 
 
-def _unknown_flags(parsed: Parsed) -> set[int]:
-    return {error.span.start if error.span else -1 for error in parsed.errors if error.kind == "unknown"}
+def _unknown_flags(parsed: Parsed) -> dict[int, CliError]:
+    """The words the parser rejected as unknown flags, by where they start."""
+    return {error.span.start if error.span else -1: error for error in parsed.errors if error.kind == "unknown"}
 
 
 @lru_cache(maxsize=256)  # a tree's launches ask about the same few ranges
@@ -206,9 +220,12 @@ def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, cont
                     parsed: Parsed | None = None) -> EngineVersion:
     """RULES.md "Versions": flags that exist only in some versions narrow the possible range.
 
-    Only the lower bound moves: a flag the assumed (newest possible) version knows but older
-    versions reject means the launch runs a version that has it. A flag the newest version rejects
-    is left alone -- that is a removed flag, and saying so is the point of the removal rules.
+    A flag the assumed (newest possible) version knows but older versions reject means the launch
+    runs a version that has it: the lower bound moves. A flag the newest version rejects but an
+    older one accepts was removed: the first release that rejects it becomes
+    :attr:`EngineVersion.flags_below` -- evidence, and a bound on the range a rule that could not
+    decide is told of, but not ``high``: saying the flag is gone is the point of the removal rules,
+    which weigh every version still possible.
     ``parsed``: the launch already parsed at ``version`` (saves parsing it again here).
     """
     candidates = _older_versions(tuple(engine.known_versions()), version.low, version.version)
@@ -217,8 +234,11 @@ def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, cont
     scratch = EngineContext(context.loader, Issues())
     newest_unknown = _unknown_flags(parsed if parsed is not None else engine.parse(launch, version, scratch))
     # versions with the newest one's flags reject the same words: no need to parse at them
-    unknown_by_key: dict[object, set[int]] = {engine.flags_key(version.version): newest_unknown}
+    unknown_by_key: dict[object, dict[int, CliError]] = {engine.flags_key(version.version): newest_unknown}
     newest_reading = engine.flags_reading(launch, version.version)
+    evidence = list(version.evidence)
+    flags_below: str | None = None
+    above = version.version  # the release just newer than the candidate
     low = version.low
     for candidate in reversed(candidates):
         key = engine.flags_key(candidate)
@@ -229,14 +249,26 @@ def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, cont
             else:
                 trial = EngineVersion(version.engine, candidate, False, version.source, version.low, version.high)
                 unknown_by_key[key] = _unknown_flags(engine.parse(launch, trial, scratch))
-        if unknown_by_key[key] - newest_unknown:
+        rejected = unknown_by_key[key]
+        accepted_again = [newest_unknown[start] for start in newest_unknown.keys() - rejected.keys()]
+        if accepted_again and flags_below is None:
+            flags_below = above
+            flag = accepted_again[0]
+            evidence.append(Evidence("flag", f"<{above}", where(flag.span),
+                                     f"`{flag.flag}` is not accepted from {version.engine} {above} on"))
+        added = rejected.keys() - newest_unknown.keys()
+        if added:
+            # this release rejects a flag the newer ones accept: the launch runs one of those
+            low = above
+            flag = rejected[min(added)]
+            evidence.append(Evidence("flag", f">={low}", where(flag.span),
+                                     f"`{flag.flag}` is not accepted before {version.engine} {low}"))
             break
-        low = candidate
-    else:
+        above = candidate
+    if low == version.low and flags_below is None:
         return version
-    if low is None or low == version.low:
-        return version
-    return EngineVersion(version.engine, version.version, False, "flags", low, version.high, version.span)
+    return EngineVersion(version.engine, version.version, False, "flags" if low != version.low else version.source,
+                         low, version.high, version.span, tuple(evidence), flags_below)
 
 
 #: the key, in a loader's memos, of the version pins per directory (one run reads each directory's
@@ -261,6 +293,15 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
     if not version.known:
         version = narrow_by_flags(engine, launch, version, context, parsed)
     effective = engine.effective(launch, parsed, version, hardware)
+    if not version.known:
+        model = effective.get("model")
+        if model is not None and isinstance(model.value, str) and not model.unresolved:
+            method = effective.get("spec_method")
+            narrowed = narrow_by_model(version, model.value, model.span, method.value if method is not None else None,
+                                       engine.known_versions())
+            if narrowed is not version:  # defaults that differ across versions are read again
+                version = narrowed
+                effective = engine.effective(launch, parsed, version, hardware)
     effective["gpu"] = gpu_setting(hardware)
     return LaunchReport(launch, version, parsed, effective, hardware, loader=loader)
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import cache, lru_cache
 from pathlib import Path
 
-from mtplint.extract.launch import VersionHint
+from mtplint.extract.launch import FLOATING, VersionHint
 from mtplint.records import Record
 from mtplint.source import SourceFile, Span
 
@@ -141,14 +141,48 @@ def compare(left: str, right: str) -> int:
     return (a > b) - (a < b)
 
 
+def where(span: Span | None) -> str:
+    """``file:line:column`` of a span ("" without one)."""
+    return f"{span.file}:{span.line}:{span.column}" if span is not None else ""
+
+
+class Evidence(Record):
+    """One piece of evidence about the version a launch runs, and where it comes from.
+
+    ``kind``: ``config`` (``--engine-version`` / ``engine-versions``), ``image`` (a release in the
+    image tag), ``tag`` (``latest``/``nightly``: the newest known release or later), ``pin`` (a
+    requirements/pyproject/Dockerfile pin), ``flag`` (a flag only some releases accept), ``model``
+    (the model's architecture is served from some release on)."""
+
+    __slots__ = ("kind", "spec", "origin", "detail")
+    kind: str
+    #: what it says of the version: ``==0.11.0``, ``>=0.17.0``, ``<0.8.3``
+    spec: str
+    #: ``file:line:column``, or what else it comes from (``--engine-version``)
+    origin: str
+    detail: str
+
+    def __init__(self, kind: str, spec: str, origin: str, detail: str) -> None:
+        self.kind = kind
+        self.spec = spec
+        self.origin = origin
+        self.detail = detail
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind, "spec": self.spec, "origin": self.origin, "detail": self.detail}
+
+
 class EngineVersion(Record):
     """The version used to model a launch, and how sure that is.
 
     ``version`` is the one parsing uses; when ``known`` is false it is the newest version still
-    possible, and ``low``/``high`` bound what else it could be (``high`` exclusive).
+    possible, and ``low``/``high`` bound what else it could be (``high`` exclusive). ``evidence``
+    lists what the version was told from. ``flags_below``: the first release that rejects a flag the
+    launch uses (:func:`mtplint.pipeline.narrow_by_flags`); it bounds the range a rule that could
+    not decide is told of, not ``high``, which the rules about the removed flag itself weigh.
     """
 
-    __slots__ = ("engine", "version", "known", "source", "low", "high", "span")
+    __slots__ = ("engine", "version", "known", "source", "low", "high", "span", "evidence", "flags_below")
     engine: str
     version: str
     known: bool
@@ -156,9 +190,12 @@ class EngineVersion(Record):
     low: str | None
     high: str | None
     span: Span | None
+    evidence: tuple[Evidence, ...]
+    flags_below: str | None
 
     def __init__(self, engine: str, version: str, known: bool, source: str, low: str | None = None,
-                 high: str | None = None, span: Span | None = None) -> None:
+                 high: str | None = None, span: Span | None = None, evidence: tuple[Evidence, ...] = (),
+                 flags_below: str | None = None) -> None:
         self.engine = engine
         self.version = version
         self.known = known
@@ -166,6 +203,21 @@ class EngineVersion(Record):
         self.low = low
         self.high = high
         self.span = span
+        self.evidence = evidence
+        self.flags_below = flags_below
+
+    def possible(self) -> tuple[str | None, str | None]:
+        """The range still possible, ``[low, below)``, with a removed flag's bound applied."""
+        high = self.high
+        if self.flags_below is not None and (high is None or compare(self.flags_below, high) < 0):
+            high = self.flags_below
+        return self.low, high
+
+    def describe_range(self) -> str:
+        """``≥0.17.0``, ``≥0.10.2, <0.28.0``, ``any`` (no bound)."""
+        low, high = self.possible()
+        parts = [f"≥{low}" if low else "", f"<{high}" if high else ""]
+        return ", ".join(part for part in parts if part) or "any"
 
     @property
     def assumed(self) -> bool:
@@ -196,8 +248,11 @@ class EngineVersion(Record):
         data: dict[str, object] = {"engine_version": self.version, "version_source": self.source}
         if not self.known:
             data["assumed_version"] = True
-            if self.low or self.high:
-                data["possible_versions"] = {"min": self.low, "below": self.high}
+            low, high = self.possible()
+            if low or high:
+                data["possible_versions"] = {"min": low, "below": high}
+        if self.evidence:
+            data["version_evidence"] = [evidence.to_json() for evidence in self.evidence]
         return data
 
 
@@ -337,6 +392,11 @@ def _pins_in_directory(directory: str | Path, read: Callable[[Path], SourceFile 
     return hints, seen
 
 
+def pins_in_directory(directory: Path, read: Callable[[Path], SourceFile | None]) -> list[VersionHint]:
+    """The pins in one directory's pin files (a compose build context's ``requirements.txt``)."""
+    return _pins_in_directory(directory, read)[0]
+
+
 def _matching(names: list[str], pattern: str) -> list[str]:
     import fnmatch  # only for a directory with a name that may be a pin file's
 
@@ -401,23 +461,39 @@ def _pins_up_to_root(directory: str, root: str, read: Callable[[Path], SourceFil
     return pins
 
 
+#: what each kind of version hint is called in the evidence ``inspect`` shows
+_HINT_DETAIL = {"image": "release in the image tag", "pin": "version pin", "tag": "floating image tag"}
+
+
 def resolve(engine: str, known_versions: Sequence[str], hints: Iterable[VersionHint], forced: str | None = None) -> EngineVersion:
     """Combine the evidence into one :class:`EngineVersion`."""
     newest = known_versions[-1] if known_versions else "0"
     if forced:
-        return EngineVersion(engine, forced.lstrip("v"), True, "config")
+        version = forced.lstrip("v")
+        return EngineVersion(engine, version, True, "config", evidence=(
+            Evidence("config", f"=={version}", "--engine-version / engine-versions", "given by the user"),))
     low: str | None = None
     high: str | None = None
     low_span: Span | None = None
+    evidence: list[Evidence] = []
     for hint in hints:
         if hint.engine != engine:
+            continue
+        if hint.spec == FLOATING:
+            # `latest` / `nightly`: the newest known release or a later one
+            evidence.append(Evidence("tag", f">={newest}", where(hint.span),
+                                     "`latest`/`nightly`-style tag: the newest known release or later"))
+            if low is None or compare(newest, low) > 0:
+                low, low_span = newest, hint.span
             continue
         match = re.match(r"(==|>=|<=|~=|<|>)?\s*v?(.+)", hint.spec)
         if not match:
             continue
         operator, value = match.group(1) or "==", match.group(2)
+        evidence.append(Evidence(hint.source, f"{operator}{value}", where(hint.span),
+                                 _HINT_DETAIL.get(hint.source, hint.source)))
         if operator == "==" and not value.endswith("*"):
-            return EngineVersion(engine, value, True, hint.source, span=hint.span)
+            return EngineVersion(engine, value, True, hint.source, span=hint.span, evidence=(evidence[-1],))
         if operator in (">=", "~=", ">") and (low is None or compare(value, low) > 0):
             low, low_span = value, hint.span
         if operator in ("<", "<=") and (high is None or compare(value, high) < 0):
@@ -428,5 +504,34 @@ def resolve(engine: str, known_versions: Sequence[str], hints: Iterable[VersionH
                       if (low is None or compare(v, low) >= 0) and (high is None or compare(v, high) < 0)]
     assumed = candidates[-1] if candidates else (low or newest)
     source = "pin-range" if low or high else "assumed"
-    return EngineVersion(engine, assumed, False, source, low, high, low_span)
+    return EngineVersion(engine, assumed, False, source, low, high, low_span, tuple(evidence))
 
+
+def narrow_by_model(version: EngineVersion, model: str | None, span: Span | None, drafting: object,
+                    known_versions: Sequence[str]) -> EngineVersion:
+    """RULES.md "Versions": a model is served only from the first release that supports its
+    architecture (the model catalog's ``first_release``), so an unknown version is at least that.
+    ``drafting``: the launch's speculative method (a release that is only the first to draft with
+    the model's MTP head bounds only a launch drafting with MTP)."""
+    if version.known or not model:
+        return version
+    from mtplint.models import find_model
+
+    info = find_model(model)
+    first = next(((release, source, applies_to) for engine, release, source, applies_to in info.first_release
+                  if engine == version.engine and (not applies_to or applies_to == drafting)), None) \
+        if info is not None else None
+    if first is None:
+        return version
+    release, source, applies_to = first
+    low, high = version.low, version.high
+    if (low is not None and compare(release, low) <= 0) or (high is not None and compare(release, high) >= 0):
+        return version  # already as narrow, or the pinned range predates the model: the pin stands
+    assert info is not None
+    evidence = Evidence("model", f">={release}", where(span),
+                        f"{info.arch} ({model}) is {'drafted with its MTP head' if applies_to else 'served'} "
+                        f"from {version.engine} {release} on ({source})")
+    candidates = [v for v in known_versions if compare(v, release) >= 0 and (high is None or compare(v, high) < 0)]
+    assumed = candidates[-1] if candidates else version.version
+    return EngineVersion(version.engine, assumed, False, "model", release, high, span,
+                         (*version.evidence, evidence), version.flags_below)

@@ -407,3 +407,11 @@ def test_emoji_keep_their_values_and_positions() -> None:
     assert values[values.index("--served-model-name") + 1] == "qwen-🚀"
     port = command.argv[values.index("--port")]
     assert position(port)[:2] == (3, 58)
+
+
+def test_a_quoted_expansion_of_no_elements_is_no_word() -> None:
+    # bash: "${ARR[@]}" and "$@" of nothing give no word at all; "${ARR[*]}" and "" give an empty one
+    script = 'EXTRA=()\nset --\nvllm serve m "${EXTRA[@]}" "$@" --port 8000\nvllm serve m "${EXTRA[*]}" ""\n'
+    *_, first, second = commands(script)
+    assert [token.value for token in first.argv] == ["vllm", "serve", "m", "--port", "8000"]
+    assert [token.value for token in second.argv] == ["vllm", "serve", "m", "", ""]

@@ -261,17 +261,39 @@ def test_chained_safe_fixes_of_real_rules_are_all_applied(tmp_path: Path) -> Non
                                   "  --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}'\n")
 
 
-def test_a_fix_that_does_not_resolve_its_finding_is_applied_once(tmp_path: Path, rule: Callable[[Predicate], None]) -> None:
+def test_a_fix_that_does_not_resolve_its_finding_is_not_written(tmp_path: Path, rule: Callable[[Predicate], None]) -> None:
+    """Issue #19: "fix not applied ... it would be applied again" used to be written all the same,
+    one more copy per run. Now the file keeps its bytes, the fix is reported and not counted."""
     def check(ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.report_finding("never satisfied", fix=Fix("safe", "Add a comment", [_after_last_arg(ctx, " # more")]))
 
     rule(check)
     _project(tmp_path, {"serve.sh": SERVE})
-    _check(tmp_path, "--fix")
-    once = (tmp_path / "serve.sh").read_text()
-    assert once == SERVE.replace("16\n", "16 # more\n")
-    _, _, err = _check(tmp_path, "--fix")
-    assert "applying it does not resolve the finding" in err
+    for _ in range(2):
+        _, out, err = _check(tmp_path, "--fix")
+        assert (tmp_path / "serve.sh").read_text() == SERVE
+        assert "fix not applied (Add a comment): applying it does not resolve the finding" in err
+        assert "fixable" not in out
+    _, out, _ = _check(tmp_path)
+    assert "fixable" not in out and "[*]" not in out
+
+
+def test_a_fix_offered_again_after_it_was_applied_is_not_written(tmp_path: Path,
+                                                                rule: Callable[[Predicate], None]) -> None:
+    """A fix whose finding comes back in other words (here: the text's length changes its parity)
+    passes the check of its own pass, and is offered again on the next: the fixing starts over
+    from the files as read without it, so nothing it wrote is kept."""
+    def check(ctx: RuleContext) -> Iterator[Finding]:
+        parity = "even" if len(ctx.report.launch.source.text) % 2 == 0 else "odd"
+        yield ctx.report_finding(f"length is {parity}", fix=Fix("safe", "Pad", [_after_last_arg(ctx, " ")]))
+
+    rule(check)
+    _project(tmp_path, {"serve.sh": SERVE})
+    code, out, err = _check(tmp_path, "--fix")
+    assert (tmp_path / "serve.sh").read_text() == SERVE
+    assert "fix not applied (Pad): applying it does not resolve the finding (it would be applied again); " \
+        "not written" in err
+    assert "fixed" not in out and code == 1
 
 
 def test_the_same_edit_offered_by_two_findings_is_applied_once(tmp_path: Path, rule: Callable[[Predicate], None]) -> None:
@@ -413,7 +435,10 @@ def test_conform_newlines() -> None:
 def test_fixes_that_never_settle_stop_after_the_last_pass_with_a_warning(tmp_path: Path, rule: Callable[[Predicate], None]) -> None:
     def check(ctx: RuleContext) -> Iterator[Finding]:
         count = len(ctx.report.launch.args)
-        yield ctx.report_finding("wants one more", fix=Fix("safe", "Add one", [_after_last_arg(ctx, f" --n{count}")]))
+        # each pass resolves its finding and brings the next one (a fix that leaves its own
+        # finding in place is refused instead: see the test above)
+        yield ctx.report_finding(f"wants more than {count} arguments",
+                                 fix=Fix("safe", "Add one", [_after_last_arg(ctx, f" --n{count}")]))
 
     rule(check)
     _project(tmp_path, {"serve.sh": SERVE})

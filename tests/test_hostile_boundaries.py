@@ -100,6 +100,9 @@ def test_huge_numbers_in_llama_options_and_version_pins_are_read_without_a_crash
     run = mtplint(project, "check", "--no-cache", "--isolated", "--output-format", "json", ".")
     assert_broken_launch_reported(run)
     no_internal_error(run)
+    # each refused value is reported on its token (MTP509: the engine rejects the arguments)
+    refused = run.at("llama.sh", "MTP509")
+    assert [f["location"]["row"] for f in refused] == [2, 3, 3] and all("stoi" in f["message"] for f in refused)
     launches = json.loads(mtplint(project, "inspect", "--format", "json", ".").stdout)["launches"]
     by_file = {(launch["file"], launch["engine"]) for launch in launches}
     assert {("llama.sh", "llama.cpp"), ("compose.yaml", "vllm"), ("compose.yaml", "llama.cpp")} <= by_file

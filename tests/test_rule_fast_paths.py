@@ -255,14 +255,15 @@ def test_whether_a_version_is_affected_is_read_from_each_range(version: str, kno
 
 
 def test_the_rules_of_a_launch_run_together_find_what_each_finds_alone() -> None:
-    from mtplint.checks import run_rule, run_rules
+    from mtplint.checks import UNDECIDED, run_rule, run_rules
     from mtplint.checks.catalog import load_catalog
     from mtplint.lint import META_RULES
     from mtplint.pipeline import Options, run
 
     data = Path(__file__).parent / "data"
     result = run([data / "compose", data / "headline", data / "python", data / "k8s"], Options(root=data))
-    rules = [rule for rule in load_catalog().values() if rule.code not in META_RULES]
+    # MTP004 reports what the other rules of the same call left undecided: it has no finding of its own alone
+    rules = [rule for rule in load_catalog().values() if rule.code not in (*META_RULES, UNDECIDED)]
     assert len(result.launches) > 20
     found = 0
     for report in result.launches:

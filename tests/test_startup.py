@@ -39,9 +39,12 @@ NOT_FOR_A_COMPOSE_CHECK = (
     "libcst", "jsonschema", "tree_sitter", "tree_sitter_bash", "ruamel", "tomllib",
     "mtplint.extract.shell", "mtplint.extract.python",
     "mtplint.tuner.advisor", "mtplint.tuner.commands", "mtplint.cli_tuner",
-    "mtplint.fix.apply", "mtplint.fix.write",
+    "mtplint.fix.write",
     "mtplint.report.sarif", "mtplint.report.github",
 )
+#: what checking that the offered fixes apply loads (issue #19: no fix is counted as fixable that
+#: ``--fix`` would refuse): only when a finding has a fix ``--fix`` would apply
+FIX_VERIFICATION = ("mtplint.fix.apply", "mtplint.fix.relint", "mtplint.fix.verify", "mtplint.parallel")
 #: standard-library modules only an error path, --diff, a suggestion, a digest, a configuration's
 #: catalog entries or a schema check needs (contextlib, copy and importlib cost ~1.5 ms together)
 STDLIB_NOT_NEEDED = ("difflib", "traceback", "shutil", "hashlib", "_hashlib", "contextlib", "copy", "importlib",
@@ -80,10 +83,18 @@ def test_checking_a_compose_file_loads_only_what_it_needs(project: Path, cache_f
                       if name in NOT_FOR_A_COMPOSE_CHECK or name.split(".")[0] in NOT_FOR_A_COMPOSE_CHECK)
     assert unwanted == []
     assert sorted(name for name in modules if name.split(".")[0] in NEVER_AT_START_UP) == []
-    if cache_flag == "--no-cache":
-        assert sorted(set(STDLIB_NOT_NEEDED) & modules) == []
-        # a few files named, no cache: the plain run, without the worker and record machinery
-        assert "mtplint.parallel" not in modules
+    # MTP401's safe fix is offered: it is tried in memory before it is counted
+    assert "[*] 1 fixable" in report and "mtplint.fix.verify" in modules
+
+
+def test_checking_a_file_without_an_applicable_fix_loads_no_fix_engine(project: Path) -> None:
+    """Only MTP102's unsafe fix (hidden without ``--unsafe-fixes``): nothing to verify, so neither
+    the fix engine nor the worker and record machinery it re-lints with is loaded."""
+    (project / "compose.yaml").write_text(COMPOSE.replace("qwen3_next_mtp", "mtp"))
+    modules, report = _modules_after(["check", "--no-cache", "compose.yaml"], project)
+    assert "MTP102" in report and "fixable" not in report
+    assert sorted(name for name in modules if name in FIX_VERIFICATION) == []
+    assert sorted(set(STDLIB_NOT_NEEDED) & modules) == []
 
 
 def test_checking_a_readme_loads_no_pipeline(project: Path) -> None:

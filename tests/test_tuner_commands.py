@@ -152,6 +152,10 @@ def test_every_generated_command_lints_clean(
             # the one finding allowed: llama.cpp multi-user with MTP needs several slots, and MTP304 (info)
             # says so; the recommendation carries the same note (the model expects a gain up to ~4-8 slots)
             continue
+        if finding.get("code") == "MTP004" and command is not None and command.version == NEWEST[command.engine]:
+            # the newest release's command is written unpinned (see _write): the info that a pin would let
+            # the version-dependent defaults be judged is about the file, not about the command
+            continue
         by_file.setdefault(finding.get("filename") or finding.get("file") or "?", []).append(
             f"{finding.get('code')}: {finding.get('message')}")
     problems = {name: messages for name, messages in by_file.items()}

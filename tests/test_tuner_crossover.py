@@ -176,9 +176,10 @@ def test_the_stored_curve_is_speedup_at_each_batch_to_the_last_bit(engine: str) 
 
 @pytest.mark.parametrize("engine", ["vllm", "sglang", "llama.cpp"])
 def test_a_curve_followed_only_to_the_concurrency_gives_what_the_whole_curve_gives(engine: str) -> None:
-    """MTP301 follows a curve to its first loss or to the launch's concurrency, whichever comes
-    first: the crossover it reports, and the speed-up at the concurrency, must be the whole curve's,
-    and it reports one exactly when the concurrency is above the whole curve's crossover."""
+    """MTP301 follows a curve to the launch's concurrency (and, when that loses, to the end of its
+    losing range): the crossover it reports, its losing ranges and the speed-up at the concurrency
+    must be the whole curve's, and it reports one exactly when the whole curve loses at the
+    concurrency."""
     from mtplint.models import catalog_entries
     from mtplint.tuner.batching import MAX_BATCH, _crossover_below
 
@@ -193,16 +194,48 @@ def test_a_curve_followed_only_to_the_concurrency_gives_what_the_whole_curve_giv
             near = {whole.batch - 1, whole.batch, whole.batch + 1, whole.batch + 2, 2 * whole.batch + 5}
             for concurrency in sorted({-1, 0, 1, 2, 7, 64, 256, MAX_BATCH, MAX_BATCH + 1, 4096, *near}):
                 below = _crossover_below(card, sizes, k, form, engine, tp, verify, concurrency)
-                if concurrency <= whole.batch:
+                if concurrency < 1 or not whole.loses_at(concurrency):
                     assert below is None, (sizes, k, concurrency)
                     quiet += 1
                     continue
                 assert below is not None, (sizes, k, concurrency)
                 assert below.speedup_at(concurrency) == whole.speedup_at(concurrency), (sizes, k, concurrency)
-                assert below.curve == whole.curve[:len(below.curve)]
+                assert below.curve == tuple(whole.speedup_at(batch) for batch in range(1, len(below.curve) + 1))
+                assert below.losses == whole.losses[:len(below.losses)]
+                assert below.losing_range(concurrency) == whole.losing_range(concurrency)
                 assert (below.batch, below.gain_at_one, below.knee_tokens, below.acceptance, below.engine) == \
                     (whole.batch, whole.gain_at_one, whole.knee_tokens, whole.acceptance, whole.engine)
                 assert (below.weights, below.tensor_parallel, below.verify_tokens, below.model, below.gpu) == \
                     (whole.weights, whole.tensor_parallel, whole.verify_tokens, whole.model, whole.gpu)
                 reported += 1
     assert reported > 100 and quiet > 100
+
+
+def test_reported_losing_ranges_are_exactly_where_the_curve_is_below_one_for_every_catalog_row() -> None:
+    """One definition of the crossover: for every GPU and sized model of the catalogs (and the
+    default dense curve), the losing ranges a row reports (what ``mtplint crossover``, ``recommend``
+    and MTP301 print) hold exactly the batches whose speed-up, computed point by point, is below 1."""
+    from mtplint.hardware import catalog
+    from mtplint.models import catalog_entries
+    from mtplint.tuner.batching import MAX_BATCH, describe_losses, losses_cell
+
+    models = [None, *(model_sizes(entry["id"]) for entry in catalog_entries() if entry.get("sizes"))]
+    rows = dips = 0
+    for index, card in enumerate(catalog()):
+        for offset, sizes in enumerate(models):
+            for engine in ("vllm", "llama.cpp"):
+                # every k in 1..3 over the rows, one per GPU and model (a full curve each: keep the test short)
+                for k in (1 + (index + offset) % 3,):
+                    result = crossover(card, sizes, k, engine=engine)
+                    losing = [batch for batch in range(1, MAX_BATCH + 1)
+                              if speedup(card, sizes, k, batch, engine=engine) < 1]
+                    reported = [batch for first, last in result.losses for batch in range(first, last + 1)]
+                    assert reported == losing, (card.id, sizes and sizes.id, engine, k)
+                    assert result.batch == (losing[0] - 1 if losing else MAX_BATCH)
+                    text, cell = describe_losses(result), losses_cell(result)
+                    for first, _ in result.losses:
+                        assert str(first) in text and str(first) in cell
+                    rows += 1
+                    dips += len(result.losses) > 1 or bool(result.losses and result.losses[-1][1] < MAX_BATCH)
+    # the catalogs hold curves that cross 1 more than once (MoE models), and the property covers them
+    assert rows > 300 and dips > 10

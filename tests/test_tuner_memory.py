@@ -73,10 +73,20 @@ llama-server -hf unsloth/Qwen3.6-27B-GGUF:Q4_K_M --spec-type draft-mtp --spec-dr
     assert estimate.terms["weights"] == pytest.approx(27e9 * 4.9 / 8 / 2**30, rel=0.05)
 
 
-def test_an_unpinned_vllm_concurrency_is_not_estimated(tmp_path: Path) -> None:
-    # vLLM's max_num_seqs default is a cap the scheduler never fills past what the KV blocks hold
-    (tmp_path / "serve.sh").write_text("""# mtplint: gpu=rtx-4090
+def test_an_unpinned_vllm_concurrency_is_estimated_at_one_sequence(tmp_path: Path) -> None:
+    # vLLM's max_num_seqs default is a cap the scheduler never fills past what the KV blocks hold: the
+    # estimate is made at the smallest concurrency, one sequence; the graphs are captured for the default cap
+    estimate = memory_for(tmp_path, """# mtplint: gpu=rtx-4090
 vllm serve Qwen/Qwen3.6-27B-AWQ --speculative-config '{"method": "mtp", "num_speculative_tokens": 3}'
-""", encoding="utf-8")
-    result = run([tmp_path / "serve.sh"], Options(root=tmp_path, engine_versions={"vllm": "0.33.0"}))
-    assert estimate_memory(result.launches[0]) is None
+""", vllm="0.33.0")
+    assert estimate.inputs.smallest and estimate.inputs.max_sequences == 1
+    assert estimate.terms["recurrent"] == pytest.approx(4 * 147 / MIB_PER_GIB, rel=0.01)
+    assert estimate.terms["cuda_graphs"] == pytest.approx(512 * 2 / MIB_PER_GIB)  # min(cap x (1+k) x 2, 512)
+    assert not estimate.tight  # a 4-bit 27B runs on a 24 GB card
+
+
+def test_an_explicit_vllm_concurrency_is_not_the_smallest(tmp_path: Path) -> None:
+    estimate = memory_for(tmp_path, """# mtplint: gpu=rtx-4090
+vllm serve Qwen/Qwen3.6-27B-AWQ --max-num-seqs 4 --speculative-config '{"method": "mtp", "num_speculative_tokens": 3}'
+""", vllm="0.33.0")
+    assert not estimate.inputs.smallest and estimate.inputs.max_sequences == 4

@@ -60,7 +60,7 @@ def test_256_concurrent_on_h100_is_past_the_crossover(model: str) -> None:
     result = recommend(use_case="multi-user", objective="throughput", gpu="h100-sxm", model=model, concurrency=256)
     assert not result.enable and not result.refused
     assert result.crossover is not None and 0 < result.crossover.batch < 256
-    assert f"up to batch {result.crossover.batch}" in result.reason and "past the crossover" in result.reason
+    assert f"MTP loses from batch {result.crossover.batch + 1} on" in result.reason and "past the crossover" in result.reason
     assert result.expected_gain is not None and result.expected_gain < 1
     assert "--speculative-config" not in result.command
 

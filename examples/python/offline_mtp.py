@@ -3,7 +3,12 @@
 Known problems (`mtplint check` reports each):
   MTP401  the deprecated method alias `qwen3_next_mtp` (write `mtp`)
   MTP302  4 draft tokens on a model whose MTP head is a single layer: acceptance collapses past 3
-  MTP301  128 concurrent sequences is far above the batch size where MTP stops paying off on an H100
+  MTP004  nothing pins the vLLM release, so MTP102 (prefix caching, on by default for this hybrid
+          model from vLLM 0.28) cannot decide; `--engine-version vllm=X` or a pin settles it
+
+Not a problem: 128 concurrent sequences. On this MoE model MTP's modelled speed-up dips below 1x
+only at batch 6-15 (k=4) and is a gain again by 128 (`mtplint crossover --gpu h100-sxmx4 --model
+Qwen/Qwen3-Next-80B-A3B-Instruct --max-k 4`), so MTP301 stays silent.
 """
 # mtplint: gpu=h100-sxmx4
 

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 SEVERITIES = ("error", "warning", "info")
 
+#: the rule that reports, once per launch, the rules an unpinned version left undecided
+UNDECIDED = "MTP004"
+
 
 class Edit(Record):
     """Replace ``span`` (in its file) with ``content``; an empty span inserts."""
@@ -164,13 +167,28 @@ class RuleContext:
         launch = self.report.launch
         return launch.span or launch.source.span(0, 0)
 
-    def rests_on_version_default(self, name: str) -> bool:
+    def rests_on_version_default(self, name: str, fires: Callable[[Any], bool] | None = None,
+                                 fires_on: str | None = None) -> bool:
         """The setting is a default that differs across the versions still possible (RULES.md
-        "Versions": a finding resting only on such a default fires only when the version is known)."""
+        "Versions": a finding resting only on such a default fires only when the version is known).
+
+        When it is, the rule's silence is recorded for MTP004 with the versions where the rule would
+        fire: ``fires_on`` as the rule words it, else those of the setting's per-version defaults
+        that ``fires`` accepts (all of them without ``fires``; none accepted: nothing to record)."""
         setting = self.report.effective.get(name)
         if setting is None or setting.origin != "default" or self.report.version.known:
             return False
-        return bool(setting.extra.get("depends_on_version") or setting.extra.get("version_dependent"))
+        if not (setting.extra.get("depends_on_version") or setting.extra.get("version_dependent")):
+            return False
+        if fires_on is None:
+            from mtplint.checks.mtp004 import default_ranges
+
+            firing = [versions for versions, value in default_ranges(setting) if fires is None or fires(value)]
+            if not firing:
+                return True
+            fires_on = ", ".join(firing)
+        self.report.undecided.append((self.rule.code, name, fires_on))
+        return True
 
     def span_of(self, *names: str) -> Span:
         """The span of the first named setting that has one, else the launch's."""
@@ -270,7 +288,12 @@ def run_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
     and launch: a tree's run asks ~90,000 such pairs, most of which find nothing)."""
     engine = report.launch.engine
     found: list[Finding] = []
+    undecided_rule: Rule | None = None
+    report.undecided = []  # what these rules leave undecided (a launch re-linted by a fix is asked again)
     for rule in rules:
+        if rule.code == UNDECIDED:
+            undecided_rule = rule  # it reports what the other rules could not decide: after them
+            continue
         if engine not in rule.engines and "any" not in rule.engines:  # Rule.applies_to
             continue
         context = RuleContext(rule, report)
@@ -292,6 +315,10 @@ def run_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
                     if finding not in findings:
                         findings.append(finding)
         found.extend(context.findings)
+    if undecided_rule is not None and report.undecided:
+        from mtplint.checks.mtp004 import undecided_finding
+
+        found.append(undecided_finding(RuleContext(undecided_rule, report)))
     return found
 
 

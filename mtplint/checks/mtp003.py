@@ -13,7 +13,9 @@ that is itself unresolved) reports each unresolved input that a selected rule ne
 
 Which rule reads which setting is the table :data:`NEEDS` (from RULES.md; house rules read the
 settings their ``when:`` names). A bare ``"$@"`` that may add flags is not reported: no rule skips a
-launch because of it (rules judge the flags they can see), so saying one did would not be true.
+launch because of it (rules judge the flags they can see), so saying one did would not be true. An
+unknown options variable or array (``$EXTRA_ARGS``, a shell array that differs between too many
+branches) is the script's own and is named, once per launch, as arguments mtplint cannot see.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from mtplint.checks import Finding, RuleContext
 from mtplint.checks.catalog import Rule
 from mtplint.pipeline import LaunchReport
-from mtplint.source import Span
+from mtplint.source import Span, Token
 
 #: rule code -> the effective settings its predicate reads (RULES.md, rule by rule)
 NEEDS: dict[str, tuple[str, ...]] = {
@@ -148,6 +150,25 @@ def unresolved_inputs(report: LaunchReport) -> list[Unresolved]:
     return list(found.values())
 
 
+def hidden_arguments(report: LaunchReport) -> list[Token]:
+    """Words of the launch that may stand for any number of arguments, none known: an unknown
+    options variable (``$EXTRA_ARGS`` unquoted, ``"${ARGS[@]}"`` of an unknown array). The script's
+    own arguments (``"$@"``) are not among them: they are the caller's to give, and the caller is not
+    in the checkout. Nor is an unquoted word right after an option (``--port $PORT``): that is the
+    option's value (:func:`unresolved_inputs` names it when a rule needs it), unless it is an array."""
+    words = report.launch.args
+    hidden = []
+    for index, token in enumerate(words):
+        if not token.splat or not token.unresolved or token.unresolved in (("$@",), ("$*",)):
+            continue
+        previous = words[index - 1] if index else None
+        if previous is not None and previous.resolved and previous.value.startswith("-") and "=" not in previous.value \
+                and "[@]" not in token.value and "[*]" not in token.value:
+            continue  # `--port $PORT`: a flag's value written unquoted, not a list of arguments
+        hidden.append(token)
+    return hidden
+
+
 def _could_run(rule: Rule, report: LaunchReport) -> bool:
     engine = report.launch.engine
     if not rule.applies_to(engine):
@@ -190,6 +211,13 @@ def unresolved_findings(mtp003: Rule, report: LaunchReport, selected: Sequence[R
             f"(no default, no `.env` entry, or set at run time), so {', '.join(skipped)} did not check this launch; "
             "give it a default (`${VAR:-value}`) or a literal value",
             span,
+        )
+    for word in hidden_arguments(report):
+        yield context.report_finding(
+            f"`{word.value}` may add arguments mtplint cannot see (its value is only known at run time, or it "
+            "differs between more branches of the script than mtplint follows), so this launch was checked by the "
+            "flags written around it; a flag given there is not checked",
+            word.span,
         )
     if gpu is not None and gpu.value is None:
         skipped = [rule.code for rule in candidates if rule.code in NEEDS_GPU or "gpu" in (rule.when or {})]

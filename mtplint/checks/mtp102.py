@@ -14,13 +14,15 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     method = ctx.value("spec_method")
     if method not in EAGLE_STYLE or ctx.value("prefix_caching") is not True:
         return
-    if ctx.rests_on_version_default("prefix_caching"):
-        return
     spec = ctx.option("speculative_config")
     spec_values = spec.value if spec is not None and isinstance(spec.value, dict) else {}
+    connector = ctx.option("kv_transfer_config") is not None
+    if ctx.rests_on_version_default("prefix_caching", fires_on=(
+            "≥0.28.0" if connector or spec_values.get("disable_lookahead_block_hashes") else "0.28.0 … <0.33.0")
+            + " (prefix caching is on by default for hybrid models from 0.28, PR #50991)"):
+        return
     if spec_values.get("disable_eagle_block_drop") is True and ctx.report.version.at_least("0.30.0") is not False:
         return
-    connector = ctx.option("kv_transfer_config") is not None
     lookahead_fixes_it = ctx.report.version.at_least("0.33.0")
     if lookahead_fixes_it is True and not connector and not spec_values.get("disable_lookahead_block_hashes"):
         return

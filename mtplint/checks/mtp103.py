@@ -89,7 +89,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     if entry is not None:
         return  # unresolved, or a deliberate false/0/no/n
     setting = ctx.setting("spec_v2")
-    if setting is None or setting.unresolved or setting.value is not False or ctx.rests_on_version_default("spec_v2"):
+    if setting is None or setting.unresolved \
+            or ctx.rests_on_version_default("spec_v2", fires=lambda value: value is False) or setting.value is not False:
         return
     yield ctx.report_finding(
         f"{algorithm} speculative decoding without SGLANG_ENABLE_SPEC_V2: on {where} spec V2 defaults to off, so "

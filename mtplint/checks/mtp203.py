@@ -22,7 +22,9 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     if ctx.value("cuda_graphs") is False:
         return
     estimate = estimate_memory(ctx.report)
-    if estimate is None or estimate.inputs.sizes.recurrent_state_mib <= 0:
+    # an estimate at the smallest concurrency (vLLM's default max_num_seqs is only a cap) has no
+    # sequence count to size the default capture with
+    if estimate is None or estimate.inputs.smallest or estimate.inputs.sizes.recurrent_state_mib <= 0:
         return
     k = estimate.inputs.draft_tokens
     seqs = estimate.inputs.max_sequences
@@ -45,7 +47,9 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     free_gib = estimate.budget - weights - ACTIVATIONS_GIB
     state_gib = estimate.inputs.sizes.recurrent_state_mib * MIB / GIB
     lines = max(0, int(free_gib / state_gib))
-    if capture <= lines:
+    # no line fits at all: the weights leave no room for the cache -- MTP201's finding (weights against
+    # the budget), not a capture size to lower
+    if capture <= lines or lines < 1:
         return
     yield ctx.report_finding(
         f"{how} is larger than the recurrent-state cache: at most ~{lines} lines of {state_gib * 1024:.0f} MiB fit "

@@ -26,12 +26,12 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     # only a model *known* to ship a one-layer head (vLLM warns about reusing it; catalog.md §2.2)
     if info is None or info.mtp_layers != 1:
         return
-    k = ctx.value("spec_tokens")
-    if not isinstance(k, int) or isinstance(k, bool) or k <= MAX_USEFUL_DRAFT_TOKENS:
-        return
     # llama.cpp's unset --spec-draft-n-max is 16 before b9235 and 3 from it: a default only counts
-    # when the build is known (RULES.md "Versions")
-    if ctx.rests_on_version_default("spec_tokens"):
+    # when the build is known (RULES.md "Versions"); asked before the count, which is the newest's
+    if ctx.rests_on_version_default("spec_tokens", fires=_too_many):
+        return
+    k = ctx.value("spec_tokens")
+    if not _too_many(k):
         return
     setting = ctx.setting("spec_tokens")
     flag = K_FLAG.get(ctx.engine, "k")
@@ -44,3 +44,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         f"at 4 or more); use {flag} {MAX_USEFUL_DRAFT_TOKENS} or less (1-2 for throughput)",
         ctx.span_of("spec_tokens", "spec_method"),
     )
+
+
+def _too_many(k: object) -> bool:
+    """More draft tokens than a one-layer MTP head gives back."""
+    return isinstance(k, int) and not isinstance(k, bool) and k > MAX_USEFUL_DRAFT_TOKENS

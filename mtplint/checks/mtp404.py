@@ -13,12 +13,12 @@ from mtplint.source import Span
 #: renamed in b9131 (PR #22964); `mtp` was the PR #22673 branch's name (and forks'), merged as
 #: `draft-mtp` in b9180
 RENAMED = {"mtp": "draft-mtp", "draft": "draft-simple", "eagle3": "draft-eagle3"}
-_UNKNOWN_TYPE = re.compile(r"unknown speculative type: (\S+)")
+UNKNOWN_TYPE = re.compile(r"unknown speculative type: (\S+)")
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
     for error in ctx.errors:
-        match = _UNKNOWN_TYPE.search(error.message)
+        match = UNKNOWN_TYPE.search(error.message)
         if match is None or match.group(1) not in RENAMED:
             continue
         old = match.group(1)

@@ -18,10 +18,25 @@ VLLM_033_DTYPES = frozenset({
 })
 
 
+#: the prefix of vLLM's TurboQuant KV-cache dtypes (MTP101)
+TURBOQUANT_PREFIX = "turboquant"
+
+
 def _hint(ctx: RuleContext, value: str, choices: list[str]) -> str:
     if ctx.engine == "sglang" and value.lower() == "fp8":
         # research/sglang.md §4.1: choices are fp8_e5m2/fp8_e4m3, `fp8` alone is invalid
         return "use `fp8_e4m3` (or `fp8_e5m2`); SGLang has no plain `fp8`"
+    left_out = ""
+    if ctx.value("spec_method"):
+        # MTP101 forbids TurboQuant with any speculative method on the same token: never suggest one
+        if any(c.lower().startswith(TURBOQUANT_PREFIX) for c in closest(value, choices, cutoff=0.5)[:2]):
+            left_out = ("; TurboQuant dtypes are left out: with speculative decoding they make vLLM generate "
+                        "degenerate loops (MTP101)")
+        choices = [c for c in choices if not c.lower().startswith(TURBOQUANT_PREFIX)]
+    return _suggestion(value, choices) + left_out
+
+
+def _suggestion(value: str, choices: list[str]) -> str:
     near = closest(value, choices, cutoff=0.5)
     if near:
         return "use " + " or ".join(f"`{c}`" for c in near[:2])

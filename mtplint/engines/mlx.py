@@ -148,14 +148,16 @@ class ArgparseEngine:
             if token.splat:
                 parsed.open_ended = True
                 continue
-            text = token.value if not token.unresolved else f"{_UNRESOLVED}{token.value}"
-            words.append(_Word(text, token))
+            words.append(_Word(_marked(token), token))
         parser = _build_parser(self.program)
         try:
             namespace = parser.parse_args([word.text for word in words])
         except _ArgparseFailure as failure:
             message = str(failure)
-            parsed.errors.append(CliError(message, _span_for_error(message, words), _flag_in(message), _kind_of(message)))
+            kind = _kind_of(message)
+            if not (parsed.open_ended and kind == "missing-value"):
+                # a word that expands to any number of words may be the missing value
+                parsed.errors.append(CliError(message, _span_for_error(message, words), _flag_in(message), kind))
             return parsed
         spans = _value_spans(parser, words)
         for dest, value in vars(namespace).items():
@@ -167,6 +169,18 @@ class ArgparseEngine:
 
     def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:
         raise NotImplementedError
+
+
+def _marked(token: Token) -> str:
+    """The word argparse is given for ``token``: an unresolved one carries :data:`_UNRESOLVED`; in
+    ``--flag=$VAR`` only the value is substituted, so the flag stays a flag and the mark goes on
+    its value."""
+    if not token.unresolved:
+        return token.value
+    name, equals, value = token.value.partition("=")
+    if equals and name.startswith("--") and "$" not in name:
+        return f"{name}={_UNRESOLVED}{value}"
+    return f"{_UNRESOLVED}{token.value}"
 
 
 def _value_spans(parser: argparse.ArgumentParser, words: list[_Word]) -> dict[str, tuple[Span | None, str, tuple[str, ...]]]:

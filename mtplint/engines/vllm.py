@@ -281,7 +281,12 @@ _NUMBER = r"-\d+|-\d*\.\d+"
 
 def _is_option(text: str, resolved: bool, by_option: dict[str, Flag]) -> bool:
     """Whether argparse takes the word for an option (else a positional or an option's value)."""
-    if not resolved or not text.startswith("-") or text == "-":
+    if not resolved:
+        # ``--max-num-seqs=$(SEQS)``: the kubelet, compose or the shell substitutes the value only,
+        # so argparse sees this option with some value (the name part is written as it is)
+        name, equals, _ = text.partition("=")
+        return bool(equals) and name.startswith("--") and name in by_option
+    if not text.startswith("-") or text == "-":
         return False
     # a negative number has a digit or a point after its sign (\d: a decimal digit, as isdecimal says)
     if (text[1] == "." or text[1].isdecimal()) and _pattern(_NUMBER).fullmatch(text):
@@ -454,6 +459,10 @@ class VllmEngine:
             return parsed
         self._argparse(run, words, table)
         self._finish(run, table)
+        if parsed.open_ended:
+            # a word that expands to any number of words (``${ARGS}`` unquoted, ``"$@"``) may be the
+            # value or the argument that looks missing here: not a rejection mtplint can know
+            parsed.errors = [error for error in parsed.errors if error.kind != "missing-value"]
         return parsed
 
     def parse_words(self, argv: Iterable[Token], version: str, ctx: EngineContext | None = None,
@@ -1052,21 +1061,36 @@ def _effective(launch: Launch, parsed: Parsed, version: EngineVersion, hardware:
     spec = {str(k).replace("-", "_"): v for k, v in spec.items()} if spec else spec
     shortcut = {dest: options[dest] for dest in ("spec_method", "spec_model", "spec_tokens")
                 if dest in options and options[dest].value is not None}
-    if spec_option is not None and spec_option.unresolved:
+    unknown_keys: list[str] = []
+    if spec_option is not None and spec_option.unresolved and isinstance(spec_option.value, str):
+        from mtplint.engines.partial_json import partial_object
+
+        # `{"method":"mtp","num_speculative_tokens":$(nproc)}`: the literal keys are still known
+        partial = partial_object(spec_option.value)
+        if partial is not None:
+            spec = {str(k).replace("-", "_"): v for k, v in partial.known.items()}
+            unknown_keys = [str(k).replace("-", "_") for k in partial.unknown]
+    if spec_option is not None and spec_option.unresolved and spec is None:
         for key in ("spec_method", "spec_tokens", "spec_model"):
             result[key] = Setting(None, spec_option.origin, spec_option.span, spec_option.unresolved)
-    elif spec or shortcut:
+    elif spec or shortcut or unknown_keys:
         spec = dict(spec or {})
         spans: dict[str, tuple[str, Span | None, tuple[str, ...]]] = {}
         for key in spec:
             assert spec_option is not None
             spans[key] = (spec_option.origin, key_span(spec_option, key), ())
+        for key in unknown_keys:
+            assert spec_option is not None
+            spec[key] = None
+            spans[key] = (spec_option.origin, spec_option.span, spec_option.unresolved)
         for dest, key in (("spec_method", "method"), ("spec_model", "model"), ("spec_tokens", "num_speculative_tokens")):
             if dest in shortcut:
                 spec.setdefault(key, shortcut[dest].value)
                 spans.setdefault(key, (shortcut[dest].origin, shortcut[dest].span, shortcut[dest].unresolved))
         method = spec.get("method")
-        if method is not None:
+        if "method" in unknown_keys:
+            result["spec_method"] = Setting(None, *spans["method"])
+        elif method is not None:
             origin, span, unresolved = spans["method"]
             result["spec_method"] = Setting(normalise_method(method), origin, span, unresolved,
                                             extra={"raw": method} if normalise_method(method) != method else {})
@@ -1080,7 +1104,7 @@ def _effective(launch: Launch, parsed: Parsed, version: EngineVersion, hardware:
         else:
             result["spec_tokens"] = Setting(None, "default", spec_option.span if spec_option else None,
                                             extra={"note": "n_predict of the draft (MTP layers) when unset"})
-        if spec.get("model") is not None:
+        if spec.get("model") is not None or "model" in unknown_keys:
             origin, span, unresolved = spans["model"]
             result["spec_model"] = Setting(spec["model"], origin, span, unresolved)
         elif normalise_method(spec.get("method")) == "mtp":

@@ -13,7 +13,16 @@ import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from mtplint.extract.launch import GpuHint, Launch, Recognised, VersionHint, image_engine, image_version
+from mtplint.extract.launch import (
+    FLOATING,
+    GpuHint,
+    Launch,
+    Recognised,
+    VersionHint,
+    image_engine,
+    image_floating,
+    image_version,
+)
 from mtplint.source import EnvEntry, Issues, Parses, SourceFile, Span, Token
 
 TYPE_CHECKING = False
@@ -408,6 +417,8 @@ def build_launch(
         version = image_version(recognised.image.value)
         if engine == recognised.engine and version:
             hints.append(VersionHint(engine, f"=={version}", "image", recognised.image.span))
+        elif engine == recognised.engine and image_floating(recognised.image.value):
+            hints.append(VersionHint(engine, FLOATING, "tag", recognised.image.span))
     if gpu is None and recognised.gpu_count is not None:
         gpu = GpuHint(count=recognised.gpu_count, origin="explicit", span=recognised.image.span if recognised.image else None)
     first = recognised.program[0].span if recognised.program else None
@@ -428,6 +439,9 @@ def build_launch(
     if recognised.docker_env_files:
         launch.env_files = list(recognised.docker_env_files)
         launch.client_env = docker_client_environment(recognised, env or {})
+    for hidden in recognised.docker_hidden:
+        launch.notes.append(f"docker run {hidden.value}: options not known; the container's environment is not fully known")
+        launch.env_open.append(Token(f"docker run {hidden.value}", hidden.span, hidden.unresolved))
     return launch
 
 

@@ -50,6 +50,10 @@ from mtplint.extract.yamlpos import YNode
 from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mtplint.extract.compose_build import BuiltImage
+
 #: compose-go cli.DefaultFileNames / DefaultOverrideFileNames, in the order compose tries them
 DEFAULT_FILE_NAMES = ("compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml")
 DEFAULT_OVERRIDE_NAMES = ("compose.override.yml", "compose.override.yaml",
@@ -60,7 +64,7 @@ _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh"})
 #: scalar tags compose does not take as strings (YAML 1.1 resolution, as PyYAML gives them)
 _NOT_STRINGS = frozenset({"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"})
 #: keys whose value a later file replaces (compose-go override merge)
-_REPLACED = ("image", "command", "entrypoint", "runtime", "gpus", "working_dir")
+_REPLACED = ("image", "command", "entrypoint", "runtime", "gpus", "working_dir", "build")
 
 #: the key, in a run's loader's memos, of the services (and MTP001s) already reported in the run,
 #: so an override pair is reported once
@@ -404,6 +408,20 @@ class _Word(Record):
         return Token.from_mapped(self.text, self.unresolved, self.splat)
 
 
+class _StageWord(_Word):
+    """A word of a built service's Dockerfile ENTRYPOINT/CMD, as the Dockerfile's extraction reads it."""
+
+    __slots__ = ("read",)
+    read: Token
+
+    def __init__(self, read: Token, text: MappedText) -> None:
+        super().__init__(text, read.unresolved, read.splat)
+        self.read = read
+
+    def token(self) -> Token:
+        return self.read
+
+
 class ComposeService(Record):
     """A service as compose resolves it (merged, interpolated): what its container is given."""
 
@@ -436,6 +454,8 @@ class _ServiceLaunches:
         self.env_open: list[Token] = []
         fields = service.fields
         self.image = self._image(fields.get("image"))
+        #: the Dockerfile a service without ``image`` is built from
+        self.built = self._built(fields.get("build")) if self.image is None else None
         self.entrypoint = self._words(fields.get("entrypoint"))
         self.command = self._words(fields.get("command"))
         self.env = self._environment()
@@ -450,6 +470,8 @@ class _ServiceLaunches:
 
     def launches(self) -> list[Launch]:
         image, entrypoint, command, env, gpu = self.image, self.entrypoint, self.command or [], self.env, self.gpu
+        if self.built is not None:
+            image, entrypoint, command = self._built_command()
         argv = [*(entrypoint or []), *command]
         if entrypoint is not None or image is None or not _image_has_entry(image):
             shell = _shell_script(argv)
@@ -483,7 +505,88 @@ class _ServiceLaunches:
                                 "(docker compose would substitute an empty string): left unresolved")
         launch.notes.extend(self.notes)
         launch.env_open.extend(self.env_open)
+        if self.built is not None:
+            launch.version_hints.extend(self.built.pins)
+            self.project.ctx.related.setdefault(key.file.source.display, []).append(self.built.dockerfile.display)
         return launch
+
+    # -- build ------------------------------------------------------------------------------------
+    def _built(self, at: _At | None) -> BuiltImage | None:
+        """``build: DIR`` or ``build: {context, dockerfile, args, target}``; None for a remote
+        context, ``dockerfile_inline`` or a path with an unset variable."""
+        if at is None or at.node.is_null:
+            return None
+        node = at.node
+        context: str | None
+        dockerfile: str | None
+        target: str | None
+        args: dict[str, Token]
+        if node.is_scalar:
+            context, dockerfile, target, args = self._scalar(at), "Dockerfile", None, {}
+        elif node.is_map:
+            if node.get("dockerfile_inline") is not None:
+                return None
+            field = node.get("context")
+            context = self._scalar(_At(field, at.file)) if field is not None else "."
+            field = node.get("dockerfile")
+            dockerfile = self._scalar(_At(field, at.file)) if field is not None else "Dockerfile"
+            field = node.get("target")
+            target = self._scalar(_At(field, at.file)) if field is not None else None
+            field = node.get("args")
+            args = self._build_args(_At(field, at.file)) if field is not None else {}
+        else:
+            return None
+        if not context or not dockerfile or "://" in context or context.startswith(("git@", "github.com/")):
+            return None
+        from mtplint.extract.compose_build import built_image  # reads Dockerfiles: only for a build section
+
+        return built_image(at.file.directory / context, dockerfile, args, target, self.project.ctx)
+
+    def _build_args(self, at: _At) -> dict[str, Token]:
+        """``build.args`` as a map or a list of ``NAME=value``. A ``NAME`` without a value comes
+        from the environment of whoever runs compose (the project's ``.env`` here, else unknown); a
+        value with an unset variable is unknown (so is what the Dockerfile builds with it)."""
+        args: dict[str, Token] = {}
+        entries: list[tuple[str, _At | None, YNode]] = []
+        if at.node.is_map:
+            entries = [(name, None if value.is_null else _At(value, at.file), value)
+                       for name, _key, value in at.node.entries()]
+        elif at.node.is_seq:
+            for item in at.node.items:
+                if not item.is_scalar or item.is_null:
+                    continue
+                text = self._scalar(_At(item, at.file))
+                name, has_value, value = (item.str if text is None else text).partition("=")
+                if text is None:  # an unset variable in the value
+                    args[name] = Token("", item.span(), (name,))
+                elif has_value:
+                    args[name] = Token(value, item.span())
+                else:
+                    entries.append((name, None, item))
+        for name, value_at, node in entries:
+            if value_at is None:
+                args[name] = self._from_project(name, node.span()).value
+                continue
+            text = self._scalar(value_at)
+            args[name] = Token(text, node.span()) if text is not None else Token("", node.span(), (name,))
+        return args
+
+    def _built_command(self) -> tuple[Token | None, list[_Word] | None, list[_Word]]:
+        """The image, entrypoint and command of a built service: the service's own ``entrypoint``
+        / ``command`` replace the stage's (an ``entrypoint`` also drops the stage's CMD, as
+        compose does); a stage without ENTRYPOINT keeps its base image's."""
+        from mtplint.extract.compose_build import stage_words
+
+        assert self.built is not None
+        stage = self.built.stage
+        entrypoint, command = self.entrypoint, self.command
+        if entrypoint is None:
+            stage_entry = stage_words(stage.entrypoint)
+            entrypoint = None if stage_entry is None else [_StageWord(*word) for word in stage_entry]
+            if command is None:
+                stage_cmd = stage_words(stage.cmd)
+                command = None if stage_cmd is None else [_StageWord(*word) for word in stage_cmd]
+        return self.built.base_image, entrypoint, command or []
 
     # -- image, command ---------------------------------------------------------------------------
     def _image(self, at: _At | None) -> Token | None:

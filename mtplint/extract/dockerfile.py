@@ -24,15 +24,18 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from mtplint.extract import ExtractContext, Malformed, build_launch
 from mtplint.extract.launch import (
+    FLOATING,
     Launch,
     Recognised,
     VersionHint,
     entry_for_image,
     image_engine,
+    image_floating,
     image_version,
     recognise,
 )
@@ -86,7 +89,8 @@ class Command(Record):
 
 
 class Stage(Record):
-    __slots__ = ("image", "name", "line", "env", "args", "cmd", "entrypoint", "base_stage", "cmd_inherited", "copies")
+    __slots__ = ("image", "name", "line", "env", "args", "cmd", "entrypoint", "base_stage", "cmd_inherited", "copies",
+                 "runs")
     image: Token
     name: str | None
     line: int
@@ -98,6 +102,8 @@ class Stage(Record):
     cmd_inherited: bool
     #: (sources in the build context, destination in the image) of COPY/ADD without --from
     copies: list[tuple[list[str], str]]
+    #: the stage's RUN lines as the builder's shell receives them (ARG/ENV substituted), with their spans
+    runs: list[Token]
 
     def __init__(
         self,
@@ -111,6 +117,7 @@ class Stage(Record):
         base_stage: Stage | None = None,
         cmd_inherited: bool = False,
         copies: list[tuple[list[str], str]] | None = None,
+        runs: list[Token] | None = None,
     ) -> None:
         self.image = image
         self.name = name
@@ -122,6 +129,7 @@ class Stage(Record):
         self.base_stage = base_stage
         self.cmd_inherited = cmd_inherited
         self.copies = copies if copies is not None else []
+        self.runs = runs if runs is not None else []
 
 
 # --- reading instructions -----------------------------------------------------------------------
@@ -265,8 +273,9 @@ def _json_string(arguments: MappedText, start: int) -> tuple[int, MappedText]:
 # --- stages -------------------------------------------------------------------------------------
 
 
-def stages(source: SourceFile) -> list[Stage]:
-    """Read the stages (with their env, CMD, ENTRYPOINT) of a Dockerfile."""
+def stages(source: SourceFile, build_args: Mapping[str, Token] | None = None) -> list[Stage]:
+    """Read the stages (with their env, CMD, ENTRYPOINT) of a Dockerfile. ``build_args``: the
+    ``--build-arg`` values (compose ``build.args``), which replace the ``ARG`` defaults."""
     global_args: dict[str, Token | None] = {}
     result: list[Stage] = []
     by_name: dict[str, Stage] = {}
@@ -281,7 +290,7 @@ def stages(source: SourceFile) -> list[Stage]:
             continue
         if keyword == "ARG":
             scope = global_args if current is None else current.args
-            _arg(instruction, scope, global_args if current is not None else {}, current)
+            _arg(instruction, scope, global_args if current is not None else {}, current, build_args or {})
             continue
         if current is None:
             continue
@@ -289,6 +298,9 @@ def stages(source: SourceFile) -> list[Stage]:
             _env(instruction, current)
         elif keyword in ("COPY", "ADD"):
             _copy(instruction, current)
+        elif keyword == "RUN":
+            ((expanded, _),) = substitute_words(instruction.arguments, _variables(current, {}), split=False)
+            current.runs.append(Token(expanded.value, instruction.arguments.span(), expanded.unresolved))
         elif keyword in ("CMD", "ENTRYPOINT"):
             words = exec_form(instruction.arguments)
             command = Command(instruction, words=words) if words is not None else Command(
@@ -337,13 +349,15 @@ def _from(instruction: Instruction, global_args: dict[str, Token | None], by_nam
 
 
 def _arg(instruction: Instruction, scope: dict[str, Token | None], global_args: dict[str, Token | None],
-         stage: Stage | None) -> None:
+         stage: Stage | None, build_args: Mapping[str, Token]) -> None:
     variables = _variables(stage, global_args if stage is None else {})
     for token, _mapped in substitute_words(instruction.arguments, variables):
         name, has_default, default = token.value.partition("=")
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
             continue
-        if has_default:
+        if name in build_args:
+            scope[name] = build_args[name]
+        elif has_default:
             scope[name] = Token(default, token.span, token.unresolved)
         elif stage is not None and name in global_args:
             # re-declaring a global ARG inside a stage imports its value
@@ -546,3 +560,5 @@ def _add_image_version(launch: Launch) -> None:
     version = image_version(image.value)
     if version and image_engine(image.value) == launch.engine:
         launch.version_hints.append(VersionHint(launch.engine, f"=={version}", "image", image.span))
+    elif image_engine(image.value) == launch.engine and image_floating(image.value):
+        launch.version_hints.append(VersionHint(launch.engine, FLOATING, "tag", image.span))

@@ -16,7 +16,11 @@ Supported:
 - strategic merge patches (files or inline), by the patch's own kind/name or a ``target``: maps
   merge, ``null`` deletes a key, lists of containers/env/volumes/ports/volumeMounts merge by their
   Kubernetes merge key, other lists (``args``, ``command``) are replaced; ``$patch: delete`` /
-  ``$patch: replace``.
+  ``$patch: replace``. Merged lists keep the resource's order and append the patch's new elements,
+  whatever order the patch lists them in, as kustomize v5 does through kyaml's ``merge2.Merge``
+  (``kyaml/yaml/merge2/merge2.go``: "if present only in the src, it is added to the dest list";
+  ``kyaml/yaml/walk/associative_sequence.go``: elements are collected dest first and set in place
+  or appended): a later JSON patch's ``containers/1`` is the resource's second container.
 - JSON 6902 patches (``patchesJson6902``, or a ``patches`` entry whose patch is a list of
   operations): ``add``, ``replace``, ``remove``, ``copy``, ``move`` (``test`` is assumed to pass),
   JSON pointers with ``~0``/``~1`` escapes and ``-`` for appending.
@@ -188,7 +192,7 @@ def strategic_merge(base: YNode, patch: YNode, field_name: str = "") -> YNode | 
             return patch
         if any(scalar_text(item.get("$patch")) == "replace" for item in patch.items):
             return _seq(patch, [item for item in patch.items if scalar_text(item.get("$patch")) != "replace"])
-        items = list(base.items)
+        items = list(base.items)  # the resource's order; the patch's new elements go at the end
         for item in patch.items:
             key = scalar_text(item.get(merge_key))
             position = next((i for i, existing in enumerate(items) if scalar_text(existing.get(merge_key)) == key), None)

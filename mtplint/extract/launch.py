@@ -81,7 +81,7 @@ class Launch(Record):
 
     __slots__ = ("engine", "entry", "source", "span", "program", "args", "env", "kwargs", "image", "gpu",
                  "base_dir", "version_hints", "context", "notes", "mounts", "workdir", "env_files",
-                 "client_env", "env_open")
+                 "client_env", "env_open", "paths")
     engine: str
     entry: str
     source: SourceFile
@@ -111,6 +111,9 @@ class Launch(Record):
     #: as written (``--env-file ./sglang.env``): the environment may hold any variable, so an engine
     #: setting read from a variable the launch does not set is unknown
     env_open: list[Token]
+    #: when the same command of its script runs differently on other paths: the branches each path
+    #: to this launch took (:mod:`mtplint.extract.shell_paths`); None: it runs this way on every path
+    paths: list[tuple[str, ...]] | None
 
     def __init__(
         self,
@@ -153,6 +156,7 @@ class Launch(Record):
         self.env_files = env_files if env_files is not None else []
         self.client_env = client_env if client_env is not None else {}
         self.env_open = env_open if env_open is not None else []
+        self.paths = None
 
     @property
     def argv(self) -> list[Token]:
@@ -177,7 +181,7 @@ class Launch(Record):
 
 class Recognised(Record):
     __slots__ = ("engine", "entry", "program", "args", "env", "image", "docker_env", "gpu_count", "container",
-                 "docker_inherit", "host_env", "docker_env_files")
+                 "docker_inherit", "host_env", "docker_env_files", "docker_hidden")
     engine: str
     entry: str
     program: list[Token]
@@ -194,6 +198,8 @@ class Recognised(Record):
     host_env: list[tuple[str, Token]]
     #: ``--env-file FILE`` / ``--env-file=FILE``, in order (Docker reads them before the ``-e`` flags)
     docker_env_files: list[Token]
+    #: ``docker run`` options that cannot be seen (``"${opts[@]}"``): they may set any variable
+    docker_hidden: list[Token]
 
     def __init__(
         self,
@@ -209,6 +215,7 @@ class Recognised(Record):
         docker_inherit: list[tuple[str, Token]] | None = None,
         host_env: list[tuple[str, Token]] | None = None,
         docker_env_files: list[Token] | None = None,
+        docker_hidden: list[Token] | None = None,
     ) -> None:
         self.engine = engine
         self.entry = entry
@@ -222,6 +229,7 @@ class Recognised(Record):
         self.docker_inherit = docker_inherit if docker_inherit is not None else []
         self.host_env = host_env if host_env is not None else []
         self.docker_env_files = docker_env_files if docker_env_files is not None else []
+        self.docker_hidden = docker_hidden if docker_hidden is not None else []
 
 
 # --- images -------------------------------------------------------------------------------------
@@ -312,6 +320,26 @@ def image_version(image: str) -> str | None:
     return None
 
 
+#: the spec of a version hint from a floating tag: the newest known release or a later one
+FLOATING = "latest"
+#: tags that follow the newest build rather than name a release (the first word before `-`)
+_FLOATING_TAGS = frozenset({"latest", "nightly", "dev", "main", "server", "full", "light"})
+
+
+def image_floating(image: str) -> bool:
+    """Whether an image's tag follows the newest build (``:latest``, ``:nightly``, ``cu130-nightly``,
+    ``dev-cu13``, llama.cpp's ``server-cuda``; no tag is ``latest`` to docker), not a release. A digest pins an
+    image, but to no release mtplint can name: no evidence either way."""
+    if "@" in image:
+        return False
+    _, tag = _image_name(image)
+    pieces = tag.removesuffix("\n").lower().split("-")
+    if not tag:
+        return True
+    # `nightly-cu130`, `cu130-nightly`, `dev-cu13`, `server-cuda`; not a custom `v2-dev`
+    return image_version(image) is None and (pieces[0] in _FLOATING_TAGS or pieces[-1] in ("latest", "nightly"))
+
+
 # --- entry points -------------------------------------------------------------------------------
 
 _MODULE_ENTRIES = {
@@ -370,7 +398,7 @@ def recognise(argv: Sequence[Token], _depth: int = 0) -> Recognised | None:
     index = 0
     while index < len(words) and _depth < 8:
         word = words[index]
-        if not word.resolved:
+        if not word.resolved and not _named_program(words, index):
             return None
         value = word.value
         name = _basename(value)
@@ -409,12 +437,28 @@ def recognise(argv: Sequence[Token], _depth: int = 0) -> Recognised | None:
             continue
         if name in ("docker", "podman", "nerdctl") and index + 1 < len(words):
             return _recognise_docker(words, index + 1, env, _depth)
+        if name in ("apptainer", "singularity") and index + 1 < len(words) and words[index + 1].value == "exec":
+            return _recognise_apptainer(words, index + 2, env, _depth)
         found = _entry_at(words, index)
         if found is None:
             return None
         engine, entry, length = found
         return Recognised(engine, entry, words[index:index + length], words[index + length:], env)
     return None
+
+
+def _named_program(words: Sequence[Token], index: int) -> bool:
+    """Whether a program word only partly known still names its program: its directory is unknown
+    but its name is written (``"${VENV}/bin/vllm"``, ``"$SCRIPT_DIR/.venv/bin/python3"``), or it
+    runs a known engine module (``"$PY" -m vllm.entrypoints.openai.api_server``: only Python takes
+    ``-m`` and such a module). An unknown part is shown as written (``$VENV``, ``$(...)``)."""
+    value = words[index].value
+    directory, slash, name = value.rpartition("/")
+    if slash and name and "$" not in name and "`" not in name and directory:
+        return True
+    if index + 2 < len(words) and words[index + 1].value == "-m" and words[index + 2].resolved:
+        return words[index + 2].value in _MODULE_ENTRIES or words[index + 2].value == "vllm.entrypoints.cli.main"
+    return False
 
 
 def _entry_at(words: list[Token], index: int) -> tuple[str, str, int] | None:
@@ -430,7 +474,7 @@ def _entry_at(words: list[Token], index: int) -> tuple[str, str, int] | None:
         return "llama.cpp", "llama-server", 1
     if name in ("mlx_lm.server",):
         return "mlx-lm", "mlx_lm.server", 1
-    if _is_python(value):
+    if _is_python(value) or not words[index].resolved:  # an unknown program: only with `-m MODULE`
         position = index + 1
         while position < len(words) and words[position].resolved and words[position].value in ("-u", "-O", "-B", "-E", "-s"):
             position += 1
@@ -453,9 +497,16 @@ def _recognise_docker(words: list[Token], index: int, env: list[tuple[str, Token
     env_files: list[Token] = []
     gpu_count: int | None = None
     entrypoint: Token | None = None
+    hidden: int | None = None  # where the first options that cannot be seen are (`"${opts[@]}"`, `$DOCKER_ARGS`)
+    hidden_words: list[Token] = []
     while index < len(words):
         word = words[index]
         value = word.value
+        if word.splat and word.unresolved:
+            hidden = index if hidden is None else hidden
+            hidden_words.append(word)
+            index += 1
+            continue
         if not value.startswith("-") or value == "-":
             break
         option, has_inline, inline = value.partition("=")
@@ -486,11 +537,21 @@ def _recognise_docker(words: list[Token], index: int, env: list[tuple[str, Token
             gpu_count = _gpus_count(argument.value.strip("\"'"))
         elif option == "--entrypoint":
             entrypoint = argument
-    if index >= len(words) or not words[index].resolved:
+    result: Recognised | None = None
+    if hidden is not None and entrypoint is None:
+        # any of the words from the hidden options on may be the image: the first that is an engine
+        # image, or that is followed by an engine's own command line
+        for index in range(hidden, len(words)):
+            if words[index].resolved and image_entry(words[index].value) is not None:
+                break
+            if not words[index].value.startswith("-") and recognise(words[index + 1:], depth + 1) is not None:
+                break
+        else:
+            return None
+    if index >= len(words) or (entrypoint is not None and not words[index].resolved):
         return None
     image = words[index]
     rest = words[index + 1:]
-    result: Recognised | None
     if entrypoint is not None:
         result = recognise([entrypoint, *rest], depth + 1)
     else:
@@ -501,11 +562,30 @@ def _recognise_docker(words: list[Token], index: int, env: list[tuple[str, Token
     result.docker_env = docker_env
     result.docker_inherit = docker_inherit
     result.docker_env_files = env_files
+    result.docker_hidden = [word for word in hidden_words if word is not image]
     result.gpu_count = gpu_count
     result.container = True
     # `env VAR=x docker run …` sets the docker client's environment, not the container's
     result.host_env = env
     return result
+
+
+def _recognise_apptainer(words: list[Token], index: int, env: list[tuple[str, Token]],
+                         depth: int) -> Recognised | None:
+    """``apptainer exec [options] IMAGE command...`` (Singularity alike): the image is the first word
+    after the options that is followed by an engine's command line. The container gets most of the
+    caller's environment (unlike docker; https://apptainer.org/docs/user/main/environment_and_metadata.html),
+    so the launch's environment is the script's -- unless ``--cleanenv``/``-e`` keeps it out."""
+    for position in range(index, len(words)):
+        if words[position].value.startswith("-"):
+            continue
+        found = recognise(words[position + 1:], depth + 1)
+        if found is not None:
+            found.image = words[position]
+            found.env = [*env, *found.env]
+            found.container = any(word.value in ("--cleanenv", "-e") for word in words[index:position])
+            return found
+    return None
 
 
 def entry_for_image(image: Token, command: Sequence[Token]) -> Recognised | None:

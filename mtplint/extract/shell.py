@@ -16,9 +16,16 @@ What the interpreter resolves: assignments (also ``+=``, arrays, ``export``/``de
 ``set -a`` around ``source .env``), ``VAR=x cmd`` prefixes, ``$VAR``/``${VAR}``, ``${VAR:-d}``,
 ``${VAR-d}``, ``${VAR:=d}``, ``${VAR:+alt}``, ``${#VAR}``, prefix/suffix removal, ``"${ARR[@]}"``,
 word splitting of unquoted expansions, ``set --`` / ``"$@"``. What it never guesses: command
-substitution, arithmetic, ``read``, values that differ between ``if``/``case`` branches (RULES.md,
-"What is a launch"), positional parameters of the script — those become unresolved tokens, and an
-unquoted unknown expansion or ``"$@"`` becomes a *splat* token (may add any number of words).
+substitution, arithmetic, ``read``, positional parameters of the script — those become unresolved
+tokens, and an unquoted unknown expansion or ``"$@"`` becomes a *splat* token (may add any number
+of words).
+
+Branches (``if``/``elif``/``else``, ``case`` arms, ``a && b``): :func:`launches_in_script` reads a
+script once per path (:mod:`mtplint.extract.shell_paths` has the model and its bounds), so an
+array built in steps (``ARGS+=(...)`` in an ``if``) is known on each path. :func:`script_commands`
+(an ``sh -c`` string in compose, Kubernetes, Python) reads it once with the branches merged: a value
+that differs between them is unknown, and an array keeps the elements all branches start with. A
+branch that ends the script (``exit``, ``exec PROGRAM``) is not merged with the rest.
 
 A variable that is never assigned and has a default (``${MODEL:-Qwen/Qwen3-8B}``) takes the default:
 that is what the file says the launch runs with unless the caller's environment overrides it.
@@ -37,6 +44,7 @@ from pathlib import Path
 
 from mtplint.extract import ExtractContext, Malformed, build_launch
 from mtplint.extract.launch import Launch, recognise
+from mtplint.extract.shell_paths import PathChooser, TooManyPaths, all_choices, describe, quote
 from mtplint.records import FrozenRecord, Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
 
@@ -60,17 +68,24 @@ _MAX_DEPTH = 6  # nested `sh -c` strings and `source`d files
 
 
 class ShellCommand(Record):
-    """One simple command of a script, after expansion."""
+    """One simple command of a script, after expansion.
 
-    __slots__ = ("argv", "env", "span")
+    ``conditions``: on which path of the script it ran this way (:mod:`mtplint.extract.shell_paths`),
+    each the text of a branch taken earlier (``[[ -n $SPEC ]]``, ``$PROFILE is fast``); empty when
+    the script has one path, or it was read with its branches merged."""
+
+    __slots__ = ("argv", "env", "span", "conditions")
     argv: list[Token]
     env: dict[str, EnvEntry]
     span: Span | None
+    conditions: tuple[str, ...]
 
-    def __init__(self, argv: list[Token], env: dict[str, EnvEntry], span: Span | None) -> None:
+    def __init__(self, argv: list[Token], env: dict[str, EnvEntry], span: Span | None,
+                 conditions: tuple[str, ...] = ()) -> None:
         self.argv = argv
         self.env = env
         self.span = span
+        self.conditions = conditions
 
     @property
     def line(self) -> int:
@@ -156,19 +171,41 @@ def launches_in_script(
 ) -> list[Launch]:
     """The engine launches of a shell script file, run with ``env`` (e.g. from a systemd unit)."""
     interpreter = _Interpreter(source.path.parent, ctx.loader.load, depth=0)
-    commands = interpreter.run_file(source, _State.initial(env or {}, positional), record=True)
+    commands = interpreter.run_paths(source, _State.initial(env or {}, positional))
     return launches_from_commands(commands, source, source.path.parent)
 
 
 def launches_from_commands(commands: Iterable[ShellCommand], source: SourceFile, base_dir: Path) -> list[Launch]:
+    """A launch per engine command; per distinct way it runs when it runs differently on different
+    paths of the script, with the branches that lead there (``launch.paths``)."""
     launches: list[Launch] = []
-    for command in commands:
-        recognised = recognise(command.argv)
-        if recognised is None:
-            continue
-        launches.append(build_launch(recognised, source, base_dir=base_dir, context=f"line {command.line}",
-                                     env=command.env))
+    for variants in _variants_by_command(commands):
+        for paths, command in variants:
+            recognised = recognise(command.argv)
+            if recognised is None:
+                continue
+            context = f"line {command.line}" + (f", when {describe(paths)}" if len(variants) > 1 else "")
+            launch = build_launch(recognised, source, base_dir=base_dir, context=context, env=command.env)
+            if len(variants) > 1:
+                launch.paths = paths
+            launches.append(launch)
     return launches
+
+
+def _variants_by_command(commands: Iterable[ShellCommand]) -> list[list[tuple[list[tuple[str, ...]], ShellCommand]]]:
+    """The commands run at each place of the script, in order: each distinct argv and environment
+    once, with the paths (conditions) it runs on."""
+    by_place: dict[tuple[int, int] | int, dict[tuple[Any, ...], tuple[list[tuple[str, ...]], ShellCommand]]] = {}
+    for command in commands:
+        place: tuple[int, int] | int = (command.span.start, command.span.end) if command.span else id(command)
+        variants = by_place.setdefault(place, {})
+        key = (tuple((token.value, token.unresolved, token.splat) for token in command.argv),
+               tuple(sorted((name, entry.value.value, entry.value.unresolved) for name, entry in command.env.items())))
+        if key in variants:
+            variants[key][0].append(command.conditions)
+        else:
+            variants[key] = ([command.conditions], command)
+    return [list(variants.values()) for variants in by_place.values()]
 
 
 def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
@@ -182,17 +219,31 @@ def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
 
 
 class _Value(FrozenRecord):
-    """A scalar shell value; ``text`` of an unresolved value is how it was written (``$(nproc)``)."""
+    """A scalar shell value; ``text`` of an unresolved value is how it was written (``$(nproc)``).
 
-    __slots__ = ("text", "unresolved", "splat")
+    ``written``: an array element's text where the script wrote it (``ARGS=(... --enforce-eager)``),
+    so that ``"${ARGS[@]}"`` gives each word the place it was written; not part of the value."""
+
+    __slots__ = ("text", "unresolved", "splat", "written")
     text: Final[str]
     unresolved: Final[tuple[str, ...]]
     splat: Final[bool]
+    written: Final[MappedText | None]
 
-    def __init__(self, text: str, unresolved: tuple[str, ...] = (), splat: bool = False) -> None:
+    def __init__(self, text: str, unresolved: tuple[str, ...] = (), splat: bool = False,
+                 written: MappedText | None = None) -> None:
         self.text = text
         self.unresolved = unresolved
         self.splat = splat
+        self.written = written
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Value):
+            return NotImplemented
+        return (self.text, self.unresolved, self.splat) == (other.text, other.unresolved, other.splat)
+
+    def __hash__(self) -> int:
+        return hash((self.text, self.unresolved, self.splat))
 
     @property
     def resolved(self) -> bool:
@@ -271,11 +322,15 @@ class _Piece(Record):
 
 
 class _State(Record):
-    __slots__ = ("variables", "positional", "allexport", "functions")
+    __slots__ = ("variables", "positional", "allexport", "functions", "conditions", "exited")
     variables: dict[str, _Var]
     positional: tuple[_Value, ...] | None  # None: unknown (the script's own arguments)
     allexport: bool
     functions: dict[str, Node]
+    #: the branches taken so far on this path (see :class:`ShellCommand`)
+    conditions: tuple[str, ...]
+    #: the script ended here (``exit``, ``exec PROGRAM``): nothing after it runs on this path
+    exited: bool
 
     def __init__(
         self,
@@ -283,11 +338,15 @@ class _State(Record):
         positional: tuple[_Value, ...] | None = None,
         allexport: bool = False,
         functions: dict[str, Node] | None = None,
+        conditions: tuple[str, ...] = (),
+        exited: bool = False,
     ) -> None:
         self.variables = variables if variables is not None else {}
         self.positional = positional
         self.allexport = allexport
         self.functions = functions if functions is not None else {}
+        self.conditions = conditions
+        self.exited = exited
 
     @classmethod
     def initial(cls, env: dict[str, EnvEntry], positional: list[Token] | None) -> _State:
@@ -300,7 +359,21 @@ class _State(Record):
         return state
 
     def copy(self) -> _State:
-        return _State(dict(self.variables), self.positional, self.allexport, dict(self.functions))
+        return _State(dict(self.variables), self.positional, self.allexport, dict(self.functions), self.conditions,
+                      self.exited)
+
+    def same_values(self, other: _State) -> bool:
+        """Whether the script goes on the same way from either state (what it has run aside)."""
+        if self.positional != other.positional or self.allexport != other.allexport:
+            return False
+        for name in self.variables.keys() | other.variables.keys():
+            mine, theirs = self.variables.get(name), other.variables.get(name)
+            if mine is None or theirs is None:
+                if mine is not theirs:
+                    return False
+            elif not mine.same_value(theirs) or mine.exported != theirs.exported:
+                return False
+        return True
 
     def environment(self) -> dict[str, EnvEntry]:
         return {name: var.entry for name, var in self.variables.items()
@@ -316,7 +389,10 @@ class _State(Record):
 
 
 def _merge(states: list[_State]) -> _State:
-    """The state after one of ``states`` ran; values that differ between them become unknown."""
+    """The state after one of ``states`` ran; values that differ between them become unknown.
+    States that ended the script (``exit``) do not go on: only when all of them did, neither does the merge."""
+    running = [state for state in states if not state.exited]
+    states = running or states[:1]
     result = states[0].copy()
     names = {name for state in states for name in state.variables}
     for name in names:
@@ -329,15 +405,39 @@ def _merge(states: list[_State]) -> _State:
         entry = next((var.entry for var in variables if var is not None and var.entry is not None), None)
         value = _Value(f"${{{name}}}", (name,))
         span = entry.span if entry else None
-        result.variables[name] = _Var(value, None, exported,
+        result.variables[name] = _Var(value, _common_items(name, variables), exported,
                                       EnvEntry(name, Token(value.text, span, value.unresolved), span,
                                                entry.origin if entry else "explicit"))
     if any(state.positional != result.positional for state in states):
         result.positional = None
     result.allexport = any(state.allexport for state in states)
+    result.conditions = _common_prefix([state.conditions for state in states])
     for state in states[1:]:
         result.functions.update(state.functions)
     return result
+
+
+def _common_items(name: str, variables: list[_Var | None]) -> tuple[_Value, ...] | None:
+    """An array that ends differently on different branches (``ARGS+=(--flag)`` in an ``if``): the
+    elements every branch starts with stay known, the rest is one element of unknown length
+    (``"${ARGS[@]}"`` then still shows the program and its first arguments)."""
+    if any(var is None or var.items is None for var in variables):
+        return None
+    lists = [var.items for var in variables if var is not None and var.items is not None]
+    prefix = _common_prefix(lists)
+    while prefix and prefix[-1].splat and prefix[-1].unresolved == (name,):
+        prefix = prefix[:-1]  # one unknown run of elements, however many branches made it
+    if not prefix:
+        return None
+    return (*prefix, _Value(f"${{{name}[@]:{len(prefix)}}}", (name,), splat=True))
+
+
+def _common_prefix(sequences: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+    shortest = min(sequences, key=len) if sequences else ()
+    for position, item in enumerate(shortest):
+        if any(sequence[position] != item for sequence in sequences):
+            return shortest[:position]
+    return shortest
 
 
 # ================================================================================================
@@ -507,6 +607,8 @@ def _unquoted_word_ranges(text: str, start: int, end: int) -> Iterator[tuple[int
         yield word_start, min(index, end)
 
 
+_ALL_ELEMENTS = re.compile(r"\$(?:@|\{@\}|\{[A-Za-z_][A-Za-z0-9_]*\[@\]\})")
+
 _ANSI_C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
                    "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
 
@@ -578,7 +680,9 @@ class _Lexer:
                 flush(index)
                 close = min(_skip_double_quotes(text, index + 1, end), end)
                 inner = self.expand(index + 1, close, quoted=True)
-                pieces.append(_Piece(self.literal(index + 1, index + 1), exists=True))
+                if inner or not _ALL_ELEMENTS.fullmatch(text, index + 1, close):
+                    # `"${ARR[@]}"` / `"$@"` of no elements is no word at all, not an empty one
+                    pieces.append(_Piece(self.literal(index + 1, index + 1), exists=True))
                 pieces.extend(inner)
                 index = close + 1
                 literal_start = index
@@ -726,7 +830,11 @@ class _Expander:
                 return [self._value_piece(lexer, _join_values(items), start, end, True, written)]
             result: list[_Piece] = []
             for position, item in enumerate(items):
-                piece = self._value_piece(lexer, item, start, end, quoted, written)
+                if item.written is not None and item.written.source is lexer.mapped.source:
+                    piece = _Piece(item.written, item.unresolved, splittable=not quoted, exists=quoted,
+                                   splat=item.splat or (not quoted and not item.resolved))
+                else:
+                    piece = self._value_piece(lexer, item, start, end, quoted, written)
                 piece.boundary = position > 0 and quoted
                 result.append(piece)
             if not result and not quoted:
@@ -963,6 +1071,20 @@ def _fields(pieces: list[_Piece]) -> list[list[_Piece]]:
     for piece in pieces:
         if piece.boundary:
             finish()
+        if piece.splittable and piece.unresolved and _partly_known(piece):
+            # `args="--model-path $M --dp $DP"; cmd $args`: the known words stay known
+            text = piece.text.text
+            ranges = list(_unquoted_word_ranges(text, 0, len(text)))
+            if ranges and ranges[0][0] > 0:
+                finish()
+            for number, (start, end) in enumerate(ranges):
+                if number:
+                    finish()
+                current.append(_split_part(piece, start, end))
+                exists = True
+            if ranges and ranges[-1][1] < len(text):
+                finish()
+            continue
         if piece.splittable and (piece.unresolved or piece.splat):
             if only_piece or not piece.text.text:
                 current.append(piece)
@@ -987,6 +1109,23 @@ def _fields(pieces: list[_Piece]) -> list[list[_Piece]]:
         exists = exists or piece.exists
     finish()
     return fields
+
+
+def _partly_known(piece: _Piece) -> bool:
+    """An unquoted value that is words around unknown parts (``--dp ${DP}``), not one expansion
+    (``$(jq -r .k "$f")``, ``${DP}``): shown as written, an unknown part starts with ``$`` or a backquote."""
+    text = piece.text.text
+    return text not in piece.unresolved and any(char in _IFS_WHITESPACE for char in text)
+
+
+def _split_part(piece: _Piece, start: int, end: int) -> _Piece:
+    """One word of a partly known value: known unless it holds one of the unknown parts."""
+    text = piece.text.slice(start, end)
+    if "$" not in text.text and "`" not in text.text:
+        return _Piece(text, splittable=True, exists=True, expression_end=piece.expression_end)
+    names = tuple(name for name in piece.unresolved if name in text.text) or piece.unresolved
+    return _Piece(text, names, splittable=True, splat=text.text.startswith(("$", "`")), exists=True,
+                  expression_end=piece.expression_end)
 
 
 def _field_token(pieces: list[_Piece], whole_word: MappedText | None) -> tuple[Token, MappedText]:
@@ -1052,6 +1191,26 @@ class _Interpreter:
 
     def run_file(self, source: SourceFile, state: _State, record: bool) -> list[ShellCommand]:
         return self.run_text(source.whole(), state, record, whole_file=True)
+
+    def run_paths(self, source: SourceFile, state: _State) -> list[ShellCommand]:
+        """The commands of the script on each of its paths (:mod:`mtplint.extract.shell_paths`);
+        with more paths than it reads, the commands of one reading with its branches merged."""
+        script = _Script(source.whole(), whole_file=True)
+        script.check()
+        commands: list[ShellCommand] = []
+
+        def read(chooser: PathChooser) -> None:
+            runner = _Runner(self, script, record=True, chooser=chooser)
+            runner.statements(script.root.children, state.copy())
+            commands.extend(runner.commands)
+
+        try:
+            all_choices(read)
+        except TooManyPaths:
+            runner = _Runner(self, script, record=True)
+            runner.statements(script.root.children, state)
+            return runner.commands
+        return commands
 
 
 _ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
@@ -1159,18 +1318,26 @@ def _walk(node: Node) -> Iterator[Node]:
 
 
 class _Runner:
-    """Walks the statements of one script with a state, collecting commands."""
+    """Walks the statements of one script with a state, collecting commands.
 
-    def __init__(self, interpreter: _Interpreter, script: _Script, record: bool) -> None:
+    With a ``chooser``, branches that leave different states are forks: the runner follows the
+    outcome the chooser picks (one path, :mod:`mtplint.extract.shell_paths`); without one, it goes
+    on from their merge."""
+
+    def __init__(self, interpreter: _Interpreter, script: _Script, record: bool,
+                 chooser: PathChooser | None = None) -> None:
         self.interpreter = interpreter
         self.script = script
         self.record = record
+        self.chooser = chooser
         self.commands: list[ShellCommand] = []
 
     # --- statements -----------------------------------------------------------------------------
 
     def statements(self, nodes: Iterable[Node], state: _State) -> None:
         for node in nodes:
+            if state.exited:
+                return
             self.statement(node, state)
 
     def statement(self, node: Node, state: _State) -> None:
@@ -1211,13 +1378,13 @@ class _Runner:
             for condition in node.children_by_field_name("condition"):
                 self.statement(condition, state)
             branch = state.copy()
-            self.statements(node.children_by_field_name("body"), branch)
+            self.loop_body(node, branch)
             self._adopt(state, _merge([state, branch]))
         elif kind in ("for_statement", "c_style_for_statement", "select_statement"):
             branch = state.copy()
             for variable in node.children_by_field_name("variable"):
                 branch.forget(self.script.raw(variable))
-            self.statements(node.children_by_field_name("body"), branch)
+            self.loop_body(node, branch)
             self._adopt(state, _merge([state, branch]))
         elif kind == "function_definition":
             names = node.children_by_field_name("name")
@@ -1225,12 +1392,53 @@ class _Runner:
             if names and bodies:
                 state.functions[self.script.raw(names[0])] = bodies[0]
 
+    def loop_body(self, node: Node, state: _State) -> None:
+        """A loop's body, read once with its branches merged: what it leaves is merged with not
+        running it anyway, so an argument-parsing ``while``/``case`` is no fork per option."""
+        chooser, self.chooser = self.chooser, None
+        try:
+            self.statements(node.children_by_field_name("body"), state)
+        finally:
+            self.chooser = chooser
+
     @staticmethod
     def _adopt(state: _State, merged: _State) -> None:
         state.variables = merged.variables
         state.positional = merged.positional
         state.allexport = merged.allexport
         state.functions = merged.functions
+        state.conditions = merged.conditions
+
+    def join(self, node: Node, state: _State, branches: list[tuple[str, _State]]) -> None:
+        """Go on after one of ``branches`` (each with the words naming when it runs) ran from
+        ``state``: branches that end alike are one outcome; with a chooser, the outcome it picks
+        (its label added to the path's conditions), else the merge of all of them."""
+        outcomes: list[tuple[list[str], _State]] = []
+        if any(not branch.exited for _, branch in branches):
+            branches = [(label, branch) for label, branch in branches if not branch.exited]
+        for label, branch in branches:
+            same = next((outcome for outcome in outcomes if outcome[1].same_values(branch)), None)
+            if same is None:
+                outcomes.append(([label], branch))
+            else:
+                same[0].append(label)
+        if self.chooser is None or len(outcomes) == 1:
+            self._adopt(state, _merge([branch for _, branch in branches]))
+            return
+        labels, chosen = outcomes[self.chooser.choose(self.script.file_offset(self.script.chars(node)[0]),
+                                                      len(outcomes))]
+        before = state.conditions
+        self._adopt(state, chosen)
+        state.conditions = (*before, " or ".join(labels), *chosen.conditions[len(before):])
+
+    def quoted(self, nodes: Iterable[Node]) -> str:
+        """The source text of ``nodes`` (a condition), as a label quotes it."""
+        parts = [node for node in nodes if node.is_named]
+        if not parts:
+            return "``"
+        start, _ = self.script.chars(parts[0])
+        _, end = self.script.chars(parts[-1])
+        return quote(self.script.mapped.text[start:end])
 
     def and_or_list(self, node: Node, state: _State) -> None:
         """``a && b``, ``a || b``: the left side runs; the right side may not."""
@@ -1242,21 +1450,25 @@ class _Runner:
         self.statements(children[:operator_index], state)
         branch = state.copy()
         self.statements(children[operator_index + 1:], branch)
-        self._adopt(state, _merge([state, branch]))
+        left = self.quoted(children[:operator_index])
+        runs, skips = ("succeeds", "fails") if children[operator_index].type == "&&" else ("fails", "succeeds")
+        self.join(node, state, [(f"{left} {runs}", branch), (f"{left} {skips}", state.copy())])
 
     def if_statement(self, node: Node, state: _State) -> None:
-        conditions = {child.id for child in node.children_by_field_name("condition")}
+        condition_nodes = node.children_by_field_name("condition")
+        conditions = {child.id for child in condition_nodes}
         for child in node.children:
             if child.id in conditions:
                 self.statement(child, state)
-        branches: list[_State] = []
+        branches: list[tuple[str, _State]] = []
+        tested = [self.quoted(condition_nodes)]
         then_branch = state.copy()
         has_else = False
         for child in node.children:
             if child.id in conditions or child.type in ("elif_clause", "else_clause"):
                 continue
             self.statement(child, then_branch)
-        branches.append(then_branch)
+        branches.append((tested[0], then_branch))
         remaining = state.copy()
         for child in node.children:
             if child.type == "elif_clause":
@@ -1264,43 +1476,56 @@ class _Runner:
                 # the first named statement before `then` is the condition in this grammar
                 in_condition = True
                 branch = remaining
+                condition_parts: list[Node] = []
                 for part in child.children:
                     if part.type == "then":
                         in_condition = False
                         branch = remaining.copy()
                         continue
                     if in_condition or part.id in elif_conditions:
+                        if part.type != "elif":
+                            condition_parts.append(part)
                         self.statement(part, remaining)
                     else:
                         self.statement(part, branch)
-                branches.append(branch)
+                tested.append(self.quoted(condition_parts))
+                branches.append((tested[-1], branch))
             elif child.type == "else_clause":
                 has_else = True
                 branch = remaining.copy()
                 self.statements(child.children, branch)
-                branches.append(branch)
+                branches.append((_none_of(tested), branch))
         if not has_else:
-            branches.append(remaining)
-        self._adopt(state, _merge(branches))
+            branches.append((_none_of(tested), remaining))
+        self.join(node, state, branches)
 
     def case_statement(self, node: Node, state: _State) -> None:
-        branches: list[_State] = []
+        branches: list[tuple[str, _State]] = []
         exhaustive = False
+        subject_nodes = node.children_by_field_name("value")
+        subject = quote(self.script.raw(subject_nodes[0]).strip().removeprefix('"').removesuffix('"')) \
+            if subject_nodes else "``"
+        patterns: list[str] = []
         for item in node.children:
             if item.type != "case_item":
                 continue
-            values = {child.id for child in item.children_by_field_name("value")}
-            if any(self.script.raw(child).strip() == "*" for child in item.children_by_field_name("value")):
-                exhaustive = True
+            value_nodes = item.children_by_field_name("value")
+            values = {child.id for child in value_nodes}
+            written = "|".join(self.script.raw(child).strip() for child in value_nodes)
+            catch_all = any(self.script.raw(child).strip() == "*" for child in value_nodes)
+            exhaustive = exhaustive or catch_all
             branch = state.copy()
             for child in item.children:
                 if child.id not in values:
                     self.statement(child, branch)
-            branches.append(branch)
+            label = f"{subject} is none of {', '.join(patterns)}" if catch_all and patterns else \
+                f"{subject} matches {quote(written)}"
+            patterns.append(quote(written))
+            branches.append((label, branch))
         if not exhaustive:
-            branches.append(state.copy())
+            branches.append((f"{subject} is none of {', '.join(patterns)}", state.copy()))
         if branches:
-            self._adopt(state, _merge(branches))
+            self.join(node, state, branches)
 
     # --- words ----------------------------------------------------------------------------------
 
@@ -1367,8 +1592,10 @@ class _Runner:
         previous = state.variables.get(name)
         exported = bool(previous and previous.exported) or state.allexport
         if array is not None:
-            elements = [token for token, _ in self.expand_words(self.word_ranges(array.named_children), state)]
-            items = tuple(_Value(token.value, token.unresolved, token.splat) for token in elements)
+            # a `# comment` line between the elements is no element
+            words = [child for child in array.named_children if child.type != "comment"]
+            items = tuple(_Value(token.value, token.unresolved, token.splat, _as_written(token, mapped))
+                          for token, mapped in self.expand_words(self.word_ranges(words), state))
             if append and previous is not None:
                 base = previous.items if previous.items is not None else (previous.scalar,)
                 items = base + items
@@ -1470,7 +1697,9 @@ class _Runner:
         span = argv[0].span
         self.builtin(argv, words, state, environment)
         if self.record:
-            self.commands.append(ShellCommand(argv, environment, span))
+            self.commands.append(ShellCommand(argv, environment, span, state.conditions))
+        if argv[0].resolved and (argv[0].value == "exit" or (argv[0].value == "exec" and len(argv) > 1)):
+            state.exited = True  # `exec PROGRAM` replaces the shell; `exec >log` only redirects
 
     def builtin(self, argv: list[Token], words: list[tuple[Token, MappedText]], state: _State,
                 environment: dict[str, EnvEntry]) -> None:
@@ -1592,6 +1821,21 @@ class _Runner:
             self.commands.extend(nested.run_text(script_text, inner_state, record=self.record))
         except Malformed:
             return
+
+
+def _as_written(token: Token, mapped: MappedText) -> MappedText:
+    """An array element's text, spanning its whole word as written (quotes included, as the span of
+    the same word on a command line would)."""
+    if token.span is None or not mapped.text or mapped.source is None:
+        return mapped
+    offsets = list(mapped.offsets)
+    offsets[0] = min(offsets[0], token.span.start)
+    offsets[len(mapped.text) - 1] = max(offsets[len(mapped.text) - 1], token.span.end - 1)
+    return MappedText(mapped.text, offsets, mapped.source)
+
+
+def _none_of(tested: list[str]) -> str:
+    return f"not {tested[0]}" if len(tested) == 1 else f"none of {', '.join(tested)}"
 
 
 def _load(path: Path, load: Loader | None) -> SourceFile | None:

@@ -10,17 +10,25 @@
 3. re-lint the same paths *in memory*: the new texts are seeded into the :class:`FileLoader`, the
    disk is not written, and only the files the edits reach are linted again
    (:class:`mtplint.fix.relint.ProjectLinter`). When the pass made a file unparsable (a new MTP001),
-   crashed the pipeline, or produced a finding that was not there before, the fixes that cannot
-   have caused it are kept together and the suspects tried in smaller groups, down to each fix
-   that does so on its own, which is dropped (reported as a :class:`RejectedFix`); the others
-   stay. A new finding
+   crashed the pipeline, produced a finding that was not there before (the engine's rejection of
+   the new argv, MTP509, counts whether or not it is selected), or left a fixed finding in place,
+   the fixes that cannot have caused it are kept together and the suspects tried in smaller
+   groups, down to each fix that does so on its own, which is dropped (reported as a
+   :class:`RejectedFix`); the others stay. A new finding
    that carries a fix this run applies is not damage: it is the next pass's candidate (rewriting
    removed flags into a ``--speculative-config`` brings the deprecated alias inside it into play,
    and that alias is fixed next), and if its own fix is dropped, that is reported in turn.
 4. repeat from 1 on the new texts until no candidate is left (or :data:`MAX_PASSES`): a fix deferred
    because it overlapped another gets its turn against the new text. A fix offered again right
-   after it was applied (it does not remove its finding) is dropped, so that a second ``--fix``
-   changes nothing; so is a fix whose own edits overlap or fall outside its file.
+   after it was applied is refused, and the fixing starts again from the files as read without it:
+   nothing written contains it, so a second ``--fix`` changes nothing. A fix whose own edits
+   overlap, fall outside its file or edit inside a substituted reference (``$(VAR)``, ``${VAR}``,
+   ``$VAR``, systemd ``%i``: :mod:`mtplint.fix.substitution`) is refused before it is tried.
+
+So one rule decides what is written: a file is written only with fixes that each re-lint and
+re-parse cleanly (the text parses as its kind, the fixed finding is gone, nothing new appears,
+and a second pass changes nothing). :mod:`mtplint.fix.verify` uses the same run to count as
+fixable only what ``--fix`` applies.
 
 Inserted line breaks follow the file's line ending (``SourceFile.newline``), so a CRLF file stays CRLF.
 
@@ -148,6 +156,9 @@ def _candidates(findings: Iterable[Finding], unsafe: bool, texts: Callable[[str]
             problem = "an edit lies outside the file"
         elif _overlaps_itself(fix.edits):
             problem = "its edits overlap each other (a fix is all its edits or none)"
+        elif (reference := _substituted_reference(fix.edits, sources)) is not None:
+            problem = (f"it would edit inside `{reference}`, which is substituted before the engine reads the "
+                       "argument")
         if problem is not None:
             identity: tuple[object, ...] = (finding.code, fix.message, "malformed", tuple(
                 (e.span.file, e.span.start, e.span.end, e.content) for e in fix.edits))
@@ -166,6 +177,25 @@ def _candidates(findings: Iterable[Finding], unsafe: bool, texts: Callable[[str]
         found.append(_Candidate(finding, conformed, identity))
     found.sort(key=lambda c: (c.finding.sort_key(), min((e.span.file, e.span.start) for e in c.fix.edits)))
     return found
+
+
+def _substituted_reference(edits: Sequence[Edit], sources: Sequence[SourceFile | None]) -> str | None:
+    """The substituted reference (``$(TP)``, ``${PORT}``, ``$VAR``, systemd ``%i``) one of the
+    ``edits`` would change, if any: the argument the engine reads is what the kubelet, compose,
+    the shell or systemd make of it, so an edit there does not say what the fix means."""
+    from mtplint.fix.argv import source_kind
+    from mtplint.fix.substitution import edits_substituted
+
+    for edit, source in zip(edits, sources, strict=True):
+        if source is None:
+            continue
+        kind = source_kind(source)
+        if kind == "python":
+            continue  # a Python string is not substituted (``shell=True`` scripts aside, not edited)
+        reference = edits_substituted(source.text, edit.span.start, edit.span.end, edit.content, kind == "systemd")
+        if reference is not None:
+            return reference
+    return None
 
 
 def _overlaps_itself(edits: Sequence[Edit]) -> bool:
@@ -193,6 +223,11 @@ def _non_overlapping(candidates: Sequence[_Candidate]) -> list[_Candidate]:
         taken.extend(candidate.fix.edits)
         identities.add(candidate.identity)
     return chosen
+
+
+def _same_edits_taken(candidate: _Candidate, applied: Sequence[_Candidate]) -> bool:
+    """``candidate`` was left out of its pass only because an applied fix made the same edits."""
+    return any(other.identity == candidate.identity and other.fix.edits == candidate.fix.edits for other in applied)
 
 
 # --- applying and checking -----------------------------------------------------------------------
@@ -363,7 +398,9 @@ def _new_problems(before: LintResult, after: LintResult, edits: dict[str, list[E
 def _describe(problems: Sequence[Problem]) -> str:
     first = problems[0]
     code, file, _, message = first
-    if code == "MTP001":
+    if code == "unresolved":
+        text = f"applying it does not resolve the finding ({message} is still reported); not written"
+    elif code == "MTP001":
         text = f"the result no longer parses ({file}: {message})"
     elif code == "internal":
         text = f"the result cannot be read ({message})"
@@ -409,11 +446,29 @@ def _try(state: _State, chosen: Sequence[_Candidate], relint: ProjectLinter, uns
         return state, []
     texts = {**state.texts, **new_sources}
     linted = relint.again(state.lint, texts, new_sources.values())
-    added = _new_problems(state.result, linted.result, {name: applied[name] for name in new_sources}, findings,
-                          unsafe)
+    changed_edits = {name: applied[name] for name in new_sources}
+    added = _new_problems(state.result, linted.result, changed_edits, findings, unsafe)
+    added.extend(_still_there(findings, linted.result, changed_edits))
     if added:
         return state, added
     return state.moved_on(texts, linted), []
+
+
+def _still_there(fixed: Sequence[Finding], after: LintResult, edits: dict[str, list[Edit]]) -> list[Problem]:
+    """The ``fixed`` findings that ``after`` still reports: same code, file and message, at the place
+    the finding was (mapped back through the edits). Such a fix does not do what it says, and a
+    second ``--fix`` would apply it again."""
+    mappers = {name: _back_mapper(file_edits) for name, file_edits in edits.items()}
+    wanted = {(f.code, f.span.file, f.span.start, f.message) for f in fixed}
+    remaining: list[Problem] = []
+    for finding in after.findings:
+        mapper = mappers.get(finding.span.file)
+        start = mapper(finding.span.start) if mapper is not None else finding.span.start
+        key = (finding.code, finding.span.file, start, finding.message)
+        if key in wanted:
+            wanted.discard(key)
+            remaining.append(("unresolved", finding.span.file, finding.span.start, finding.code))
+    return remaining
 
 
 def _pass(state: _State, chosen: Sequence[_Candidate], relint: ProjectLinter,
@@ -509,12 +564,26 @@ def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = Fal
     """Fix what can be fixed in ``paths``, in memory (see the module docstring)."""
     relint = ProjectLinter(paths, settings)
     first, loader = relint.first()
-    state = _State({}, first, loader)
-    initial = first.result
-    originals: dict[str, SourceFile] = {}
-    applied: list[AppliedFix] = []
     rejected: list[RejectedFix] = []
     refused: set[tuple[object, ...]] = set()
+    while True:
+        run, applied_again = _fixed_point(_State({}, first, loader), unsafe, max_passes, relint, refused, rejected)
+        if not applied_again:
+            run.result = relint.shown(run.result)
+            run.initial = relint.shown(run.initial)
+            return run
+        # a fix that was applied and comes back must not be in what is written, nor anything built
+        # on it: start again from the files as read, without it (each round refuses one more fix)
+
+
+def _fixed_point(state: _State, unsafe: bool, max_passes: int, relint: ProjectLinter,
+                 refused: set[tuple[object, ...]], rejected: list[RejectedFix]) -> tuple[FixRun, bool]:
+    """The passes from the files as read (``state``); the run, and whether a fix that was applied
+    in one pass was offered again in the next (then the run's texts contain it, and must not be
+    used). ``refused`` and ``rejected`` accumulate across calls."""
+    initial = state.result
+    originals: dict[str, SourceFile] = {}
+    applied: list[AppliedFix] = []
     #: identities applied last pass, and those left for later (deferred), to notice a fix that does
     #: not remove its finding (it would come back on every pass, and on every run)
     last_applied: Counter[tuple[object, ...]] = Counter()
@@ -524,11 +593,16 @@ def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = Fal
     while True:
         candidates = _candidates(state.result.findings, unsafe, state.source, refused, rejected)
         offered = Counter(c.identity for c in candidates)
+        applied_again = False
         for identity in offered:
             if last_applied[identity] and offered[identity] > last_deferred[identity]:
                 refused.add(identity)
                 finding = next(c.finding for c in candidates if c.identity == identity)
-                rejected.append(RejectedFix(finding, "applying it does not resolve the finding (it would be applied again)"))
+                rejected.append(RejectedFix(finding, "applying it does not resolve the finding (it would be "
+                                            "applied again); not written"))
+                applied_again = True
+        if applied_again:
+            return FixRun({}, {}, [], rejected, initial, initial, passes, False), True
         candidates = [c for c in candidates if c.identity not in refused]
         chosen = _non_overlapping(candidates)
         if not chosen:
@@ -548,10 +622,38 @@ def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = Fal
             refused.add(candidate.identity)
             rejected.append(RejectedFix(candidate.finding, reason))
         applied.extend(AppliedFix(c.finding, passes) for c in outcome.applied)
+        # a finding whose fix is the very edits another finding's applied fix made is fixed too
+        made = {c.identity for c in outcome.applied}
+        applied.extend(AppliedFix(c.finding, passes) for c in candidates
+                       if c.identity in made and c not in chosen and _same_edits_taken(c, outcome.applied))
         last_applied = Counter(c.identity for c in outcome.applied)
         last_deferred = Counter(c.identity for c in candidates if c not in chosen)
     texts = {name: source.text for name, source in state.texts.items()}
     for name in list(originals):
         if name not in texts:
             del originals[name]
-    return FixRun(originals, texts, applied, rejected, state.result, initial, passes, converged)
+    applied.extend(_resolved_along(initial, applied, state.result, unsafe, passes))
+    return FixRun(originals, texts, applied, rejected, state.result, initial, passes, converged), False
+
+
+def _resolved_along(initial: LintResult, applied: Sequence[AppliedFix], final: LintResult, unsafe: bool,
+                    passes: int) -> list[AppliedFix]:
+    """The findings of the files as read, with a fix of their own, that another fix resolved (MTP110
+    and MTP102 both asking for ``--no-enable-prefix-caching``: one is applied, both are gone): fixed
+    by ``--fix`` as much as the other, and counted so (found = fixed + remaining)."""
+    # matched by code, file and message: a fix deferred to a later pass is applied to that pass's
+    # finding, another object at another offset
+    done = Counter((item.finding.code, item.finding.span.file, item.finding.message) for item in applied)
+    remaining = Counter((f.code, f.span.file, f.message) for f in final.findings)
+    resolved = []
+    for finding in initial.findings:
+        if not applies(finding.fix, unsafe):
+            continue
+        key = (finding.code, finding.span.file, finding.message)
+        if done[key]:
+            done[key] -= 1
+        elif remaining[key]:
+            remaining[key] -= 1
+        else:
+            resolved.append(AppliedFix(finding, max(passes, 1)))
+    return resolved

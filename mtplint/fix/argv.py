@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from mtplint.checks import Edit
+from mtplint.fix.substitution import substitutions
 from mtplint.records import FrozenRecord
 from mtplint.source import SourceFile, Span, Token
 
@@ -167,7 +168,8 @@ def _yaml_word(source: SourceFile, token: Token, span: Span) -> Word | None:
         return None
     node, parent = best
     compose = source_kind(source) == "compose"
-    if parent is not None and node.str == token.value and node.style not in ("|", ">"):
+    if parent is not None and node.style not in ("|", ">") and (
+            node.str == token.value or _whole_scalar(source, node, span)):
         flow = source.text[parent.start:parent.start + 1] == "["
         return Word(token, node.start, node.end, "yaml-flow-item" if flow else "yaml-item",
                     node.style or "", node, compose, parent)
@@ -179,6 +181,25 @@ def _yaml_word(source: SourceFile, token: Token, span: Span) -> Word | None:
     if start - 1 >= low and end < high and text[start - 1] == text[end] and text[end] in QUOTES:
         start, end = start - 1, end + 1
     return Word(token, start, end, "yaml-string", node.style or "", node, compose, parent)
+
+
+def _whole_scalar(source: SourceFile, node: YNode, span: Span) -> bool:
+    """The token written at ``span`` is the whole scalar ``node`` (its quotes aside), though its
+    value differs from the text: an item the kubelet (``$(VAR)``) or compose (``${VAR:-8000}``)
+    substitutes into, which is still one argument. The token's span may cover only part of a
+    reference (the default it took), so it is widened over the references it touches first; a
+    word of a ``sh -c`` script item stays a word (the script has others)."""
+    quoted = (node.style or "") in ("'", '"')
+    low = node.start + (1 if quoted else 0)
+    high = node.end - (1 if quoted else 0)
+    inner = source.text[low:high]
+    if "$" not in inner:
+        return False
+    start, end = span.start - low, span.end - low
+    for reference_start, reference_end in substitutions(inner):
+        if reference_start <= end and start <= reference_end:
+            start, end = min(start, reference_start), max(end, reference_end)
+    return start <= 0 and len(inner) <= end
 
 
 def locate(source: SourceFile, token: Token) -> Word | None:
@@ -355,11 +376,15 @@ def edit_in_word(source: SourceFile, token: Token, start: int, end: int, new: st
     old = token.value[start:end]
     if inner == token.value:
         return Edit(source.span(at + start, at + end), new)
-    # the word is written with quotes or escapes in the middle: edit only a unique verbatim match
+    # the word is written with quotes or escapes in the middle, or substituted into: edit only a
+    # unique verbatim match, and never text a substitution stands in for
     raw = source.text[word.start:word.end]
     if old and raw.count(old) == 1:
-        offset = word.start + raw.index(old)
-        return Edit(source.span(offset, offset + len(old)), new)
+        offset = raw.index(old)
+        if any(start < offset + len(old) and offset < end
+               for start, end in substitutions(raw, source_kind(source) == "systemd")):
+            return None
+        return Edit(source.span(word.start + offset, word.start + offset + len(old)), new)
     return None
 
 

@@ -40,6 +40,10 @@ if TYPE_CHECKING:
     Record = dict[str, Any]
 
 
+#: the rules that report what the engine refuses (MTP509: any rejection no specific rule reports)
+ENGINE_REJECTIONS = ("MTP509",)
+
+
 class ProjectLint(FrozenRecord):
     """The lint of the project's texts at one point of the fixing: each discovered file's record
     (in discovery order) and the assembled result."""
@@ -72,6 +76,16 @@ class ProjectLinter:
                                                            else [settings])]
         self.members = members
         self.groups = [_Group(member) for member in members]
+        # the engine's rejection of an argv is damage whether or not its rule is selected (a fix
+        # must not hand vLLM '4 --no-enable-prefix-caching' under `--select MTP102`): checked in
+        # every lint of the fixing, and left out of what is reported
+        self.hidden_codes: set[str] = set()
+        for index, group in enumerate(self.groups):
+            codes = [rule.code for rule in group.rules]
+            missing = [code for code in ENGINE_REJECTIONS if code not in codes and code in group.catalog]
+            if missing:
+                self.hidden_codes.update(missing)
+                self.groups[index] = _Group(members[index], [*codes, *missing])
         display = RecordingLoader(options.root).display
         self.candidate_groups = ({display(candidate.path): candidate.group for candidate in self.candidates}
                                  if self.grouped else None)
@@ -127,6 +141,14 @@ class ProjectLinter:
         if self.grouped:
             activate(self.members[0])  # the run's first configuration again, as lint_units leaves it
         return records
+
+    def shown(self, result: LintResult) -> LintResult:
+        """``result`` without the findings of the rules checked only for the fixing's sake."""
+        if not self.hidden_codes:
+            return result
+        return LintResult([f for f in result.findings if f.code not in self.hidden_codes],
+                          [f for f in result.suppressed if f.code not in self.hidden_codes], result.pipeline,
+                          result.rules)
 
     def _assemble(self, records: list[Record], loader: RecordingLoader) -> LintResult:
         self.runs += 1

@@ -9,10 +9,20 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mtplint.pipeline import Result
+    from mtplint.versions import EngineVersion
 
 
 def _value(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _version_lines(version: EngineVersion) -> list[str]:
+    """The range of versions still possible and each piece of evidence, with where it comes from."""
+    lines = [f"    version range      {version.describe_range()}"] if not version.known else []
+    for evidence in version.evidence:
+        origin = f"  @ {evidence.origin}" if evidence.origin else ""
+        lines.append(f"    version evidence   {evidence.kind} {evidence.spec}: {evidence.detail}{origin}")
+    return lines
 
 
 def render(result: Result) -> str:
@@ -22,6 +32,7 @@ def render(result: Result) -> str:
         version = data["engine_version"] + (" (assumed)" if data.get("assumed_version") else f" ({data['version_source']})")
         lines.append(f"{data['file']}:{data['line']}:{data['column']}: {data['engine']} {version} — {data['entry']}"
                      + (f" [{data['context']}]" if data.get("context") else ""))
+        lines.extend(_version_lines(report.version))
         for name, setting in data["effective"].items():
             where = f"  @ {setting.get('file', '')}{':' if setting.get('file') else ''}{setting['line']}:{setting['column']}" if "line" in setting else ""
             extra = f" x{setting['count']}" if setting.get("count") else ""

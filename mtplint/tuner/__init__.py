@@ -4,11 +4,14 @@
   weight / KV formats a launch runs with (bytes per parameter, bytes per KV element).
 * :mod:`mtplint.tuner.memory`: :func:`estimate_memory` -- resident memory with speculation, term by
   term, against the budget (GPU memory x utilisation x TP).
-* :mod:`mtplint.tuner.batching`: :func:`crossover` -- the batch size where MTP turns from a gain into
-  a loss for a GPU, model and k, and the expected gain at batch 1.
+* :mod:`mtplint.tuner.batching`: :func:`crossover` -- the batch sizes where MTP turns from a gain into
+  a loss for a GPU, model and k (the first crossing and every losing range), and the expected gain at
+  batch 1; :func:`speedup` -- one point of that curve. Both take catalog objects or names.
 
 * :mod:`mtplint.tuner.advisor`: :func:`recommend` -- enable MTP or not, k, the expected gain and
-  the serve command for a GPU, model, engine, use case and objective.
+  the serve command for a GPU, model, engine, use case and objective; :func:`quick_crossover` -- the
+  crossover per k for the checkpoint ``recommend`` would serve on a GPU. Both run the original
+  tuner's documented usage (``forge.mtp``: ``gpu_id=``, ``Objective.MINIMIZE_LATENCY``, ...).
 * :mod:`mtplint.tuner.commands`: the serve commands (:func:`vllm_mtp_command`,
   :func:`sglang_mtp_command`, :func:`llama_mtp_command`), which lint clean.
 
@@ -22,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from mtplint.tuner.advisor import Objective, Recommendation, UseCase, recommend
+    from mtplint.tuner.advisor import Objective, Recommendation, UseCase, quick_crossover, recommend
     from mtplint.tuner.batching import Crossover, crossover, crossover_for_report, speedup
     from mtplint.tuner.commands import ServeCommand, llama_mtp_command, sglang_mtp_command, vllm_mtp_command
     from mtplint.tuner.memory import MemoryEstimate, estimate_memory
@@ -32,6 +35,7 @@ if TYPE_CHECKING:
 #: for every launch, and must not pay for the recommender and its command builders
 _EXPORTS = {
     "Objective": "advisor", "Recommendation": "advisor", "UseCase": "advisor", "recommend": "advisor",
+    "quick_crossover": "advisor",
     "Crossover": "batching", "crossover": "batching", "crossover_for_report": "batching", "speedup": "batching",
     "ServeCommand": "commands", "llama_mtp_command": "commands", "sglang_mtp_command": "commands",
     "vllm_mtp_command": "commands", "MemoryEstimate": "memory", "estimate_memory": "memory",
@@ -60,6 +64,7 @@ __all__ = [
     "estimate_memory",
     "llama_mtp_command",
     "model_sizes",
+    "quick_crossover",
     "recommend",
     "sglang_mtp_command",
     "speedup",

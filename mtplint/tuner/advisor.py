@@ -37,7 +37,7 @@ from enum import Enum
 from mtplint.hardware import Gpu, catalog, parse_gpu_spec
 from mtplint.models import ModelInfo, find_model
 from mtplint.records import FrozenRecord
-from mtplint.tuner.batching import Crossover, crossover
+from mtplint.tuner.batching import Crossover, crossover, describe_losses, losses_json
 from mtplint.tuner.commands import (
     ServeCommand,
     llama_mtp_command,
@@ -52,7 +52,14 @@ from mtplint.tuner.memory import (
     _sglang_graph_max_bs,
     estimate,
 )
-from mtplint.tuner.sizes import GIB, ModelSizes, kv_bytes_per_element, model_sizes, weight_format
+from mtplint.tuner.sizes import (
+    GIB,
+    ModelSizes,
+    kv_bytes_per_element,
+    model_sizes,
+    smaller_weights_advice,
+    weight_format,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,6 +67,8 @@ if TYPE_CHECKING:
 
 #: concurrency assumed for a multi-user deployment when none is given
 DEFAULT_CONCURRENCY = 64
+#: the model the tuner advises on when none is named (the original tuner's, ``forge.mtp``)
+DEFAULT_MODEL = "Qwen/Qwen3.6-27B"
 #: one-layer MTP heads: more draft tokens than this lose acceptance (MTP302)
 MAX_DRAFT_TOKENS = 3
 ENGINES = ("vllm", "sglang", "llama.cpp")
@@ -80,6 +89,9 @@ class UseCase(str, Enum):
 class Objective(str, Enum):
     LATENCY = "latency"
     THROUGHPUT = "throughput"
+    # the names of the tuner's original usage (``forge.mtp``): aliases of the members above
+    MINIMIZE_LATENCY = "latency"
+    MAXIMIZE_THROUGHPUT = "throughput"
 
 
 class Recommendation(FrozenRecord):
@@ -166,6 +178,7 @@ class Recommendation(FrozenRecord):
             "batch": self.batch,
             "crossover": None if cross is None else {
                 "k": cross.draft_tokens, "batch": cross.batch, "gain_at_one": round(cross.gain_at_one, 3),
+                "losing_ranges": losses_json(cross),
                 "acceptance": cross.acceptance, "acceptance_known": cross.acceptance_known,
                 "weights": cross.weights.label, "knee_tokens": round(cross.knee_tokens, 1),
             },
@@ -298,30 +311,38 @@ def _round_context(tokens: int) -> int:
 
 # --- the recommendation -------------------------------------------------------------------------
 
-def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str | Gpu, model: str,
+def recommend(*, use_case: UseCase | str = UseCase.SINGLE_USER, objective: Objective | str = Objective.LATENCY,
+              gpu: str | Gpu | None = None, gpu_id: str | Gpu | None = None, model: str | None = None,
               engine: str | None = None, concurrency: int | None = None, kv_cache_dtype: str | None = None,
               quantization: str | None = None, tensor_parallel: int | None = None,
               max_model_len: int | None = None, engine_version: str | None = None,
-              max_k: int = MAX_DRAFT_TOKENS) -> Recommendation:
+              max_k: int = MAX_DRAFT_TOKENS, engine_versions: dict[str, str] | None = None) -> Recommendation:
     """Whether to run MTP for this deployment, with which k, the expected gain and the serve command.
 
-    ``gpu`` is a catalog id or name (``rtx-4090``, ``h100-sxm``; ``rtx-4090x2`` sets the tensor-parallel
-    size to 2 unless ``tensor_parallel`` is given). ``concurrency`` is the number of sequences decoding
-    together for ``multi-user`` (default :data:`DEFAULT_CONCURRENCY`); ``single-user`` is batch 1.
-    ``engine`` None picks one: vLLM, unless the model only fits the GPUs as a 4-bit GGUF (llama.cpp).
-    When the checkpoint named does not fit but the catalog knows a smaller published one (the FP8
-    release, an MTP-keeping GGUF), the command uses that and a note says so; llama.cpp always gets a
-    GGUF. Raises ValueError for an unknown GPU, model, engine, use case or objective.
+    ``gpu`` (or ``gpu_id``, its name in the tuner's original usage) is a catalog id or name
+    (``rtx-4090``, ``h100-sxm``; ``rtx-4090x2`` sets the tensor-parallel size to 2 unless
+    ``tensor_parallel`` is given). ``model`` defaults to :data:`DEFAULT_MODEL`. ``concurrency`` is the
+    number of sequences decoding together for ``multi-user`` (default :data:`DEFAULT_CONCURRENCY`);
+    ``single-user`` is batch 1. ``engine`` None picks one: vLLM, unless the model only fits the GPUs
+    as a 4-bit GGUF (llama.cpp). When the checkpoint named does not fit but the catalog knows a
+    smaller published one (the FP8 release, an MTP-keeping GGUF), the command uses that and a note
+    says so; llama.cpp always gets a GGUF. A TurboQuant KV-cache dtype (vLLM's only) keeps MTP off
+    on every engine, saying why. ``engine_version`` is the version of the engine served;
+    ``engine_versions`` (a configuration's ``engine-versions``) gives one per engine for an engine
+    the tuner chooses, and ``engine_version`` wins over it. Raises ValueError for an unknown GPU,
+    model, engine, use case or objective, or for no GPU.
     """
     use = UseCase(use_case)
     goal = Objective(objective)
-    chosen_by_tuner = engine is None
-    engine = engine or "vllm"
-    if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r} (one of {', '.join(ENGINES)})")
+    card_spec = _gpu_argument(gpu, gpu_id)
+    model = model or DEFAULT_MODEL
+    turboquant = _is_turboquant(kv_cache_dtype)
+    # TurboQuant is a vLLM KV dtype: the tuner does not switch engines away from the dtype asked about
+    chosen_by_tuner = engine is None and not turboquant
+    engine = _checked_engine(engine)
     if max_k < 1:
         raise ValueError(f"max_k must be >= 1, got {max_k}")
-    card, count = resolve_gpu(gpu)
+    card, count = resolve_gpu(card_spec)
     info = resolve_model(model)
     tp = tensor_parallel or count or 1
     if use is UseCase.SINGLE_USER:
@@ -337,21 +358,25 @@ def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str |
     if info.mtp_layers:
         engine, model = _checkpoint(engine, model, info, card, tp, batch, quantization, kv_cache_dtype,
                                     max_model_len, chosen_by_tuner and engine_version is None, notes)
+    engine_version = engine_version or (engine_versions or {}).get(engine)
     base: dict[str, Any] = {"engine": engine, "gpu": card.id, "model": model, "use_case": use, "objective": goal,
                             "batch": batch}
+
+    # a dtype the engine does not have is not written into its command (the refusal says so)
+    command_kv = None if turboquant and engine != "vllm" else kv_cache_dtype
 
     def build(k: int, context: int | None = None, capture: int | None = None) -> ServeCommand:
         if engine == "vllm":
             return vllm_mtp_command(model, k, tensor_parallel=tp, max_num_seqs=batch, max_model_len=context,
-                                    gpu_memory_utilization=VLLM_MEMORY_FRACTION, kv_cache_dtype=kv_cache_dtype,
+                                    gpu_memory_utilization=VLLM_MEMORY_FRACTION, kv_cache_dtype=command_kv,
                                     quantization=quantization, max_cudagraph_capture_size=capture,
                                     version=engine_version)
         if engine == "sglang":
             return sglang_mtp_command(model, k, tensor_parallel=tp, max_running_requests=batch,
                                       context_length=context, mem_fraction_static=SGLANG_MEMORY_FRACTION,
-                                      kv_cache_dtype=kv_cache_dtype, quantization=quantization,
+                                      kv_cache_dtype=command_kv, quantization=quantization,
                                       version=engine_version)
-        return llama_mtp_command(model, k, parallel=batch, ctx_size=context, cache_type=kv_cache_dtype,
+        return llama_mtp_command(model, k, parallel=batch, ctx_size=context, cache_type=command_kv,
                                  version=engine_version)
 
     def refuse(reason: str, references: tuple[str, ...] = (), fits: bool = True) -> Recommendation:
@@ -368,10 +393,17 @@ def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str |
     if info.mtp_layers is None:
         return refuse(f"it is not known whether {model} ships MTP weights (model catalog entry `{info.id}`); "
                       "check its `model.safetensors.index.json` for `mtp.` keys before turning MTP on")
-    if engine == "vllm" and kv_cache_dtype and kv_cache_dtype.lower().startswith("turboquant"):
+    if turboquant and engine == "vllm":
         return refuse(f"KV-cache dtype `{kv_cache_dtype}` is TurboQuant (rule MTP101): {_rule_summary('MTP101')} "
                       "(vLLM #40831, no upstream fix through 0.33). Use `--kv-cache-dtype fp8_e5m2` with MTP, "
                       "or keep TurboQuant without speculation", _rule_urls("MTP101"))
+    if turboquant:
+        label = "SGLang" if engine == "sglang" else "llama-server"
+        return refuse(f"KV-cache dtype `{kv_cache_dtype}` is TurboQuant, a vLLM dtype {label} does not have (rule "
+                      f"MTP505; the command leaves the KV cache at {label}'s default), and TurboQuant with MTP is "
+                      f"what vLLM cannot run (rule MTP101: {_rule_summary('MTP101')}, vLLM #40831). Serve MTP with "
+                      "an FP8 KV cache, or keep TurboQuant on vLLM without speculation",
+                      _rule_urls("MTP101"))
 
     # 2. gains for every k
     sizes = model_sizes(info.id)
@@ -402,8 +434,9 @@ def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str |
         assert plain_memory is not None
         does_not_fit = (f"the model does not fit: {plain_memory.terms_text()} GiB resident against a budget of "
                         f"{plain_memory.budget:.1f} GiB ({plain_memory.budget_text()}) leaves {plain_memory.left:.1f} "
-                        f"GiB where the KV cache and activations need at least {plain_memory.needed:.1f}; use a "
-                        "quantised checkpoint (FP8 / 4-bit / GGUF), more GPUs (tensor parallel) or fewer sequences")
+                        f"GiB where the KV cache and activations need at least {plain_memory.needed:.1f}; use "
+                        f"{smaller_weights_advice(plain_memory.inputs.weights)} (tensor parallel)"
+                        + (", or fewer sequences" if batch > 1 else ""))
 
     # 3. MTP does not pay at this batch
     best = max(gains, key=lambda k: (gains[k], -k))
@@ -412,11 +445,16 @@ def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str |
         if batch == 1:
             reason = (f"MTP does not pay even for one user: {gains[best]:.2f}x at best (k={best}) on "
                       f"{card.id} with {weights.label} weights")
+        elif goal is Objective.THROUGHPUT or cross.loses_at(batch):
+            reason = (f"{batch} concurrent sequences are past the crossover: {describe_losses(cross)} (k={best}, "
+                      f"{card.id}, {weights.label} weights), {gains[best]:.2f}x at {batch}; turn it on only for "
+                      f"deployments below ~{max(cross.batch, 1)} concurrent sequences")
         else:
-            reason = (f"{batch} concurrent sequences are past the crossover: MTP pays only up to batch "
-                      f"{cross.batch} (k={best}) on {card.id} with {weights.label} weights and gives "
-                      f"{gains[best]:.2f}x at {batch}; turn it on only for deployments below ~{max(cross.batch, 1)} "
-                      "concurrent sequences")
+            # latency: a gain at the busy hour, but the curve dips below 1x on the way there
+            reason = (f"{batch} concurrent sequences gain {gains[best]:.2f}x (k={best}), but {describe_losses(cross)} "
+                      f"({card.id}, {weights.label} weights): a server whose load passes through that range "
+                      f"is slower there than without MTP; turn it on for latency only below ~{max(cross.batch, 1)} "
+                      "concurrent sequences, or use objective throughput")
         if not plain_fits:
             notes.append(does_not_fit)
         return _disabled(reason, gains, cross, gains[best], build, plain_memory if plain_fits else None,
@@ -437,8 +475,9 @@ def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str |
         assert memory is not None
         reason = (f"MTP would give {gains[candidates[0]]:.2f}x but its buffers do not fit even at k=1: "
                   f"{memory.terms_text()} GiB of a {memory.budget:.1f} GiB budget leaves {memory.left:.1f} GiB where "
-                  f"the KV cache and activations need {memory.needed:.1f}; use FP8 KV, quantised weights or fewer "
-                  "sequences")
+                  f"the KV cache and activations need {memory.needed:.1f}; use "
+                  + ("FP8 KV, " if memory.inputs.kv_bytes >= 2 else "")
+                  + f"{smaller_weights_advice(memory.inputs.weights)}" + (", or fewer sequences" if batch > 1 else ""))
         return _disabled(reason, gains, curves[candidates[0]], gains[candidates[0]], build, plain_memory,
                          max_model_len, deployment, notes, _rule_urls("MTP201"), base)
     if chosen != candidates[0]:
@@ -452,7 +491,7 @@ def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str |
                      "recurrent-state cache lines of this hybrid model (MTP203)")
     command = build(chosen, context, capture)
     gain = gains[chosen]
-    pays = f"MTP pays up to batch {cross.batch} on {card.id} with {weights.label} weights"
+    pays = f"{describe_losses(cross)} ({card.id}, {weights.label} weights)"
     if batch == 1:
         reason = f"k={chosen} gives {gain:.2f}x decode speed for one user, the best of k=1-{max_k}; {pays}"
     elif goal is Objective.THROUGHPUT:
@@ -466,6 +505,53 @@ def recommend(*, use_case: UseCase | str, objective: Objective | str, gpu: str |
                           crossover=cross, memory=memory, command=command.argv, env=command.env,
                           references=_rule_urls("MTP301"), engine_version=command.version, gains=gains,
                           notes=tuple(notes), **base)
+
+
+def _gpu_argument(gpu: str | Gpu | None, gpu_id: str | Gpu | None) -> str | Gpu:
+    """The GPU from ``gpu=`` or ``gpu_id=`` (the original tuner's name); ValueError for none or two."""
+    if gpu is not None and gpu_id is not None and gpu != gpu_id:
+        raise ValueError(f"gpu={gpu!r} and gpu_id={gpu_id!r} name different GPUs: give one")
+    found = gpu if gpu is not None else gpu_id
+    if found is None:
+        raise ValueError("no GPU: pass gpu= (or gpu_id=), e.g. gpu='rtx-4090'")
+    return found
+
+
+def _checked_engine(engine: str | None) -> str:
+    """The engine asked for (vLLM when None); ValueError for one the tuner does not model."""
+    chosen = engine or "vllm"
+    if chosen not in ENGINES:
+        raise ValueError(f"unknown engine {chosen!r} (one of {', '.join(ENGINES)})")
+    return chosen
+
+
+def _is_turboquant(kv_cache_dtype: str | None) -> bool:
+    return bool(kv_cache_dtype) and str(kv_cache_dtype).lower().startswith("turboquant")
+
+
+def quick_crossover(gpu_id: str | Gpu | None = None, model: str | None = None, engine: str | None = None, *,
+                    gpu: str | Gpu | None = None, max_k: int = MAX_DRAFT_TOKENS,
+                    tensor_parallel: int | None = None) -> list[Crossover]:
+    """One :class:`~mtplint.tuner.batching.Crossover` per k = 1 .. ``max_k`` for a GPU: its
+    ``spec_tokens``, ``crossover_batch_size`` (MTP pays at every batch up to it), ``losses`` (every
+    range where it loses) and ``curve``.
+
+    ``model`` defaults to :data:`DEFAULT_MODEL`; the checkpoint is the one :func:`recommend` serves
+    for one user -- the largest published format of the model that fits the GPU (BF16, else the FP8
+    release, else a 4-bit GGUF on llama.cpp when ``engine`` is None) -- and so are the engine's kernels."""
+    if max_k < 1:
+        raise ValueError(f"max_k must be >= 1, got {max_k}")
+    card, count = resolve_gpu(_gpu_argument(gpu, gpu_id))
+    named = model or DEFAULT_MODEL
+    info = resolve_model(named)
+    tp = tensor_parallel or count or 1
+    chosen = _checked_engine(engine)
+    served = named
+    if info.mtp_layers:
+        chosen, served = _checkpoint(chosen, named, info, card, tp, 1, None, None, None, engine is None, [])
+    sizes = model_sizes(info.id)
+    weights = weight_format(served, None, sizes)
+    return [crossover(card, sizes, k, weights, engine=chosen, tensor_parallel=tp) for k in range(1, max_k + 1)]
 
 
 #: the GGUF quantisation proposed for llama.cpp: what the published MTP measurements on 24-32 GB
@@ -560,5 +646,5 @@ def _disabled(reason: str, gains: dict[int, float], cross: Crossover, gain: floa
                           notes=tuple(notes), **base)
 
 
-__all__ = ["DEFAULT_CONCURRENCY", "MAX_DRAFT_TOKENS", "Objective", "Recommendation", "UseCase", "recommend",
-           "resolve_gpu", "resolve_model"]
+__all__ = ["DEFAULT_CONCURRENCY", "DEFAULT_MODEL", "MAX_DRAFT_TOKENS", "Objective", "Recommendation", "UseCase",
+           "quick_crossover", "recommend", "resolve_gpu", "resolve_model"]

@@ -31,7 +31,12 @@ The model (research/catalog.md §3.1 and §3.3: Leviathan et al. 2023 plus a roo
   ``k x c x T(B, B)`` with ``c`` the draft step's cost relative to a target step (catalog §3.1 table).
   llama-server drafts slot by slot (its MTP path wants ``n_parallel = 1``, E-llamacppex), so drafting
   costs ``B x k x c x T(1, 1)``.
-* The **crossover batch** is the largest batch whose speed-up is still >= 1; ``knee_tokens`` is the
+* The **crossover** is where the curve falls below 1, and every command, rule and the recommender
+  report it the same way: ``batch`` is the largest batch up to which MTP pays at *every* batch from 1
+  (the first crossing, less one), and ``losses`` the ranges of batches, followed up to
+  :data:`MAX_BATCH`, where the speed-up is below 1 (:func:`describe_losses` words them). On a monotone
+  curve that is one range, ``batch + 1`` on; where the curve crosses 1 more than once (MoE models)
+  there are several, and a concurrency past a dip can be a gain again. ``knee_tokens`` is the
   number of tokens per step where the weights stop hiding the maths, ``n* = FLOPS_eff x b / (2 BW_eff)``.
 
 What is left out, on purpose: per-sequence traffic common to both passes -- the KV-cache read and the
@@ -44,8 +49,10 @@ interleaved with decode (chunked prefill takes the same token budget); kernel la
 besides TP communication; non-uniform expert routing.
 
 On MoE models the curve can dip below 1x at a few sequences and recover at large batches (the
-union of experts read saturates). The crossover is the *first* batch where the gain ends: a server
-whose concurrency swings through that range loses there, whatever happens further out.
+union of experts read saturates). ``batch`` is then the end of the first winning stretch, and
+``losses`` names the dip and anything after it: a server whose concurrency swings through the dip
+loses there, and one that runs past it gains again (MTP301 reports a launch only when its
+concurrency falls in a losing range).
 
 Checked against the published points (tests/test_tuner_crossover.py), with these errors: the
 speed-up to +-25% of the measured factor (dominated by alpha, which depends on the workload: defaults
@@ -57,6 +64,35 @@ the union of experts read saturates, where the measurement falls: both points ar
 trend is not); H100 / SGLang / Llama-3.1-8B EAGLE-3 (a tree: 8 tokens verified per sequence), acceptance
 fitted to the 2.36x at batch 1: 1.38x at batch 64 (model: 1.15x); the seed's 4-8 crossover for 4-bit
 Qwen3.6-27B on an RTX 3090 / 4090 (model, llama.cpp, k=1: 6 / 8).
+
+**k = 3 against NVIDIA aiconfigurator** (Qwen3.5-27B BF16 on an H100, vLLM): this model gives 1.71x /
+2.16x / 2.39x at batch 1 for k = 1 / 2 / 3 (crossover ~193 / ~167 / ~143), aiconfigurator 1.60x and ~50
+at k = 3 while k = 1 agrees within 25%. What public measurements say about the difference:
+
+* The catalog has no sizes or acceptance for Qwen3.5-27B (``models.json`` entry ``qwen3.5`` is the whole
+  family), so its curve is the default one: acceptance 0.8 (an assumption, flagged in ``recommend``'s
+  notes) and the dense shape. With Qwen3.6-27B's catalogued sizes and acceptance (0.72; same
+  ``qwen3_5`` architecture) the figures are 1.62x / 1.94x / 2.07x, crossover ~183 / ~152 / ~126.
+* Acceptance at k = 3 is *not* what is overestimated. The model's tokens per step at k = 3 are 2.75
+  (alpha 0.8) or 2.46 (alpha 0.72). vLLM's own metrics for the Qwen3.5/3.6-27B MTP head report more: mean
+  acceptance length 1.9 / 2.4 / 2.8 at k = 1 / 2 / 3 greedy (vLLM 0.26, Qwen3.6-27B AWQ,
+  github.com/kyuz0/amd-strix-halo-vllm-toolboxes/issues/53); per-position acceptance 0.92, 0.84, 0.65 for
+  the first three draft positions (vLLM 0.20.1, Qwen3.6-27B, github.com/noonghunna/club-3090/issues/105,
+  i.e. ~3.4 tokens per step at k = 3) and 0.96, 0.86, 0.82 (vLLM nightly,
+  github.com/noonghunna/qwen36-27b-single-3090/issues/1). aiconfigurator's 1.60x at k = 3 with k = 1 in
+  agreement is what ~1.9 tokens per step give -- the k = 1 acceptance length -- which these
+  measurements contradict for this model family.
+* What the model leaves out is a per-step cost of speculation beyond the draft's weights (scheduling,
+  rejection sampling, the draft pass's launches): measured wall-clock gains at k = 3-4 sit below what the
+  acceptance lengths alone give -- 1.48x at 2.8 tokens per step on a bandwidth-poor iGPU (the Strix Halo
+  issue above), +84% at k = 4 and +52% at k = 2 on an RTX PRO 6000 with NVFP4 weights (vLLM 0.27.1,
+  github.com/sudoingX/qwen38-mtp/pull/11, the successor model with the same architecture). The share of
+  that cost falls as the weight read grows, so a BF16 27B on an H100 (~20 ms of weight reads per step) is
+  closer to the acceptance bound than those setups; no public H100 measurement of this model at k = 3 was
+  found. The batch-1 gain at k = 3 is therefore an upper bound, within the stated +-25% of the published
+  points but likely on its high side for fast GPUs with small weights, and the crossover batch is
+  within the stated factor of ~2. k = 1-2 is what ``recommend`` chooses whenever k = 3 is not clearly
+  better, and MTP302 keeps k <= 3.
 
 Why the DeepSeek trend is not fixed (checked; each candidate term from the catalog moves batch 32 *up*):
 with TP8 and no DP attention each GPU keeps the whole MLA latent cache (576 elements per token per layer,
@@ -75,7 +111,7 @@ the climb. The 1.5x at batch 32 is therefore within the stated error but not exp
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 from mtplint.models import find_model
@@ -169,7 +205,7 @@ class Crossover(FrozenRecord):
     """Where MTP stops paying as the batch grows, for one GPU, engine, weight format and depth."""
 
     __slots__ = ("gpu", "draft_tokens", "weights", "engine", "knee_tokens", "batch", "gain_at_one", "acceptance",
-                 "acceptance_known", "tensor_parallel", "verify_tokens", "curve", "model")
+                 "acceptance_known", "tensor_parallel", "verify_tokens", "curve", "model", "losses")
     gpu: Final[Gpu]
     draft_tokens: Final[int]
     weights: Final[WeightFormat]
@@ -185,15 +221,21 @@ class Crossover(FrozenRecord):
     tensor_parallel: Final[int]
     #: tokens verified per sequence when not ``draft_tokens + 1`` (tree drafting)
     verify_tokens: Final[int | None]
-    #: speed-up at batch 1, 2, ... up to twice the crossover (at least 16 points); from
-    #: :func:`crossover_below`, up to the first loss
+    #: speed-up at batch 1, 2, ...: from :func:`crossover`, up to twice the crossover (at least 16
+    #: points) and past the last change of sign; from :func:`crossover_below`, up to the end of the
+    #: losing range holding the concurrency asked about
     curve: Final[tuple[float, ...]]
     model: Final[ModelSizes | None]
+    #: the batch ranges (first, last; both included) where the speed-up is below 1, in order, over
+    #: batch 1 .. :data:`MAX_BATCH` (:func:`crossover_below`: up to the end of the range holding the
+    #: concurrency asked about); a last range ending at :data:`MAX_BATCH` goes on as far as the curve
+    #: was followed
+    losses: Final[tuple[tuple[int, int], ...]]
 
     def __init__(self, gpu: Gpu, draft_tokens: int, weights: WeightFormat, engine: str, knee_tokens: float,
                  batch: int, gain_at_one: float, acceptance: float, acceptance_known: bool,
                  tensor_parallel: int = 1, verify_tokens: int | None = None, curve: tuple[float, ...] = (),
-                 model: ModelSizes | None = None) -> None:
+                 model: ModelSizes | None = None, losses: tuple[tuple[int, int], ...] = ()) -> None:
         self.gpu = gpu
         self.draft_tokens = draft_tokens
         self.weights = weights
@@ -207,6 +249,28 @@ class Crossover(FrozenRecord):
         self.verify_tokens = verify_tokens
         self.curve = curve
         self.model = model
+        self.losses = losses
+
+    @property
+    def spec_tokens(self) -> int:
+        """``draft_tokens`` under the name of the tuner's original usage (``forge.mtp``)."""
+        return self.draft_tokens
+
+    @property
+    def crossover_batch_size(self) -> int:
+        """``batch``: MTP pays at every batch from 1 up to this one (``losses`` has the rest)."""
+        return self.batch
+
+    def loses_at(self, batch: int) -> bool:
+        """Whether MTP is slower than plain decoding at ``batch`` concurrent sequences (past
+        :data:`MAX_BATCH`: whether the last range runs to the end of the followed curve)."""
+        position = min(batch, MAX_BATCH)
+        return any(first <= position <= last for first, last in self.losses)
+
+    def losing_range(self, batch: int) -> tuple[int, int] | None:
+        """The losing range holding ``batch``, or None when MTP pays there."""
+        position = min(batch, MAX_BATCH)
+        return next(((first, last) for first, last in self.losses if first <= position <= last), None)
 
     def speedup_at(self, batch: int) -> float:
         """The speed-up at ``batch`` (recomputed past the stored curve)."""
@@ -338,41 +402,122 @@ def _acceptance(sizes: ModelSizes | None, acceptance: float | None) -> tuple[flo
     return DEFAULT_ACCEPTANCE, False
 
 
-def speedup(gpu: Gpu, model: ModelSizes | None, k: int, batch: int, weights: WeightFormat | None = None, *,
-            engine: str | None = None, acceptance: float | None = None, tensor_parallel: int = 1,
+def _named(gpu: Gpu | str, model: ModelSizes | str | None, weights: WeightFormat | None,
+           tensor_parallel: int) -> tuple[Gpu, ModelSizes | None, WeightFormat | None, int]:
+    """GPU and model given by name (``"rtx-3090"``, ``"rtx-4090x2"``, ``"Qwen/Qwen3.6-27B-FP8"``) as
+    catalog objects; a model name also gives the weight format (unless ``weights`` is given) and a
+    GPU count the tensor-parallel size (unless ``tensor_parallel`` is more than 1)."""
+    from mtplint.tuner.advisor import resolve_gpu, resolve_model
+
+    count = None
+    if isinstance(gpu, str):
+        gpu, count = resolve_gpu(gpu)
+    if isinstance(model, str):
+        name = model
+        model = model_sizes(resolve_model(name).id)
+        weights = weights or weight_format(name, None, model)
+    return gpu, model, weights, tensor_parallel if tensor_parallel > 1 else count or 1
+
+
+def speedup(gpu: Gpu | str, model: ModelSizes | str | None, k: int, batch: int, weights: WeightFormat | None = None,
+            *, engine: str | None = None, acceptance: float | None = None, tensor_parallel: int = 1,
             verify_tokens: int | None = None) -> float:
     """Expected decode speed-up of MTP with ``k`` draft tokens at ``batch`` concurrent sequences.
 
-    ``verify_tokens``: tokens verified per sequence when the drafts form a tree (default ``k + 1``)."""
+    ``gpu`` and ``model`` are catalog objects or names (see :func:`crossover`); ``verify_tokens``:
+    tokens verified per sequence when the drafts form a tree (default ``k + 1``)."""
+    if isinstance(gpu, str) or isinstance(model, str):
+        gpu, model, weights, tensor_parallel = _named(gpu, model, weights, tensor_parallel)
     form = weights or weight_format(None, None, model)
     alpha, _ = _acceptance(model, acceptance)
     return _Model(gpu, model, form, kernels_for(engine, form), tensor_parallel, alpha).speedup(
         k, max(1, batch), verify_tokens)
 
 
-# a pure function of immutable inputs; a tree's launches share a few GPU/model/k combinations
-@lru_cache(maxsize=1024)
-def crossover(gpu: Gpu, model: ModelSizes | None, k: int, weights: WeightFormat | None = None, *,
+def crossover(gpu: Gpu | str, model: ModelSizes | str | None, k: int, weights: WeightFormat | None = None, *,
               engine: str | None = None, acceptance: float | None = None, tensor_parallel: int = 1,
               verify_tokens: int | None = None) -> Crossover:
-    """The crossover batch, the batch-1 gain and the speed-up curve for ``k`` draft tokens
-    (``verify_tokens`` per sequence when the drafts form a tree, default ``k + 1``)."""
+    """The crossover batch, the losing ranges, the batch-1 gain and the speed-up curve for ``k``
+    draft tokens (``verify_tokens`` per sequence when the drafts form a tree, default ``k + 1``).
+
+    ``gpu`` is a catalog :class:`~mtplint.hardware.Gpu` or its name (``"rtx-3090"``; ``"h100-sxmx4"``
+    also sets the tensor-parallel size); ``model`` the catalog's :class:`ModelSizes`, a model name
+    (``"Qwen/Qwen3.6-27B-FP8"``: the weight format comes from it unless ``weights`` is given) or None
+    (a dense 8B). Raises ValueError for a name the catalogs do not know."""
+    if isinstance(gpu, str) or isinstance(model, str):
+        gpu, model, weights, tensor_parallel = _named(gpu, model, weights, tensor_parallel)
+    return _crossover(gpu, model, k, weights, engine=engine, acceptance=acceptance, tensor_parallel=tensor_parallel,
+                      verify_tokens=verify_tokens)
+
+
+# a pure function of immutable inputs; a tree's launches share a few GPU/model/k combinations
+@lru_cache(maxsize=1024)
+def _crossover(gpu: Gpu, model: ModelSizes | None, k: int, weights: WeightFormat | None = None, *,
+               engine: str | None = None, acceptance: float | None = None, tensor_parallel: int = 1,
+               verify_tokens: int | None = None) -> Crossover:
     form = weights or weight_format(None, None, model)
     alpha, known = _acceptance(model, acceptance)
     kernels = kernels_for(engine, form)
     curve_model = _Model(gpu, model, form, kernels, tensor_parallel, alpha)
-    curve: list[float] = []
-    batch = 0
-    for size, gain in enumerate(curve_model.speedups(k, verify_tokens), start=1):
-        curve.append(gain)
-        if gain >= 1 and batch == size - 1:
-            batch = size
-        if size >= max(16, 2 * batch + 1) and gain < 1:
-            break
+    # the whole curve: a dip below 1 can be followed by a gain again further out (MoE models)
+    points = list(curve_model.speedups(k, verify_tokens))
+    losses = losing_ranges(points)
+    batch = losses[0][0] - 1 if losses else len(points)
+    # what is stored for display and JSON: up to twice the first crossing (at least 16 points), and
+    # past the last change of sign
+    shown = max(16, 2 * batch + 1, losses[-1][0] + 1 if losses else 0)
     return Crossover(gpu=gpu, draft_tokens=k, weights=form, engine=kernels.engine,
-                     knee_tokens=knee_tokens(gpu, form, kernels.engine), batch=batch, gain_at_one=curve[0],
+                     knee_tokens=knee_tokens(gpu, form, kernels.engine), batch=batch, gain_at_one=points[0],
                      acceptance=alpha, acceptance_known=known, tensor_parallel=max(1, tensor_parallel),
-                     verify_tokens=verify_tokens, curve=tuple(curve), model=model)
+                     verify_tokens=verify_tokens, curve=tuple(points[:shown]), model=model, losses=losses)
+
+
+def losing_ranges(points: Sequence[float]) -> tuple[tuple[int, int], ...]:
+    """The ranges of batches (1-based, both ends included) whose speed-up in ``points`` (batch 1
+    first) is below 1."""
+    ranges: list[tuple[int, int]] = []
+    start: int | None = None
+    for batch, gain in enumerate(points, start=1):
+        if not gain >= 1:
+            if start is None:
+                start = batch
+        elif start is not None:
+            ranges.append((start, batch - 1))
+            start = None
+    if start is not None:
+        ranges.append((start, len(points)))
+    return tuple(ranges)
+
+
+def losses_cell(result: Crossover) -> str:
+    """The losing ranges in a table cell: ``"6+"``, ``"3-12,997+"``, ``"none"`` (none up to :data:`MAX_BATCH`)."""
+    if not result.losses:
+        return "none"
+    return ",".join(f"{first}+" if last >= MAX_BATCH else str(first) if first == last else f"{first}-{last}"
+                     for first, last in result.losses)
+
+
+def losses_json(result: Crossover) -> list[list[int | None]]:
+    """The losing ranges for JSON: ``[first, last]``, ``last`` null when the range runs on to the end
+    of the followed curve."""
+    return [[first, None if last >= MAX_BATCH else last] for first, last in result.losses]
+
+
+def describe_losses(result: Crossover) -> str:
+    """Where MTP loses, in words: ``"MTP loses from batch 6 on"``, ``"MTP loses at batch 5-12 and
+    from 700 on"``, ``"MTP pays at every batch up to 1024"``."""
+    if not result.losses:
+        return f"MTP pays at every batch up to {MAX_BATCH}"
+    parts = []
+    for index, (first, last) in enumerate(result.losses):
+        noun = "batch " if index == 0 else ""
+        if last >= MAX_BATCH:
+            parts.append(f"from {noun}{first} on")
+        elif first == last:
+            parts.append(f"at {noun}{first}")
+        else:
+            parts.append(f"at {noun}{first}-{last}")
+    return "MTP loses " + " and ".join(parts)
 
 
 def _report_curve(report: LaunchReport) -> tuple[Gpu, ModelSizes | None, int, WeightFormat, str, int, int | None] | None:
@@ -415,23 +560,25 @@ def crossover_for_report(report: LaunchReport) -> Crossover | None:
 class _Gains:
     """One curve's speed-ups from batch 1, worked out only as far as someone has asked."""
 
-    __slots__ = ("loss", "points", "rest")
+    __slots__ = ("points", "rest")
 
     def __init__(self, rest: Iterator[float]) -> None:
         self.points: list[float] = []
-        #: the index in ``points`` of the first speed-up below 1x, once one is found
-        self.loss: int | None = None
         self.rest = rest
 
-    def paying(self, limit: int) -> int:
-        """How many batches from 1 on MTP pays for (speed-up >= 1x), counted up to ``limit``."""
+    def upto(self, limit: int) -> list[float]:
+        """The points for batch 1 .. ``limit`` (at most :data:`MAX_BATCH`) worked out."""
         points = self.points
-        while self.loss is None and len(points) < limit:
-            gain = next(self.rest)
-            points.append(gain)
-            if not gain >= 1:
-                self.loss = len(points) - 1
-        return min(limit, len(points) if self.loss is None else self.loss)
+        while len(points) < limit:
+            points.append(next(self.rest))
+        return points
+
+    def through_loss(self, batch: int) -> list[float]:
+        """The points up to ``batch`` and on to the end of the losing range holding it (or further)."""
+        points = self.upto(batch)
+        while len(points) < MAX_BATCH and not points[-1] >= 1:
+            points.append(next(self.rest))
+        return points
 
 
 # keyed on immutable inputs like crossover(); a curve only grows, and each point is what it always is
@@ -444,12 +591,13 @@ def _gains(gpu: Gpu, model: ModelSizes | None, k: int, weights: WeightFormat, en
 
 
 def crossover_below(report: LaunchReport, concurrency: int) -> Crossover | None:
-    """:func:`crossover_for_report` when MTP stops paying at or below ``concurrency`` sequences, else
-    None (also without a GPU identity or a resolved k) -- what MTP301 asks. The curve is worked out
-    only up to its first loss or to ``concurrency``, not as far as :func:`crossover` follows it: most
-    launches run below their crossover. ``batch`` and ``gain_at_one`` are those of the full curve,
-    and so is :meth:`Crossover.speedup_at` (past the points worked out it computes the point, to the
-    same bits)."""
+    """:func:`crossover_for_report` when MTP loses *at* ``concurrency`` sequences -- the
+    concurrency falls in one of its losing ranges -- else None (also without a GPU identity or a
+    resolved k): what MTP301 asks. The curve is worked out up to the concurrency and, when it loses
+    there, to the end of that losing range, not as far as :func:`crossover` follows it; ``losses``
+    covers that stretch. ``batch`` (the first crossing) and ``gain_at_one`` are those of the full
+    curve, and so is :meth:`Crossover.speedup_at` (past the points worked out it computes the point,
+    to the same bits)."""
     found = _report_curve(report)
     if found is None:
         return None
@@ -460,23 +608,23 @@ def crossover_below(report: LaunchReport, concurrency: int) -> Crossover | None:
 def _crossover_below(gpu: Gpu, sizes: ModelSizes | None, k: int, form: WeightFormat, engine: str, tp: int,
                      verify: int | None, concurrency: int) -> Crossover | None:
     if concurrency < 1:
-        return None  # batch >= 0 >= concurrency
-    gains = _gains(gpu, sizes, k, form, engine, tp, verify)
-    batch = gains.paying(min(concurrency, MAX_BATCH))
-    if batch >= concurrency:
         return None
+    gains = _gains(gpu, sizes, k, form, engine, tp, verify)
+    position = min(concurrency, MAX_BATCH)
+    if gains.upto(position)[position - 1] >= 1:
+        return None
+    # the cached curve may run further than this launch asked: it is cut at the end of the loss
+    points = gains.through_loss(position)
+    end = next((batch for batch in range(position, len(points)) if points[batch] >= 1), len(points))
+    points = points[:end]
+    losses = losing_ranges(points)
     alpha, known = _acceptance(sizes, None)
     kernels = kernels_for(engine, form)
     return Crossover(gpu=gpu, draft_tokens=k, weights=form, engine=kernels.engine,
-                     knee_tokens=knee_tokens(gpu, form, kernels.engine), batch=batch, gain_at_one=gains.points[0],
-                     acceptance=alpha, acceptance_known=known, tensor_parallel=max(1, tp),
-                     verify_tokens=verify, curve=tuple(gains.points[:batch + 1]), model=sizes)
+                     knee_tokens=knee_tokens(gpu, form, kernels.engine), batch=losses[0][0] - 1,
+                     gain_at_one=points[0], acceptance=alpha, acceptance_known=known, tensor_parallel=max(1, tp),
+                     verify_tokens=verify, curve=tuple(points), model=sizes, losses=losses)
 
 
-def describe_batch(result: Crossover) -> str:
-    """``"batch 6"`` or ``"not even at batch 1"``."""
-    return f"batch {result.batch}" if result.batch else "not even at batch 1"
-
-
-__all__ = ["KERNELS", "Crossover", "Kernels", "crossover", "crossover_below", "crossover_for_report", "knee_tokens",
-           "speedup"]
+__all__ = ["KERNELS", "MAX_BATCH", "Crossover", "Kernels", "crossover", "crossover_below", "crossover_for_report",
+           "describe_losses", "knee_tokens", "losing_ranges", "losses_cell", "losses_json", "speedup"]

@@ -67,6 +67,11 @@ class ServeCommand(FrozenRecord):
         self.env = env
         self.version = version
 
+    @property
+    def command(self) -> str:
+        """The command as one shell line, environment assignments first (:meth:`shell`)."""
+        return self.shell()
+
     def shell(self, multiline: bool = False) -> str:
         """The command for a POSIX shell, ``VAR=value program args...``; ``multiline`` puts each flag
         (with its value) on a line of its own, joined by backslash continuations."""

@@ -80,7 +80,8 @@ class MemoryInputs(FrozenRecord):
     """Everything a memory estimate depends on, as resolved from the launch or the tuner's options."""
 
     __slots__ = ("engine", "gpu", "sizes", "weights", "method", "draft_tokens", "max_sequences", "kv_bytes",
-                 "fraction", "tensor_parallel", "context_per_sequence", "recurrent_copies", "graph_sizes")
+                 "fraction", "tensor_parallel", "context_per_sequence", "recurrent_copies", "graph_sizes",
+                 "smallest")
     engine: Final[str]
     gpu: Final[Gpu]
     sizes: Final[ModelSizes]
@@ -94,10 +95,13 @@ class MemoryInputs(FrozenRecord):
     context_per_sequence: Final[int]
     recurrent_copies: Final[int]
     graph_sizes: Final[int]
+    #: ``max_sequences`` is the smallest concurrency the engine runs (one sequence), not a cap the
+    #: launch sets: its cap is a default that only bounds admission (vLLM's ``max_num_seqs``)
+    smallest: Final[bool]
 
     def __init__(self, engine: str, gpu: Gpu, sizes: ModelSizes, weights: WeightFormat, method: str,
                  draft_tokens: int, max_sequences: int, kv_bytes: float, fraction: float, tensor_parallel: int,
-                 context_per_sequence: int, recurrent_copies: int, graph_sizes: int) -> None:
+                 context_per_sequence: int, recurrent_copies: int, graph_sizes: int, smallest: bool = False) -> None:
         self.engine = engine
         self.gpu = gpu
         self.sizes = sizes
@@ -111,6 +115,7 @@ class MemoryInputs(FrozenRecord):
         self.context_per_sequence = context_per_sequence
         self.recurrent_copies = recurrent_copies
         self.graph_sizes = graph_sizes
+        self.smallest = smallest
 
 
 class MemoryEstimate(Record):
@@ -231,11 +236,14 @@ def estimate_memory(report: LaunchReport) -> MemoryEstimate | None:
     sizes = model_sizes(info.id if info else None)
     k, n = _int(value("spec_tokens")), _int(value("max_concurrency"))
     concurrency = effective.get("max_concurrency")
-    if engine == "vllm" and (concurrency is None or concurrency.origin == "default"):
-        # vLLM's max_num_seqs default (256/1024) is only a cap: the scheduler admits as many sequences as the
-        # KV/state blocks left after profiling hold, so nothing that large is ever resident. Without an explicit
-        # cap there is no sequence count to estimate at.
-        return None
+    # vLLM's max_num_seqs default (256/1024) is only a cap: the scheduler admits as many sequences as the
+    # KV/state blocks left after profiling hold, so nothing that large is ever resident. The estimate is then
+    # made at the smallest concurrency the engine runs, one sequence: a launch tight even there cannot start.
+    # The CUDA graphs are still captured for the default cap.
+    smallest = engine == "vllm" and (concurrency is None or concurrency.origin == "default")
+    cap = n
+    if smallest:
+        n = 1
     kv_bytes = kv_bytes_per_element(value("kv_cache_dtype"))
     if sizes is None or k is None or n is None or kv_bytes is None:
         return None
@@ -254,7 +262,7 @@ def estimate_memory(report: LaunchReport) -> MemoryEstimate | None:
     graphs_on = value("cuda_graphs") is not False
     if engine == "vllm":
         copies = 1 + k
-        graph_sizes = min(n * (1 + k) * 2, 512) if graphs_on else 0
+        graph_sizes = min((cap or n) * (1 + k) * 2, 512) if graphs_on else 0
     elif engine == "sglang":
         draft_tokens = _int(value("spec_draft_tokens")) or k + 1
         extra_buffer = str(value("mamba_strategy") or "").startswith("extra_buffer")
@@ -270,5 +278,5 @@ def estimate_memory(report: LaunchReport) -> MemoryEstimate | None:
     return estimate(MemoryInputs(
         engine=engine, gpu=gpu, sizes=sizes, weights=form, method=method, draft_tokens=k, max_sequences=n,
         kv_bytes=kv_bytes, fraction=float(fraction), tensor_parallel=tensor_parallel,
-        context_per_sequence=max(context, 1), recurrent_copies=copies, graph_sizes=graph_sizes,
+        context_per_sequence=max(context, 1), recurrent_copies=copies, graph_sizes=graph_sizes, smallest=smallest,
     ))

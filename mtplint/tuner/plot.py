@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
-from mtplint.tuner.batching import Crossover
+from mtplint.tuner.batching import Crossover, losses_cell
 
 HEIGHT = 420
 LEFT, TOP, BOTTOM = 60, 40, 50
@@ -32,7 +32,7 @@ def crossover_svg(curves: Sequence[Crossover], title: str) -> str:
     batches = range(1, 2**MAX_POWER + 1)
     values = [[curve.speedup_at(b) for b in batches] for curve in curves]
     top = max(1.25, math.ceil(max(max(v) for v in values) * 4 + 0.5) / 4)
-    labels = [f"{curve.engine} k={curve.draft_tokens} (x-over {curve.batch or 'none'})" for curve in curves]
+    labels = [f"{curve.engine} k={curve.draft_tokens} (loses at {losses_cell(curve)})" for curve in curves]
     legend_width = LEGEND_PADDING + CHAR_WIDTH * max((len(label) for label in labels), default=0)
     plot_w, plot_h = PLOT_WIDTH, HEIGHT - TOP - BOTTOM
     width = max(math.ceil(LEFT + plot_w + legend_width), math.ceil(CHAR_WIDTH * 14 / 12 * len(title)) + 20)

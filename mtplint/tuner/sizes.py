@@ -259,3 +259,13 @@ def kv_bytes_per_element(kv_dtype: Any) -> float | None:
     if text.startswith(("turboquant", "octave", "ultraquant")):
         return 0.5  # 3-4 bit KV quantisations (vLLM 0.33 CacheDType), +-30%
     return None
+
+
+def smaller_weights_advice(weights: WeightFormat) -> str:
+    """What to serve instead of ``weights`` when they take too much memory: a checkpoint in a smaller
+    format than the one already served (never FP8 for weights that are FP8 or 8-bit already)."""
+    if weights.bytes_per_param >= 2:
+        return "quantised weights (an FP8 or 4-bit checkpoint) or more GPUs"
+    if weights.bytes_per_param > 0.7:
+        return f"a 4-bit checkpoint (the weights are {weights.label} already) or more GPUs"
+    return "a smaller quantisation or more GPUs"
