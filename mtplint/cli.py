@@ -76,6 +76,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gpu", metavar="ID[xN]", help="GPU the launches run on, e.g. rtx-4090x2")
     parser.add_argument("--exclude", action="append", default=[], metavar="PATTERN", help="glob of paths to skip")
     parser.add_argument("--no-respect-gitignore", action="store_true", help="also lint files .gitignore excludes")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="print the traceback of an internal error (reported as a finding) on stderr")
 
 
 def _terminal_columns() -> int:
@@ -240,9 +242,13 @@ def _pipeline_options(args: argparse.Namespace) -> Any:
 
 
 def _report_internal(errors: list[str], err: TextIO) -> None:
+    if not errors:
+        return
+    from mtplint.report.escape import printable
+
     for error in errors:
         first, _, detail = error.partition("\n")
-        err.write(f"mtplint: error: {first}\n")
+        err.write(f"mtplint: error: {printable(first)}\n")
         if os.environ.get("MTPLINT_DEBUG") and detail:
             err.write(detail)
 
@@ -278,9 +284,10 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         }
         out.write(json.dumps(payload, indent=2, ensure_ascii=False, default=str) + "\n")
     else:
+        from mtplint.report.escape import printable
         from mtplint.report.inspect_text import render
 
-        out.write(render(result))
+        out.write(printable(render(result)))
     _report_internal(result.internal_errors, err)
     return EXIT_ERROR if result.internal_errors else EXIT_CLEAN
 
@@ -457,7 +464,7 @@ def _check_to_file(args: argparse.Namespace, err: TextIO) -> int:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("w", encoding="utf-8", newline="\n") as handle:
-            return cmd_check(args, handle, err)
+            return cmd_check(args, _ReportStream(handle, str(path)), err)  # type: ignore[arg-type]
     except OSError as error:
         err.write(f"mtplint: error: cannot write {path}: {error.strerror or error}\n")
         return EXIT_ERROR
@@ -544,6 +551,8 @@ def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO,
     from mtplint.report import findings as formats
 
     notes = _run_notes(result)
+    if output_format not in ("sarif", "json"):  # JSON and SARIF escape control characters themselves
+        out = _Printable(out)  # type: ignore[assignment]
     if output_format == "sarif":
         from mtplint.report import sarif
 
@@ -625,12 +634,14 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
                                      for failure in failures)], key=Finding.sort_key)
     internal = result.pipeline.internal_errors
     if args.fix_only:
+        from mtplint.report.escape import printable
+
         if output_format != "json":
             out.write(f"Fixed {len(fixed)} finding{'s' if len(fixed) != 1 else ''}.\n" if fixed
                       else "No findings fixed.\n")
             for finding in findings:
                 if finding.span.start == 0 and finding.message.startswith("cannot write fix:"):
-                    out.write(f"{finding.span.file}: {finding.code} {finding.message}\n")
+                    out.write(printable(f"{finding.span.file}: {finding.code} {finding.message}\n"))
     else:
         _write_findings(findings, result, output_format, out, fixed=len(fixed), unsafe_fixes=args.unsafe_fixes,
                         settings=settings, quiet=args.quiet)
@@ -691,6 +702,62 @@ def cmd_rule(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_CLEAN
 
 
+class OutputError(Exception):
+    """The report could not be written (a full disk, a closed standard output)."""
+
+
+class _ReportStream:
+    """The stream the report goes to (standard output, or ``-o FILE``): a write error becomes
+    :class:`OutputError` (exit 2 with a message, not a traceback); a reader gone away (``mtplint
+    check | head``) stays a BrokenPipeError, which ends the run quietly. Names that are not UTF-8
+    are written with U+FFFD for their undecodable bytes (:func:`mtplint.report.escape.encodable`)."""
+
+    def __init__(self, stream: TextIO | None, where: str = "standard output") -> None:
+        self._stream = stream
+        self._where = where
+
+    def _failed(self, error: Exception) -> OutputError:
+        why = getattr(error, "strerror", None) or str(error)
+        return OutputError(f"cannot write the report to {self._where}: {why}")
+
+    def write(self, text: str) -> int:
+        if self._stream is None:
+            raise OutputError(f"cannot write the report to {self._where}: it is closed")
+        if not text.isascii():
+            from mtplint.report.escape import encodable
+
+            text = encodable(text)
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as error:  # ValueError: "I/O operation on closed file"
+            raise self._failed(error) from None
+
+    def flush(self) -> None:
+        if self._stream is None:
+            return
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as error:
+            raise self._failed(error) from None
+
+
+class _Printable:
+    """A text report's stream: control characters and undecodable bytes from the files are written
+    escaped (:func:`mtplint.report.escape.printable`)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        from mtplint.report.escape import printable
+
+        return self._stream.write(printable(text))
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     # A run builds many small objects that live to its end (node trees, launches, findings) and
     # frees the rest by reference counting (a loader's texts hold its parses only weakly, so a
@@ -701,11 +768,29 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     # own process gets it back.
     was_enabled = gc.isenabled()
     gc.disable()
+    report: Any = out if out is not None else _ReportStream(sys.stdout)
+    errors: Any = err if err is not None else (sys.stderr or _ReportStream(None))
     try:
-        return _main(argv, out or sys.stdout, err or sys.stderr)
+        code = _main(argv, report, errors)
+        if out is None:
+            report.flush()  # a full disk shows at the flush of what is buffered: still this run's error
+        return code
+    except OutputError as error:
+        _say(errors, f"mtplint: error: {error}\n")
+        return EXIT_ERROR
+    except BrokenPipeError:
+        return EXIT_CLEAN
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _say(err: Any, text: str) -> None:
+    """A message on standard error, when there is still one to write to."""
+    try:  # noqa: SIM105 - contextlib is start-up no run needs
+        err.write(text)
+    except (OSError, ValueError, OutputError):
+        pass
 
 
 def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
@@ -717,6 +802,19 @@ def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
         args = parser.parse_args(arguments)
     except SystemExit as exit_:
         return EXIT_CLEAN if exit_.code == 0 else EXIT_ERROR
+    verbose = bool(getattr(args, "verbose", False))
+    if verbose:
+        from mtplint.boundary import set_verbose
+
+        set_verbose(True)
+    try:
+        return _run_command(args, out, err)
+    finally:
+        if verbose:
+            set_verbose(False)
+
+
+def _run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         if args.command == "inspect":
             return cmd_inspect(args, out, err)
@@ -737,17 +835,25 @@ def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
     except UsageError as error:
         err.write(f"mtplint: error: {error}\n")
         return EXIT_ERROR
-    except BrokenPipeError:
-        return EXIT_CLEAN
+    except (BrokenPipeError, OutputError):
+        raise
     except Exception as error:
         # a configuration first read late in the run (a finding's file governed by a configuration
         # nothing else needed) is still a configuration error, not an internal one
+        from mtplint.checks.catalog import CatalogError
         from mtplint.config import ConfigError
 
-        if isinstance(error, ConfigError):
+        if isinstance(error, (ConfigError, CatalogError)):
             err.write(f"mtplint: error: {error}\n")
             return EXIT_ERROR
-        raise
+        # the run itself could not complete (each file's and rule's own errors are findings):
+        # one line, the traceback only with --verbose, and exit 2 -- never 1, which means findings
+        from mtplint.boundary import reason, report_traceback
+
+        report_traceback("this run")
+        err.write(f"mtplint: error: internal error, the run did not complete ({reason(error)}); "
+                  "please report it (`--verbose` shows the traceback)\n")
+        return EXIT_ERROR
 
 
 def run() -> NoReturn:
@@ -763,11 +869,12 @@ def run() -> NoReturn:
     code = main()
     if sys.getprofile() is not None or sys.gettrace() is not None:
         sys.exit(code)
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:  # the reader went away (``mtplint check | head``): nothing more to say
-        pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):  # the reader went away (``mtplint check | head``), or a full disk
+            pass  # (main flushed the report and said so): nothing more to say
     os._exit(code)
 
 

@@ -20,6 +20,7 @@ Command-line options win over every file.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import sys
@@ -67,6 +68,10 @@ def _table(path: Path) -> dict[str, Any] | None:
         text = read_regular(path, MAX_SETTINGS_BYTES).decode("utf-8")
     except OSError as error:
         raise ConfigError(f"{path}: cannot read configuration: {error.strerror or error}") from error
+    except UnicodeDecodeError as error:  # TOML is UTF-8 only (toml.io v1.0.0, "Spec")
+        found = "UTF-16 text" if error.object[:2] in (b"\xff\xfe", b"\xfe\xff") else f"byte {error.object[error.start]:#04x}"
+        raise ConfigError(f"{path}: cannot read configuration: not UTF-8 ({found} at offset {error.start}); "
+                          "TOML files must be UTF-8") from None
     if path.name == "pyproject.toml" and "mtplint" not in text:
         return None  # most projects' pyproject.toml: no [tool.mtplint] table, no need to parse it
     tomllib = _toml()
@@ -74,6 +79,10 @@ def _table(path: Path) -> dict[str, Any] | None:
         data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from error
+    except (ValueError, RecursionError) as error:  # a number past Python's digit limit; nesting too deep
+        from mtplint.boundary import reason
+
+        raise ConfigError(f"{path}: invalid TOML: {reason(error)}") from None
     if path.name == "pyproject.toml":
         tool = data.get("tool", {})
         table = tool.get("mtplint") if isinstance(tool, dict) else None
@@ -86,7 +95,11 @@ def _config_in(directory: Path) -> Path | None:
     with a ``[tool.mtplint]`` table)."""
     for name in CONFIG_NAMES:
         path = directory / name
-        if path.is_file() and (name != "pyproject.toml" or _table(path) is not None):
+        try:
+            is_file = path.is_file()
+        except OSError:  # a directory that cannot be searched (PermissionError): no configuration seen there
+            continue
+        if is_file and (name != "pyproject.toml" or _table(path) is not None):
             return path
     return None
 
@@ -119,10 +132,39 @@ class ConfigFinder:
         return found
 
 
-def load_config(path: Path, _seen: tuple[Path, ...] = ()) -> ConfigFile:
-    resolved = path.resolve()
-    if resolved in _seen:
-        raise ConfigError(f"{path}: key `extend`: circular extend chain")
+def load_config(path: Path) -> ConfigFile:
+    """``path`` and the files its ``extend`` chain inherits, merged (each file's keys on top of its
+    base's). The chain is followed in a loop, not by recursion: it may be as long as a user makes it."""
+    chain: list[dict[str, Any]] = []
+    seen: set[Path] = set()
+    current: Path | None = path
+    while current is not None:
+        resolved = current.resolve()
+        if resolved in seen:
+            raise ConfigError(f"{current}: key `extend`: circular extend chain")
+        seen.add(resolved)
+        values, current = _own_values(current)
+        chain.append(values)
+    values = chain.pop()
+    while chain:
+        values = _over_base(chain.pop(), values)
+    return ConfigFile(path, values)
+
+
+def _over_base(values: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
+    """A file's values on top of those of the file it extends."""
+    merged = dict(base)
+    merged.update(values)
+    for key in CATALOG_KEYS:  # entries add up; this file's win over the base's with the same id
+        own = values.get(key, [])
+        ids = {entry["id"] for entry in own}
+        merged[key] = [*own, *(entry for entry in base.get(key, []) if entry["id"] not in ids)]
+    return merged
+
+
+def _own_values(path: Path) -> tuple[dict[str, Any], Path | None]:
+    """One configuration file's values (paths in it anchored at its folder), and the file its
+    ``extend`` names (None: it extends nothing)."""
     table = _table(path)
     if table is None:
         raise ConfigError(f"{path}: no [tool.mtplint] table")
@@ -142,19 +184,12 @@ def load_config(path: Path, _seen: tuple[Path, ...] = ()) -> ConfigFile:
         values["per-file-ignores"] = _anchored(values["per-file-ignores"], path.parent)
     if "exclude" in values:
         values["exclude"] = _anchored_excludes(values["exclude"], path.parent)
+    base_path: Path | None = None
     if "extend" in values:
         base_path = (path.parent / values.pop("extend")).resolve()
         if not base_path.is_file():
             raise ConfigError(f"{path}: key `extend`: {base_path} does not exist")
-        base = load_config(base_path, (*_seen, resolved))
-        merged = dict(base.values)
-        merged.update(values)
-        for key in CATALOG_KEYS:  # entries add up; this file's win over the base's with the same id
-            own = values.get(key, [])
-            ids = {entry["id"] for entry in own}
-            merged[key] = [*own, *(entry for entry in base.values.get(key, []) if entry["id"] not in ids)]
-        values = merged
-    return ConfigFile(path, values)
+    return values, base_path
 
 
 def _anchored(per_file_ignores: dict[str, list[str]], directory: Path) -> dict[str, list[str]]:
@@ -187,14 +222,34 @@ def _anchored_excludes(excludes: list[str], directory: Path) -> list[str]:
 CATALOG_KEYS = ("gpus", "models")
 
 
+#: the largest figure a GPU or model entry may give (TOML reads ``inf``, ``nan`` and ``1e308`` as
+#: numbers, which JSON Schema's ``number`` accepts; the tuner's arithmetic on them divides by zero
+#: or overflows). No memory size in MiB, bandwidth in GB/s, TFLOPS or parameter count comes near it.
+CATALOG_NUMBER_LIMIT = 1e15
+
+
+def _check_catalog_numbers(value: Any, where: str) -> None:
+    if isinstance(value, dict):
+        for name, item in value.items():
+            _check_catalog_numbers(item, f"{where}.{name}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_catalog_numbers(item, f"{where}.{index}")
+    elif isinstance(value, (int, float)) and not isinstance(value, bool) and not (
+            math.isfinite(value) and abs(value) <= CATALOG_NUMBER_LIMIT):
+        raise ConfigError(f"{where}`: {value!r} is not a finite number of at most {CATALOG_NUMBER_LIMIT:g}")
+
+
 def _check_catalog_entries(table: dict[str, Any], where: str) -> None:
-    """What the entry schemas cannot say: ids are unique in a file and model patterns compile."""
+    """What the entry schemas cannot say: ids are unique in a file, numbers are finite and of a
+    sane size, and model patterns compile."""
     for key in CATALOG_KEYS:
         seen: set[str] = set()
         for index, entry in enumerate(table.get(key, [])):
             if entry["id"] in seen:
                 raise ConfigError(f"{where}: key `{key}.{index}.id`: {entry['id']!r} is defined twice")
             seen.add(entry["id"])
+            _check_catalog_numbers(entry, f"{where}: key `{key}.{index}")
     for index, entry in enumerate(table.get("models", [])):
         for number, pattern in enumerate(entry["patterns"]):
             try:
@@ -319,7 +374,8 @@ def command_configuration(start: Path, gpu: str | None = None,
 #: engines ``engine-versions`` / ``--engine-version`` may name, and the version shapes they accept
 ENGINES = ("vllm", "sglang", "llama.cpp", "vllm-mlx", "mlx-lm")
 #: compiled (by ``re``'s own cache) only for a run that names engine versions: most runs name none
-_VERSION = r"v?[0-9]+(\.[0-9]+)*([.-]?(post|rc|dev)[0-9]*)?|b[0-9]+"
+#: (no part of a real version has more than 18 digits; Python refuses to convert 4,300 or more)
+_VERSION = r"v?[0-9]{1,18}(\.[0-9]{1,18})*([.-]?(post|rc|dev)[0-9]{0,18})?|b[0-9]{1,18}"
 
 
 def _checked_engine_versions(versions: dict[str, str], where: str) -> dict[str, str]:
@@ -328,7 +384,8 @@ def _checked_engine_versions(versions: dict[str, str], where: str) -> dict[str, 
             raise ConfigError(f"{where}: key `engine-versions.{engine}`: unknown engine {engine!r} "
                               f"(one of {', '.join(ENGINES)})")
         if not re.fullmatch(_VERSION, version):
-            raise ConfigError(f"{where}: key `engine-versions.{engine}`: {version!r} is not a version "
+            shown = repr(version) if len(version) <= 40 else f"{version[:40]!r}… ({len(version)} characters)"
+            raise ConfigError(f"{where}: key `engine-versions.{engine}`: {shown} is not a version "
                               "(e.g. 0.11.0, v0.5.9, b9180)")
     return versions
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from mtplint.checks import Finding, one_finding_per_mistake, run_rules, unparsable_findings
+from mtplint.boundary import guarded_rule, guarded_rules
+from mtplint.checks import Finding, one_finding_per_mistake, unparsable_findings
 from mtplint.checks.catalog import Rule, load_catalog
 from mtplint.checks.selection import selected_rules
 from mtplint.discover import discover
@@ -143,14 +144,15 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
     per_launch: list[list[Finding]] = [[] for _ in pipeline_result.launches]
     for report, found in zip(pipeline_result.launches, per_launch, strict=True):
         report.objective = settings.objective
-        found.extend(run_rules(checked, report))
+        found.extend(guarded_rules(checked, report))
         findings.extend(found)
     without_gpu: tuple[int, tuple[str, ...]] = (0, ())
     if "MTP003" in chosen:
         from mtplint.checks.mtp003 import rules_without_gpu, unresolved_findings
 
+        unresolved_rule = catalog["MTP003"]
         for report, found in zip(pipeline_result.launches, per_launch, strict=True):
-            unresolved = list(unresolved_findings(catalog["MTP003"], report, rules))
+            unresolved = guarded_rule(unresolved_rule, report, unresolved_findings, unresolved_rule, report, rules)
             found.extend(unresolved)
             findings.extend(unresolved)
         without_gpu = count_without_gpu((rules_without_gpu(catalog["MTP003"], report, rules)

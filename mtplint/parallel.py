@@ -35,12 +35,12 @@ from contextlib import suppress
 from pathlib import Path
 from time import monotonic
 
-from mtplint.checks import run_rules
+from mtplint.boundary import guarded_rule, guarded_rules
 from mtplint.checks.suppress import launch_end_line, may_hold_noqa
 from mtplint.discover import Candidate, discover_as_walked, relevant
 from mtplint.extract import MAX_FILE_BYTES, FileLoader
 from mtplint.lint import META_RULES, PARALLEL_THRESHOLD
-from mtplint.pipeline import Result, extract_file, model_launch
+from mtplint.pipeline import Result, extract_file, model_launch, modelling_failed
 from mtplint.source import Diagnostic, Issues, SourceFile, Span, frame_lines
 
 TYPE_CHECKING = False
@@ -252,21 +252,18 @@ def _launch_records(candidate: Candidate, launches: list[Launch], loader: FileLo
         try:
             report = model_launch(launch, loader, launch_issues, settings.pipeline)
         except Exception as error:  # one bad launch must not stop the run (as pipeline.run)
-            import traceback  # only for internal errors: ~4 ms of start-up otherwise
-
-            item["errors"].append(
-                f"{launch.source.display}: internal error while modelling a launch ({type(error).__name__}: {error})\n"
-                f"{traceback.format_exc()}"
-            )
+            modelling_failed(launch, error, launch_issues)
         else:
             if item["noqa"]:  # the last line matters only to a noqa comment after it
                 item["end"] = launch_end_line(report)
             report.objective = settings.objective
-            findings = run_rules(group.checked, report)
+            findings = guarded_rules(group.checked, report)
             if group.unresolved_rule:
                 from mtplint.checks.mtp003 import rules_without_gpu, unresolved_findings
 
-                unresolved = list(unresolved_findings(group.catalog["MTP003"], report, group.rules))
+                unresolved_rule = group.catalog["MTP003"]
+                unresolved = guarded_rule(unresolved_rule, report, unresolved_findings, unresolved_rule, report,
+                                          group.rules)
                 item["without_gpu"] = rules_without_gpu(group.catalog["MTP003"], report, group.rules)
             checked.append((item, launch, findings, unresolved))
         item["diagnostics"] = _diagnostics_json(launch_issues.items)

@@ -169,12 +169,6 @@ class Result(Record):
         self.shown = ShownLines()
 
 
-def _traceback() -> str:
-    import traceback  # only for internal errors: not worth ~4 ms of every run's start-up
-
-    return traceback.format_exc()
-
-
 def extractor_for(kind: str) -> Extractor | None:
     module_name = EXTRACTORS.get(kind)
     if module_name is None:
@@ -319,6 +313,15 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
     return LaunchReport(launch, version, parsed, effective, hardware, loader=loader)
 
 
+def modelling_failed(launch: Launch, error: Exception, issues: Issues) -> None:
+    """An exception while modelling ``launch``, as an MTP001 finding at it (the other launches go on)."""
+    from mtplint.boundary import reason, report_traceback
+
+    report_traceback(f"modelling a launch in {launch.source.display}")
+    issues.add("MTP001", f"internal error while modelling this launch ({reason(error)}); its rules did not run "
+               "(please report it; `--verbose` shows the traceback)", launch.span or launch.source.span(0))
+
+
 def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, result: Result) -> list[Launch]:
     path = candidate.path
     try:
@@ -389,10 +392,13 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
         issues.add("MTP001", str(error), source.span(error.offset, error.offset + 1))
     except RecursionError:
         issues.add("MTP001", "input nested too deeply to read", source.span(0))
-    except Exception as error:  # one bad file must not stop the run
-        result.internal_errors.append(
-            f"{source.display}: internal error while reading ({type(error).__name__}: {error})\n{_traceback()}"
-        )
+    except Exception as error:  # one bad file must not stop the run: a finding for this file
+        from mtplint.boundary import reason as error_reason
+        from mtplint.boundary import report_traceback
+
+        report_traceback(f"reading {source.display}")
+        issues.add("MTP001", f"internal error while reading this file ({error_reason(error)}); it was not checked "
+                   "(please report it; `--verbose` shows the traceback)", source.span(0))
     return []
 
 
@@ -453,10 +459,7 @@ def run(paths: list[Path], options: Options, loader: FileLoader | None = None, *
             active = group
         try:
             result.launches.append(model_launch(launch, loader, issues, options))
-        except Exception as error:  # one bad launch must not stop the run
-            result.internal_errors.append(
-                f"{launch.source.display}: internal error while modelling a launch ({type(error).__name__}: {error})\n"
-                f"{_traceback()}"
-            )
+        except Exception as error:  # one bad launch must not stop the run: a finding at the launch
+            modelling_failed(launch, error, issues)
     result.diagnostics = issues.items
     return result

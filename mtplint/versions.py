@@ -27,10 +27,15 @@ if TYPE_CHECKING:
 PIP_NAMES = {"vllm": "vllm", "sglang": "sglang", "vllm-mlx": "vllm-mlx", "vllm_mlx": "vllm-mlx", "mlx-lm": "mlx-lm", "mlx_lm": "mlx-lm"}
 
 
+#: digits of one number of a version read as a number: no release has more, and a pin or tag with
+#: thousands would pass Python's limit on converting digits (a ValueError)
+_MAX_DIGITS = 18
+
+
 def _plain_release(text: str) -> bool:
     """Whether ``text`` is a plain release number (``0.11.0``, ``0.10.1.1``): ASCII digits in
     dot-separated parts, no epoch, pre-, post-, dev- or local part."""
-    return text.isascii() and all(part.isdigit() for part in text.split("."))
+    return text.isascii() and all(part.isdigit() and len(part) <= _MAX_DIGITS for part in text.split("."))
 
 
 class VersionKey:
@@ -65,7 +70,7 @@ class VersionKey:
 
             try:
                 self._version = Version(self.text)
-            except InvalidVersion:
+            except (InvalidVersion, ValueError):  # ValueError: a number past Python's digit limit
                 self._version = Version("0")
         return self._version
 
@@ -121,7 +126,7 @@ def version_key(text: str) -> tuple[int, ...] | VersionKey:
     """Sort key: llama.cpp builds (``b9180``) as ints, everything else as PEP 440 versions
     (:class:`VersionKey`). A build and a PEP 440 version do not compare (``compare`` gives 0)."""
     stripped = text.strip()
-    if stripped.startswith("b") and stripped[1:].isdecimal():
+    if stripped.startswith("b") and stripped[1:].isdecimal() and len(stripped) <= _MAX_DIGITS + 1:
         return (int(stripped[1:]),)
     return VersionKey(stripped.lstrip("v"))
 

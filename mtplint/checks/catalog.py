@@ -270,6 +270,15 @@ def load_rule_file(path: Path, origin: str, check_schema: bool) -> Rule:
         raise CatalogError(f"{path}: cannot read rule file: {error.strerror or error}") from error
     except yaml.YAMLError as error:
         raise CatalogError(f"{path}: invalid YAML: {error}") from error
+    except UnicodeDecodeError as error:
+        raise CatalogError(f"{path}: cannot read rule file: not UTF-8 text (byte {error.object[error.start]:#04x} "
+                           f"at offset {error.start}); save it as UTF-8") from None
+    except RecursionError:
+        raise CatalogError(f"{path}: invalid YAML: nested too deeply to read") from None
+    except ValueError as error:  # PyYAML's int(): a number past Python's limit of 4,300 digits
+        from mtplint.boundary import reason
+
+        raise CatalogError(f"{path}: invalid YAML: {reason(error)}") from None
     if not isinstance(data, dict):
         raise CatalogError(f"{path}: key `(top level)`: a rule file must be a mapping")
     if check_schema:

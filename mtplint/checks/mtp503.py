@@ -48,6 +48,13 @@ def _diagnose(text: str) -> str:
         json.loads(text)
     except json.JSONDecodeError as error:
         reason = f"{error.msg} at character {error.pos + 1}"
+    except ValueError as error:
+        # Python's json (vLLM's argparse ``type=json.loads``) refuses integers of more than
+        # sys.get_int_max_str_digits() digits (4,300 by default, CPython 3.11+): a ValueError, which
+        # argparse reports as an invalid value
+        return f"{error}".split(";")[0]
+    except RecursionError:
+        return "it is nested too deeply for Python's JSON reader"
     else:
         return "it is not valid for this option"
     if text.rstrip().rstrip("}").rstrip().endswith(","):
@@ -56,7 +63,7 @@ def _diagnose(text: str) -> str:
 
     try:
         literal = ast.literal_eval(text)
-    except (ValueError, SyntaxError):
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         literal = None
     if isinstance(literal, dict):
         return (f"it is a Python dict, not JSON ({reason}); write it as JSON: "

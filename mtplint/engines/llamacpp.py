@@ -88,7 +88,7 @@ AUTOY = ("auto", "-1")
 @lru_cache(maxsize=1024)  # every launch asks for a few known builds, once per table tried
 def build_number(version: str) -> int:
     """``b9180`` (or ``9180``) -> 9180; anything else is treated as the newest known build."""
-    match = re.fullmatch(r"b?(\d+)", version.strip())
+    match = re.fullmatch(r"b?(\d{1,18})", version.strip())  # longer: no build, and past Python's digit limit
     return int(match.group(1)) if match else int(KNOWN_BUILDS[-1][1:])
 
 
@@ -296,12 +296,17 @@ class _HandlerError(Exception):
 def _stoi(text: str) -> int:
     """``std::stoi``: leading blanks and a sign, then digits; trailing junk is ignored."""
     if text.isascii() and text.isdigit():
-        value = int(text)  # digits alone, as nearly every value is written: all of it is the number
+        digits = text  # digits alone, as nearly every value is written: all of it is the number
     else:
         match = re.match(r"\s*([+-]?\d+)", text)
         if not match:
             raise _HandlerError("stoi")
-        value = int(match.group(1))
+        digits = match.group(1)
+    if len(digits.lstrip("+-").lstrip("0")) > 10:
+        # out of an int's range (std::out_of_range, whose what() is also "stoi"), and past
+        # Python's limit on converting digits (4,300) before long: not converted at all
+        raise _HandlerError("stoi")
+    value = int(digits)
     if not -(2**31) <= value < 2**31:
         raise _HandlerError("stoi")
     return value

@@ -284,7 +284,7 @@ def _convert(action: Action, text: str) -> Any:
             return _human_readable_int(text)
         if kind == "nullable_str":
             return None if not text or text == "None" else text
-    except (ValueError, json.JSONDecodeError):
+    except (ValueError, OverflowError, RecursionError):  # JSONDecodeError, too many digits, too deep
         if kind == "json_list":
             raise _ParseError(f"argument {action.name}: Invalid JSON list: {text}. Please provide a valid JSON list.",
                               None, "invalid-json") from None

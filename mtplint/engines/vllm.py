@@ -707,6 +707,13 @@ class VllmEngine:
                         value = human_readable_int(value_text)
                     except ValueError:
                         value = value_text
+            except (ValueError, RecursionError) as error:
+                # vLLM catches only JSONDecodeError here (0.30.0 utils/argparse_utils.py L423-431): a
+                # number past Python's digit limit or a value nested too deeply stops it at start-up
+                from mtplint.boundary import reason
+
+                run.error(f"{text}: {reason(error)}", value_span, key, kind="invalid-json")
+                value = value_text
             nested: Any = value
             for part in reversed(keys):
                 nested = {part: nested}
@@ -838,7 +845,12 @@ class VllmEngine:
             return text
         try:
             value = _convert(flag.type, text, run.version)
-        except (ValueError, json.JSONDecodeError) as error:
+        except RecursionError:
+            # argparse catches only TypeError/ValueError: vLLM stops with this traceback at start-up
+            run.error(f"argument {flag.label()}: value nested too deeply for Python's JSON reader "
+                      "(RecursionError)", word.span, option, kind="invalid-json")
+            raise ValueError("nested too deeply") from None
+        except (ValueError, OverflowError) as error:  # OverflowError: int() of an infinite float
             kind = flag.type.removeprefix("optional:")
             if flag.type.startswith("optional:") or kind in ("json", "json_config"):
                 message = f"argument {flag.label()}: Value {text} cannot be converted to {_TYPE_WORDS.get(kind, kind)}."
@@ -864,7 +876,7 @@ class VllmEngine:
             return
         try:
             value = self._convert_value(run, flag, text, word, option)
-        except (ValueError, json.JSONDecodeError):
+        except (ValueError, OverflowError):
             return
         if flag.action in ("append", "extend"):
             previous = run.parsed.options.get(flag.dest)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 import operator
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from mtplint.pyyaml import yaml
 from mtplint.source import MappedText, SourceFile, Span
@@ -443,6 +443,33 @@ def _with_merged(pairs: list[tuple[YNode, YNode]], merged: list[tuple[YNode, YNo
     return pairs
 
 
+#: (the key node whose value is never read, the key node of the same name after it in the mapping)
+DuplicateKey = tuple[YNode, YNode]
+
+
+def _last_of_each_key(pairs: list[tuple[YNode, YNode]], dead: list[DuplicateKey]) -> list[tuple[YNode, YNode]]:
+    """``pairs`` with only the last pair of each scalar key: YAML readers (PyYAML, compose-go, the
+    engines' ``yaml.safe_load``) keep the last value of a key given twice, so the earlier ones are
+    dead. Each dead key is noted in ``dead`` with the key that replaces it."""
+    if len(pairs) < 2:
+        return pairs
+    names = [key._value for key, _ in pairs if key.kind == "scalar"]
+    if len(set(names)) == len(names):
+        return pairs  # every mapping but a mistaken one
+    last: dict[str | None, int] = {}
+    for index, (key, _) in enumerate(pairs):
+        if key.kind == "scalar":
+            last[key._value] = index
+    kept = []
+    for index, pair in enumerate(pairs):
+        key = pair[0]
+        if key.kind == "scalar" and last[key._value] != index:
+            dead.append((key, pairs[last[key._value]][0]))
+            continue
+        kept.append(pair)
+    return kept
+
+
 class _Converter:
     """PyYAML's nodes as :class:`YNode` trees, an alias sharing the node of its anchor; a text
     nested too deep or with too many nodes is a :class:`YamlError` at the node where the limit is
@@ -452,6 +479,7 @@ class _Converter:
         self.source = source
         self.seen: dict[int, YNode] = {}
         self.budget = max_nodes
+        self.duplicates: list[DuplicateKey] = []
 
     def convert(self, node: yaml.Node, depth: int = 0) -> YNode:
         cached = self.seen.get(id(node))
@@ -484,6 +512,7 @@ class _Converter:
                         merged.extend(converted.pairs)
                 continue
             pairs.append((convert(key, depth), convert(value, depth)))
+        pairs = _last_of_each_key(pairs, self.duplicates)
         result.pairs = _with_merged(pairs, merged) if merged else pairs
         return result
 
@@ -506,6 +535,7 @@ class _TreeBuilder:
     def __init__(self, source: SourceFile, max_nodes: int) -> None:
         self.source = source
         self.budget = max_nodes
+        self.duplicates: list[DuplicateKey] = []
 
     def documents(self, nodes: list[yaml.Node]) -> list[YNode]:
         self.budget -= len(nodes)
@@ -548,6 +578,7 @@ class _TreeBuilder:
                 continue
             pairs.append((_scalar_node(key, source) if key.__class__ is _ScalarNode else build(key, depth),
                           _scalar_node(value, source) if value.__class__ is _ScalarNode else build(value, depth)))
+        pairs = _last_of_each_key(pairs, self.duplicates)
         result.pairs = _with_merged(pairs, merged) if merged else pairs
         return result
 
@@ -558,6 +589,24 @@ def load_all(source: SourceFile, max_nodes: int = 200_000) -> list[YNode]:
     A file the run's loader read is parsed once for all its readers (a manifest that a
     kustomization, a launch's ``--config`` and a fix all read; see :class:`~mtplint.source.Parses`):
     they share the trees, which they read and build new nodes from rather than change."""
+    return list(_parsed(source, max_nodes))
+
+
+def duplicate_keys(source: SourceFile, max_nodes: int = 200_000) -> list[DuplicateKey]:
+    """The keys of ``source``'s mappings given more than once, each (dead key, the key that replaces
+    it); the trees :func:`load_all` returns hold only the last of them. Raises :class:`YamlError`."""
+    return _parsed(source, max_nodes).duplicates
+
+
+class _Documents(list[YNode]):
+    """A stream's document trees and the duplicate keys met while building them."""
+
+    def __init__(self, documents: Iterable[YNode], duplicates: list[DuplicateKey]) -> None:
+        super().__init__(documents)
+        self.duplicates = duplicates
+
+
+def _parsed(source: SourceFile, max_nodes: int) -> _Documents:
     parses = source.parses
     kind = f"yaml {max_nodes}"
     parsed = parses.get(source, kind) if parses is not None else None
@@ -570,11 +619,11 @@ def load_all(source: SourceFile, max_nodes: int = 200_000) -> list[YNode]:
             parses.put(source, kind, parsed)
     if isinstance(parsed, YamlError):
         raise YamlError(str(parsed), parsed.offset)
-    assert isinstance(parsed, list)
-    return list(parsed)
+    assert isinstance(parsed, _Documents)
+    return parsed
 
 
-def _load_all(source: SourceFile, max_nodes: int) -> list[YNode]:
+def _load_all(source: SourceFile, max_nodes: int) -> _Documents:
     try:
         # (the stubs know only PyYAML's own loaders, not a composer without a constructor)
         nodes = list(yaml.compose_all(source.text, Loader=_COMPOSER))  # type: ignore[arg-type]
@@ -589,12 +638,13 @@ def _load_all(source: SourceFile, max_nodes: int) -> list[YNode]:
     # a node reached twice is an alias of an anchored one: without an anchor in the text every
     # node is reached once, and remembering each (most of them scalars) is wasted work
     if "&" not in source.text:
+        builder = _TreeBuilder(source, max_nodes)
         try:
-            return _TreeBuilder(source, max_nodes).documents(nodes)
+            return _Documents(builder.documents(nodes), builder.duplicates)
         except _Unusual:
             pass
     converter = _Converter(source, max_nodes)
-    return [converter.convert(node) for node in nodes]
+    return _Documents([converter.convert(node) for node in nodes], converter.duplicates)
 
 
 def load(source: SourceFile) -> YNode | None:

@@ -216,7 +216,8 @@ class _Locator:
             relative = absolute.resolve().relative_to(self.root).as_posix()
         except ValueError:
             return {"uri": absolute.resolve().as_uri()}
-        return {"uri": urllib.parse.quote(relative), "uriBaseId": SRCROOT}
+        # a name that is not UTF-8 keeps its bytes, percent-encoded (RFC 3986 section 2.1)
+        return {"uri": urllib.parse.quote(relative, errors="surrogateescape"), "uriBaseId": SRCROOT}
 
 
 def _region(line: int, column: int, end_line: int, end_column: int) -> dict[str, int]:

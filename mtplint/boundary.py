@@ -1,0 +1,92 @@
+"""Error boundaries: an exception while reading a file, modelling a launch or running one rule is
+reported against that file (a finding with the stage's rule code and a one-line reason), and the
+rest of the run goes on -- as ruff, shellcheck and yamllint report a crash in one file or check and
+keep going. The run exits 2 only when it could not complete (usage, configuration, an unwritable
+report); the traceback is printed only with ``--verbose`` (or ``MTPLINT_DEBUG`` set).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any
+
+    from mtplint.checks import Finding
+    from mtplint.checks.catalog import Rule
+    from mtplint.pipeline import LaunchReport
+
+#: the longest reason an exception's message gives in a finding (a ValueError about a 5,000-digit
+#: number quotes none of it, but other messages may quote the input they choked on)
+REASON_CHARS = 200
+
+#: ``--verbose`` was given: tracebacks go to standard error (worker processes are forked with it)
+_verbose = False
+
+
+def set_verbose(on: bool) -> None:
+    global _verbose
+    _verbose = on
+
+
+def verbose() -> bool:
+    return _verbose or bool(os.environ.get("MTPLINT_DEBUG"))
+
+
+def reason(error: BaseException) -> str:
+    """``ValueError: the first line of its message``, shortened to :data:`REASON_CHARS`."""
+    message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    # CPython's advice to the programmer, not to the user of mtplint
+    message = message.split("; use sys.set_int_max_str_digits()", 1)[0]
+    if len(message) > REASON_CHARS:
+        message = message[: REASON_CHARS - 1] + "…"
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
+def report_traceback(where: str) -> None:
+    """With ``--verbose``, the traceback of the exception being handled, under ``where``."""
+    if not verbose():
+        return
+    import traceback  # only for a crash under --verbose: not worth start-up on every run
+    from contextlib import suppress
+
+    # standard error may be gone: the finding still says what happened
+    with suppress(OSError, ValueError, AttributeError):
+        sys.stderr.write(f"mtplint: traceback of the internal error in {where}:\n{traceback.format_exc()}")
+
+
+def guarded_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
+    """:func:`mtplint.checks.run_rules` with one boundary per rule: a rule that raises gives a finding
+    under its own code at the launch (the other rules' findings are kept). The rules run together
+    first (one call per launch, the fast path); only when that raises are they run one by one."""
+    from mtplint.checks import run_rules
+
+    chosen = list(rules)
+    try:
+        return run_rules(chosen, report)
+    except Exception:
+        pass
+    found: list[Finding] = []
+    for rule in chosen:
+        found.extend(guarded_rule(rule, report, run_rules, (rule,), report))
+    return found
+
+
+def guarded_rule(rule: Rule, report: LaunchReport, produce: Callable[..., Iterable[Finding]],
+                 *arguments: Any) -> list[Finding]:
+    """The findings ``produce(*arguments)`` gives for ``rule`` on the launch ``report``, or, when it
+    raises, one finding under the rule's code at the launch that says so."""
+    try:
+        return list(produce(*arguments))
+    except Exception as error:
+        from mtplint.checks import Finding
+
+        launch = report.launch
+        report_traceback(f"rule {rule.code} on {launch.source.display}")
+        span = launch.span or launch.source.span(0, 0)
+        return [Finding(rule, f"internal error in rule {rule.code} ({reason(error)}); this rule did not check this "
+                              "launch (please report it; `--verbose` shows the traceback)",
+                        span, launch_span=span, severity_override=None if rule.severity == "error" else "error")]

@@ -1,0 +1,39 @@
+"""What the reports may print of text that comes from the files linted.
+
+A flag such as ``--evil\\x1b[2J`` in a script would clear the terminal of whoever reads the
+report; a file name that is not UTF-8 (Python holds its bytes as lone surrogates) cannot be
+written as UTF-8 at all. ruff prints control characters escaped for the same reason.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: control characters (C0 but tab and newline, DEL, C1) and lone surrogates (undecodable bytes of
+#: a file name): escaped in the text formats
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+#: lone surrogates alone: what JSON and SARIF documents cannot hold as UTF-8
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of a name that is not UTF-8 (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters and undecodable bytes written as ``\\x1b``, ``\\xff``
+    (tabs and newlines kept: the report's own layout)."""
+    if _UNPRINTABLE.search(text) is None:
+        return text
+    return _UNPRINTABLE.sub(_escaped, text)
+
+
+def encodable(text: str) -> str:
+    """``text`` with lone surrogates replaced by U+FFFD, so that it can be written as UTF-8 (JSON and
+    SARIF escape control characters themselves)."""
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub("\ufffd", text)
