@@ -4,7 +4,7 @@ The corpus under ``tests/data/hostile/boundaries/`` holds one folder per reprodu
 (its README says what each is). Every case runs through the real ``mtplint check`` in a subprocess,
 next to a real broken launch (TurboQuant KV cache + MTP, MTP101) in another file, and must end in
 findings -- exit 0/1, the expected MTP001/MTP5xx, the broken launch still reported -- or in exit 2
-with a one-line message; never a traceback. Cases that need what git cannot hold (a file name that
+with a one-line message; never a traceback, and within 300 MB at the peak and 10 s. Cases that need what git cannot hold (a file name that
 is not UTF-8, a 2,000-file chain, a full disk) or a crash planted in mtplint itself are built here.
 """
 
@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +42,40 @@ class Run:
         return [f for f in self.findings if f["filename"] == filename and f["code"] == code]
 
 
+#: ``mtplint``'s own entry point (:func:`mtplint.cli.run`: main, flush, hard exit), which first notes
+#: the process's peak memory in the file ``MTPLINT_TEST_PEAK`` names (standard error stays the run's)
+ENTRY = """\
+import os, re, sys
+from mtplint.cli import main
+code = main()
+with open("/proc/self/status", encoding="ascii") as status, open(os.environ["MTPLINT_TEST_PEAK"], "w") as peak:
+    peak.write(re.search(r"VmHWM:\\s+(\\d+) kB", status.read()).group(1))
+for stream in (sys.stdout, sys.stderr):
+    try:
+        stream.flush()
+    except (OSError, ValueError):
+        pass
+os._exit(code)
+"""
+MAX_RSS_KB = 300 * 1024
+MAX_SECONDS = 10.0
+
+
 def mtplint(cwd: Path, *args: str, stdin: bytes | None = None, stdout: Any = subprocess.PIPE,
             env: dict[str, str] | None = None) -> Run:
-    """``mtplint ARGS`` in a subprocess, as a user runs it; asserts what holds for every run."""
-    completed = subprocess.run([sys.executable, "-m", "mtplint", *args], cwd=cwd, input=stdin, stdout=stdout,
-                               stderr=subprocess.PIPE, timeout=60, env={**os.environ, **(env or {})})
+    """``mtplint ARGS`` in a subprocess, as a user runs it; asserts what holds for every run: no
+    traceback, exit 0/1/2 (2 with one line), under 300 MB at the peak and 10 s."""
+    peak_file = cwd.parent / f".peak-{os.getpid()}"
+    started = time.monotonic()
+    completed = subprocess.run([sys.executable, "-c", ENTRY, *args], cwd=cwd, input=stdin, stdout=stdout,
+                               stderr=subprocess.PIPE, timeout=60,
+                               env={**os.environ, **(env or {}), "MTPLINT_TEST_PEAK": str(peak_file)})
+    seconds = time.monotonic() - started
+    if os.path.exists("/proc/self/status"):
+        peak_kb = int(peak_file.read_text(encoding="ascii"))
+        peak_file.unlink()
+        assert peak_kb < MAX_RSS_KB, f"peak memory {peak_kb} kB"
+    assert seconds < MAX_SECONDS, f"{seconds:.1f} s"
     out = completed.stdout.decode("utf-8") if isinstance(completed.stdout, bytes) else ""
     err = completed.stderr.decode("utf-8", "replace")
     assert "Traceback" not in err, err
@@ -236,8 +266,8 @@ def test_invalid_utf8_on_stdin_is_judged_as_the_same_bytes_saved(tmp_path: Path)
     run = mtplint(project, "check", "--no-cache", "--isolated", "--output-format", "json",
                   "--stdin-filename", "compose.yaml", stdin=buffer)
     # not text (Latin-1 in a UTF-8 file): MTP001 on the file, no traceback, as for the saved file
-    (finding,) = run.at("compose.yaml", "MTP001")
-    assert run.code == saved.code == 1 and len(saved.at("compose.yaml", "MTP001")) == 1
+    assert len(run.at("compose.yaml", "MTP001")) == len(saved.at("compose.yaml", "MTP001")) == 1
+    assert run.code == saved.code == 1
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
