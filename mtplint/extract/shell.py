@@ -1482,20 +1482,27 @@ class _Runner:
         (its label added to the path's conditions), else the merge of all of them."""
         outcomes: list[tuple[list[str], _State]] = []
         if any(not branch.exited for _, branch in branches):
-            branches = [(label, branch) for label, branch in branches if not branch.exited]
+            # a `return` in a function is a path of its own when paths are followed: the script goes
+            # on after the call; read with branches merged, it is left out like an `exit`
+            branches = [(label, branch) for label, branch in branches
+                        if not branch.exited or (branch.returned and self.chooser is not None)]
         for label, branch in branches:
-            same = next((outcome for outcome in outcomes if outcome[1].same_values(branch)), None)
+            same = next((outcome for outcome in outcomes if outcome[1].returned == branch.returned
+                         and outcome[1].same_values(branch)), None)
             if same is None:
                 outcomes.append(([label], branch))
             else:
                 same[0].append(label)
         if self.chooser is None or len(outcomes) == 1:
             self._adopt(state, _merge([branch for _, branch in branches]))
+            if all(branch.returned for _, branch in branches):
+                state.exited = state.returned = True
             return
         labels, chosen = outcomes[self.chooser.choose(self.script.file_offset(self.script.chars(node)[0]),
                                                       len(outcomes))]
         before = state.conditions
         self._adopt(state, chosen)
+        state.exited = state.returned = chosen.returned
         state.conditions = (*before, " or ".join(labels), *chosen.conditions[len(before):])
 
     def quoted(self, nodes: Iterable[Node]) -> str:
