@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from mtplint.extract import ExtractContext, FileLoader
@@ -191,3 +192,14 @@ exec vllm serve Qwen/Qwen3.6-27B "${SPEC_ARGS[@]}"
         ('line 10, when `[[ "${NO_SPEC:-0}" == 1 ]]`', 1),
         ('line 10, when not `[[ "${NO_SPEC:-0}" == 1 ]]`', 3),
     ]
+
+
+def test_functions_calling_each_other_many_times_stay_within_a_bound() -> None:
+    # each function calls the next ten times, seven deep: 10**7 bodies if all were read
+    chain = "\n".join(f"f{level}() {{ {'; '.join([f'f{level + 1} x'] * 10)}; }}" for level in range(7))
+    text = f"{chain}\nf7() {{ COUNT=known; }}\nf0\nvllm serve \"$COUNT\"\n"
+    started = time.perf_counter()
+    last = commands(text)[-1]
+    assert time.perf_counter() - started < 10
+    # past the bound a call is not read: what its body assigns is unknown after it
+    assert last.argv[2].unresolved == ("COUNT",)

@@ -69,6 +69,9 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _IFS_WHITESPACE = " \t\n"
 _MAX_DEPTH = 6  # nested `sh -c` strings and `source`d files
 _MAX_CALLS = 8  # shell functions calling each other (`main` -> `serve` -> `start_vllm`)
+#: function bodies read in one reading of a script at most: each function calling the next ten times
+#: would otherwise read the innermost body 10**8 times
+_MAX_CALLS_READ = 256
 
 
 # ================================================================================================
@@ -1398,6 +1401,8 @@ class _Runner:
         self.calls: list[tuple[str, Span | None]] = []
         #: per call being read, what its ``local`` variables and ``VAR=x func`` prefixes hid (None: unset)
         self.hidden: list[dict[str, _Var | None]] = []
+        #: function bodies read so far (:data:`_MAX_CALLS_READ`)
+        self.calls_read = 0
 
     # --- statements -----------------------------------------------------------------------------
 
@@ -1779,7 +1784,7 @@ class _Runner:
         argv = [token for token, _ in words]
         span = argv[0].span
         calls = tuple(self.calls)
-        if self.callable(argv[0], state):
+        if self.reads_call(argv[0], state):
             if self.record:  # the call, then what its body runs
                 self.commands.append(ShellCommand(argv, environment, span, state.conditions, calls))
             self.read_call(words, prefix_nodes, state)
@@ -1793,10 +1798,11 @@ class _Runner:
         if argv[0].resolved and (argv[0].value == "exit" or (argv[0].value == "exec" and len(argv) > 1)):
             state.exited = True  # `exec PROGRAM` replaces the shell; `exec >log` only redirects
 
-    def callable(self, program: Token, state: _State) -> bool:
+    def reads_call(self, program: Token, state: _State) -> bool:
         """Whether a command is a call of a function this reader reads at the call: one of this
-        script, not already being read (no recursion), not nested deeper than :data:`_MAX_CALLS`."""
-        if not program.resolved or len(self.calls) >= _MAX_CALLS:
+        script, not already being read (no recursion), not nested deeper than :data:`_MAX_CALLS`,
+        within :data:`_MAX_CALLS_READ`."""
+        if not program.resolved or len(self.calls) >= _MAX_CALLS or self.calls_read >= _MAX_CALLS_READ:
             return False
         function = state.functions.get(program.value)
         return function is not None and function[0] is self.script and \
@@ -1821,6 +1827,7 @@ class _Runner:
         else:
             state.positional = tuple(_Value(token.value, token.unresolved, token.splat, _as_written(token, mapped))
                                      for token, mapped in arguments)
+        self.calls_read += 1
         self.calls.append((program.value, program.span))
         self.hidden.append(hidden)
         try:
@@ -1861,7 +1868,7 @@ class _Runner:
                 state.positional = state.positional[count:] if count <= len(known) else None
         elif program == "eval" or program in state.functions:
             function = state.functions.get(program)
-            if function is not None:  # not read at the call (see `read_call`): what it assigns is unknown after it
+            if function is not None:  # not read at the call (`reads_call`): what it assigns is unknown after it
                 script, body = function
                 reader = self if script is self.script else _Runner(self.interpreter, script, record=False)
                 for name in reader.assigned_names(body):
