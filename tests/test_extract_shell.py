@@ -169,20 +169,29 @@ def test_conditional_default_is_unresolved() -> None:
     assert command.argv[4].unresolved == ("PORT",)
 
 
-def test_functions_are_not_run_and_their_commands_are_not_returned() -> None:
+def test_a_function_runs_at_its_call_with_its_arguments() -> None:
     text = """\
 start_server() {
     MODEL=other
     vllm serve "$1" --port 8000
+}
+never_called() {
+    vllm serve never/called
 }
 MODEL=Qwen/Qwen3-8B
 start_server "$MODEL"
 vllm serve "$MODEL"
 """
     found = commands(text)
-    assert [c.argv[0].value for c in found] == ["start_server", "vllm"]
-    # calling the function may change MODEL: unresolved afterwards
-    assert found[-1].argv[2].unresolved == ("MODEL",)
+    # the call, then the body it runs; the function that is never called runs nothing
+    assert [c.argv[0].value for c in found] == ["start_server", "vllm", "vllm"]
+    call, inside, after = found
+    # "$1" is the call's first word, spanning `"$1"` in the body; the command knows which call led there
+    assert [t.value for t in inside.argv] == ["vllm", "serve", "Qwen/Qwen3-8B", "--port", "8000"]
+    assert inside.argv[2].span is not None and (inside.argv[2].span.line, inside.argv[2].span.column) == (3, 16)
+    assert [name for name, _ in inside.calls] == ["start_server"] and call.calls == ()
+    # as in bash, the body's `MODEL=other` is the script's MODEL after the call
+    assert after.argv[2].value == "other" and after.calls == ()
 
 
 def test_prefix_assignments_and_exports_form_the_environment() -> None:

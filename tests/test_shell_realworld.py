@@ -50,6 +50,8 @@ class Path_:
     when: str | None
     engine: str
     settings: dict[str, tuple[Any, str | tuple[str, str] | None]] = field(default_factory=dict)
+    #: the shell function call(s) the launch runs in, as its context names them (None: any)
+    called: str | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,7 @@ SPEC_TOKENS_SET = '`[[ -n "${SPEC_TOKENS:-}" ]]`'
 HF_TOKEN_SET = '`[[ -n "${HF_TOKEN:-}" ]]`'
 USE_MTP = '`[[ "$USE_MTP" == 1 ]]`'
 DRAFT_ON = '`[ "${USE_DRAFT:-0}" = "1" ]`'
+NO_SPEC = '`[[ "${1:-}" == "--no-spec" ]]`'
 
 DEPLOYMENTS = (
     # An array built in steps, a `# comment` line among its elements, the speculative config added
@@ -225,6 +228,63 @@ DEPLOYMENTS = (
                              "spec_tokens": (1, "'{\"method\":\"mtp\",\"num_speculative_tokens\":1}'"),
                              "cuda_graphs": (False, "--enforce-eager")}),
     )),
+    # The launch is in `main`, called as `main "$@"`: bash runs the body there, so it is the launch.
+    # Its `local spec_config` asks for 4 draft tokens on Qwen3.6-27B's one-layer MTP head, which
+    # re-runs that one layer on its own drafts (MTP302). The script's own arguments pass through
+    # `"$@"` unknown; they come after a literal speculative config, so no setting is in doubt.
+    Deployment("15-main-wrapper", "serve.sh", (
+        Expected("MTP302", '"$spec_config"'),
+    ), (
+        Path_(None, "vllm", {"model": ("Qwen/Qwen3.6-27B", '"$MODEL"'),
+                             "spec_tokens": (4, '"$spec_config"'),
+                             "max_concurrency": (32, "32")}, called="in main() called at line 25"),
+    )),
+    # One function started twice in the background, once per GPU, with the port and the memory
+    # share as its arguments. vLLM gets `--gpu-memory-utilization "$2"` as the call passes it:
+    # 0.90 on the first replica is fine, 0.97 on the second leaves 3% beside vLLM's pool for the
+    # drafter's buffers and CUDA graphs of the k+1-token steps (MTP204) -- that replica only, and no
+    # branch is involved, so the finding is plain.
+    Deployment("16-function-per-replica", "start_replicas.sh", (
+        Expected("MTP204", '"$mem_util"'),
+    ), (
+        Path_(None, "vllm", {"memory_fraction": (0.9, '"$mem_util"'), "spec_tokens": (2, '"$SPEC"')},
+              called="in start_server() called at line 20"),
+        Path_(None, "vllm", {"memory_fraction": (0.97, '"$mem_util"'), "spec_tokens": (2, '"$SPEC"')},
+              called="in start_server() called at line 22"),
+    )),
+    # `case "${ENGINE:-vllm}"` calls one function per engine; the `*)` arm calls `die`, which exits.
+    # vLLM: MTP with `--enforce-eager` runs each draft and verify step without CUDA graphs (MTP305).
+    # SGLang: NEXTN with 3 steps, top-k 1 and 4 draft tokens (steps + 1, as SGLang wants for top-k
+    # 1) on Qwen3.6's one-layer head stays at the length that still pays: nothing to report.
+    Deployment("17-case-engine-functions", "serve.sh", (
+        Expected("MTP305", "--enforce-eager"),
+    ), (
+        Path_(None, "vllm", {"model": ("Qwen/Qwen3.6-35B-A3B", ('"$MODEL"', "serve_vllm() {")),
+                             "spec_tokens": (1, "'{\"method\":\"mtp\""),
+                             "tensor_parallel": (2, ('"$TP"', "serve_vllm() {")), "cuda_graphs": (False, "--enforce-eager")},
+              called="in serve_vllm() called at line 33"),
+        Path_(None, "sglang", {"model": ("Qwen/Qwen3.6-35B-A3B", ('"$MODEL"', "serve_sglang() {")),
+                               "spec_tokens": (3, ("3", "--speculative-num-steps")),
+                               "spec_draft_tokens": (4, ("4", "--speculative-num-draft-tokens")),
+                               "tensor_parallel": (2, ('"$TP"', "serve_sglang() {"))},
+              called="in serve_sglang() called at line 34"),
+    )),
+    # `main` -> `spec_args` (fills an array, `return 0` early on `--no-spec`) -> `launch` (`local
+    # model="$1"; shift` then `"$@"`). The early return is a path of its own: without speculation,
+    # or with 3 MTP tokens on GLM-4.5-Air. GLM is no hybrid model: vLLM turns prefix caching on by
+    # default, and EAGLE-style drafting drops the last matched block on each hit (MTP102), on the
+    # speculation path only.
+    Deployment("18-nested-helpers-return", "run.sh", (
+        Expected("MTP102", "'{\"method\":\"mtp\"", f"not {NO_SPEC}"),
+    ), (
+        Path_(NO_SPEC, "vllm", {"model": ("zai-org/GLM-4.5-Air", '"$model"'), "spec_method": (None, None),
+                                "max_concurrency": (48, "48")},
+              called="in launch() called at line 28, from main() called at line 31"),
+        Path_(f"not {NO_SPEC}", "vllm", {"model": ("zai-org/GLM-4.5-Air", '"$model"'),
+                                         "spec_tokens": (3, "'{\"method\":\"mtp\""),
+                                         "max_concurrency": (48, "48")},
+              called="in launch() called at line 28, from main() called at line 31"),
+    )),
 )
 
 
@@ -272,7 +332,8 @@ def test_inspect_shows_each_path_with_spans(deployment: Deployment) -> None:
     assert sorted(contexts, key=str) == sorted((path.when for path in deployment.paths), key=str), err
     text = deployment.text
     for path in deployment.paths:
-        (launch,) = [launch for launch, when in zip(launches, contexts, strict=True) if when == path.when]
+        (launch,) = [launch for launch, when in zip(launches, contexts, strict=True) if when == path.when
+                     and (path.called is None or f", {path.called}" in launch["context"])]
         assert launch["engine"] == path.engine
         for name, (value, token) in path.settings.items():
             setting = launch["effective"][name]
@@ -303,3 +364,20 @@ def test_worker_processes_and_the_cache_name_the_same_branches() -> None:
     for _ in range(2):  # filling the cache, then read from it
         cached = run_cli(["check", "--output-format", "json", "--isolated", "-j", "1", "."], cwd=REALWORLD)[1]
         assert json.loads(cached) == json.loads(plain)
+
+
+def test_each_call_of_a_function_is_a_launch_with_the_calls_words_and_prefixes() -> None:
+    """``CUDA_VISIBLE_DEVICES=1 start_server 8002 0.97``: the body runs with ``$1``/``$2`` bound to
+    the call's words and the prefix exported to it, as bash runs it; the spans stay in the body."""
+    project = REALWORLD / "16-function-per-replica"
+    _, out, err = run_cli(["inspect", "--format", "json", "start_replicas.sh"], cwd=project)
+    launches = json.loads(out)["launches"]
+    assert [(launch["context"], launch["argv"][3:6], launch["env"]) for launch in launches] == [
+        ("line 12, in start_server() called at line 20", ["--port", "8001", "--gpu-memory-utilization"],
+         {"CUDA_VISIBLE_DEVICES": "0"}),
+        ("line 12, in start_server() called at line 22", ["--port", "8002", "--gpu-memory-utilization"],
+         {"CUDA_VISIBLE_DEVICES": "1"}),
+    ], err
+    text = (project / "start_replicas.sh").read_text(encoding="utf-8")
+    for launch in launches:
+        assert (launch["line"], launch["column"]) == position(text, "vllm serve")

@@ -30,9 +30,16 @@ branch that ends the script (``exit``, ``exec PROGRAM``) is not merged with the 
 A variable that is never assigned and has a default (``${MODEL:-Qwen/Qwen3-8B}``) takes the default:
 that is what the file says the launch runs with unless the caller's environment overrides it.
 
-Commands inside function bodies are not launches (RULES.md: functions that build a command at run
-time are not launches); commands in ``if``/``while`` bodies, pipelines, ``&&`` lists, subshells and
-``cmd &`` are.
+Functions: a function the script defines is read where it is called (``main "$@"``,
+``start_server "$MODEL" 8000``, an arm of ``case "$ENGINE"`` calling ``serve_sglang``), as bash runs
+it: ``$1``..``$9``, ``$@``, ``$#`` are the call's words (an unknown word stays unknown), ``local``
+variables and ``VAR=x func`` prefixes last for the call, other assignments stay after it, ``return``
+ends the call. Commands keep the spans where they are written in the body, plus the calls that led
+there (:attr:`ShellCommand.calls`). Calls nest :data:`_MAX_CALLS` deep and never recurse; beyond
+that, or for a function from a ``source``\\ d file, the call is not read and the variables the body
+assigns become unknown. A function that is never called runs nothing, and ``$(func)`` (a function
+that computes a command string) stays unresolved like any command substitution. Commands in
+``if``/``while`` bodies, pipelines, ``&&`` lists, subshells and ``cmd &`` are launches too.
 """
 
 from __future__ import annotations
@@ -61,6 +68,10 @@ SHELL_PROGRAMS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _IFS_WHITESPACE = " \t\n"
 _MAX_DEPTH = 6  # nested `sh -c` strings and `source`d files
+_MAX_CALLS = 8  # shell functions calling each other (`main` -> `serve` -> `start_vllm`)
+#: function bodies read in one reading of a script at most: each function calling the next ten times
+#: would otherwise read the innermost body 10**8 times
+_MAX_CALLS_READ = 256
 
 
 # ================================================================================================
@@ -73,20 +84,25 @@ class ShellCommand(Record):
 
     ``conditions``: on which path of the script it ran this way (:mod:`mtplint.extract.shell_paths`),
     each the text of a branch taken earlier (``[[ -n $SPEC ]]``, ``$PROFILE is fast``); empty when
-    the script has one path, or it was read with its branches merged."""
+    the script has one path, or it was read with its branches merged.
 
-    __slots__ = ("argv", "env", "span", "conditions")
+    ``calls``: the shell functions it ran inside, outermost first, each with where it was called
+    (empty at the script's top level)."""
+
+    __slots__ = ("argv", "env", "span", "conditions", "calls")
     argv: list[Token]
     env: dict[str, EnvEntry]
     span: Span | None
     conditions: tuple[str, ...]
+    calls: tuple[tuple[str, Span | None], ...]
 
     def __init__(self, argv: list[Token], env: dict[str, EnvEntry], span: Span | None,
-                 conditions: tuple[str, ...] = ()) -> None:
+                 conditions: tuple[str, ...] = (), calls: tuple[tuple[str, Span | None], ...] = ()) -> None:
         self.argv = argv
         self.env = env
         self.span = span
         self.conditions = conditions
+        self.calls = calls
 
     @property
     def line(self) -> int:
@@ -185,7 +201,8 @@ def launches_from_commands(commands: Iterable[ShellCommand], source: SourceFile,
             recognised = recognise(command.argv)
             if recognised is None:
                 continue
-            context = f"line {command.line}" + (f", when {describe(paths)}" if len(variants) > 1 else "")
+            context = f"line {command.line}{_called_from(command.calls)}" + (
+                f", when {describe(paths)}" if len(variants) > 1 else "")
             launch = build_launch(recognised, source, base_dir=base_dir, context=context, env=command.env)
             if len(variants) > 1:
                 launch.paths = paths
@@ -196,9 +213,12 @@ def launches_from_commands(commands: Iterable[ShellCommand], source: SourceFile,
 def _variants_by_command(commands: Iterable[ShellCommand]) -> list[list[tuple[list[tuple[str, ...]], ShellCommand]]]:
     """The commands run at each place of the script, in order: each distinct argv and environment
     once, with the paths (conditions) it runs on."""
-    by_place: dict[tuple[int, int] | int, dict[tuple[Any, ...], tuple[list[tuple[str, ...]], ShellCommand]]] = {}
+    by_place: dict[tuple[Any, ...] | int, dict[tuple[Any, ...], tuple[list[tuple[str, ...]], ShellCommand]]] = {}
     for command in commands:
-        place: tuple[int, int] | int = (command.span.start, command.span.end) if command.span else id(command)
+        # a function's command called from two places is two commands, one per call
+        place: tuple[Any, ...] | int = (
+            (command.span.start, command.span.end, *((span.start if span else -1) for _, span in command.calls))
+            if command.span else id(command))
         variants = by_place.setdefault(place, {})
         key = (tuple((token.value, token.unresolved, token.splat) for token in command.argv),
                tuple(sorted((name, entry.value.value, entry.value.unresolved) for name, entry in command.env.items())))
@@ -207,6 +227,13 @@ def _variants_by_command(commands: Iterable[ShellCommand]) -> list[list[tuple[li
         else:
             variants[key] = ([command.conditions], command)
     return [list(variants.values()) for variants in by_place.values()]
+
+
+def _called_from(calls: tuple[tuple[str, Span | None], ...]) -> str:
+    """Where a command in a function body was reached from, innermost call first (``, in
+    start_server() called at line 12``); nothing at the script's top level."""
+    return "".join(f", {'in' if position == 0 else 'from'} {name}() called at line {span.line if span else '?'}"
+                   for position, (name, span) in enumerate(reversed(calls)))
 
 
 def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
@@ -323,24 +350,29 @@ class _Piece(Record):
 
 
 class _State(Record):
-    __slots__ = ("variables", "positional", "allexport", "functions", "conditions", "exited")
+    __slots__ = ("variables", "positional", "allexport", "functions", "conditions", "exited", "returned")
     variables: dict[str, _Var]
-    positional: tuple[_Value, ...] | None  # None: unknown (the script's own arguments)
+    #: None: unknown (the script's own arguments); a splat item: any number of unknown words from there on
+    positional: tuple[_Value, ...] | None
     allexport: bool
-    functions: dict[str, Node]
+    #: the functions defined so far: the script that defines each, and its body
+    functions: dict[str, tuple[_Script, Node]]
     #: the branches taken so far on this path (see :class:`ShellCommand`)
     conditions: tuple[str, ...]
     #: the script ended here (``exit``, ``exec PROGRAM``): nothing after it runs on this path
     exited: bool
+    #: ``exited`` by ``return``: the function call ends, the script goes on after it
+    returned: bool
 
     def __init__(
         self,
         variables: dict[str, _Var] | None = None,
         positional: tuple[_Value, ...] | None = None,
         allexport: bool = False,
-        functions: dict[str, Node] | None = None,
+        functions: dict[str, tuple[_Script, Node]] | None = None,
         conditions: tuple[str, ...] = (),
         exited: bool = False,
+        returned: bool = False,
     ) -> None:
         self.variables = variables if variables is not None else {}
         self.positional = positional
@@ -348,6 +380,7 @@ class _State(Record):
         self.functions = functions if functions is not None else {}
         self.conditions = conditions
         self.exited = exited
+        self.returned = returned
 
     @classmethod
     def initial(cls, env: dict[str, EnvEntry], positional: list[Token] | None) -> _State:
@@ -361,7 +394,7 @@ class _State(Record):
 
     def copy(self) -> _State:
         return _State(dict(self.variables), self.positional, self.allexport, dict(self.functions), self.conditions,
-                      self.exited)
+                      self.exited, self.returned)
 
     def same_values(self, other: _State) -> bool:
         """Whether the script goes on the same way from either state (what it has run aside)."""
@@ -867,11 +900,15 @@ class _Expander:
         """The value of a parameter; ``None`` when it is unset or unknown."""
         if name.isdigit():
             position = int(name)
-            if position == 0 or self.state.positional is None or position > len(self.state.positional):
+            known = _known_positional(self.state.positional)
+            if position == 0 or known is None or position > len(known):
                 return None
-            return self.state.positional[position - 1]
+            return known[position - 1]
         if name == "#":
-            return None if self.state.positional is None else _Value(str(len(self.state.positional)))
+            positional = self.state.positional
+            if positional is None or any(item.splat for item in positional):
+                return None
+            return _Value(str(len(positional)))
         if not _NAME.fullmatch(name):
             return None  # $? $$ $! $-: runtime values
         var = self.state.variables.get(name)
@@ -891,9 +928,12 @@ class _Expander:
     def _is_set(self, name: str) -> bool | None:
         """Whether a parameter is set: ``None`` when that cannot be known."""
         if name.isdigit() or name == "@" or name == "*":
-            if self.state.positional is None:
+            positional, known = self.state.positional, _known_positional(self.state.positional)
+            if positional is None or known is None:
                 return None
-            return int(name) <= len(self.state.positional) if name.isdigit() else bool(self.state.positional)
+            if name.isdigit():
+                return True if int(name) <= len(known) else (False if len(known) == len(positional) else None)
+            return True if known else (False if not positional else None)
         var = self.state.variables.get(name)
         if var is None:
             return False
@@ -1001,6 +1041,14 @@ class _Expander:
         if not word_pieces and quoted:
             return [_Piece(lexer.literal(word_start, word_start), exists=True)]
         return word_pieces
+
+
+def _known_positional(positional: tuple[_Value, ...] | None) -> tuple[_Value, ...] | None:
+    """The positional parameters that are known one by one: those before the first that may be any
+    number of words (a call's ``"${EXTRA[@]}"`` of unknown length)."""
+    if positional is None:
+        return None
+    return next((positional[:index] for index, item in enumerate(positional) if item.splat), positional)
 
 
 def _apply_operator(value: str, operator: str, argument: _Value | None) -> str | None:
@@ -1349,6 +1397,12 @@ class _Runner:
         self.record = record
         self.chooser = chooser
         self.commands: list[ShellCommand] = []
+        #: the function calls being read, outermost first: the function's name and where it was called
+        self.calls: list[tuple[str, Span | None]] = []
+        #: per call being read, what its ``local`` variables and ``VAR=x func`` prefixes hid (None: unset)
+        self.hidden: list[dict[str, _Var | None]] = []
+        #: function bodies read so far (:data:`_MAX_CALLS_READ`)
+        self.calls_read = 0
 
     # --- statements -----------------------------------------------------------------------------
 
@@ -1408,7 +1462,7 @@ class _Runner:
             names = node.children_by_field_name("name")
             bodies = node.children_by_field_name("body")
             if names and bodies:
-                state.functions[self.script.raw(names[0])] = bodies[0]
+                state.functions[self.script.raw(names[0])] = (self.script, bodies[0])
 
     def loop_body(self, node: Node, state: _State) -> None:
         """A loop's body, read once with its branches merged: what it leaves is merged with not
@@ -1433,20 +1487,27 @@ class _Runner:
         (its label added to the path's conditions), else the merge of all of them."""
         outcomes: list[tuple[list[str], _State]] = []
         if any(not branch.exited for _, branch in branches):
-            branches = [(label, branch) for label, branch in branches if not branch.exited]
+            # a `return` in a function is a path of its own when paths are followed: the script goes
+            # on after the call; read with branches merged, it is left out like an `exit`
+            branches = [(label, branch) for label, branch in branches
+                        if not branch.exited or (branch.returned and self.chooser is not None)]
         for label, branch in branches:
-            same = next((outcome for outcome in outcomes if outcome[1].same_values(branch)), None)
+            same = next((outcome for outcome in outcomes if outcome[1].returned == branch.returned
+                         and outcome[1].same_values(branch)), None)
             if same is None:
                 outcomes.append(([label], branch))
             else:
                 same[0].append(label)
         if self.chooser is None or len(outcomes) == 1:
             self._adopt(state, _merge([branch for _, branch in branches]))
+            if all(branch.returned for _, branch in branches):
+                state.exited = state.returned = True
             return
         labels, chosen = outcomes[self.chooser.choose(self.script.file_offset(self.script.chars(node)[0]),
                                                       len(outcomes))]
         before = state.conditions
         self._adopt(state, chosen)
+        state.exited = state.returned = chosen.returned
         state.conditions = (*before, " or ".join(labels), *chosen.conditions[len(before):])
 
     def quoted(self, nodes: Iterable[Node]) -> str:
@@ -1661,6 +1722,15 @@ class _Runner:
         keyword = node.children[0].type if node.children else ""
         options = [self.script.raw(child) for child in node.named_children if child.type == "word"
                    and self.script.raw(child).startswith(("-", "+"))]
+        if self.hidden and (keyword == "local" or (keyword in ("declare", "typeset") and
+                                                   not any("g" in option for option in options))):
+            # in a function, `local`/`declare` make the name the call's own: the caller's value comes back after it
+            hidden = self.hidden[-1]
+            for child in node.named_children:
+                if child.type in ("variable_assignment", "variable_name"):
+                    name = self.assignment_parts(child)[0] if child.type == "variable_assignment" else self.script.raw(child)
+                    if name not in hidden:
+                        hidden[name] = state.variables.get(name)
         export = keyword == "export" or any(option.startswith("-") and "x" in option for option in options)
         unexport = keyword == "export" and "-n" in options
         if keyword == "export" and "-f" in options:
@@ -1713,11 +1783,67 @@ class _Runner:
                 environment[name] = entry
         argv = [token for token, _ in words]
         span = argv[0].span
+        calls = tuple(self.calls)
+        if self.reads_call(argv[0], state):
+            if self.record:  # the call, then what its body runs
+                self.commands.append(ShellCommand(argv, environment, span, state.conditions, calls))
+            self.read_call(words, prefix_nodes, state)
+            return
+        if argv[0].resolved and argv[0].value == "return" and self.calls:
+            state.exited = state.returned = True
+            return
         self.builtin(argv, words, state, environment)
         if self.record:
-            self.commands.append(ShellCommand(argv, environment, span, state.conditions))
+            self.commands.append(ShellCommand(argv, environment, span, state.conditions, calls))
         if argv[0].resolved and (argv[0].value == "exit" or (argv[0].value == "exec" and len(argv) > 1)):
             state.exited = True  # `exec PROGRAM` replaces the shell; `exec >log` only redirects
+
+    def reads_call(self, program: Token, state: _State) -> bool:
+        """Whether a command is a call of a function this reader reads at the call: one of this
+        script, not already being read (no recursion), not nested deeper than :data:`_MAX_CALLS`,
+        within :data:`_MAX_CALLS_READ`."""
+        if not program.resolved or len(self.calls) >= _MAX_CALLS or self.calls_read >= _MAX_CALLS_READ:
+            return False
+        function = state.functions.get(program.value)
+        return function is not None and function[0] is self.script and \
+            all(name != program.value for name, _ in self.calls)
+
+    def read_call(self, words: list[tuple[Token, MappedText]], prefix_nodes: list[Node], state: _State) -> None:
+        """Run a function's body at its call, as bash does: the call's words are ``$1``.. and
+        ``$@`` during it; ``local`` variables and ``VAR=x`` prefixes are undone after it."""
+        program, arguments = words[0][0], words[1:]
+        _, body = state.functions[program.value]
+        caller_positional = state.positional
+        hidden: dict[str, _Var | None] = {}
+        for prefix in prefix_nodes:  # `VAR=x func`: exported to what the body runs, for the call only
+            result = self.assignment(prefix, state)
+            if result is not None:
+                name, var, _ = result
+                hidden.setdefault(name, state.variables.get(name))
+                state.variables[name] = var.with_exported(True)
+        if caller_positional is None and len(arguments) == 1 and arguments[0][0].splat and \
+                arguments[0][0].unresolved == ("$@",):
+            pass  # `main "$@"`: the function's arguments are the script's, unknown the same way
+        else:
+            state.positional = tuple(_Value(token.value, token.unresolved, token.splat, _as_written(token, mapped))
+                                     for token, mapped in arguments)
+        self.calls_read += 1
+        self.calls.append((program.value, program.span))
+        self.hidden.append(hidden)
+        try:
+            self.statement(body, state)
+        finally:
+            self.calls.pop()
+            self.hidden.pop()
+        if state.returned:
+            state.exited = state.returned = False
+        if not state.exited:
+            state.positional = caller_positional
+            for name, previous in hidden.items():
+                if previous is None:
+                    state.variables.pop(name, None)
+                else:
+                    state.variables[name] = previous
 
     def builtin(self, argv: list[Token], words: list[tuple[Token, MappedText]], state: _State,
                 environment: dict[str, EnvEntry]) -> None:
@@ -1736,12 +1862,16 @@ class _Runner:
             state.forget(arguments[1].value, arguments[1].span)
         elif program == "shift":
             count = int(arguments[0].value) if arguments and arguments[0].value.isdigit() else 1
-            if state.positional is not None:
-                state.positional = state.positional[count:]
+            known = _known_positional(state.positional)
+            if known is not None and state.positional is not None:
+                # past an argument of unknown length, which words are left is unknown
+                state.positional = state.positional[count:] if count <= len(known) else None
         elif program == "eval" or program in state.functions:
-            body = state.functions.get(program)
-            if body is not None:
-                for name in self.assigned_names(body):
+            function = state.functions.get(program)
+            if function is not None:  # not read at the call (`reads_call`): what it assigns is unknown after it
+                script, body = function
+                reader = self if script is self.script else _Runner(self.interpreter, script, record=False)
+                for name in reader.assigned_names(body):
                     state.forget(name)
         elif program == "cd":
             return
