@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -172,3 +174,16 @@ def test_inspect_offline_llm(inspect: Callable[..., dict[str, Any]]) -> None:
     [launch] = data["launches"]
     assert launch["kwargs"]["speculative_config"] == {"method": "mtp", "num_speculative_tokens": 2}
     assert launch["argv"] == []
+
+
+def test_the_users_own_syntax_warnings_are_not_printed(tmp_path: Path) -> None:
+    # "\d" in a plain string: DeprecationWarning on 3.11, a SyntaxWarning shown by default on 3.12+
+    (tmp_path / "serve.py").write_text(
+        'import re, subprocess\nPORT = re.compile("\\d+")\n'
+        'subprocess.run(["vllm", "serve", "Qwen/Qwen3.6-27B", "--kv-cache-dtype", "turboquant_4bit_nc",\n'
+        '                "--speculative-config", \'{"method": "mtp", "num_speculative_tokens": 1}\'])\n',
+        encoding="utf-8")
+    done = subprocess.run([sys.executable, "-W", "default", "-m", "mtplint", "check", "--isolated", "--no-cache",
+                           "--output-format", "concise", "serve.py"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert "MTP101" in done.stdout and "Warning" not in done.stderr, done.stderr
