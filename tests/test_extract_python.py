@@ -183,7 +183,11 @@ def test_the_users_own_syntax_warnings_are_not_printed(tmp_path: Path) -> None:
         'subprocess.run(["vllm", "serve", "Qwen/Qwen3.6-27B", "--kv-cache-dtype", "turboquant_4bit_nc",\n'
         '                "--speculative-config", \'{"method": "mtp", "num_speculative_tokens": 1}\'])\n',
         encoding="utf-8")
+    # a speculative config written as a Python dict (MTP503 reads it with ast.literal_eval), "\p" in a value
+    (tmp_path / "serve.sh").write_text(
+        "#!/bin/sh\nexec vllm serve Qwen/Qwen3.6-27B --speculative-config "
+        "\"{'method': 'mtp', 'num_speculative_tokens': 1, 'model': 'C:\\path'}\"\n", encoding="utf-8")
     done = subprocess.run([sys.executable, "-W", "default", "-m", "mtplint", "check", "--isolated", "--no-cache",
-                           "--output-format", "concise", "serve.py"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=120, check=False)
-    assert "MTP101" in done.stdout and "Warning" not in done.stderr, done.stderr
+                           "--output-format", "concise", "serve.py", "serve.sh"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert "MTP101" in done.stdout and "serve.sh:2" in done.stdout and "Warning" not in done.stderr, done.stderr

@@ -12,10 +12,10 @@ from mtplint.source import Span
 
 def _as_json(text: str) -> dict[str, object] | None:
     """The Python-literal dict ``text`` is, when it has a JSON spelling with the same meaning."""
-    import ast  # only for a config that is not JSON: not on every run's start-up
+    from mtplint import pysyntax  # only for a config that is not JSON: not on every run's start-up
 
     try:
-        literal = ast.literal_eval(text)
+        literal = pysyntax.literal(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None
     if not isinstance(literal, dict) or not all(isinstance(key, str) for key in literal):
@@ -59,10 +59,10 @@ def _diagnose(text: str) -> str:
         return "it is not valid for this option"
     if text.rstrip().rstrip("}").rstrip().endswith(","):
         return f"a trailing comma is not JSON ({reason}); remove it"
-    import ast
+    from mtplint import pysyntax
 
     try:
-        literal = ast.literal_eval(text)
+        literal = pysyntax.literal(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         literal = None
     if isinstance(literal, dict):

@@ -903,10 +903,10 @@ class VllmEngine:
         spec = options.get("speculative_config")
         if spec is not None and not spec.unresolved and isinstance(spec.value, str):
             # 0.8.2 stored the text and read it with ast.literal_eval when building the engine (W082)
-            import ast  # only for these old releases: not on every run's start-up
+            from mtplint import pysyntax  # only for these old releases: not on every run's start-up
 
             try:
-                literal = ast.literal_eval(spec.value)
+                literal = pysyntax.literal(spec.value)
                 spec.value = literal
             except (ValueError, SyntaxError):
                 run.error(f"malformed node or string in --speculative-config: {spec.value!r}", spec.span,

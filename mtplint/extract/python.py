@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import ast
 import json
-import warnings
 from collections.abc import Callable, Iterator
 
+from mtplint import pysyntax
 from mtplint.extract import ExtractContext, Malformed, build_launch, env_entries
 from mtplint.extract.launch import KwArg, Launch, recognise
 from mtplint.extract.yamlpos import align
@@ -938,11 +938,7 @@ def _syntax_error_offset(source: SourceFile, error: SyntaxError) -> int:
 
 def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
     try:
-        # the user's code is read, not run: its own warnings ("invalid escape sequence", a
-        # SyntaxWarning shown by default from Python 3.12) are not mtplint's to print
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source.text, filename=source.display)
+        tree = pysyntax.parse_module(source.text, source.display)
     except SyntaxError as error:
         raise Malformed(f"invalid Python: {error.msg}", _syntax_error_offset(source, error)) from error
     except ValueError as error:  # e.g. a NUL byte

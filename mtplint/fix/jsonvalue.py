@@ -508,10 +508,10 @@ class TextSite(JsonSite):
         try:
             parsed = json.loads(text)
         except json.JSONDecodeError:
-            import ast
+            from mtplint import pysyntax
 
             try:
-                parsed = ast.literal_eval(text)
+                parsed = pysyntax.literal(text)
             except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
                 return {}
         return {str(k): v for k, v in parsed.items()} if isinstance(parsed, dict) else {}
@@ -658,8 +658,10 @@ def _python_dict_entries(snippet: str) -> _DictEntries | None:
     several literals side by side."""
     import ast
 
+    from mtplint import pysyntax
+
     try:
-        tree = ast.parse(snippet, mode="eval").body
+        tree = pysyntax.parse_expression(snippet)
     except (SyntaxError, ValueError):
         return None
     if not isinstance(tree, ast.Dict) or _offset(snippet, tree.lineno, tree.col_offset) != 0:
