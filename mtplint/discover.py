@@ -118,14 +118,18 @@ def classify(path: Path, head: bytes = b"") -> str | None:
 _WRAPPER_SUFFIXES = frozenset(("tpl", "tmpl", "template", "j2", "jinja", "jinja2", "in", "example", "sample",
                                "dist", "orig", "bak", "old", "local", "prod", "dev", "gotmpl"))
 #: how much of a file named on the command line is read to tell its kind by content
-_SNIFF_BYTES = 8192
+SNIFF_BYTES = 8192
 
 
-def classify_explicit(path: Path, head: bytes = b"") -> str | None:
+def classify_explicit(path: Path, head: bytes | None = None) -> str | None:
     """The kind of a file named on the command line: by its name, then by the name inside a
     template or backup suffix (``deploy/vllm.yaml.tpl``, ``compose.yaml.example``), then by its
     content (``run-server`` without an extension, ``serve.conf``). A file the user names is linted
-    as what it holds; a walk still goes by names, as reading every file would be slow."""
+    as what it holds; a walk still goes by names, as reading every file would be slow. ``head``:
+    the file's first bytes (at least :data:`SNIFF_BYTES` of them, or all), read here when not given
+    (an editor's buffer gives its own)."""
+    if head is None:
+        head = _head(path, SNIFF_BYTES)
     kind = classify(path, head)
     if kind is not None:
         return kind
@@ -140,7 +144,7 @@ def classify_explicit(path: Path, head: bytes = b"") -> str | None:
             return kind
     if _suffix(name).lower() in _NOT_SNIFFED:
         return None  # a data or document format by its name: what it mentions is not a command
-    return _kind_by_content(_head(path, _SNIFF_BYTES) if len(head) < _SNIFF_BYTES else head)
+    return _kind_by_content(head)
 
 
 #: names whose format is known and is no launch file when :func:`classify` passed them over (a JSON
@@ -589,7 +593,7 @@ def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), re
             for candidate in _walked(given, root, group, walk_excludes, walk_gitignore, configs):
                 found.setdefault(candidate.path, candidate)
         elif given.exists() or given.is_symlink():
-            kind = classify_explicit(given, _head(given)) or "unknown"
+            kind = classify_explicit(given) or "unknown"
             found[given] = Candidate(given, kind, explicit=True, group=group)
             readers.extend((path, reader_kind, configs.group_of(path) if configs is not None else 0)
                            for path, reader_kind in brought_in(given, kind, root))

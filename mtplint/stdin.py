@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from mtplint.discover import classify
+from mtplint.discover import SNIFF_BYTES, classify, classify_explicit
 
 #: the name standard input goes by without ``--stdin-filename`` (ruff's too)
 STDIN_PATH = "-"
@@ -53,9 +53,10 @@ def kind_of_text(text: str) -> str:
 
 
 def buffer_kind(path: Path, text: str) -> str:
-    """The kind of standard input standing for ``path``: by the name, as a file on disk (its
-    first line when the name leaves it open), else, for ``-`` only, by the text."""
-    kind = classify(path, text[:256].encode("utf-8", "surrogateescape"))
-    if kind is not None:
-        return kind
-    return kind_of_text(text) if path.name == STDIN_PATH else "unknown"
+    """The kind of standard input standing for ``path``: as the file named on the command line
+    would be (:func:`mtplint.discover.classify_explicit`: its name, a template suffix, its
+    content), else, for ``-`` only, by the text."""
+    head = text[:SNIFF_BYTES].encode("utf-8", "surrogateescape")
+    if path.name == STDIN_PATH:
+        return classify(path, head) or kind_of_text(text)
+    return classify_explicit(path, head) or "unknown"

@@ -118,3 +118,14 @@ def test_a_utf16_buffer_reads_as_the_saved_utf8_file(project: Path) -> None:
                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     assert [(item["code"], item["location"]["row"], item["location"]["column"], item["message"])
             for item in json.loads(run.stdout)] == saved
+
+
+def test_a_buffer_named_like_a_template_is_read_as_the_saved_file_is(project: Path) -> None:
+    # a file named explicitly is classified through its template suffix and its content; the buffer of
+    # one not saved yet (beside it) the same way
+    write_files(project, {"deploy/vllm.compose.yaml.tpl": COMPOSE, "bin/run-server": SCRIPT})
+    for name, text in (("deploy/vllm.compose.yaml.tpl", COMPOSE), ("bin/run-server", SCRIPT)):
+        saved = _check(project, name)
+        assert saved and any(code == "MTP101" for code, *_ in saved)
+        unsaved = name.replace("vllm.", "new.").replace("run-server", "run-new")
+        assert _check(project, "--stdin-filename", unsaved, stdin=text) == saved
