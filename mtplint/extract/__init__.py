@@ -14,16 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from mtplint.extract.budget import ExpansionBudget
-from mtplint.extract.launch import (
-    FLOATING,
-    GpuHint,
-    Launch,
-    Recognised,
-    VersionHint,
-    image_engine,
-    image_floating,
-    image_version,
-)
+from mtplint.extract.launch import GpuHint, Launch, Recognised, VersionHint, image_version_hint
 from mtplint.files import READ_FLAGS
 from mtplint.source import EnvEntry, Issues, Parses, SourceFile, Span, Token
 
@@ -61,7 +52,6 @@ def decode(data: bytes) -> str:
 
 
 #: a file is read without waiting for a writer (see :meth:`FileLoader.read_regular`)
-_READ_FLAGS = READ_FLAGS
 _NO_FOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
 
 
@@ -82,7 +72,7 @@ def _read_to_end(descriptor: int, size: int) -> bytes:
 
 def read_file(path: Path) -> bytes:
     """``path.read_bytes()`` of a regular file, without a buffered file object around the reads."""
-    descriptor = os.open(path, _READ_FLAGS)
+    descriptor = os.open(path, READ_FLAGS)
     try:
         return _read_to_end(descriptor, os.fstat(descriptor).st_size)
     finally:
@@ -286,10 +276,10 @@ class FileLoader:
         fails with the opening's error, anything else is answered by its status."""
         try:
             # not following a link at the end of the path: opened, it is known to be no link
-            descriptor, not_a_link = os.open(path, _READ_FLAGS | _NO_FOLLOW), bool(_NO_FOLLOW)
+            descriptor, not_a_link = os.open(path, READ_FLAGS | _NO_FOLLOW), bool(_NO_FOLLOW)
         except OSError:
             try:  # a symbolic link, or an error the plain opening gives again
-                descriptor, not_a_link = os.open(path, _READ_FLAGS), False
+                descriptor, not_a_link = os.open(path, READ_FLAGS), False
             except OSError:
                 status = os.stat(path)
                 if stat.S_ISREG(status.st_mode) and status.st_size <= MAX_FILE_BYTES:
@@ -414,14 +404,8 @@ def build_launch(
     environment = _container_environment(recognised, env or {}) if recognised.container else dict(env or {})
     environment.update(env_entries(recognised.env))
     environment.update(env_entries(recognised.docker_env))
-    hints: list[VersionHint] = []
-    if recognised.image is not None and recognised.image.resolved:
-        engine = image_engine(recognised.image.value)
-        version = image_version(recognised.image.value)
-        if engine == recognised.engine and version:
-            hints.append(VersionHint(engine, f"=={version}", "image", recognised.image.span))
-        elif engine == recognised.engine and image_floating(recognised.image.value):
-            hints.append(VersionHint(engine, FLOATING, "tag", recognised.image.span))
+    hint = image_version_hint(recognised.engine, recognised.image)
+    hints: list[VersionHint] = [hint] if hint is not None else []
     if gpu is None and recognised.gpu_count is not None:
         gpu = GpuHint(count=recognised.gpu_count, origin="explicit", span=recognised.image.span if recognised.image else None)
     first = recognised.program[0].span if recognised.program else None

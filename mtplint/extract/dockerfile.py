@@ -29,14 +29,10 @@ from pathlib import Path
 
 from mtplint.extract import ExtractContext, Malformed, build_launch
 from mtplint.extract.launch import (
-    FLOATING,
     Launch,
     Recognised,
-    VersionHint,
     entry_for_image,
-    image_engine,
-    image_floating,
-    image_version,
+    image_version_hint,
     recognise,
 )
 from mtplint.extract.shell import SHELL_PROGRAMS, launches_in_script, script_commands, substitute_words
@@ -554,11 +550,6 @@ def _is_shell_script(script: SourceFile) -> bool:
 
 def _add_image_version(launch: Launch) -> None:
     """The image tag's engine version, as :func:`build_launch` records it for docker launches."""
-    image = launch.image
-    if image is None or not image.resolved:
-        return
-    version = image_version(image.value)
-    if version and image_engine(image.value) == launch.engine:
-        launch.version_hints.append(VersionHint(launch.engine, f"=={version}", "image", image.span))
-    elif image_engine(image.value) == launch.engine and image_floating(image.value):
-        launch.version_hints.append(VersionHint(launch.engine, FLOATING, "tag", image.span))
+    hint = image_version_hint(launch.engine, launch.image)
+    if hint is not None:
+        launch.version_hints.append(hint)

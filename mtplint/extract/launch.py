@@ -340,6 +340,18 @@ def image_floating(image: str) -> bool:
     return image_version(image) is None and (pieces[0] in _FLOATING_TAGS or pieces[-1] in ("latest", "nightly"))
 
 
+def image_version_hint(engine: str, image: Token | None) -> VersionHint | None:
+    """What an image says of ``engine``'s version: its release tag (``==0.30.0``, origin ``image``)
+    or a floating tag (:data:`FLOATING`, origin ``tag``); None for another engine's image, a custom
+    tag, a digest or an image only known at run time."""
+    if image is None or not image.resolved or image_engine(image.value) != engine:
+        return None
+    version = image_version(image.value)
+    if version:
+        return VersionHint(engine, f"=={version}", "image", image.span)
+    return VersionHint(engine, FLOATING, "tag", image.span) if image_floating(image.value) else None
+
+
 # --- entry points -------------------------------------------------------------------------------
 
 _MODULE_ENTRIES = {

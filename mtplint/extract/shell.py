@@ -1481,6 +1481,11 @@ class _Runner:
         state.functions = merged.functions
         state.conditions = merged.conditions
 
+    def _merge_into(self, state: _State, branches: list[tuple[str, _State]]) -> None:
+        self._adopt(state, _merge([branch for _, branch in branches]))
+        if all(branch.returned for _, branch in branches):
+            state.exited = state.returned = True
+
     def join(self, node: Node, state: _State, branches: list[tuple[str, _State]]) -> None:
         """Go on after one of ``branches`` (each with the words naming when it runs) ran from
         ``state``: branches that end alike are one outcome; with a chooser, the outcome it picks
@@ -1491,6 +1496,9 @@ class _Runner:
             # on after the call; read with branches merged, it is left out like an `exit`
             branches = [(label, branch) for label, branch in branches
                         if not branch.exited or (branch.returned and self.chooser is not None)]
+        if self.chooser is None:  # read with branches merged: no outcome is picked, none need telling apart
+            self._merge_into(state, branches)
+            return
         for label, branch in branches:
             same = next((outcome for outcome in outcomes if outcome[1].returned == branch.returned
                          and outcome[1].same_values(branch)), None)
@@ -1498,10 +1506,8 @@ class _Runner:
                 outcomes.append(([label], branch))
             else:
                 same[0].append(label)
-        if self.chooser is None or len(outcomes) == 1:
-            self._adopt(state, _merge([branch for _, branch in branches]))
-            if all(branch.returned for _, branch in branches):
-                state.exited = state.returned = True
+        if len(outcomes) == 1:
+            self._merge_into(state, branches)
             return
         labels, chosen = outcomes[self.chooser.choose(self.script.file_offset(self.script.chars(node)[0]),
                                                       len(outcomes))]
