@@ -62,7 +62,7 @@ def guarded_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
     """:func:`mtplint.checks.run_rules` with one boundary per rule: a rule that raises gives a finding
     under its own code at the launch (the other rules' findings are kept). The rules run together
     first (one call per launch, the fast path); only when that raises are they run one by one."""
-    from mtplint.checks import run_rules
+    from mtplint.checks import UNDECIDED, run_rules
 
     chosen = list(rules)
     try:
@@ -70,9 +70,25 @@ def guarded_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
     except Exception:
         pass
     found: list[Finding] = []
+    # MTP004 reports what the other rules left undecided: each call of run_rules starts that list
+    # again, so it is gathered over the rules run one by one and MTP004 runs last, on all of it
+    undecided = []
     for rule in chosen:
-        found.extend(guarded_rule(rule, report, run_rules, (rule,), report))
+        if rule.code != UNDECIDED:
+            found.extend(guarded_rule(rule, report, run_rules, (rule,), report))
+            undecided.extend(report.undecided)
+    report.undecided = undecided
+    for rule in chosen:
+        if rule.code == UNDECIDED and undecided:
+            found.extend(guarded_rule(rule, report, _undecided_finding, rule, report))
     return found
+
+
+def _undecided_finding(rule: Rule, report: LaunchReport) -> list[Finding]:
+    from mtplint.checks import RuleContext
+    from mtplint.checks.mtp004 import undecided_finding
+
+    return [undecided_finding(RuleContext(rule, report))]
 
 
 def guarded_rule(rule: Rule, report: LaunchReport, produce: Callable[..., Iterable[Finding]],

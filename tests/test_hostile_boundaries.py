@@ -441,3 +441,20 @@ def test_fix_writes_nothing_outside_the_project(tmp_path: Path) -> None:
     code, _, err = run_cli(["check", "--no-cache", "--isolated", "--fix", "--unsafe-fixes", ".", "../outside"],
                            cwd=tmp_path / "project")
     assert "kv-cache-dtype: fp8_e5m2" in (tmp_path / "outside" / "cfg.yaml").read_text(encoding="utf-8"), err
+
+
+def test_a_rule_that_raises_leaves_the_undecided_note_of_the_others(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # unpinned vLLM: MTP102 cannot decide (prefix caching's default changed in 0.28), which MTP004 says;
+    # with MTP401 crashing, the rules run one by one and MTP004 must still see what MTP102 left open
+    import mtplint.checks.mtp401 as mtp401
+
+    project = write_files(tmp_path, {"serve.sh": (
+        "#!/bin/sh\nexec vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --tensor-parallel-size 4 \\\n"
+        "  --speculative-config '{\"method\": \"qwen3_next_mtp\", \"num_speculative_tokens\": 2}'\n")})
+    _, out, _ = in_process(project, "--output-format", "json", ".")
+    assert {finding["code"] for finding in json.loads(out)} >= {"MTP004", "MTP401"}
+    monkeypatch.setattr(mtp401, "check", _boom)
+    _, out, _ = in_process(project, "--output-format", "json", ".")
+    found = {finding["code"]: finding["message"] for finding in json.loads(out)}
+    assert found["MTP401"].startswith("internal error in rule MTP401") and "MTP102" in found["MTP004"]
