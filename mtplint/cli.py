@@ -428,7 +428,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         findings = verified(findings, settings, args.unsafe_fixes)
     if stdin is not None and stdin[2]:
-        findings = _not_text_finding(findings, stdin[0], args.stdin_filename, settings)
+        findings = _not_text_finding(findings, stdin[0], args.stdin_filename, result.rules)
     _write_findings(findings, result, output_format, out, unsafe_fixes=args.unsafe_fixes, settings=settings,
                     texts=stdin[1] if stdin else None, quiet=args.quiet)
     if args.show_fixes and output_format != "json":
@@ -504,18 +504,16 @@ def _stdin_text() -> str | None:
         return None
 
 
-def _not_text_finding(findings: list[Any], loader: Any, path: Path, settings: Any) -> list[Any]:
-    """The findings of a run over standard input that is not text: MTP001 for it, as for such a file."""
+def _not_text_finding(findings: list[Any], loader: Any, path: Path, rules: Any) -> list[Any]:
+    """The findings of a run over standard input that is not text: MTP001 for it, as for such a file
+    (``rules``: those the run selected)."""
     from mtplint.checks import Finding
-    from mtplint.checks.catalog import load_catalog
-    from mtplint.checks.selection import selected_rules
 
-    catalog = load_catalog(settings.extend_rules)
-    if not any(rule.code == "MTP001" for rule in selected_rules(catalog, settings.select, settings.extend_select,
-                                                                 settings.ignore)):
+    unparsable = next((rule for rule in rules if rule.code == "MTP001"), None)
+    if unparsable is None:
         return findings
     source = loader.peek(path)
-    unreadable = Finding(catalog["MTP001"], "standard input is not valid text (binary, or not UTF-8/UTF-16)",
+    unreadable = Finding(unparsable, "standard input is not valid text (binary, or not UTF-8/UTF-16)",
                          source.span(0))
     return sorted([*findings, unreadable], key=Finding.sort_key)
 
@@ -590,6 +588,7 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
     from mtplint.checks import Finding, applies
     from mtplint.checks.catalog import load_catalog
     from mtplint.fix import apply as fixing
+    from mtplint.fix.pyedit import edit_file
     from mtplint.fix.write import recover_interrupted, write_all
     from mtplint.lint import lint
     from mtplint.report import fixes as fix_report
@@ -617,7 +616,7 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
     result = run.result
     unwritten = {failure.source.display for failure in failures}
     fixed = [item for item in run.applied
-             if item.finding.fix is None or not {e.span.file for e in item.finding.fix.edits} & unwritten]
+             if item.finding.fix is None or not {edit_file(e) for e in item.finding.fix.edits} & unwritten]
     if failures:
         # what is on disk now: the fixed files and, for those left alone, their old text
         result = lint(paths, settings)

@@ -26,6 +26,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Final
 
+def edit_file(edit: Edit) -> str:
+    """The file an edit changes, without working a :class:`PythonEdit` out (which takes libcst)."""
+    return edit.file if isinstance(edit, PythonEdit) else edit.span.file
+
+
 class PythonEdit(Edit):
     """An edit of ``source`` that :mod:`mtplint.fix.pycst`'s ``operation`` works out from
     ``arguments`` (offsets into the text as the rule read it, names, values) when first asked.

@@ -74,11 +74,13 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool) 
     shown as not applied. The fixing runs over the files holding an applicable fix and the files
     its edits reach, not the whole tree: it costs what ``--diff`` on those files costs (a lint of
     them and one of what each pass changes), and nothing when no fix applies."""
+    from mtplint.fix.pyedit import edit_file
+
     files: set[str] = set()
     for finding in findings:
         if applies(finding.fix, unsafe) and finding.fix is not None:
             files.add(finding.span.file)
-            files.update(edit.span.file for edit in finding.fix.edits)
+            files.update(edit_file(edit) for edit in finding.fix.edits)
     if not files:
         return list(findings)
     from mtplint.fix.apply import fix_project
