@@ -85,6 +85,16 @@ def test_build_context_requirements_pin_the_version(inspect: Callable[..., Any])
     assert launch["version_evidence"][0]["origin"] == "server/requirements.txt:1:1"
 
 
+def test_a_build_context_beside_the_compose_file_gives_its_pin_once(inspect: Callable[..., Any]) -> None:
+    files = {
+        "compose.yaml": f"services:\n  api:\n    build: .\n    command: >\n      vllm serve Qwen/Qwen3-8B --speculative-config {SPEC}\n",
+        "Dockerfile": "FROM python:3.12-slim\nCOPY requirements.txt .\nRUN pip install -r requirements.txt\n",
+        "requirements.txt": 'vllm[flashinfer]>=0.20.0\n',
+    }
+    (launch,) = [launch for launch in inspect(files, "compose.yaml")["launches"] if launch["file"] == "compose.yaml"]
+    assert [item["origin"] for item in launch["version_evidence"]] == ["requirements.txt:1:1"]
+
+
 def test_service_entrypoint_drops_the_stage_cmd(inspect: Callable[..., Any]) -> None:
     files = {
         "compose.yaml": ("services:\n  llm:\n    build: .\n    entrypoint: [vllm, serve, Qwen/Qwen3-8B]\n"),

@@ -543,7 +543,7 @@ class _ServiceLaunches:
             return None
         from mtplint.extract.compose_build import built_image  # reads Dockerfiles: only for a build section
 
-        return built_image(at.file.directory / context, dockerfile, args, target, self.project.ctx)
+        return built_image(at.file.directory / context, dockerfile, args, target, self.project.ctx, at.file.directory)
 
     def _build_args(self, at: _At) -> dict[str, Token]:
         """``build.args`` as a map or a list of ``NAME=value``. A ``NAME`` without a value comes

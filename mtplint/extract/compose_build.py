@@ -14,6 +14,7 @@ lines, with the variables in scope substituted, and in the build context's requi
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -46,8 +47,10 @@ class BuiltImage(Record):
 
 
 def built_image(context_dir: Path, dockerfile: str, build_args: Mapping[str, Token], target: str | None,
-                ctx: ExtractContext) -> BuiltImage | None:
-    """Read the Dockerfile a ``build`` section names; None when it is absent or unreadable."""
+                ctx: ExtractContext, compose_dir: Path) -> BuiltImage | None:
+    """Read the Dockerfile a ``build`` section names; None when it is absent or unreadable.
+    ``compose_dir``: the compose file's folder, whose pin files (and its parents') every launch of
+    the file gets already (:func:`mtplint.versions.pins_near`)."""
     path = Path(dockerfile)
     source = ctx.loader.load(path if path.is_absolute() else context_dir / path)
     if source is None:
@@ -66,7 +69,9 @@ def built_image(context_dir: Path, dockerfile: str, build_args: Mapping[str, Tok
     # a variable with no known value stays `${NAME}` in a RUN line, which no pin's version matches
     pins = [VersionHint(hint.engine, hint.spec, "pin", run.span)  # the expanded text has no positions of its own
             for stage in all_stages for run in stage.runs for hint in pins_in_text(run.value)]
-    pins.extend(pins_in_directory(context_dir, ctx.loader.load))
+    context, near = os.path.abspath(context_dir), os.path.abspath(compose_dir)
+    if not (near == context or near.startswith(context.rstrip(os.sep) + os.sep)):
+        pins.extend(pins_in_directory(context_dir, ctx.loader.load))
     return BuiltImage(source, chosen, pins)
 
 
