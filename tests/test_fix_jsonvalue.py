@@ -1,4 +1,4 @@
-"""Rewriting a speculative-config value in its container (mtplint/fix/jsonvalue.py).
+"""Rewriting a speculative-config value in its container (mtplint/edits/jsonvalue.py).
 
 Each test writes the value the way people do (a single-quoted shell word, escaped double quotes in
 a compose folded command, a k8s ``args`` item, a Python dict with comments, a ``--config`` YAML
@@ -21,8 +21,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mtplint.edits.jsonvalue import JsonSite, encode, site_for
 from mtplint.fix import apply_edits
-from mtplint.fix.jsonvalue import JsonSite, encode, site_for
 from mtplint.source import SourceFile
 
 
@@ -243,7 +243,7 @@ def test_python_dict_entries_on_one_line_after_non_ascii_keys_and_a_parenthesize
 @pytest.mark.parametrize("key", ['"met" "hod"', 'b"method"', 'r"method"', 'f"method"', '("method")'])
 def test_python_dict_with_a_key_not_written_as_one_plain_literal_gets_no_site(key: str) -> None:
     """The key's text is what a rename rewrites: a key spelled some other way is left alone."""
-    from mtplint.fix.jsonvalue import python_dict_site
+    from mtplint.edits.jsonvalue import python_dict_site
     from mtplint.source import SourceFile
 
     text = f'SPEC = {{{key}: "deepseek_mtp"}}\n'
@@ -253,7 +253,7 @@ def test_python_dict_with_a_key_not_written_as_one_plain_literal_gets_no_site(ke
 
 
 def test_python_dict_with_double_star_entry_gets_no_site() -> None:
-    from mtplint.fix.jsonvalue import python_dict_site
+    from mtplint.edits.jsonvalue import python_dict_site
     from mtplint.source import SourceFile
 
     text = 'SPEC = {"method": "deepseek_mtp", **EXTRA}\n'

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mtplint.fix.pyedit import PythonEdit
+from mtplint.edits.pyedit import PythonEdit
 from mtplint.source import SourceFile
 from tests.conftest import run_cli, write_files
 

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mtplint.checks import Edit, Finding, Fix, RuleContext
-from mtplint.fix.substitution import edits_substituted, substitutions
+from mtplint.edits.substitution import edits_substituted, substitutions
 from tests.conftest import inspect_json, run_cli, write_files
 
 Predicate = Callable[[RuleContext], Iterator[Finding]]

@@ -21,8 +21,8 @@ from mtplint.checks.catalog import Rule, VersionRange
 from mtplint.checks.mtp5xx import closest
 from mtplint.checks.selection import _Selectors, specificity
 from mtplint.checks.suppress import may_hold_noqa
-from mtplint.fix.argv import _scalars_around, _yaml_scalars
-from mtplint.fix.jsonvalue import _shell_word, _yaml_single
+from mtplint.edits.argv import _scalars_around, _yaml_scalars
+from mtplint.edits.jsonvalue import _shell_word, _yaml_single
 from mtplint.source import SourceFile, Span
 from mtplint.versions import EngineVersion
 

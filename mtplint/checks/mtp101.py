@@ -65,7 +65,7 @@ SAFE_DTYPE = "fp8_e5m2"
 def _target_dtype_fix(ctx: RuleContext, value: str, span: Span | None) -> Fix | None:
     """``--kv-cache-dtype turboquant_*`` → ``fp8_e5m2`` where the value was written (a word of the
     argv, a ``--config`` YAML value, a Python keyword argument)."""
-    from mtplint.fix.argv import replace_flag_value, replace_kwarg_string
+    from mtplint.edits.argv import replace_flag_value, replace_kwarg_string
 
     launch = ctx.report.launch
     source = ctx.source_for(span)
@@ -126,8 +126,8 @@ def _draft_dtype_fix(ctx: RuleContext, value: str, span: Span | None) -> Fix | N
     """The speculative config's ``kv_cache_dtype`` → ``fp8_e5m2``, edited where the JSON (or
     Python dict, or ``--config`` mapping) is written, in its own style; a dotted
     ``--speculative-config.kv_cache_dtype`` word has its value replaced."""
-    from mtplint.fix.argv import replace_flag_value
-    from mtplint.fix.jsonvalue import spec_site
+    from mtplint.edits.argv import replace_flag_value
+    from mtplint.edits.jsonvalue import spec_site
 
     launch = ctx.report.launch
     edits: list[Edit] | None = None

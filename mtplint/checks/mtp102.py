@@ -43,7 +43,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 def prefix_caching_off_fix(ctx: RuleContext, applicability: str) -> Fix | None:
     """Turn prefix caching off: ``--enable-prefix-caching`` → ``--no-enable-prefix-caching``, or the
     flag added (a ``--config`` file value or the default is overridden by the command line)."""
-    from mtplint.fix.argv import switch_off_edits
+    from mtplint.edits.argv import switch_off_edits
 
     setting = ctx.setting("prefix_caching")
     edits = switch_off_edits(ctx.report.launch, setting.span if setting is not None else None,

@@ -102,8 +102,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _add_fix(ctx: RuleContext) -> Fix | None:
-    """``SGLANG_ENABLE_SPEC_V2=1`` where the launch's environment is written (mtplint/fix/env.py)."""
-    from mtplint.fix.env import set_env
+    """``SGLANG_ENABLE_SPEC_V2=1`` where the launch's environment is written (mtplint/edits/env.py)."""
+    from mtplint.edits.env import set_env
 
     edits = set_env(ctx.report.launch, "SGLANG_ENABLE_SPEC_V2", "1")
     return Fix("safe", "Set SGLANG_ENABLE_SPEC_V2=1 in the launch's environment", edits) if edits else None
@@ -111,7 +111,7 @@ def _add_fix(ctx: RuleContext) -> Fix | None:
 
 def _value_fix(ctx: RuleContext, entry: EnvEntry) -> Fix | None:
     """The value SGLang ignores becomes ``1``, in place (quotes kept)."""
-    from mtplint.fix.env import replace_env_value
+    from mtplint.edits.env import replace_env_value
 
     source = ctx.source_for(entry.value.span)
     edits = replace_env_value(source, entry, "1") if source is not None else None

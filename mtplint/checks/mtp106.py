@@ -37,7 +37,7 @@ def _where(span: Span | None, launch_file: str) -> str:
 
 def _fix(ctx: RuleContext, option: JsonOptionValue) -> Fix | None:
     """Merge the dotted keys into the full value (they win, as in vLLM) and drop the dotted flags."""
-    from mtplint.fix.jsonvalue import remove_argv_groups, spec_site
+    from mtplint.edits.jsonvalue import remove_argv_groups, spec_site
 
     replaced = option.replaced
     dotted = option.value

@@ -122,7 +122,7 @@ def _inner(source: SourceFile, span: Span) -> Span:
 
 def _json_item(source: SourceFile, span: Span, text: str) -> str:
     """``text`` as the content of the list item at ``span`` (a JSON value in a YAML/JSON list)."""
-    from mtplint.fix.jsonvalue import encode, word_quote
+    from mtplint.edits.jsonvalue import encode, word_quote
 
     quote = word_quote(source, span) or source.text[span.start:span.start + 1]
     if quote == '"':
@@ -133,7 +133,7 @@ def _json_item(source: SourceFile, span: Span, text: str) -> str:
 
 
 def _argv_fix(ctx: RuleContext, removed: Sequence[_Removed]) -> list[Edit] | None:
-    from mtplint.fix.jsonvalue import encode, list_form, quoted_extent, remove_argv_groups, spec_site
+    from mtplint.edits.jsonvalue import encode, list_form, quoted_extent, remove_argv_groups, spec_site
 
     source = ctx.report.launch.source
     if any(w.span is None or w.span.file != source.display for r in removed for w in (r.previous, *r.words)):
@@ -209,7 +209,7 @@ def _kwargs_fix(ctx: RuleContext) -> list[Edit] | None:
         raw = source.text[kw.span.start:kw.span.end] if kw.span else ""
         if isinstance(kw.value, str) and raw[:1] in "'\"":
             quote = raw[0]
-    from mtplint.fix.jsonvalue import Style
+    from mtplint.edits.jsonvalue import Style
 
     literal = Style(quote=quote, python=True).render(config)
     edits: list[Edit] = []

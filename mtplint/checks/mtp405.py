@@ -23,8 +23,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _remove_fix(ctx: RuleContext) -> Fix | None:
-    """Remove the entry where it is written (mtplint/fix/env.py); an env file is left alone."""
-    from mtplint.fix.env import remove_env
+    """Remove the entry where it is written (mtplint/edits/env.py); an env file is left alone."""
+    from mtplint.edits.env import remove_env
 
     launch = ctx.report.launch
     entry = launch.env.get("VLLM_USE_V1")

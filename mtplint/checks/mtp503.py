@@ -30,7 +30,7 @@ def _as_json(text: str) -> dict[str, object] | None:
 
 def _fix(ctx: RuleContext, span: Span | None, text: str | None) -> Fix | None:
     """Rewrite a Python-literal dict as strict JSON in the same container and spacing."""
-    from mtplint.fix.jsonvalue import site_for, token_at
+    from mtplint.edits.jsonvalue import site_for, token_at
 
     if span is None or text is None:
         return None

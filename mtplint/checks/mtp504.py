@@ -52,7 +52,7 @@ def _fix(ctx: RuleContext, error: CliError, flag: str, value: str, negative: str
     """Drop the value (``--x true`` → ``--x``), or for a false value write the ``--no-`` form where
     the parser has one, else drop the switch with its value (off is the switch's default). Only for a
     value that reads as a boolean: another word after a switch may be a positional argument."""
-    from mtplint.fix.argv import edit_in_word, remove_args, rename_flag, token_containing, token_index
+    from mtplint.edits.argv import edit_in_word, remove_args, rename_flag, token_containing, token_index
 
     if value.lower() not in _FALSE + _TRUE:
         return None

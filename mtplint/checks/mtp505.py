@@ -47,7 +47,7 @@ def _suggestion(value: str, choices: list[str]) -> str:
 
 def _sglang_fp8_fix(ctx: RuleContext, span: Span | None) -> Fix | None:
     """SGLang ``fp8`` → ``fp8_e4m3`` (its fp8 KV format on Hopper/Blackwell; research/sglang.md §4.1)."""
-    from mtplint.fix.argv import replace_flag_value, replace_kwarg_string
+    from mtplint.edits.argv import replace_flag_value, replace_kwarg_string
 
     launch = ctx.report.launch
     source = ctx.source_for(span)

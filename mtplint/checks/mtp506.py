@@ -132,7 +132,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 
 def _rename_flag_fix(ctx: RuleContext, span: Span | None, flag: str, matches: list[str]) -> Fix | None:
     """Rename the flag to the one close match (none offered for two or more: the user must choose)."""
-    from mtplint.fix.argv import rename_flag, token_containing
+    from mtplint.edits.argv import rename_flag, token_containing
 
     if len(matches) != 1:
         return None
@@ -145,7 +145,7 @@ def _rename_flag_fix(ctx: RuleContext, span: Span | None, flag: str, matches: li
 
 
 def _rename_keyword_fix(ctx: RuleContext, name: str, matches: list[str]) -> Fix | None:
-    from mtplint.fix.argv import rename_keyword
+    from mtplint.edits.argv import rename_keyword
 
     kwargs = ctx.report.launch.kwargs
     if len(matches) != 1 or kwargs is None or name not in kwargs:

@@ -39,6 +39,7 @@ from mtplint.extract.launch import KwArg, Launch, recognise
 from mtplint.extract.yamlpos import align
 from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
+from mtplint.textpos import characters_in
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -208,8 +209,8 @@ class Positions:
 
     def __init__(self, source: SourceFile) -> None:
         self.source = source
-        #: line -> (its first character's offset, its UTF-8 bytes, whether those are ASCII)
-        self._lines: dict[int, tuple[int, bytes, bool]] = {}
+        #: line -> (its first character's offset, its UTF-8 bytes)
+        self._lines: dict[int, tuple[int, bytes]] = {}
         # a value's span is asked for again by each reader of the node (its statement, its value,
         # the text of an unknown): one Span per written range
         self._spans: dict[tuple[int, int, int, int | None], Span] = {}
@@ -220,12 +221,9 @@ class Positions:
             text = self.source.text
             start = self.source.line_start(line)
             end = text.find("\n", start)
-            encoded = text[start:end if end >= 0 else len(text)].encode("utf-8")
-            known = self._lines[line] = (start, encoded, encoded.isascii())
-        start, encoded, ascii_only = known
-        if ascii_only:  # one character per byte
-            return start + len(encoded[:byte_column])
-        return start + len(encoded[:byte_column].decode("utf-8", errors="ignore"))
+            known = self._lines[line] = (start, text[start:end if end >= 0 else len(text)].encode("utf-8"))
+        start, encoded = known
+        return start + characters_in(encoded, byte_column)
 
     def span(self, node: ast.AST) -> Span:
         line: int = node.lineno  # type: ignore[attr-defined]

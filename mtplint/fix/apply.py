@@ -23,7 +23,7 @@
    after it was applied is refused, and the fixing starts again from the files as read without it:
    nothing written contains it, so a second ``--fix`` changes nothing. A fix whose own edits
    overlap, fall outside its file or edit inside a substituted reference (``$(VAR)``, ``${VAR}``,
-   ``$VAR``, systemd ``%i``: :mod:`mtplint.fix.substitution`) is refused before it is tried.
+   ``$VAR``, systemd ``%i``: :mod:`mtplint.edits.substitution`) is refused before it is tried.
 
 So one rule decides what is written: a file is written only with fixes that each re-lint and
 re-parse cleanly (the text parses as its kind, the fixed finding is gone, nothing new appears,
@@ -43,9 +43,9 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from mtplint.checks import Edit, Finding, Fix, applies
+from mtplint.edits.pyedit import resolved
 from mtplint.extract import FileLoader
 from mtplint.fix import apply_edits
-from mtplint.fix.pyedit import resolved
 from mtplint.fix.relint import ProjectLint, ProjectLinter
 from mtplint.fix.scope import WriteScope
 from mtplint.lint import LintResult, LintSettings
@@ -194,8 +194,8 @@ def _substituted_reference(edits: Sequence[Edit], sources: Sequence[SourceFile |
     """The substituted reference (``$(TP)``, ``${PORT}``, ``$VAR``, systemd ``%i``) one of the
     ``edits`` would change, if any: the argument the engine reads is what the kubelet, compose,
     the shell or systemd make of it, so an edit there does not say what the fix means."""
-    from mtplint.fix.argv import source_kind
-    from mtplint.fix.substitution import edits_substituted
+    from mtplint.edits.argv import source_kind
+    from mtplint.edits.substitution import edits_substituted
 
     for edit, source in zip(edits, sources, strict=True):
         if source is None:

@@ -74,7 +74,7 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool) 
     shown as not applied. The fixing runs over the files holding an applicable fix and the files
     its edits reach, not the whole tree: it costs what ``--diff`` on those files costs (a lint of
     them and one of what each pass changes), and nothing when no fix applies."""
-    from mtplint.fix.pyedit import edit_file
+    from mtplint.edits.pyedit import edit_file
 
     files: set[str] = set()
     for finding in findings:

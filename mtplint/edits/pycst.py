@@ -4,7 +4,7 @@ libcst's concrete syntax tree keeps every token of the source -- commas, bracket
 and comments between them -- with its position, so each operation finds exactly where the user's
 call, list or dict is written and what separates its items, and returns span edits on the original
 text (never a re-printed tree: the rest of the file stays byte-identical). The operations are
-called by name from :class:`mtplint.fix.pyedit.PythonEdit`; each returns its edits, or ``None``
+called by name from :class:`mtplint.edits.pyedit.PythonEdit`; each returns its edits, or ``None``
 when the code is not written in a way it can edit safely (then the fix is not applied).
 
 - :func:`add_keyword`: ``name=value`` as the last argument of ``LLM(...)`` / ``EngineArgs(...)`` /
@@ -27,8 +27,9 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from mtplint.checks import Edit
-from mtplint.fix.yamledit import insert_line, line_end, line_start, next_line_start
+from mtplint.edits.lines import insert_line
 from mtplint.source import SourceFile
+from mtplint.textpos import line_end, line_start, next_line_start
 
 #: text written between quotes that reads back as itself in every Python string literal
 _PLAIN = re.compile(r"[A-Za-z0-9_@%+=:,./ -]*")

@@ -1,8 +1,8 @@
 """Text edits on YAML files that keep everything around them byte-identical.
 
 The positioned node tree of :mod:`mtplint.extract.yamlpos` says where a node starts and ends; the
-edits here work on whole lines of the original text so that indentation, quoting, comments on
-other lines and line endings stay as the user wrote them. New lines copy the indentation and the
+edits here (and those of :mod:`mtplint.edits.lines`) work on whole lines of the original text so
+that indentation, quoting, comments on other lines and line endings stay as the user wrote them. New lines copy the indentation and the
 quoting of their siblings. Nothing is ever re-serialised.
 """
 
@@ -12,58 +12,7 @@ from collections.abc import Iterator
 
 from mtplint.checks import Edit
 from mtplint.extract.yamlpos import YNode
-from mtplint.source import SourceFile
-
-# -- lines ---------------------------------------------------------------------------------------
-
-
-def line_start(text: str, offset: int) -> int:
-    return text.rfind("\n", 0, offset) + 1
-
-
-def line_end(text: str, offset: int) -> int:
-    """Offset of the line's end, before its ``\\r\\n`` or ``\\n`` (or the end of the text)."""
-    newline = text.find("\n", offset)
-    if newline < 0:
-        return len(text)
-    return newline - 1 if newline > 0 and text[newline - 1] == "\r" else newline
-
-
-def next_line_start(text: str, offset: int) -> int:
-    """Offset just past the newline ending the line that holds ``offset`` (or the end of the text)."""
-    newline = text.find("\n", offset)
-    return len(text) if newline < 0 else newline + 1
-
-
-def indentation(text: str, offset: int) -> str:
-    start = line_start(text, offset)
-    end = start
-    while end < len(text) and text[end] in " \t":
-        end += 1
-    return text[start:end]
-
-
-def insert_line(source: SourceFile, at: int, content: str) -> Edit:
-    """Insert ``content`` as a whole line at a line start ``at`` (or after the last line when ``at``
-    is the end of a file without a final newline)."""
-    text = source.text
-    newline = source.newline
-    if at >= len(text) and text and not text.endswith("\n"):
-        return Edit(source.span(len(text)), newline + content)
-    return Edit(source.span(at), content + newline)
-
-
-def remove_lines(source: SourceFile, start: int, end: int) -> Edit:
-    """Remove the whole lines from the one holding ``start`` to the one holding ``end`` (inclusive)."""
-    text = source.text
-    first = line_start(text, start)
-    last = next_line_start(text, max(start, end - 1))
-    if last >= len(text) and not text.endswith("\n") and first > 0:
-        # the last line has no newline: take the newline before it instead, keeping the file's
-        # missing final newline missing
-        first -= 2 if text[first - 2:first] == "\r\n" else 1
-    return Edit(source.span(first, last), "")
-
+from mtplint.textpos import line_end, line_start
 
 # -- nodes ---------------------------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 A rule that offers a fix on a Python launch (a keyword of ``LLM(...)``, an element of a
 ``subprocess`` argv list, an entry of an ``env=`` dict) builds a :class:`PythonEdit`: what to do
-(an operation of :mod:`mtplint.fix.pycst` and its arguments) on which file. libcst -- a concrete
+(an operation of :mod:`mtplint.edits.pycst` and its arguments) on which file. libcst -- a concrete
 syntax tree that keeps every byte, so a change is placed exactly between the tokens the user wrote
 -- takes longer to import than a one-file ``check`` takes to run; a ``check`` that only reports
 never pays for it. The edit is worked out when something reads its span or content (``--fix``,
@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from mtplint.checks import Edit, Fix
+from mtplint.extract import FileLoader
 from mtplint.source import SourceFile, Span
 
 TYPE_CHECKING = False
@@ -32,7 +33,7 @@ def edit_file(edit: Edit) -> str:
 
 
 class PythonEdit(Edit):
-    """An edit of ``source`` that :mod:`mtplint.fix.pycst`'s ``operation`` works out from
+    """An edit of ``source`` that :mod:`mtplint.edits.pycst`'s ``operation`` works out from
     ``arguments`` (offsets into the text as the rule read it, names, values) when first asked.
 
     ``span``/``content`` resolve it; where libcst finds no safe place for it, they describe an edit
@@ -67,8 +68,6 @@ class PythonEdit(Edit):
 
     def _own_source(self) -> SourceFile | None:
         if self.source is None:
-            from mtplint.extract import FileLoader
-
             self.source = FileLoader(Path(".")).load(Path(self.path))
             if self.source is not None and self.source.display != self.file:
                 loaded = self.source
@@ -122,7 +121,7 @@ class PythonEdit(Edit):
 def _work_out(operation: str, arguments: tuple[Any, ...], source: SourceFile | None) -> list[Edit] | None:
     if source is None:
         return None
-    from mtplint.fix import pycst
+    from mtplint.edits import pycst  # imports libcst: only now, when a fix is worked out
 
     build: Callable[..., list[Edit] | None] = getattr(pycst, operation)
     return build(source, *arguments)

@@ -1,7 +1,7 @@
 """Edits that set or remove a variable of a launch's environment, where that environment is defined.
 
-RULES.md (MTP103, MTP405): the variable goes where the launch's environment is written, in the
-style the file already uses --
+As ``rules/MTP103.yaml`` and ``rules/MTP405.yaml`` describe their fixes, the variable goes where the
+launch's environment is written, in the style the file already uses --
 
 - compose: the service's ``environment:`` as a map (``KEY: "1"``) or a list (``- KEY=1``, also the
   flow forms ``{…}`` / ``[…]``); without one (also with ``env_file:`` only: the env file is the
@@ -23,28 +23,26 @@ import re
 from pathlib import Path
 
 from mtplint.checks import Edit
-from mtplint.extract.launch import Launch
-from mtplint.extract.yamlpos import YamlError, YNode, load_all
-from mtplint.fix.yamledit import (
+from mtplint.discover import classify
+from mtplint.edits.lines import insert_line, remove_lines
+from mtplint.edits.pyedit import deferred
+from mtplint.edits.yamledit import (
     append_to_flow,
     content_end,
     has_merge,
-    indentation,
-    insert_line,
     inside,
     is_flow,
-    line_end,
-    line_start,
-    next_line_start,
     own_pairs,
     quote_style,
     quoted,
     remove_from_flow,
-    remove_lines,
     sole_on_line,
     walk,
 )
+from mtplint.extract.launch import Launch
+from mtplint.extract.yamlpos import YamlError, YNode, load_all
 from mtplint.source import EnvEntry, SourceFile, Span
+from mtplint.textpos import indentation, line_end, line_start, next_line_start
 
 #: the keys that hold a launch's environment in YAML sources
 _YAML_ENV_KEYS = ("environment", "env")
@@ -57,8 +55,6 @@ _CONTINUING = re.compile(r"^\s*(then|do|else|elif|fi|done|esac|;;|\||&&|\|\||[^\
 
 def source_kind(launch: Launch) -> str:
     """compose, k8s, shell, dockerfile, systemd, python, or "" (no fix for this kind)."""
-    from mtplint.discover import classify
-
     source = launch.source
     kind = classify(Path(source.display), source.text[:200].encode("utf-8", "replace")) or ""
     if kind in ("compose", "yaml"):
@@ -515,7 +511,5 @@ def _python_set(launch: Launch, name: str, value: str) -> list[Edit] | None:
     span = launch.span
     if span is None or span.file != source.display:
         return None
-    from mtplint.fix.pyedit import deferred
-
-    # placed with libcst when the fix is applied (mtplint.fix.pycst.set_env, .import_os)
+    # placed with libcst when the fix is applied (mtplint.edits.pycst.set_env, .import_os)
     return [deferred(source, "import_os", span.start), deferred(source, "set_env", span.start, name, value)]

@@ -29,17 +29,19 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from mtplint.checks import Edit
-from mtplint.fix.pyedit import deferred
-from mtplint.fix.substitution import substitutions
+from mtplint.discover import classify
+from mtplint.edits.pyedit import deferred
+from mtplint.edits.substitution import substitutions
+from mtplint.extract.yamlpos import YamlError, YNode, load_all
 from mtplint.records import FrozenRecord
 from mtplint.source import SourceFile, Span, Token
+from mtplint.textpos import indentation, line_end, line_start, next_line_start
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Final
 
     from mtplint.extract.launch import KwArg, Launch
-    from mtplint.extract.yamlpos import YNode
 
 QUOTES = "\"'"
 #: text that is the same word in every container (shell bare word, YAML plain scalar, JSON or
@@ -92,8 +94,6 @@ class Word(FrozenRecord):
 
 
 def source_kind(source: SourceFile) -> str | None:
-    from mtplint.discover import classify
-
     return classify(source.path, source.text[:256].encode("utf-8", "replace"))
 
 
@@ -101,8 +101,6 @@ def source_kind(source: SourceFile) -> str | None:
 def _yaml_documents(source: SourceFile) -> tuple[YNode, ...]:
     """The file's YAML trees, the same nodes for every word located in it (two words are items of
     one list when they have the same parent node)."""
-    from mtplint.extract.yamlpos import YamlError, load_all
-
     try:
         return tuple(load_all(source))
     except YamlError:
@@ -226,51 +224,27 @@ def locate(source: SourceFile, token: Token) -> Word | None:
 
 
 def _python_list(source: SourceFile, word: Word) -> bool:
-    """An element of a Python argv list: its edits are placed with libcst (:mod:`mtplint.fix.pycst`)."""
+    """An element of a Python argv list: its edits are placed with libcst (:mod:`mtplint.edits.pycst`)."""
     return word.container == "list" and source_kind(source) == "python"
 
 
 # --- small text helpers ------------------------------------------------------------------------------
 
-def _line_start(text: str, offset: int) -> int:
-    return text.rfind("\n", 0, offset) + 1
-
-
-def _line_end(text: str, offset: int) -> int:
-    newline = text.find("\n", offset)
-    if newline < 0:
-        return len(text)
-    return newline - 1 if newline > 0 and text[newline - 1] == "\r" else newline
-
-
-def _next_line_start(text: str, offset: int) -> int:
-    newline = text.find("\n", offset)
-    return len(text) if newline < 0 else newline + 1
-
-
-def _indent_of(text: str, offset: int) -> str:
-    start = _line_start(text, offset)
-    end = start
-    while end < len(text) and text[end] in " \t":
-        end += 1
-    return text[start:end]
-
-
 def _first_on_line(text: str, offset: int) -> bool:
-    return text[_line_start(text, offset):offset].strip() == ""
+    return text[line_start(text, offset):offset].strip() == ""
 
 
 def _continued_from_above(text: str, offset: int) -> bool:
     """The line holding ``offset`` continues the one above it with a trailing backslash."""
-    start = _line_start(text, offset)
+    start = line_start(text, offset)
     if start == 0:
         return False
-    above = text[_line_start(text, start - 1):start].rstrip("\r\n")
+    above = text[line_start(text, start - 1):start].rstrip("\r\n")
     return above.endswith("\\") and not above.endswith("\\\\")
 
 
 def _rest_of_line_blank(text: str, offset: int) -> bool:
-    return text[offset:_line_end(text, offset)].strip() == ""
+    return text[offset:line_end(text, offset)].strip() == ""
 
 
 def _inner(source: SourceFile, word: Word) -> tuple[int, str]:
@@ -311,7 +285,7 @@ def _inside_script_quote(text: str, node: YNode, offset: int) -> bool:
     """``offset`` is inside a quote opened earlier in the YAML string (a ``sh -c '...'`` script)."""
     start = node.start
     if node.style in ("|", ">"):
-        start = _next_line_start(text, node.start)
+        start = next_line_start(text, node.start)
     elif node.style and node.style in QUOTES:
         start += 1
     return _quote_state(text[start:offset], offset - start) != ""
@@ -361,7 +335,7 @@ def _list_item_text(value: str, quote: str) -> str:
 def _separator_before(source: SourceFile, word: Word) -> str:
     """The text between the previous list element and this one when they share a line (``, ``)."""
     text = source.text
-    before = text[_line_start(text, word.start):word.start]
+    before = text[line_start(text, word.start):word.start]
     match = re.search(r",([ \t]*)$", before)
     return "," + match.group(1) if match else ", "
 
@@ -468,7 +442,7 @@ def split_at_equals(source: SourceFile, token: Token) -> Edit | None:
         dash = text[:word.node.start].rstrip(" \t")
         if not dash.endswith("-") or not _first_on_line(text, len(dash) - 1):
             return None
-        indent = text[_line_start(text, len(dash) - 1):len(dash) - 1]
+        indent = text[line_start(text, len(dash) - 1):len(dash) - 1]
         quote = word.style if word.style in QUOTES else ""
         if not quote and not plain_yaml_ok(value):
             return None
@@ -523,10 +497,10 @@ def insert_after(source: SourceFile, token: Token, words: Sequence[str]) -> list
         dash = text[:word.node.start].rstrip(" \t")
         if not dash.endswith("-") or not _first_on_line(text, len(dash) - 1):
             return None
-        indent = text[_line_start(text, len(dash) - 1):len(dash) - 1]
+        indent = text[line_start(text, len(dash) - 1):len(dash) - 1]
         quote = sibling_quote(word)
         lines = "".join(f"{indent}- {yaml_item_text(w, quote)}{newline}" for w in words)
-        at = _next_line_start(text, word.end)
+        at = next_line_start(text, word.end)
         if at >= len(text) and not text.endswith("\n"):
             return [Edit(source.span(len(text)), newline + lines[:-len(newline)])]
         return [Edit(source.span(at), lines)]
@@ -539,7 +513,7 @@ def insert_after(source: SourceFile, token: Token, words: Sequence[str]) -> list
         after = text[word.end:]
         trailing_comma = re.match(r"[ \t]*,[ \t]*(?:#[^\n]*)?\r?\n", after)
         if trailing_comma and _first_on_line(text, word.start):
-            indent = _indent_of(text, word.start)
+            indent = indentation(text, word.start)
             at = word.end + trailing_comma.end()
             return [Edit(source.span(at), "".join(f"{indent}{item},{newline}" for item in items))]
         separator = _separator_before(source, word)
@@ -552,17 +526,17 @@ def insert_after(source: SourceFile, token: Token, words: Sequence[str]) -> list
         # a block is one more separator, so the words get a line of their own
         node = word.node
         assert node is not None
-        block = node.style in ("|", ">") or (node.style == "" and _line_start(text, word.start) > node.start)
+        block = node.style in ("|", ">") or (node.style == "" and line_start(text, word.start) > node.start)
         if block and _rest_of_line_blank(text, word.end) and not _continued_from_above(text, word.start):
-            indent = _indent_of(text, word.start)
-            at = _next_line_start(text, word.end)
+            indent = indentation(text, word.start)
+            at = next_line_start(text, word.end)
             if at >= len(text) and not text.endswith("\n"):
                 return [Edit(source.span(len(text)), f"{newline}{indent}{joined}")]
             return [Edit(source.span(at), f"{indent}{joined}{newline}")]
     # shell (or a script inside YAML): a new line would start a new command, so continue a command
     # that already spans lines the same way, or stay on the line
     if _continued_from_above(text, word.start) and _rest_of_line_blank(text, word.end):
-        return [Edit(source.span(word.end), f" \\{newline}{_indent_of(text, word.start)}{joined}")]
+        return [Edit(source.span(word.end), f" \\{newline}{indentation(text, word.start)}{joined}")]
     return [Edit(source.span(word.end), " " + joined)]
 
 
@@ -580,7 +554,7 @@ def insert_before(source: SourceFile, token: Token, words: Sequence[str]) -> lis
         dash = text[:word.node.start].rstrip(" \t")
         if not dash.endswith("-") or not _first_on_line(text, len(dash) - 1):
             return None
-        start = _line_start(text, len(dash) - 1)
+        start = line_start(text, len(dash) - 1)
         indent = text[start:len(dash) - 1]
         quote = sibling_quote(word)
         return [Edit(source.span(start), "".join(f"{indent}- {yaml_item_text(w, quote)}{newline}" for w in words))]
@@ -596,7 +570,7 @@ def insert_before(source: SourceFile, token: Token, words: Sequence[str]) -> lis
         return None
     joined = _shell_text(words)
     if _first_on_line(text, word.start):
-        start = _line_start(text, word.start)
+        start = line_start(text, word.start)
         indent = text[start:word.start]
         if _continued_from_above(text, word.start):
             return [Edit(source.span(start), f"{indent}{joined} \\{newline}")]
@@ -638,10 +612,10 @@ def remove_args(source: SourceFile, launch: Launch, first: int, count: int = 1) 
         dash = text[:head.node.start].rstrip(" \t")
         if not dash.endswith("-") or not _first_on_line(text, len(dash) - 1):
             return None
-        if text[tail.end:_line_end(text, tail.end)].strip() not in ("",) and \
-                not text[tail.end:_line_end(text, tail.end)].strip().startswith("#"):
+        if text[tail.end:line_end(text, tail.end)].strip() not in ("",) and \
+                not text[tail.end:line_end(text, tail.end)].strip().startswith("#"):
             return None
-        return Edit(source.span(_line_start(text, len(dash) - 1), _next_line_start(text, tail.end)), "")
+        return Edit(source.span(line_start(text, len(dash) - 1), next_line_start(text, tail.end)), "")
     following = locate(source, tokens[first + count]) if first + count < len(tokens) else None
     if following is not None and not _same_container(following, head):
         following = None
@@ -663,11 +637,11 @@ def remove_args(source: SourceFile, launch: Launch, first: int, count: int = 1) 
         return None
     # shell-like words
     if following is not None and following.start > tail.end and \
-            _line_start(text, following.start) == _line_start(text, tail.end):
+            line_start(text, following.start) == line_start(text, tail.end):
         return Edit(source.span(head.start, following.start), "")
-    line_tail = text[tail.end:_line_end(text, tail.end)]
+    line_tail = text[tail.end:line_end(text, tail.end)]
     if _first_on_line(text, head.start) and re.fullmatch(r"[ \t]*\\", line_tail):
-        return Edit(source.span(_line_start(text, head.start), _next_line_start(text, tail.end)), "")
+        return Edit(source.span(line_start(text, head.start), next_line_start(text, tail.end)), "")
     if previous is not None and previous.end <= head.start:
         return Edit(source.span(previous.end, tail.end), "")
     return None
@@ -678,7 +652,7 @@ def remove_args(source: SourceFile, launch: Launch, first: int, count: int = 1) 
 def add_keyword(source: SourceFile, call_span: Span | None, name: str, value_code: str) -> Edit | None:
     """Add ``name=value_code`` as the call's last keyword argument, in the layout of the call
     (a new line indented like the arguments of a one-per-line call, else ``, name=value``); placed
-    with libcst when the fix is applied (:func:`mtplint.fix.pycst.add_keyword`)."""
+    with libcst when the fix is applied (:func:`mtplint.edits.pycst.add_keyword`)."""
     if call_span is None or call_span.file != source.display:
         return None
     return deferred(source, "add_keyword", call_span.start, name, value_code)

@@ -19,20 +19,24 @@ the YAML given to ``--config``. A :class:`JsonSite` finds the object inside its 
 Where the container cannot be read back exactly (two quoting layers, an escape we do not model), a
 site is not built and the caller offers no fix: a fix must never produce a value the user did not
 mean. Argv-level edits (removing a flag and its value, inserting words) are
-:mod:`mtplint.fix.argv`'s; the few word helpers at the end are the JSON-specific ones (the quoted
+:mod:`mtplint.edits.argv`'s; the few word helpers at the end are the JSON-specific ones (the quoted
 extent of a word, whether two words are items of a list).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 
 from mtplint.checks import Edit
+from mtplint.edits.argv import remove_args
+from mtplint.extract.yamlpos import YamlError, load_all
 from mtplint.records import FrozenRecord, Record
 from mtplint.source import SourceFile, Span
+from mtplint.textpos import ast_offset, line_start
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -549,8 +553,8 @@ class TextSite(JsonSite):
             return self._insert(self.shape.close, item)
         last = self.shape.entries[-1]
         text = self.text
-        close_line = text.rfind("\n", 0, self.shape.close) + 1
-        key_line = text.rfind("\n", 0, last.key_start) + 1
+        close_line = line_start(text, self.shape.close)
+        key_line = line_start(text, last.key_start)
         indent = text[key_line:last.key_start]
         if close_line > last.value_end and not text[close_line:self.shape.close].strip() and not indent.strip():
             # one entry per line, ``}`` on its own line: a new line like the last entry's, keeping a
@@ -607,8 +611,7 @@ class YamlMappingSite(JsonSite):
         if not self.node.pairs or self.source.text[self.node.start:self.node.start + 1] in "{[":
             return None
         first_key = self.node.pairs[0][0]
-        line_start = self.source.text.rfind("\n", 0, first_key.start) + 1
-        indent = self.source.text[line_start:first_key.start]
+        indent = self.source.text[line_start(self.source.text, first_key.start):first_key.start]
         if indent.strip():
             return None
         last_value = self.node.pairs[-1][1]
@@ -656,6 +659,8 @@ def _python_dict_entries(snippet: str) -> _DictEntries | None:
     with :mod:`ast` (the parser the extractor already ran); None for anything else: a ``**``
     entry, a key that is no string literal, or one written as bytes, an f-string, a raw string or
     several literals side by side."""
+    # only a Python file's dict gets here: a JSON fix in a compose file or a shell script (a check
+    # of one such file builds it) does not load ast
     import ast
 
     from mtplint import pysyntax
@@ -664,36 +669,25 @@ def _python_dict_entries(snippet: str) -> _DictEntries | None:
         tree = pysyntax.parse_expression(snippet)
     except (SyntaxError, ValueError):
         return None
-    if not isinstance(tree, ast.Dict) or _offset(snippet, tree.lineno, tree.col_offset) != 0:
+    if not isinstance(tree, ast.Dict) or ast_offset(snippet, tree.lineno, tree.col_offset) != 0:
         return None
     entries = []
     for key, value in zip(tree.keys, tree.values, strict=True):
         if not isinstance(key, ast.Constant) or not isinstance(key.value, str):
             return None
-        key_start = _offset(snippet, key.lineno, key.col_offset)
-        key_end = _offset(snippet, key.end_lineno or key.lineno, key.end_col_offset or 0)
+        key_start = ast_offset(snippet, key.lineno, key.col_offset)
+        key_end = ast_offset(snippet, key.end_lineno or key.lineno, key.end_col_offset or 0)
         quote = _single_literal_quote(snippet[key_start:key_end])
         if quote is None:
             return None
-        entries.append((key.value, key_start, key_end, _offset(snippet, value.lineno, value.col_offset),
-                        _offset(snippet, value.end_lineno or value.lineno, value.end_col_offset or 0), quote))
+        entries.append((key.value, key_start, key_end, ast_offset(snippet, value.lineno, value.col_offset),
+                        ast_offset(snippet, value.end_lineno or value.lineno, value.end_col_offset or 0), quote))
     return tuple(entries)
-
-
-def _offset(text: str, line: int, byte_column: int) -> int:
-    """The offset in ``text`` of an :mod:`ast` position (1-based line, UTF-8 byte column)."""
-    start = 0
-    for _ in range(line - 1):
-        start = text.index("\n", start) + 1
-    end = text.find("\n", start)
-    row = text[start:] if end < 0 else text[start:end]
-    return start + len(row.encode("utf-8")[:byte_column].decode("utf-8", "replace"))
 
 
 def _single_literal_quote(literal: str) -> str | None:
     """The quote character of ``literal`` when it is one plain (or ``u``) string literal."""
-    import io
-    import tokenize
+    import tokenize  # a Python file's dict only, as ast above
 
     body = literal[1:] if literal[:1] in "uU" else literal
     if body[:1] not in ("'", '"'):
@@ -772,8 +766,6 @@ def text_site(source: SourceFile, span: Span, expected: str | None = None) -> Te
 
 
 def yaml_mapping_site(source: SourceFile, span: Span) -> YamlMappingSite | None:
-    from mtplint.extract.yamlpos import YamlError, load_all
-
     try:
         documents = load_all(source)
     except YamlError:
@@ -863,11 +855,9 @@ def list_form(source: SourceFile, first: Span, second: Span) -> bool:
 
 
 def remove_argv_words(source: SourceFile, launch: Launch, first: int, count: int) -> Edit | None:
-    """:func:`mtplint.fix.argv.remove_args`, keeping a file's missing final newline missing: when
+    """:func:`mtplint.edits.argv.remove_args`, keeping a file's missing final newline missing: when
     the removed lines are the file's last and it has no final newline, the line break before them
     goes too (else the newline that ended the previous line would become the file's last byte)."""
-    from mtplint.fix.argv import remove_args
-
     edit = remove_args(source, launch, first, count)
     text = source.text
     if edit is None or edit.content or edit.span.end != len(text) or text.endswith("\n"):
