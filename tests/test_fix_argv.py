@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtplint.checks import Edit
+from mtplint.discover import classify
 from mtplint.edits.argv import (
     add_keyword,
     insert_args,
@@ -255,8 +256,6 @@ GOLDENS = _golden_cases()
 
 def _valid(root: Path, name: str) -> str | None:
     """Why the file is not accepted by the tool that reads it (None: accepted or no tool here)."""
-    from mtplint.discover import classify
-
     kind = classify(Path(name))
     if kind == "compose":
         compose = Path(sys.executable).parent / "docker-compose"

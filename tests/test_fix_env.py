@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from mtplint.checks import Edit, Finding
+from mtplint.discover import classify
 from mtplint.fix import apply_edits
 from mtplint.lint import LintSettings, lint
 from mtplint.pipeline import Options
@@ -103,8 +104,6 @@ def _golden_afters() -> list[tuple[str, str, str, str]]:
 @pytest.mark.parametrize(("code", "case", "name", "text"), _golden_afters(),
                          ids=[f"{c}-{n}-{f}" for c, n, f, _ in _golden_afters()])
 def test_golden_result_still_parses(code: str, case: str, name: str, text: str, tmp_path: Path) -> None:
-    from mtplint.discover import classify
-
     kind = classify(Path(name), text[:200].encode())
     if kind == "compose":
         _compose_ok(tmp_path, text, name)

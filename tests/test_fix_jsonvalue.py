@@ -21,7 +21,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mtplint.edits.jsonvalue import JsonSite, encode, site_for
+from mtplint.edits.jsonvalue import JsonSite, encode, python_dict_site, site_for
 from mtplint.fix import apply_edits
 from mtplint.source import SourceFile
 
@@ -243,9 +243,6 @@ def test_python_dict_entries_on_one_line_after_non_ascii_keys_and_a_parenthesize
 @pytest.mark.parametrize("key", ['"met" "hod"', 'b"method"', 'r"method"', 'f"method"', '("method")'])
 def test_python_dict_with_a_key_not_written_as_one_plain_literal_gets_no_site(key: str) -> None:
     """The key's text is what a rename rewrites: a key spelled some other way is left alone."""
-    from mtplint.edits.jsonvalue import python_dict_site
-    from mtplint.source import SourceFile
-
     text = f'SPEC = {{{key}: "deepseek_mtp"}}\n'
     source = SourceFile(Path("offline.py"), "offline.py", text)
     site = python_dict_site(source, source.span(text.index("{"), text.rindex("}") + 1))
@@ -253,9 +250,6 @@ def test_python_dict_with_a_key_not_written_as_one_plain_literal_gets_no_site(ke
 
 
 def test_python_dict_with_double_star_entry_gets_no_site() -> None:
-    from mtplint.edits.jsonvalue import python_dict_site
-    from mtplint.source import SourceFile
-
     text = 'SPEC = {"method": "deepseek_mtp", **EXTRA}\n'
     source = SourceFile(Path("offline.py"), "offline.py", text)
     assert python_dict_site(source, source.span(text.index("{"), text.rindex("}") + 1)) is None

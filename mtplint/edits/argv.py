@@ -32,6 +32,7 @@ from mtplint.checks import Edit
 from mtplint.discover import classify
 from mtplint.edits.pyedit import deferred
 from mtplint.edits.substitution import substitutions
+from mtplint.edits.yamledit import quoted
 from mtplint.extract.yamlpos import YamlError, YNode, load_all
 from mtplint.records import FrozenRecord
 from mtplint.source import SourceFile, Span, Token
@@ -243,6 +244,16 @@ def _continued_from_above(text: str, offset: int) -> bool:
     return above.endswith("\\") and not above.endswith("\\\\")
 
 
+def _item_dash(text: str, word: Word) -> int | None:
+    """Offset of the ``-`` that opens the block sequence item ``word`` (a ``yaml-item``), when
+    nothing but indentation precedes it on its line; None otherwise."""
+    assert word.node is not None
+    before = text[:word.node.start].rstrip(" \t")
+    if not before.endswith("-") or not _first_on_line(text, len(before) - 1):
+        return None
+    return len(before) - 1
+
+
 def _rest_of_line_blank(text: str, offset: int) -> bool:
     return text[offset:line_end(text, offset)].strip() == ""
 
@@ -319,12 +330,11 @@ def sibling_quote(word: Word) -> str:
 
 
 def yaml_item_text(value: str, quote: str, flow: bool = False) -> str:
+    """``value`` as a YAML sequence item: plain when ``quote`` is "" and it loads back as itself,
+    else in ``quote`` (double quotes by default)."""
     if quote == "" and plain_yaml_ok(value, flow):
         return value
-    quote = quote or '"'
-    if quote == "'":
-        return "'" + value.replace("'", "''") + "'"
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return quoted(value, quote or '"')
 
 
 def _list_item_text(value: str, quote: str) -> str:
@@ -438,11 +448,10 @@ def split_at_equals(source: SourceFile, token: Token) -> Edit | None:
     else:
         equals = at + len(name)
     if word.container == "yaml-item":
-        assert word.node is not None
-        dash = text[:word.node.start].rstrip(" \t")
-        if not dash.endswith("-") or not _first_on_line(text, len(dash) - 1):
+        dash = _item_dash(text, word)
+        if dash is None:
             return None
-        indent = text[line_start(text, len(dash) - 1):len(dash) - 1]
+        indent = text[line_start(text, dash):dash]
         quote = word.style if word.style in QUOTES else ""
         if not quote and not plain_yaml_ok(value):
             return None
@@ -493,11 +502,10 @@ def insert_after(source: SourceFile, token: Token, words: Sequence[str]) -> list
     text = source.text
     newline = source.newline
     if word.container == "yaml-item":
-        assert word.node is not None
-        dash = text[:word.node.start].rstrip(" \t")
-        if not dash.endswith("-") or not _first_on_line(text, len(dash) - 1):
+        dash = _item_dash(text, word)
+        if dash is None:
             return None
-        indent = text[line_start(text, len(dash) - 1):len(dash) - 1]
+        indent = text[line_start(text, dash):dash]
         quote = sibling_quote(word)
         lines = "".join(f"{indent}- {yaml_item_text(w, quote)}{newline}" for w in words)
         at = next_line_start(text, word.end)
@@ -550,12 +558,11 @@ def insert_before(source: SourceFile, token: Token, words: Sequence[str]) -> lis
     text = source.text
     newline = source.newline
     if word.container == "yaml-item":
-        assert word.node is not None
-        dash = text[:word.node.start].rstrip(" \t")
-        if not dash.endswith("-") or not _first_on_line(text, len(dash) - 1):
+        dash = _item_dash(text, word)
+        if dash is None:
             return None
-        start = line_start(text, len(dash) - 1)
-        indent = text[start:len(dash) - 1]
+        start = line_start(text, dash)
+        indent = text[start:dash]
         quote = sibling_quote(word)
         return [Edit(source.span(start), "".join(f"{indent}- {yaml_item_text(w, quote)}{newline}" for w in words))]
     if word.container in ("yaml-flow-item", "list"):
@@ -608,14 +615,13 @@ def remove_args(source: SourceFile, launch: Launch, first: int, count: int = 1) 
     if _python_list(source, head):
         return deferred(source, "remove_elements", head.start, count)
     if head.container == "yaml-item":
-        assert head.node is not None and tail.node is not None
-        dash = text[:head.node.start].rstrip(" \t")
-        if not dash.endswith("-") or not _first_on_line(text, len(dash) - 1):
+        dash = _item_dash(text, head)
+        if dash is None:
             return None
         if text[tail.end:line_end(text, tail.end)].strip() not in ("",) and \
                 not text[tail.end:line_end(text, tail.end)].strip().startswith("#"):
             return None
-        return Edit(source.span(line_start(text, len(dash) - 1), next_line_start(text, tail.end)), "")
+        return Edit(source.span(line_start(text, dash), next_line_start(text, tail.end)), "")
     following = locate(source, tokens[first + count]) if first + count < len(tokens) else None
     if following is not None and not _same_container(following, head):
         following = None
