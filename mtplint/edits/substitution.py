@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from mtplint.textpos import line_start
+
 _DOLLAR = re.compile(r"\$\$|\$\([^()]*\)|\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?!-]")
 _SPECIFIER = re.compile(r"%%|%[A-Za-z]")
 
@@ -41,7 +43,7 @@ def edits_substituted(text: str, start: int, end: int, content: str, systemd: bo
     strictly inside; removing a whole reference (with its word) or writing it again verbatim is
     no change to what is substituted."""
     # a reference does not span lines: the lines the edit touches are enough to look at
-    first = text.rfind("\n", 0, start) + 1
+    first = line_start(text, start)
     last = text.find("\n", end)
     window = text[first:len(text) if last < 0 else last]
     if "$" not in window and not (systemd and "%" in window):

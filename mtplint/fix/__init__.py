@@ -1,8 +1,11 @@
 """Stage 6 of the pipeline, the writing half: fixes as text edits on the original file.
 
 A fix is a set of :class:`~mtplint.checks.Edit` (a span of the original text and its replacement)
-with an applicability. Everything outside the edits stays byte-identical: comments, blank lines,
-tabs, CRLF, a BOM, a missing final newline.
+with an applicability; rules build the edits with :mod:`mtplint.edits`. This package runs them:
+applies them (:func:`apply_edits`, :mod:`.apply`), lints the result again (:mod:`.relint`),
+counts what ``--fix`` would apply (:mod:`.verify`) and writes the files (:mod:`.scope`,
+:mod:`.write`). Everything outside the edits stays byte-identical: comments, blank lines, tabs,
+CRLF, a BOM, a missing final newline.
 """
 
 from __future__ import annotations
