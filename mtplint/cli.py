@@ -847,7 +847,8 @@ def _run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return EXIT_ERROR
         # the run itself could not complete (each file's and rule's own errors are findings):
         # one line, the traceback only with --verbose, and exit 2 -- never 1, which means findings
-        from mtplint.boundary import reason, report_traceback
+        from mtplint.boundary import report_traceback
+        from mtplint.errors import reason
 
         report_traceback("this run")
         err.write(f"mtplint: error: internal error, the run did not complete ({reason(error)}); "

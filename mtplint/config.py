@@ -80,7 +80,7 @@ def _table(path: Path) -> dict[str, Any] | None:
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from error
     except (ValueError, RecursionError) as error:  # a number past Python's digit limit; nesting too deep
-        from mtplint.boundary import reason
+        from mtplint.errors import reason
 
         raise ConfigError(f"{path}: invalid TOML: {reason(error)}") from None
     if path.name == "pyproject.toml":

@@ -315,7 +315,8 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
 
 def modelling_failed(launch: Launch, error: Exception, issues: Issues) -> None:
     """An exception while modelling ``launch``, as an MTP001 finding at it (the other launches go on)."""
-    from mtplint.boundary import reason, report_traceback
+    from mtplint.boundary import report_traceback
+    from mtplint.errors import reason
 
     report_traceback(f"modelling a launch in {launch.source.display}")
     issues.add("MTP001", f"internal error while modelling this launch ({reason(error)}); its rules did not run "
@@ -393,8 +394,8 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
     except RecursionError:
         issues.add("MTP001", "input nested too deeply to read", source.span(0))
     except Exception as error:  # one bad file must not stop the run: a finding for this file
-        from mtplint.boundary import reason as error_reason
         from mtplint.boundary import report_traceback
+        from mtplint.errors import reason as error_reason
 
         report_traceback(f"reading {source.display}")
         issues.add("MTP001", f"internal error while reading this file ({error_reason(error)}); it was not checked "

@@ -231,21 +231,19 @@ def engine_for(name: str) -> Engine:
     return engine
 
 
+#: engine -> the module that models it, and that module's model of it (``ENGINE``) or models by
+#: engine name (``ENGINES``); the modules build on this one, which looks them up by name
+_MODELS = {
+    "vllm": ("mtplint.engines.vllm", "ENGINE"),
+    "sglang": ("mtplint.engines.sglang", "ENGINE"),
+    "llama.cpp": ("mtplint.engines.llamacpp", "ENGINE"),
+    "vllm-mlx": ("mtplint.engines.mlx", "ENGINES"),
+    "mlx-lm": ("mtplint.engines.mlx", "ENGINES"),
+}
+
+
 def _import_engine(name: str) -> Engine:
-    if name == "vllm":
-        from mtplint.engines.vllm import ENGINE as vllm_engine
-
-        return vllm_engine
-    if name == "sglang":
-        from mtplint.engines.sglang import ENGINE as sglang_engine
-
-        return sglang_engine
-    if name == "llama.cpp":
-        from mtplint.engines.llamacpp import ENGINE as llama_engine
-
-        return llama_engine
-    if name in ("vllm-mlx", "mlx-lm"):
-        from mtplint.engines.mlx import ENGINES as mlx_engines
-
-        return mlx_engines[name]
-    raise KeyError(name)
+    module, attribute = _MODELS[name]  # KeyError: not an engine
+    model = getattr(__import__(module, fromlist=(attribute,)), attribute)
+    found: Engine = model[name] if attribute == "ENGINES" else model
+    return found

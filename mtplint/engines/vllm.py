@@ -710,7 +710,7 @@ class VllmEngine:
             except (ValueError, RecursionError) as error:
                 # vLLM catches only JSONDecodeError here (0.30.0 utils/argparse_utils.py L423-431): a
                 # number past Python's digit limit or a value nested too deeply stops it at start-up
-                from mtplint.boundary import reason
+                from mtplint.errors import reason
 
                 run.error(f"{text}: {reason(error)}", value_span, key, kind="invalid-json")
                 value = value_text
