@@ -69,6 +69,12 @@ class Setting(Record):
         return data
 
 
+def turboquant_kv(kv_cache_dtype: object) -> bool:
+    """Whether a KV-cache dtype is one of vLLM's TurboQuant presets: the ``turboquant_*`` values of
+    ``CacheDType`` (``vllm/config/cache.py``), which loop with any speculative method (MTP101)."""
+    return isinstance(kv_cache_dtype, str) and kv_cache_dtype.lower().startswith("turboquant_")
+
+
 def default_ranges(setting: Setting) -> list[tuple[str, Any]]:
     """A version-dependent default's value per range of versions, as the engine model recorded it
     (``[{"versions": "0.5.4..0.5.9", "value": false}, ...]`` or ``{"before b9235": 16, ...}``)."""

@@ -19,8 +19,9 @@ import pytest
 import yaml
 
 from mtplint.checks import Edit, Finding
+from mtplint.config import LintSettings
 from mtplint.fix import apply_edits
-from mtplint.lint import LintSettings, lint
+from mtplint.lint import lint
 from mtplint.pipeline import Options
 
 SGLANG = {"sglang": "0.5.9"}

@@ -20,6 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from mtplint.catalogs import Catalogs
     from mtplint.engines import CliError, OptionValue
     from mtplint.pipeline import LaunchReport
     from mtplint.settings import Setting
@@ -148,6 +149,11 @@ class RuleContext:
     @property
     def engine(self) -> str:
         return self.report.launch.engine
+
+    @property
+    def catalogs(self) -> Catalogs:
+        """The GPU and model catalogs of the launch's configuration."""
+        return self.report.catalogs
 
     def setting(self, name: str) -> Setting | None:
         return self.report.effective.get(name)

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import Any, Protocol, TypeVar
 
+    from mtplint.catalogs import Catalogs
+
     T = TypeVar("T")
 
 
@@ -215,7 +217,8 @@ if TYPE_CHECKING:  # a type only: pipeline.py imports it under TYPE_CHECKING too
 
         def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed: ...
 
-        def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:
+        def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware,
+                  catalogs: Catalogs) -> dict[str, Setting]:
             ...
 
 

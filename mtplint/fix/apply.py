@@ -43,12 +43,13 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from mtplint.checks import Edit, Finding, Fix, applies
+from mtplint.config import LintSettings
 from mtplint.extract import FileLoader
 from mtplint.fix import apply_edits
 from mtplint.fix.pyedit import resolved
 from mtplint.fix.relint import ProjectLint, ProjectLinter
 from mtplint.fix.scope import WriteScope
-from mtplint.lint import LintResult, LintSettings
+from mtplint.lint import LintResult
 from mtplint.records import FrozenRecord, Record
 from mtplint.source import SourceFile
 
