@@ -133,8 +133,9 @@ def shipped_gpu_entries() -> tuple[dict[str, Any], ...]:
 
 @cache
 def _mig() -> re.Pattern[str]:
-    """A MIG profile suffix (``-MIG-1g.10gb``, as GPU Feature Discovery's ``nvidia.com/gpu.product``
-    names a MIG slice: https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html)."""
+    """A MIG profile suffix (``-MIG-1g.10gb``: GPU Feature Discovery appends the profile to
+    ``nvidia.com/gpu.product`` with the ``single`` MIG strategy, and ``-SHARED`` after it when the
+    GPU is time-sliced: https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-sharing.html)."""
     return re.compile(r"[-_ ]mig[-_ ]?(\d+)g\.(\d+)gb$", re.IGNORECASE)
 
 
