@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import sys
 
+from mtplint.errors import reason
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -18,10 +20,6 @@ if TYPE_CHECKING:
     from mtplint.checks import Finding
     from mtplint.checks.catalog import Rule
     from mtplint.pipeline import LaunchReport
-
-#: the longest reason an exception's message gives in a finding (a ValueError about a 5,000-digit
-#: number quotes none of it, but other messages may quote the input they choked on)
-REASON_CHARS = 200
 
 #: ``--verbose`` was given: tracebacks go to standard error (worker processes are forked with it)
 _verbose = False
@@ -34,16 +32,6 @@ def set_verbose(on: bool) -> None:
 
 def verbose() -> bool:
     return _verbose or bool(os.environ.get("MTPLINT_DEBUG"))
-
-
-def reason(error: BaseException) -> str:
-    """``ValueError: the first line of its message``, shortened to :data:`REASON_CHARS`."""
-    message = str(error).strip().splitlines()[0] if str(error).strip() else ""
-    # CPython's advice to the programmer, not to the user of mtplint
-    message = message.split("; use sys.set_int_max_str_digits()", 1)[0]
-    if len(message) > REASON_CHARS:
-        message = message[: REASON_CHARS - 1] + "…"
-    return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
 def report_traceback(where: str) -> None:

@@ -20,23 +20,14 @@ TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at st
 if TYPE_CHECKING:
     from typing import Any, NoReturn, TextIO
 
+    from mtplint.config import Overrides
+
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 COMMANDS = ("check", "inspect", "rule", "rules", "version", "recommend", "crossover", "clean")
 
 
 class UsageError(Exception):
     pass
-
-
-def _engine_versions(values: Sequence[str]) -> dict[str, str]:
-    versions: dict[str, str] = {}
-    for value in values:
-        for item in value.split(","):
-            engine, sep, version = item.partition("=")
-            if not sep or not engine.strip() or not version.strip():
-                raise UsageError(f"--engine-version expects ENGINE=VERSION (e.g. vllm=0.11.0), got {item!r}")
-            versions[engine.strip()] = version.strip()
-    return versions
 
 
 def _jobs(value: str) -> int:
@@ -229,15 +220,24 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _pipeline_options(args: argparse.Namespace) -> Any:
-    from mtplint.pipeline import Options
+def _overrides(args: argparse.Namespace) -> Overrides:
+    """What the command line sets on top of every configuration file (each command has some of
+    these options: ``rules`` and ``rule`` only those that find house rules)."""
+    from mtplint.config import Overrides
+    from mtplint.versions import parse_engine_versions
 
-    return Options(
-        root=Path.cwd(),
-        excludes=tuple(args.exclude),
-        respect_gitignore=not args.no_respect_gitignore,
-        engine_versions=_engine_versions(args.engine_version),
-        gpu=args.gpu,
+    given = vars(args)
+    try:
+        engine_versions = parse_engine_versions(given.get("engine_version", ()))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return Overrides(
+        config_file=given.get("config_file"), isolated=given.get("isolated", False), gpu=given.get("gpu"),
+        engine_versions=engine_versions, excludes=tuple(given.get("exclude", ())),
+        respect_gitignore=not given.get("no_respect_gitignore", False), select=given.get("select"),
+        extend_select=given.get("extend_select"), ignore=given.get("ignore"),
+        extend_rules=tuple(given.get("extend_rules", ())), objective=given.get("objective"),
+        output_format=given.get("output_format") if args.command == "check" else None,
     )
 
 
@@ -255,28 +255,31 @@ def _report_internal(errors: list[str], err: TextIO) -> None:
 
 def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from mtplint.checks.catalog import CatalogError
-    from mtplint.config import CatalogTree, ConfigError
+    from mtplint.config import CatalogTree
+    from mtplint.config_files import ConfigError
     from mtplint.discover import discover
-    from mtplint.pipeline import run
+    from mtplint.pipeline import Options, run
 
     paths = args.paths or [Path(".")]
-    options = _pipeline_options(args)
+    overrides = _overrides(args)
+    options = Options(root=Path.cwd(), excludes=overrides.excludes, respect_gitignore=overrides.respect_gitignore,
+                      engine_versions=overrides.engine_versions, gpu=overrides.gpu)
     # GPUs and models added in configuration, its gpu and engine-versions: each file's own
     # configuration's, as `check`
-    tree = CatalogTree(args.gpu, args.engine_version)
+    tree = CatalogTree(overrides)
 
-    def activate(group: int) -> None:
-        tree.activate(group)
-        options.gpu, options.engine_versions = tree.settings(group)
+    def use_group(group: int) -> None:
+        shared = tree.settings(group)
+        options.gpu, options.engine_versions, options.catalogs = shared.gpu, shared.engine_versions, shared.catalogs
 
     try:
         first = tree.group_of(paths[0])
         candidates = discover(paths, options.root, options.excludes, options.respect_gitignore, tree)
-        activate(first)  # discovery read (and checked) the other configurations with their own catalogs
+        use_group(first)
     except (CatalogError, ConfigError) as error:
         err.write(f"mtplint: error: {error}\n")
         return EXIT_ERROR
-    result = run(paths, options, candidates=candidates, activate=activate if tree.nested else None)
+    result = run(paths, options, candidates=candidates, activate=use_group if tree.nested else None)
     if args.format == "json":
         payload = {
             "launches": [report.to_json() for report in result.launches],
@@ -326,7 +329,7 @@ def _nothing_to_lint(args: argparse.Namespace) -> bool:
             return False  # a launch in it, or in a file it brings in (compose beside a .env, a --config's launch)
     if not args.isolated:
         # any file's configuration may say something about an empty run (its output format, an error in it)
-        from mtplint.config import ConfigError, ConfigFinder
+        from mtplint.config_files import ConfigError, ConfigFinder
 
         finder = ConfigFinder()
         try:
@@ -402,11 +405,14 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     whether documents that passed their schema are remembered)."""
     from mtplint.checks import applies
     from mtplint.checks.catalog import CatalogError
-    from mtplint.config import ConfigError, settings_for
+    from mtplint.config import settings_for
+    from mtplint.config_files import ConfigError
     from mtplint.lint import lint
 
     try:
-        settings, output_format = settings_for(args)
+        # standard input is configured as the file it stands for (which need not exist yet)
+        first = args.stdin_filename or (args.paths[0] if args.paths else Path.cwd())
+        settings, output_format = settings_for(_overrides(args), first)
         if args.fix or args.fix_only or args.diff:
             if args.stdin_filename is not None:
                 raise UsageError("--stdin-filename cannot be combined with --fix, --fix-only or --diff")
@@ -660,10 +666,11 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
 def _run_catalog(args: argparse.Namespace, err: TextIO) -> Any:
     """The catalog ``check`` would run with here, or None after reporting why there is none."""
     from mtplint.checks.catalog import CatalogError
-    from mtplint.config import ConfigError, run_catalog
+    from mtplint.config import run_catalog
+    from mtplint.config_files import ConfigError
 
     try:
-        return run_catalog(args)
+        return run_catalog(_overrides(args))
     except (CatalogError, ConfigError) as error:
         err.write(f"mtplint: error: {error}\n")
         return None
@@ -840,14 +847,15 @@ def _run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         # a configuration first read late in the run (a finding's file governed by a configuration
         # nothing else needed) is still a configuration error, not an internal one
         from mtplint.checks.catalog import CatalogError
-        from mtplint.config import ConfigError
+        from mtplint.config_files import ConfigError
 
         if isinstance(error, (ConfigError, CatalogError)):
             err.write(f"mtplint: error: {error}\n")
             return EXIT_ERROR
         # the run itself could not complete (each file's and rule's own errors are findings):
         # one line, the traceback only with --verbose, and exit 2 -- never 1, which means findings
-        from mtplint.boundary import reason, report_traceback
+        from mtplint.boundary import report_traceback
+        from mtplint.errors import reason
 
         report_traceback("this run")
         err.write(f"mtplint: error: internal error, the run did not complete ({reason(error)}); "

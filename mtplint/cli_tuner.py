@@ -1,6 +1,7 @@
 """``mtplint recommend`` and ``mtplint crossover`` (hooked into :mod:`mtplint.cli` by ``add_parsers``).
 
-Only argparse is imported at parser-building time; the models load when a tuner command runs.
+:mod:`mtplint.cli` imports this module only to run one of these commands or to print the full
+``--help``: a ``check`` builds its own parser alone.
 """
 
 from __future__ import annotations
@@ -8,6 +9,22 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+
+from mtplint.catalogs import SHIPPED, Catalogs
+from mtplint.config import Overrides, command_configuration
+from mtplint.config_files import ConfigError
+from mtplint.tuner.advisor import VLLM_MEMORY_FRACTION, recommend
+from mtplint.tuner.batching import (
+    MAX_BATCH,
+    crossover,
+    describe_losses,
+    losses_cell,
+    losses_json,
+    resolve_gpu,
+    resolve_model,
+)
+from mtplint.tuner.plot import crossover_svg
+from mtplint.tuner.sizes import GGUF_BITS, WeightFormat, model_sizes, weight_format
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,17 +75,17 @@ def add_parsers(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from mtplint.config import ConfigError, command_configuration
-
     try:
         # the configuration check would read here: its GPU, engine versions, GPUs and models
-        gpu, versions, values = command_configuration(Path.cwd(), args.gpu)
+        shared, values = command_configuration(Path.cwd(), Overrides(gpu=args.gpu))
+        gpu = shared.gpu
         if gpu is None:
             raise ValueError("no GPU: pass --gpu (e.g. --gpu rtx-4090) or set `gpu` in mtplint.toml / "
                              "[tool.mtplint] of pyproject.toml")
         if args.command == "recommend":
-            return _recommend(args, gpu, versions, values.get("objective", "latency"), out)
-        return _crossover(args, gpu, out)
+            return _recommend(args, gpu, shared.engine_versions, values.get("objective", "latency"),
+                              shared.catalogs, out)
+        return _crossover(args, gpu, shared.catalogs, out)
     except (ValueError, ConfigError) as error:
         err.write(f"mtplint: error: {error}\n")
         return EXIT_ERROR
@@ -76,15 +93,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 # --- recommend ----------------------------------------------------------------------------------
 
-def _recommend(args: argparse.Namespace, gpu: str, versions: dict[str, str], objective: str, out: TextIO) -> int:
-    from mtplint.tuner.advisor import recommend
-    from mtplint.tuner.batching import describe_losses
-
+def _recommend(args: argparse.Namespace, gpu: str, versions: dict[str, str], objective: str, catalogs: Catalogs,
+               out: TextIO) -> int:
     result = recommend(use_case=args.use_case, objective=args.objective or objective, gpu=gpu, model=args.model,
                        engine=args.engine, concurrency=args.concurrency, kv_cache_dtype=args.kv_cache_dtype,
                        quantization=args.quantization, tensor_parallel=args.tensor_parallel,
                        max_model_len=args.max_model_len, engine_version=args.engine_version, max_k=args.max_k,
-                       engine_versions=versions)
+                       engine_versions=versions, catalogs=catalogs)
     if args.format == "json":
         out.write(json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
         return EXIT_CLEAN
@@ -120,8 +135,6 @@ def _recommend(args: argparse.Namespace, gpu: str, versions: dict[str, str], obj
 # --- crossover ----------------------------------------------------------------------------------
 
 def _weights(text: str | None, model: str | None, sizes: Any) -> Any:
-    from mtplint.tuner.sizes import GGUF_BITS, WeightFormat, weight_format
-
     if text is None:
         return weight_format(model, None, sizes)
     key = text.strip().lower().replace("_", "-")
@@ -141,16 +154,13 @@ def _weights(text: str | None, model: str | None, sizes: Any) -> Any:
 
 def crossover_table(gpu: str, model: str | None, engines: tuple[str, ...], weights: str | None = None,
                     max_k: int = 3, tensor_parallel: int | None = None,
-                    acceptance: float | None = None) -> list[dict[str, Any]]:
-    """One row per engine and k: the crossover batch and the speed-up at :data:`TABLE_BATCHES`."""
-    from mtplint.tuner.advisor import resolve_gpu, resolve_model
-    from mtplint.tuner.batching import crossover
-    from mtplint.tuner.sizes import model_sizes
-
+                    acceptance: float | None = None, catalogs: Catalogs = SHIPPED) -> list[dict[str, Any]]:
+    """One row per engine and k: the crossover batch and the speed-up at :data:`TABLE_BATCHES`
+    (``gpu`` and ``model`` looked up in ``catalogs``, by default the shipped ones)."""
     if max_k < 1:
         raise ValueError(f"--max-k must be >= 1, got {max_k}")
-    card, count = resolve_gpu(gpu)
-    sizes = model_sizes(resolve_model(model).id) if model else None
+    card, count = resolve_gpu(gpu, catalogs)
+    sizes = model_sizes(resolve_model(model, catalogs).id, catalogs) if model else None
     form = _weights(weights, model, sizes)
     tp = tensor_parallel or count or 1
     rows = []
@@ -166,8 +176,6 @@ def crossover_table(gpu: str, model: str | None, engines: tuple[str, ...], weigh
 def weights_fit_note(rows: list[dict[str, Any]]) -> str | None:
     """A note when the weights alone exceed what the GPUs give the engine (vLLM's default memory
     fraction): the table then describes a deployment that cannot start as it stands."""
-    from mtplint.tuner.advisor import VLLM_MEMORY_FRACTION
-
     first = rows[0]["crossover"]
     if first.model is None:
         return None
@@ -181,16 +189,12 @@ def weights_fit_note(rows: list[dict[str, Any]]) -> str | None:
             "this; see --weights and --tensor-parallel")
 
 
-def _crossover(args: argparse.Namespace, gpu: str, out: TextIO) -> int:
-    from mtplint.tuner.batching import MAX_BATCH, losses_cell, losses_json
-
+def _crossover(args: argparse.Namespace, gpu: str, catalogs: Catalogs, out: TextIO) -> int:
     engines = (args.engine,) if args.engine else ("vllm", "llama.cpp")
     rows = crossover_table(gpu, args.model, engines, args.weights, args.max_k, args.tensor_parallel,
-                           args.acceptance)
+                           args.acceptance, catalogs)
     first: Any = rows[0]["crossover"]
     if args.plot:
-        from mtplint.tuner.plot import crossover_svg
-
         title = f"MTP speed-up by batch: {args.model or 'dense 8B'} on {first.gpu.id} ({first.weights.label})"
         Path(args.plot).write_text(crossover_svg([row["crossover"] for row in rows], title), encoding="utf-8")
     if args.format == "json":

@@ -2,13 +2,15 @@
 
 Identity comes from ``--gpu``, configuration, Kubernetes ``nvidia.com/gpu.product`` / GKE
 accelerator labels, or a file directive ``# mtplint: gpu=rtx-4090x2`` -- never from free text.
-Memory is what ``nvidia-smi`` reports (MiB, ECC included), from ``research/catalog.md`` §1.
+Memory is what ``nvidia-smi --query-gpu=memory.total`` reports (MiB, ECC included), as
+``mtplint/data/gpus.json`` records it.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from functools import cache, lru_cache
 
 from mtplint.records import FrozenRecord, Record
@@ -40,7 +42,8 @@ class Gpu(FrozenRecord):
     aliases: Final[tuple[str, ...]]
     #: dense FP8 TFLOPS; None without FP8 tensor cores or when not published
     fp8_tflops: Final[float | None]
-    #: every name nvidia-smi / torch / k8s labels use for it (research/catalog.md §1.2)
+    #: every name NVML / ``nvidia-smi``, ``torch.cuda.get_device_name()`` and the Kubernetes label
+    #: ``nvidia.com/gpu.product`` (NVIDIA GPU Feature Discovery) use for it
     names: Final[tuple[str, ...]]
     arch: Final[str | None]
     #: CUDA compute capability ("8.9") or the AMD gfx target ("gfx942")
@@ -48,7 +51,7 @@ class Gpu(FrozenRecord):
     vendor: Final[str]
     memory_reported: Final[bool]
     memory_note: Final[str | None]
-    #: fields whose value is unverified ((?) in research/catalog.md)
+    #: fields whose value is unverified (the entry's ``uncertain`` list)
     uncertain: Final[tuple[str, ...]]
     #: the MIG profile (``1g.10gb``) when the name carried one
     mig_profile: Final[str | None]
@@ -121,25 +124,25 @@ def gpu_from_entry(entry: dict[str, Any], *, user: bool = False) -> Gpu:
 
 
 @cache
-def catalog() -> tuple[Gpu, ...]:
-    """Configured GPUs first (a user entry replaces the shipped one with its id), then the shipped ones."""
-    from mtplint.user_catalog import merged, user_gpus
-
+def shipped_gpu_entries() -> tuple[dict[str, Any], ...]:
+    """The entries of ``mtplint/data/gpus.json``; a run's catalog adds its configuration's on top
+    (:class:`mtplint.catalogs.Catalogs`)."""
     data = json.loads(package_path("data", "gpus.json").read_text(encoding="utf-8"))
-    user = user_gpus()
-    user_ids = {entry["id"] for entry in user}
-    return tuple(gpu_from_entry(entry, user=entry["id"] in user_ids) for entry in merged(user, data["gpus"]))
+    return tuple(data["gpus"])
 
 
 @cache
 def _mig() -> re.Pattern[str]:
-    """A MIG profile suffix (``-MIG-1g.10gb``; research/catalog.md §1.2 rule 3)."""
+    """A MIG profile suffix (``-MIG-1g.10gb``: GPU Feature Discovery appends the profile to
+    ``nvidia.com/gpu.product`` with the ``single`` MIG strategy, and ``-SHARED`` after it when the
+    GPU is time-sliced: https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-sharing.html)."""
     return re.compile(r"[-_ ]mig[-_ ]?(\d+)g\.(\d+)gb$", re.IGNORECASE)
 
 
 @cache
 def _shared() -> re.Pattern[str]:
-    """A GFD time-slicing suffix (``-SHARED``; research/catalog.md §1.2 rule 3)."""
+    """A GFD time-slicing suffix (``-SHARED``:
+    https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-sharing.html)."""
     return re.compile(r"[-_ ]shared$", re.IGNORECASE)
 
 
@@ -165,7 +168,8 @@ def _without_suffixes(name: str) -> str:
 
 @lru_cache(maxsize=4096)  # each lookup normalises every catalog name: the same few hundred each time
 def _normalise(name: str) -> str:
-    """research/catalog.md §1.2 rule 1: lower case, ``-``/``_`` as spaces, no vendor words."""
+    """A name as compared: lower case, ``-``/``_`` as spaces, no vendor words (``nvidia``,
+    ``geforce``, ``tesla``: nvidia-smi, torch and the Kubernetes labels differ in them)."""
     text = _without_suffixes(name.strip()).lower()
     text = re.sub(r"[-_]+", " ", text)
     text = re.sub(r"\b(nvidia|geforce|tesla)\b", " ", text)
@@ -178,19 +182,18 @@ def _contains(text: str, phrase: str) -> bool:
     return bool(phrase) and f" {phrase} " in f" {text} "
 
 
-@lru_cache(maxsize=1024)  # a tree names the same few GPUs; cleared with the catalog (user entries)
-def find_gpu(name: str) -> Gpu | None:
+def find_gpu_in(gpus: Sequence[Gpu], name: str) -> Gpu | None:
     """Map an id (``rtx-4090``), a k8s label value (``NVIDIA-GeForce-RTX-4090``, ``nvidia-h100-80gb``)
-    or an nvidia-smi / torch name to a catalog GPU.
+    or an nvidia-smi / torch name to a GPU of ``gpus`` (a catalog, configured entries first).
 
-    research/catalog.md §1.2: a name equal to one of a GPU's names wins; otherwise the longest name
-    contained in the text does (so ``gh200`` beats ``h200``, ``a100 80gb`` beats ``a100``), skipping a
-    GPU when the text names a different part that contains its name (``h100 nvl``, ``rtx 3090 ti``).
-    A MIG suffix gives the slice's memory, not the card's; ``-SHARED`` is dropped.
+    A name equal to one of a GPU's names wins; otherwise the longest name contained in the text
+    does (so ``gh200`` beats ``h200``, ``a100 80gb`` beats ``a100``), skipping a GPU when the text
+    names a different part that contains its name (``h100 nvl``, ``rtx 3090 ti``). A MIG suffix
+    gives the slice's memory, not the card's; ``-SHARED`` is dropped.
     """
     text = name.strip()
     mig = _mig_profile(text)
-    found = _match(text)
+    found = _match(text, gpus)
     if found is None or mig is None:
         return found
     slice_gib = int(mig.group(2))
@@ -201,16 +204,16 @@ def find_gpu(name: str) -> Gpu | None:
                mig_profile=f"{mig.group(1)}g.{mig.group(2)}gb", excludes=found.excludes, user=found.user)
 
 
-def _match(name: str) -> Gpu | None:
+def _match(name: str, gpus: Sequence[Gpu]) -> Gpu | None:
     wanted = _without_suffixes(name).lower()
-    for gpu in catalog():
+    for gpu in gpus:
         if wanted == gpu.id:
             return gpu
     normalised = _normalise(name)
     if not normalised:
         return None
     best: tuple[int, Gpu] | None = None
-    for gpu in catalog():  # user entries come first and win ties
+    for gpu in gpus:  # user entries come first and win ties
         if any(_contains(normalised, _normalise(other)) for other in gpu.excludes):
             continue
         for candidate in (gpu.id.replace("-", " "), gpu.name, *gpu.names, *gpu.aliases):
@@ -226,8 +229,7 @@ def _match(name: str) -> Gpu | None:
     return best[1] if best else None
 
 
-def parse_gpu_spec(spec: str) -> tuple[Gpu | None, int | None, str]:
-    """``rtx-4090x2`` / ``h100-sxm`` / ``NVIDIA-H200`` -> (gpu, count, name as written)."""
+def split_gpu_spec(spec: str) -> tuple[str, int | None]:
+    """``rtx-4090x2`` -> (``rtx-4090``, 2); ``h100-sxm`` -> (``h100-sxm``, None)."""
     match = re.fullmatch(r"(.+?)(?:\s*[x\*]\s*(\d+))?", spec.strip())
-    name, count = (match.group(1), int(match.group(2))) if match and match.group(2) else (spec.strip(), None)
-    return find_gpu(name), count, name
+    return (match.group(1), int(match.group(2))) if match and match.group(2) else (spec.strip(), None)

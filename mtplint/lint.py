@@ -11,7 +11,7 @@ from mtplint.checks.catalog import Rule, load_catalog
 from mtplint.checks.selection import selected_rules
 from mtplint.discover import discover
 from mtplint.extract import FileLoader
-from mtplint.pipeline import Options, Result, run
+from mtplint.pipeline import Result, run
 from mtplint.records import Record
 
 #: below this many files to lint, worker processes cost more than they save (process start-up and
@@ -20,52 +20,11 @@ PARALLEL_THRESHOLD = 64
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
-    from mtplint.config import ConfigTree
+    from mtplint.config import LintSettings
     from mtplint.progress import Progress
 
 #: rules about the input itself, produced by the pipeline or by suppression handling, not by predicates
 META_RULES = ("MTP001", "MTP002", "MTP003")
-
-
-class LintSettings(Record):
-    __slots__ = ("pipeline", "select", "extend_select", "ignore", "per_file_ignores", "extend_rules", "objective",
-                 "user_gpus", "user_models", "configs")
-    pipeline: Options
-    select: list[str] | None
-    extend_select: list[str]
-    ignore: list[str]
-    per_file_ignores: dict[str, list[str]]
-    extend_rules: tuple[Path, ...]
-    objective: str
-    #: the GPUs and models the configuration adds (:func:`mtplint.config.activate`)
-    user_gpus: list[dict[str, Any]]
-    user_models: list[dict[str, Any]]
-    #: the configuration of every other path of the run (None: these settings hold for all)
-    configs: ConfigTree | None
-
-    def __init__(self, pipeline: Options | None = None, select: list[str] | None = None,
-                 extend_select: list[str] | None = None, ignore: list[str] | None = None,
-                 per_file_ignores: dict[str, list[str]] | None = None, extend_rules: tuple[Path, ...] = (),
-                 objective: str = "latency", user_gpus: list[dict[str, Any]] | None = None,
-                 user_models: list[dict[str, Any]] | None = None, configs: ConfigTree | None = None) -> None:
-        self.pipeline = pipeline if pipeline is not None else Options()
-        self.select = select
-        self.extend_select = extend_select if extend_select is not None else []
-        self.ignore = ignore if ignore is not None else []
-        self.per_file_ignores = per_file_ignores if per_file_ignores is not None else {}
-        self.extend_rules = extend_rules
-        self.objective = objective
-        self.user_gpus = user_gpus if user_gpus is not None else []
-        self.user_models = user_models if user_models is not None else []
-        self.configs = configs
-
-    def without_configs(self) -> LintSettings:
-        """These settings on their own, without the run's other configurations (what a worker
-        process is sent: the tree holds the command line)."""
-        return LintSettings(self.pipeline, self.select, self.extend_select, self.ignore, self.per_file_ignores,
-                            self.extend_rules, self.objective, self.user_gpus, self.user_models, None)
 
 
 class LintResult(Record):
@@ -130,10 +89,6 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
             from mtplint.parallel import lint_units
 
             return lint_units(paths, settings, jobs=1, use_cache=False, candidates=candidates, loader=loader)
-        if tree.nested:  # another configuration was read (and its catalog registered), but governs nothing
-            from mtplint.config import activate
-
-            activate(settings)
     catalog = load_catalog(settings.extend_rules)
     rules = selected_rules(catalog, settings.select, settings.extend_select, settings.ignore)
     chosen = {rule.code for rule in rules}

@@ -12,9 +12,11 @@ from functools import cache
 
 from mtplint.records import FrozenRecord
 from mtplint.shipped import package_path
+from mtplint.user_patterns import compile_user_pattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Container, Iterable
     from typing import Any, Final
 
     from mtplint.user_patterns import Searcher
@@ -63,13 +65,11 @@ class ModelInfo(FrozenRecord):
 
 
 @cache
-def catalog_entries() -> tuple[dict[str, Any], ...]:
-    """The model entries in match order: configured models first (one with a shipped id replaces
-    it), then ``mtplint/data/models.json``."""
-    from mtplint.user_catalog import merged, user_models
-
+def shipped_model_entries() -> tuple[dict[str, Any], ...]:
+    """The entries of ``mtplint/data/models.json``, in match order; a run's catalog puts its
+    configuration's first (:class:`mtplint.catalogs.Catalogs`)."""
     data = json.loads(package_path("data", "models.json").read_text(encoding="utf-8"))
-    return merged(user_models(), data["models"])
+    return tuple(data["models"])
 
 
 #: characters that stand for themselves in a pattern, outside a set or a group
@@ -151,16 +151,17 @@ def _set_end(pattern: str, start: int) -> int:
     return index
 
 
-@cache
-def _catalog() -> tuple[tuple[str, ModelInfo, str], ...]:
-    """Each pattern (compiled when a lookup first reaches it: most names match one of the first
-    entries, and compiling them all costs a pre-commit run ~0.5 ms), the model it identifies, and
-    the text every match of it contains (:func:`required_text`)."""
-    from mtplint.user_catalog import user_models
+#: a pattern of the model catalog, the model it identifies, and the text every match of it contains
+ModelPattern = tuple[str, ModelInfo, str]
 
-    user_ids = {entry["id"] for entry in user_models()}
-    entries = []
-    for entry in catalog_entries():
+
+def model_patterns(entries: Iterable[dict[str, Any]], user_ids: Container[str]) -> tuple[ModelPattern, ...]:
+    """Each pattern of ``entries`` (in match order), the model it identifies, and the text every
+    match of it contains (:func:`required_text`); ``user_ids``: the entries added in configuration.
+    The patterns are compiled when a lookup first reaches them: most names match one of the first
+    entries, and compiling them all costs a pre-commit run ~0.5 ms."""
+    patterns = []
+    for entry in entries:
         mtp = entry.get("mtp") or {}
         info = ModelInfo(entry["id"], entry["family"], entry["arch"], entry["hybrid"], entry["mtp_layers"],
                          mtp_config_key=mtp.get("config_key"), mtp_less_variants=tuple(entry.get("mtp_less_variants", ())),
@@ -169,8 +170,8 @@ def _catalog() -> tuple[tuple[str, ModelInfo, str], ...]:
                          first_release=tuple((engine, first["version"], first["source"], first.get("applies_to", ""))
                                              for engine, first in sorted((entry.get("first_release") or {}).items())))
         for pattern in entry["patterns"]:
-            entries.append((pattern, info, required_text(pattern)))
-    return tuple(entries)
+            patterns.append((pattern, info, required_text(pattern)))
+    return tuple(patterns)
 
 
 @cache
@@ -182,34 +183,13 @@ def _searcher(pattern: str, info: ModelInfo) -> re.Pattern[str] | Searcher:
     """A configured model's pattern is matched with RE2 (:mod:`mtplint.user_patterns`: no
     backtracking on a hostile pattern), a built-in one with ``re``."""
     if info.user:
-        from mtplint.user_patterns import compile_user_pattern
-
         return compile_user_pattern(pattern)
     return _compiled(pattern)
 
 
-#: names already looked up, for the catalog they were looked up in (a tree names the same few
-#: models many times; configured models replace the catalog, and with it these answers)
-_found: tuple[object, dict[str, ModelInfo | None]] = ((), {})
-#: names remembered at most (a tree of distinct names must not grow the memo without bound)
-_FOUND_LIMIT = 4096
-
-
-def find_model(name: str | None) -> ModelInfo | None:
-    """The catalog entry for a repo id or path (first matching entry wins), or ``None``."""
-    global _found
-    if not name:
-        return None
-    entries = _catalog()
-    catalog, answers = _found
-    if catalog is not entries or len(answers) >= _FOUND_LIMIT:
-        answers = {}
-        _found = (entries, answers)  # holds the catalog: a new one cannot take its identity
-    if name in answers:
-        return answers[name]
+def search_patterns(patterns: Iterable[ModelPattern], name: str) -> ModelInfo | None:
+    """The model of the first pattern that matches the repo id or path ``name``, or ``None``."""
     # an ASCII name (nearly all) skips, uncompiled, each pattern whose required text it lacks
     lowered = name.lower() if name.isascii() else None
-    found = next((info for pattern, info, required in entries
-                  if (lowered is None or required in lowered) and _searcher(pattern, info).search(name)), None)
-    answers[name] = found
-    return found
+    return next((info for pattern, info, required in patterns
+                 if (lowered is None or required in lowered) and _searcher(pattern, info).search(name)), None)

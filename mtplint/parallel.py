@@ -51,9 +51,9 @@ if TYPE_CHECKING:
     from mtplint.cache import Cache, Probe
     from mtplint.checks import Edit, Finding
     from mtplint.checks.catalog import Rule
-    from mtplint.config import ConfigTree
+    from mtplint.config import ConfigTree, LintSettings
     from mtplint.extract.launch import Launch
-    from mtplint.lint import LintResult, LintSettings
+    from mtplint.lint import LintResult
     from mtplint.progress import Progress
 
     Record = dict[str, Any]
@@ -362,7 +362,7 @@ def _worker_main(connection: Connection | _Channel, with_deps: bool, first_group
     """A worker process: it lints the chunks this connection brings until it brings None (or closes),
     and answers each with its records, or with None when linting it failed (the parent then lints
     that chunk itself, so the failure is reported as a one-process run reports it)."""
-    _WORKER.update(groups={}, with_deps=with_deps, active=None, loader=None)
+    _WORKER.update(groups={}, with_deps=with_deps, loader=None)
     try:
         # a failure here fails every chunk too: each comes back unlinted, and the parent lints it
         # itself (and reports the failure as a one-process run does)
@@ -394,13 +394,6 @@ def _worker_chunk(chunk: list[SentCandidate],
     done = []
     for index, path, kind, explicit, number in chunk:
         group = groups[number]
-        # always, even with one group: a spawned worker (macOS, Windows) starts with no
-        # configuration GPUs or models registered, a forked one with whatever the parent left
-        if w["active"] != number:
-            from mtplint.config import activate
-
-            activate(group.settings)
-            w["active"] = number
         done.append((index, *analyse(Candidate(Path(path), kind, explicit, number), w["loader"], group,
                                      w["with_deps"])))
     return done
@@ -621,10 +614,6 @@ def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, u
     grouped = tree is not None and units.grouped
     if grouped and tree is not None:
         units.group(len(tree.groups) - 1)  # every configuration the run read, as the report lists their rules
-    if tree is not None and (grouped or tree.nested):
-        from mtplint.config import activate
-
-        activate(units.groups[0].settings)  # the run's first configuration again, as after a run under one
     kept = [(record, candidate) for record, candidate in zip(units.records, candidates, strict=True)
             if record is not None]
     return assemble([record for record, _ in kept], units.groups, [candidate.group for _, candidate in kept],
@@ -634,20 +623,9 @@ def lint_units(paths: list[Path], settings: LintSettings, *, jobs: int | None, u
 
 def _analyse_here(work: Iterable[tuple[int, Candidate]], units: _Units, loader: FileLoader | None,
                   with_deps: bool) -> None:
-    from mtplint.config import activate
-
-    tree = units.settings.configs
-    grouped = tree is not None and units.grouped
-    if not grouped and tree is not None and tree.nested:
-        # another configuration was read (and its catalog registered) but governs nothing here
-        activate(units.settings)
     run_loader = loader if loader is not None else _run_loader(units.settings.pipeline.root, with_deps)
-    active: int | None = None
     for index, candidate in work:
         group = units.groups[candidate.group]
-        if grouped and active != candidate.group:
-            activate(group.settings)
-            active = candidate.group
         # the findings stay objects when the record is not stored; taken file by file, so that
         # with workers nothing of this process's share is left to do once the last file is linted
         units.take([(index, *analyse(candidate, run_loader, group, with_deps, as_objects=not with_deps))])
@@ -901,8 +879,8 @@ def _open_cache(settings: LintSettings, rules: Sequence[Rule], catalog: dict[str
         "gpu": options.gpu,
         "objective": settings.objective,
         # the configuration's GPUs and models: a finding's memory figures come from them
-        "gpus": settings.user_gpus,
-        "models": settings.user_models,
+        "gpus": list(options.catalogs.gpu_entries),
+        "models": list(options.catalogs.model_entries_added),
     })
     return caching.Cache(caching.cache_dir(options.root), key)
 

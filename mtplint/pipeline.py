@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
 
+from mtplint.catalogs import SHIPPED, Catalogs
 from mtplint.discover import Candidate, discover, relevant, relevant_file
 from mtplint.engines import CliError, EngineContext, Parsed, engine_for
 from mtplint.extract import (
@@ -27,7 +28,7 @@ from mtplint.extract import (
     finish_launches,
 )
 from mtplint.extract.launch import Launch
-from mtplint.hardware import Hardware, find_gpu, parse_gpu_spec
+from mtplint.hardware import Hardware
 from mtplint.records import Record
 from mtplint.settings import Setting
 from mtplint.source import Diagnostic, Issues, ShownLines, SourceFile
@@ -70,24 +71,29 @@ _GPU_DIRECTIVE = re.compile(r"(?:#|//|;)\s*mtplint:\s*gpu\s*=\s*([\w.\-]+(?:\s*[
 class Options(Record):
     """What the command line / configuration asks of the pipeline."""
 
-    __slots__ = ("root", "excludes", "respect_gitignore", "engine_versions", "gpu")
+    __slots__ = ("root", "excludes", "respect_gitignore", "engine_versions", "gpu", "catalogs")
     root: Path
     excludes: tuple[str, ...]
     respect_gitignore: bool
     engine_versions: dict[str, str]
     gpu: str | None
+    #: the GPU and model catalogs, with the configuration's entries
+    catalogs: Catalogs
 
     def __init__(self, root: Path | None = None, excludes: tuple[str, ...] = (), respect_gitignore: bool = True,
-                 engine_versions: dict[str, str] | None = None, gpu: str | None = None) -> None:
+                 engine_versions: dict[str, str] | None = None, gpu: str | None = None,
+                 catalogs: Catalogs = SHIPPED) -> None:
         self.root = root if root is not None else Path.cwd()
         self.excludes = excludes
         self.respect_gitignore = respect_gitignore
         self.engine_versions = engine_versions if engine_versions is not None else {}
         self.gpu = gpu
+        self.catalogs = catalogs
 
 
 class LaunchReport(Record):
-    __slots__ = ("launch", "version", "parsed", "effective", "hardware", "objective", "loader", "undecided")
+    __slots__ = ("launch", "version", "parsed", "effective", "hardware", "objective", "loader", "undecided",
+                 "catalogs")
     launch: Launch
     version: EngineVersion
     parsed: Parsed
@@ -100,9 +106,12 @@ class LaunchReport(Record):
     #: (rule code, setting, versions where it would fire) of each rule that could not decide
     #: because the setting's default differs across the versions still possible (MTP004)
     undecided: list[tuple[str, str, str]]
+    #: the catalogs the launch's model and GPU were looked up in (its configuration's)
+    catalogs: Catalogs
 
     def __init__(self, launch: Launch, version: EngineVersion, parsed: Parsed, effective: dict[str, Setting],
-                 hardware: Hardware, objective: str = "latency", loader: FileLoader | None = None) -> None:
+                 hardware: Hardware, objective: str = "latency", loader: FileLoader | None = None,
+                 catalogs: Catalogs = SHIPPED) -> None:
         self.launch = launch
         self.version = version
         self.parsed = parsed
@@ -111,6 +120,7 @@ class LaunchReport(Record):
         self.objective = objective
         self.loader = loader
         self.undecided = []
+        self.catalogs = catalogs
 
     def to_json(self) -> dict[str, Any]:
         launch = self.launch
@@ -188,15 +198,15 @@ def _gpu_directive(text: str) -> re.Match[str] | None:
 def hardware_for(launch: Launch, options: Options) -> Hardware:
     """GPU identity: ``--gpu``/configuration, then the launch's own hints, then a file directive."""
     if options.gpu:
-        gpu, count, name = parse_gpu_spec(options.gpu)
+        gpu, count, name = options.catalogs.parse_gpu_spec(options.gpu)
         hint_count = launch.gpu.count if launch.gpu else None
         return Hardware(gpu, count or hint_count, "config-file", None, name)
     directive = _gpu_directive(launch.source.text)
     hint = launch.gpu
     if hint is not None and hint.product:
-        return Hardware(find_gpu(hint.product), hint.count, hint.origin, hint.span, hint.product)
+        return Hardware(options.catalogs.find_gpu(hint.product), hint.count, hint.origin, hint.span, hint.product)
     if directive:
-        gpu, count, name = parse_gpu_spec(directive.group(1))
+        gpu, count, name = options.catalogs.parse_gpu_spec(directive.group(1))
         span = launch.source.span(directive.start(1), directive.end(1))
         return Hardware(gpu, count or (hint.count if hint else None), "explicit", span, name)
     if hint is not None:
@@ -299,23 +309,24 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
     parsed = engine.parse(launch, version, context)
     if not version.known:
         version = narrow_by_flags(engine, launch, version, context, parsed)
-    effective = engine.effective(launch, parsed, version, hardware)
+    effective = engine.effective(launch, parsed, version, hardware, options.catalogs)
     if not version.known:
         model = effective.get("model")
         if model is not None and isinstance(model.value, str) and not model.unresolved:
             method = effective.get("spec_method")
             narrowed = narrow_by_model(version, model.value, model.span, method.value if method is not None else None,
-                                       engine.known_versions())
+                                       engine.known_versions(), options.catalogs)
             if narrowed is not version:  # defaults that differ across versions are read again
                 version = narrowed
-                effective = engine.effective(launch, parsed, version, hardware)
+                effective = engine.effective(launch, parsed, version, hardware, options.catalogs)
     effective["gpu"] = gpu_setting(hardware)
-    return LaunchReport(launch, version, parsed, effective, hardware, loader=loader)
+    return LaunchReport(launch, version, parsed, effective, hardware, loader=loader, catalogs=options.catalogs)
 
 
 def modelling_failed(launch: Launch, error: Exception, issues: Issues) -> None:
     """An exception while modelling ``launch``, as an MTP001 finding at it (the other launches go on)."""
-    from mtplint.boundary import reason, report_traceback
+    from mtplint.boundary import report_traceback
+    from mtplint.errors import reason
 
     report_traceback(f"modelling a launch in {launch.source.display}")
     issues.add("MTP001", f"internal error while modelling this launch ({reason(error)}); its rules did not run "
@@ -393,8 +404,8 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
     except RecursionError:
         issues.add("MTP001", "input nested too deeply to read", source.span(0))
     except Exception as error:  # one bad file must not stop the run: a finding for this file
-        from mtplint.boundary import reason as error_reason
         from mtplint.boundary import report_traceback
+        from mtplint.errors import reason as error_reason
 
         report_traceback(f"reading {source.display}")
         issues.add("MTP001", f"internal error while reading this file ({error_reason(error)}); it was not checked "

@@ -69,6 +69,24 @@ class Setting(Record):
         return data
 
 
+def turboquant_kv(kv_cache_dtype: object) -> bool:
+    """Whether a KV-cache dtype is one of vLLM's TurboQuant presets: the ``turboquant_*`` values of
+    ``CacheDType`` (``vllm/config/cache.py``), which loop with any speculative method (MTP101)."""
+    return isinstance(kv_cache_dtype, str) and kv_cache_dtype.lower().startswith("turboquant_")
+
+
+def default_ranges(setting: Setting) -> list[tuple[str, Any]]:
+    """A version-dependent default's value per range of versions, as the engine model recorded it
+    (``[{"versions": "0.5.4..0.5.9", "value": false}, ...]`` or ``{"before b9235": 16, ...}``)."""
+    recorded = setting.extra.get("version_dependent")
+    if isinstance(recorded, list):
+        return [(str(entry["versions"]), entry["value"]) for entry in recorded if isinstance(entry, dict)]
+    if isinstance(recorded, dict):
+        return [(str(versions), value) for versions, value in recorded.items()]
+    reason = setting.extra.get("reason")
+    return [(str(reason), setting.value)] if reason else []
+
+
 def explicit_origin(origin: str) -> bool:
     return origin in ("explicit", "config-file", "env")
 

@@ -1,4 +1,4 @@
-"""Which engine version a launch runs (RULES.md, "Versions").
+"""Which engine version a launch runs (``docs/versions.md``).
 
 Evidence, strongest first: ``--engine-version`` / ``engine-versions`` configuration, an image tag,
 a pin in the same repository (``requirements*.txt``, ``pyproject.toml``, ``pip install`` in a
@@ -15,13 +15,45 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import cache, lru_cache
 from pathlib import Path
 
-from mtplint.extract.launch import FLOATING, VersionHint
+from mtplint.extract.launch import ENGINES, FLOATING, VersionHint
 from mtplint.records import Record
 from mtplint.source import SourceFile, Span
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from packaging.version import Version
+
+    from mtplint.catalogs import Catalogs
+
+
+#: the version shapes ``engine-versions`` / ``--engine-version`` accept, compiled (by ``re``'s own cache) only for a run that names engine
+#: versions: most runs name none (no part of a real version has more than 18 digits; Python refuses
+#: to convert 4,300 or more)
+_VERSION_SHAPE = r"v?[0-9]{1,18}(\.[0-9]{1,18})*([.-]?(post|rc|dev)[0-9]{0,18})?|b[0-9]{1,18}"
+
+
+def parse_engine_versions(values: Sequence[str]) -> dict[str, str]:
+    """``--engine-version`` values (``vllm=0.11.0``, repeatable, or comma-separated) as engine ->
+    version; the last one given for an engine wins. A value without ``ENGINE=VERSION`` raises
+    ValueError; the engines and versions themselves are checked by :func:`engine_version_problem`."""
+    versions: dict[str, str] = {}
+    for value in values:
+        for item in value.split(","):
+            engine, sep, version = item.partition("=")
+            if not sep or not engine.strip() or not version.strip():
+                raise ValueError(f"--engine-version expects ENGINE=VERSION (e.g. vllm=0.11.0), got {item!r}")
+            versions[engine.strip()] = version.strip()
+    return versions
+
+
+def engine_version_problem(engine: str, version: str) -> str | None:
+    """What is wrong with naming ``version`` of ``engine`` as the one in play, or None."""
+    if engine not in ENGINES:
+        return f"unknown engine {engine!r} (one of {', '.join(ENGINES)})"
+    if not re.fullmatch(_VERSION_SHAPE, version):
+        shown = repr(version) if len(version) <= 40 else f"{version[:40]!r}… ({len(version)} characters)"
+        return f"{shown} is not a version (e.g. 0.11.0, v0.5.9, b9180)"
+    return None
 
 
 PIP_NAMES = {"vllm": "vllm", "sglang": "sglang", "vllm-mlx": "vllm-mlx", "vllm_mlx": "vllm-mlx", "mlx-lm": "mlx-lm", "mlx_lm": "mlx-lm"}
@@ -508,16 +540,14 @@ def resolve(engine: str, known_versions: Sequence[str], hints: Iterable[VersionH
 
 
 def narrow_by_model(version: EngineVersion, model: str | None, span: Span | None, drafting: object,
-                    known_versions: Sequence[str]) -> EngineVersion:
-    """RULES.md "Versions": a model is served only from the first release that supports its
-    architecture (the model catalog's ``first_release``), so an unknown version is at least that.
+                    known_versions: Sequence[str], catalogs: Catalogs) -> EngineVersion:
+    """A model is served only from the first release that supports its architecture (the entry of
+    ``catalogs`` for it, ``first_release``), so an unknown version is at least that.
     ``drafting``: the launch's speculative method (a release that is only the first to draft with
     the model's MTP head bounds only a launch drafting with MTP)."""
     if version.known or not model:
         return version
-    from mtplint.models import find_model
-
-    info = find_model(model)
+    info = catalogs.find_model(model)
     first = next(((release, source, applies_to) for engine, release, source, applies_to in info.first_release
                   if engine == version.engine and (not applies_to or applies_to == drafting)), None) \
         if info is not None else None

@@ -12,9 +12,8 @@ from typing import Any
 import jsonschema
 import pytest
 
+from mtplint.catalogs import SHIPPED
 from mtplint.checks.catalog import CatalogError, validate
-from mtplint.hardware import find_gpu
-from mtplint.models import find_model
 from mtplint.tuner.sizes import model_sizes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -150,12 +149,12 @@ def test_every_source_key_is_a_catalog_md_key() -> None:
 
 
 def test_gpu_object_carries_the_new_fields() -> None:
-    h100 = find_gpu("NVIDIA H100 80GB HBM3")
+    h100 = SHIPPED.find_gpu("NVIDIA H100 80GB HBM3")
     assert h100 is not None and h100.fp8_tflops == 1979 and h100.compute_capability == "9.0"
     assert "NVIDIA-H100-80GB-HBM3" in h100.names and h100.memory_reported
-    a10g = find_gpu("a10g")
+    a10g = SHIPPED.find_gpu("a10g")
     assert a10g is not None and a10g.fp8_tflops is None and "bf16_tflops" in a10g.uncertain
-    spark = find_gpu("NVIDIA GB10")
+    spark = SHIPPED.find_gpu("NVIDIA GB10")
     # unified memory: nvidia-smi reports none, the nominal 128 GB (as GiB) stands in
     assert spark is not None and spark.id == "dgx-spark" and spark.memory_mib == 128 * 1024 and not spark.memory_reported
 
@@ -183,7 +182,7 @@ def test_gpu_object_carries_the_new_fields() -> None:
     ("NVIDIA-L4-SHARED", "l4"),
 ])
 def test_names_map_to_ids(name: str, expected: str) -> None:
-    gpu = find_gpu(name)
+    gpu = SHIPPED.find_gpu(name)
     assert gpu is not None and gpu.id == expected
 
 
@@ -193,12 +192,12 @@ def test_names_map_to_ids(name: str, expected: str) -> None:
     "NVIDIA GB200", "AMD Instinct MI300A", "NVIDIA GeForce RTX 5090 Laptop GPU", "NVIDIA",
 ])
 def test_other_parts_are_not_mistaken(name: str) -> None:
-    assert find_gpu(name) is None
+    assert SHIPPED.find_gpu(name) is None
 
 
 def test_mig_slice_gives_the_slice_memory() -> None:
     # §1.2 rule 3: "When a MIG profile is present, VRAM is the slice size (1g.10gb ~ 9.7 GB)"
-    gpu = find_gpu("NVIDIA-A100-80GB-PCIe-MIG-1g.10gb")
+    gpu = SHIPPED.find_gpu("NVIDIA-A100-80GB-PCIe-MIG-1g.10gb")
     assert gpu is not None and gpu.id == "a100-80g" and gpu.mig_profile == "1g.10gb"
     assert gpu.memory_mib == 10 * 1024 and not gpu.memory_reported
 
@@ -214,7 +213,7 @@ def test_qwen36_27b_worked_values() -> None:
     assert (sizes.layers, sizes.full_attention_layers, sizes.hidden_size) == (64, 16, 5120)
     # §2.1: MTP head ~0.42B, key text_config.mtp_num_hidden_layers
     assert sizes.mtp_params_b == 0.42
-    info = find_model("Qwen/Qwen3.6-27B-FP8")
+    info = SHIPPED.find_model("Qwen/Qwen3.6-27B-FP8")
     assert info is not None and info.mtp_config_key == "text_config.mtp_num_hidden_layers"
     assert info.mtp_less_variants == ("qwen3.6-27b-mlx-community",)
 
@@ -274,9 +273,9 @@ def test_deepseek_v3_fp8_checkpoint() -> None:
     # routed share (D): 58 MoE layers x 8 experts x 3 x 7168 x 2048 of 37B active
     assert sizes.experts.routed_share == pytest.approx(58 * 8 * 3 * 7168 * 2048 / 37e9, abs=0.01)
     for name in ("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V3.1", "deepseek-ai/DeepSeek-V3-0324"):
-        info = find_model(name)
+        info = SHIPPED.find_model(name)
         assert info is not None and info.id == "deepseek-v3" and info.mtp_config_key == "num_nextn_predict_layers"
-    gguf = find_model("unsloth/DeepSeek-R1-GGUF")
+    gguf = SHIPPED.find_model("unsloth/DeepSeek-R1-GGUF")
     assert gguf is not None and gguf.mtp_layers == 0
 
 
@@ -341,5 +340,5 @@ def test_mtp_config_keys() -> None:
     ("XiaomiMiMo/MiMo-7B-RL", "mimo-7b"),
 ])
 def test_model_names_map_to_ids(name: str, expected: str) -> None:
-    info = find_model(name)
+    info = SHIPPED.find_model(name)
     assert info is not None and info.id == expected

@@ -7,13 +7,11 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from mtplint.user_catalog import register_user_catalog
 from tests.conftest import run_cli, write_files
 
 # COMPOSE: on vLLM 0.32 with a hybrid model, MTP102 (prefix caching on by default with MTP, fix unsafe);
@@ -37,13 +35,6 @@ services:
       --speculative-eagle-topk 1
       --speculative-num-draft-tokens 4
 """
-
-
-@pytest.fixture(autouse=True)
-def _clean_registry() -> Iterator[None]:
-    """Configuration GPUs are registered process-wide: leave none behind for other tests."""
-    yield
-    register_user_catalog([], [])
 
 
 def check_json(root: Path, *args: str) -> tuple[int, list[dict[str, Any]], str]:

@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 
+from mtplint.catalogs import SHIPPED
 from mtplint.engines import EngineContext, Parsed
 from mtplint.engines.sglang import ENGINE, auto_mem_fraction, load_table
 from mtplint.extract import FileLoader
 from mtplint.extract.launch import KwArg, Launch
-from mtplint.hardware import Hardware, find_gpu
+from mtplint.hardware import Hardware
 from mtplint.source import EnvEntry, Issues, SourceFile, Token
 from mtplint.versions import EngineVersion
 
@@ -117,7 +118,8 @@ def test_algorithm_choices_are_case_sensitive_until_removed(tmp_path: Path) -> N
     assert "DFLASH" in (load_table("0.5.11").index["--speculative-algorithm"].choices or ())
     new = parse([*MODEL, "--speculative-algorithm", "nextn"], "0.5.12", tmp_path)
     assert new.errors == []
-    effective = ENGINE.effective(make_launch([], tmp_path), new, EngineVersion("sglang", "0.5.12", True, "c"), Hardware())
+    effective = ENGINE.effective(make_launch([], tmp_path), new, EngineVersion("sglang", "0.5.12", True, "c"), Hardware(),
+                               SHIPPED)
     assert effective["spec_method"].value == "mtp"
 
 
@@ -227,7 +229,7 @@ def effective(argv: list[str], version: str, tmp_path: Path, *, known: bool = Tr
     launch = make_launch(argv, tmp_path, env=env)
     engine_version = EngineVersion("sglang", version, known, "config" if known else "assumed")
     parsed = ENGINE.parse(launch, engine_version, EngineContext(FileLoader(tmp_path), Issues()))
-    return ENGINE.effective(launch, parsed, engine_version, hardware or Hardware())  # type: ignore[return-value]
+    return ENGINE.effective(launch, parsed, engine_version, hardware or Hardware(), SHIPPED)  # type: ignore[return-value]
 
 
 def test_auto_draft_shape_and_48_requests(tmp_path: Path) -> None:
@@ -278,7 +280,7 @@ def test_topk_one_resets_draft_tokens(tmp_path: Path) -> None:
 
 
 def test_memory_fraction_auto_formula(tmp_path: Path) -> None:
-    gpu = find_gpu("h100-sxm")
+    gpu = SHIPPED.find_gpu("h100-sxm")
     assert gpu is not None
     settings = effective([*MODEL, "--speculative-algorithm", "EAGLE"], "0.5.9", tmp_path, hardware=Hardware(gpu, 1))
     assert settings["memory_fraction"].value == auto_mem_fraction(gpu.memory_mib, "0.5.9", "EAGLE", lambda _: None)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from mtplint.catalogs import SHIPPED
 from mtplint.engines.vllm import ENGINE, human_readable_int, load_table
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
@@ -245,7 +246,7 @@ def test_unknown_gpu_keeps_the_generic_default_and_says_so(inspect: Inspect) -> 
 def test_enforce_eager_turns_cuda_graphs_off() -> None:
     parsed = _parse(["Q", "--enforce-eager"])
     launch = Launch("vllm", "vllm serve", SourceFile.from_text(""), None, [], [], base_dir=Path("."))
-    effective = ENGINE.effective(launch, parsed, EngineVersion("vllm", "0.33.0", True, "config"), Hardware())
+    effective = ENGINE.effective(launch, parsed, EngineVersion("vllm", "0.33.0", True, "config"), Hardware(), SHIPPED)
     assert effective["cuda_graphs"].value is False
     assert "gpu" not in effective
 

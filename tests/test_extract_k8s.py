@@ -1,4 +1,4 @@
-"""Kubernetes manifests and kustomize overlays -> launches (mtplint/extract/k8s.py, kustomize.py)."""
+"""Kubernetes manifests and kustomize overlays -> launches (mtplint/extract/kubernetes.py, k8s.py, kustomize.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mtplint.extract import ExtractContext, FileLoader, k8s
+from mtplint.extract import ExtractContext, FileLoader, k8s, kubernetes
 from mtplint.extract.launch import Launch
 from mtplint.source import SourceFile
 
@@ -23,7 +23,7 @@ def extract_file(path: Path, root: Path | None = None) -> tuple[list[Launch], Ex
     ctx = ExtractContext(FileLoader(root or path.parent))
     source = ctx.loader.load(path)
     assert source is not None
-    return k8s.extract(source, ctx), ctx
+    return kubernetes.extract(source, ctx), ctx
 
 
 def extract_text(text: str, tmp_path: Path, name: str = "deploy.yaml") -> list[Launch]:

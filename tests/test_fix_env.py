@@ -20,8 +20,9 @@ import yaml
 
 from mtplint.checks import Edit, Finding
 from mtplint.discover import classify
+from mtplint.config import LintSettings
 from mtplint.fix import apply_edits
-from mtplint.lint import LintSettings, lint
+from mtplint.lint import lint
 from mtplint.pipeline import Options
 
 SGLANG = {"sglang": "0.5.9"}

@@ -259,19 +259,15 @@ def test_a_backtracking_model_pattern_runs_in_linear_time(tmp_path: Path) -> Non
 
 
 def test_a_configured_pattern_is_matched_with_re2() -> None:
-    from mtplint.models import find_model
-    from mtplint.user_catalog import register_user_catalog
+    from mtplint.catalogs import Catalogs
 
-    register_user_catalog([], [{"id": "hostile", "patterns": ["^(a+)+$"], "family": "qwen3",
-                                "arch": "Qwen3ForCausalLM", "hybrid": False, "mtp_layers": 0}])
-    try:
-        started = time.monotonic()
-        assert find_model("a" * 100_000 + "b") is None
-        assert time.monotonic() - started < 1.0
-        found = find_model("AAAA")
-        assert found is not None and found.id == "hostile"  # ignoring case, as the built-in patterns
-    finally:
-        register_user_catalog([], [])
+    catalogs = Catalogs([], [{"id": "hostile", "patterns": ["^(a+)+$"], "family": "qwen3",
+                              "arch": "Qwen3ForCausalLM", "hybrid": False, "mtp_layers": 0}])
+    started = time.monotonic()
+    assert catalogs.find_model("a" * 100_000 + "b") is None
+    assert time.monotonic() - started < 1.0
+    found = catalogs.find_model("AAAA")
+    assert found is not None and found.id == "hostile"  # ignoring case, as the built-in patterns
 
 
 def test_a_model_pattern_re2_cannot_match_is_refused_when_loaded(tmp_path: Path) -> None:

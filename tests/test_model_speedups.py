@@ -14,8 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtplint import hardware, versions
+from mtplint.catalogs import SHIPPED, Catalogs
 from mtplint.engines import engine_for, sglang
 from mtplint.extract.launch import Launch
+from mtplint.models import search_patterns
 from mtplint.pipeline import _older_versions
 from mtplint.source import SourceFile, Token
 from mtplint.versions import PIN_FILES, compare
@@ -39,13 +41,14 @@ _OLD_SHARED = re.compile(r"[-_ ]shared$", re.IGNORECASE)
 def test_every_catalog_name_is_found_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each name of each catalog GPU, and variations of it, maps to the GPU it mapped to with the
     expressions as they were (compiled up front, one per phrase) and nothing remembered."""
-    names = [name for gpu in hardware.catalog() for name in (gpu.id, gpu.name, *gpu.names, *gpu.aliases)]
+    gpus = SHIPPED.gpus()
+    names = [name for gpu in gpus for name in (gpu.id, gpu.name, *gpu.names, *gpu.aliases)]
     variations = [f"{prefix}{name}{suffix}" for name in names
                   for prefix, suffix in (("", ""), ("NVIDIA-", ""), ("", " Ti"), ("", "-80GB"), ("x ", " y"))]
     odd = ["", "nvidia", "unknown gpu", "rtx 3090 ti", "h100 nvl", "H100-MIG-1g.10gb", "h100_mig_2g.20gb",
            "A100-SXM4-40GB-SHARED", "A100 shared", "H100-MİG-1g.10gb", "A100-ſHARED", "l4-MIG-1g.5gb-SHARED"]
     every = [*names, *variations, *odd]
-    quick = [(hardware._match(name), hardware.find_gpu(name)) for name in every]
+    quick = [(hardware._match(name, gpus), SHIPPED.find_gpu(name)) for name in every]
 
     def without_suffixes(name: str) -> str:
         return _OLD_SHARED.sub("", _OLD_MIG.sub("", name))
@@ -55,8 +58,8 @@ def test_every_catalog_name_is_found_as_before(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(hardware, "_normalise", hardware._normalise.__wrapped__)
     monkeypatch.setattr(hardware, "_contains", lambda text, phrase: bool(phrase) and re.search(
         rf"(?:^| ){re.escape(phrase)}(?: |$)", text) is not None)
-    monkeypatch.setattr(hardware, "find_gpu", hardware.find_gpu.__wrapped__)
-    assert [(hardware._match(name), hardware.find_gpu(name)) for name in every] == quick
+    # nothing remembered: a fresh catalogs object for each name
+    assert [(hardware._match(name, gpus), Catalogs().find_gpu(name)) for name in every] == quick
 
 
 # -- version pins ------------------------------------------------------------------------------------
@@ -271,15 +274,13 @@ def test_llama_cpp_integers_are_read_as_the_expression_reads_them(text: str) -> 
 
 
 def test_models_are_found_as_with_every_pattern_compiled_up_front() -> None:
-    from mtplint import models
-
-    eager = [(re.compile(pattern, re.IGNORECASE), info) for pattern, info, _ in models._catalog()]
-    names = [*(entry["id"] for entry in models.catalog_entries()),
-             *(f"{org}/{entry['id']}{suffix}" for entry in models.catalog_entries()
+    eager = [(re.compile(pattern, re.IGNORECASE), info) for pattern, info, _ in SHIPPED.model_patterns()]
+    names = [*(entry["id"] for entry in SHIPPED.model_entries()),
+             *(f"{org}/{entry['id']}{suffix}" for entry in SHIPPED.model_entries()
                for org in ("mlx-community", "Org") for suffix in ("", "-MTP", "-GGUF", "-FP8")),
              "zai-org/GLM-4.6-FP8", "Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B", "unknown", "ſ", "DEEPſEEK-V3"]
     for name in names:
-        assert models.find_model(name) == next((info for pattern, info in eager if pattern.search(name)), None), name
+        assert SHIPPED.find_model(name) == next((info for pattern, info in eager if pattern.search(name)), None), name
 
 
 #: pieces of patterns: literal runs, escapes, sets, groups (with alternation, lookarounds, names),
@@ -310,19 +311,15 @@ def test_every_match_of_a_pattern_holds_its_required_text(pieces: list[str], dat
         assert required in name.lower(), (pattern, name, required)
 
 
-def test_names_are_found_as_every_pattern_would_find_them_with_no_text_required(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_names_are_found_as_every_pattern_would_find_them_with_no_text_required() -> None:
     """The lookup with each pattern's required text against the lookup with none required."""
-    from mtplint import models
-
     names = ["zai-org/GLM-4.6-FP8", "mlx-community/Qwen3.5-27B-4bit", "mlx-community/Qwen3-Coder-Next-8bit",
              "unsloth/DeepSeek-V3-0324-GGUF", "deepseek-ai/DeepSeek-V3.2-Exp", "Qwen/Qwen3.6-35B-A3B",
              "/models/glm-4.7-flash", "moonshotai/Kimi-K2-Instruct", "XiaomiMiMo/MiMo-7B-RL", "DEEPſEEK-V3",
              "Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B", "GLM-4.5V", "glm-4.5-air-fp8", ""]
-    gated = [models.find_model(name) for name in names]
-    models._found = ((), {})
-    without_required = tuple((pattern, info, "") for pattern, info, _ in models._catalog())
-    monkeypatch.setattr(models, "_catalog", lambda: without_required)
-    assert [models.find_model(name) for name in names] == gated
+    gated = [SHIPPED.find_model(name) for name in names]
+    without_required = tuple((pattern, info, "") for pattern, info, _ in SHIPPED.model_patterns())
+    assert [search_patterns(without_required, name) if name else None for name in names] == gated
     assert gated[0] is not None and gated[0].id == "glm-4.6"
 
 

@@ -94,7 +94,6 @@ def test_spawned_workers_know_the_configurations_gpus(tmp_path: Path, monkeypatc
     """Where fork is not available (Windows), workers are spawned and start from nothing: the GPUs
     and models of the configuration must reach them as they reach the in-process run."""
     from mtplint import parallel
-    from mtplint.user_catalog import register_user_catalog
     from tests.test_user_catalog import COMPOSE, PYPROJECT
 
     monkeypatch.setattr(parallel, "_can_fork", lambda: False)
@@ -102,13 +101,8 @@ def test_spawned_workers_know_the_configurations_gpus(tmp_path: Path, monkeypatc
     for name in ("a", "b"):
         (tmp_path / name).mkdir()
         (tmp_path / name / "compose.yaml").write_text(COMPOSE)
-    try:
-        one = run_cli(["check", "--no-cache", "--jobs", "1", "--output-format", "json", "a", "b"],
-                      cwd=tmp_path)
-        two = run_cli(["check", "--no-cache", "--jobs", "2", "--output-format", "json", "a", "b"],
-                      cwd=tmp_path)
-    finally:
-        register_user_catalog([], [])
+    one = run_cli(["check", "--no-cache", "--jobs", "1", "--output-format", "json", "a", "b"], cwd=tmp_path)
+    two = run_cli(["check", "--no-cache", "--jobs", "2", "--output-format", "json", "a", "b"], cwd=tmp_path)
     assert [f["code"] for f in json.loads(one[1])].count("MTP201") == 2
     assert two == one
 

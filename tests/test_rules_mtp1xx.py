@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from mtplint.catalogs import SHIPPED
 from mtplint.checks.catalog import Rule, load_catalog
 from mtplint.checks.mtp104 import SPEC_V2_TOPK_CHECK_ADDED
 from mtplint.engines.sglang import SPEC_V2_DEFAULT_TRUE, SPEC_V2_ENV_ADDED
 from mtplint.engines.vllm import ENGINE as VLLM
 from mtplint.engines.vllm import JsonOptionValue
-from mtplint.models import find_model
 from mtplint.source import SourceFile, Token
 
 
@@ -44,7 +44,7 @@ def test_vllm_model_keeps_the_json_replaced_by_dotted_keys() -> None:
 
 def test_catalog_knows_which_weights_lack_an_mtp_head() -> None:
     def layers(name: str) -> int | None:
-        info = find_model(name)
+        info = SHIPPED.find_model(name)
         assert info is not None, name
         return info.mtp_layers
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mtplint.hardware import find_gpu
+from mtplint.catalogs import SHIPPED
 from mtplint.tuner import model_sizes
 from mtplint.tuner.memory import MemoryInputs, estimate
 from mtplint.tuner.sizes import WeightFormat, kv_bytes_per_element, weight_format
@@ -17,7 +17,7 @@ FOUR_BIT = WeightFormat("4-bit", 0.55)
 
 
 def gpu(name: str):  # type: ignore[no-untyped-def]
-    found = find_gpu(name)
+    found = SHIPPED.find_gpu(name)
     assert found is not None
     return found
 
@@ -32,9 +32,7 @@ def gpu(name: str):  # type: ignore[no-untyped-def]
     ("deepseek-ai/DeepSeek-V3", None, "FP8"),
 ])
 def test_weight_format_from_name_or_flag(name: str, quantization: str | None, label: str) -> None:
-    from mtplint.models import find_model
-
-    info = find_model(name)
+    info = SHIPPED.find_model(name)
     assert weight_format(name, quantization, model_sizes(info.id if info else None)).label == label
 
 

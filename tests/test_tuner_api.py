@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from mtplint.hardware import find_gpu
+from mtplint.catalogs import SHIPPED
 from mtplint.tuner import (
     Objective,
     UseCase,
@@ -130,7 +130,7 @@ def test_gpu_and_gpu_id_name_the_same_argument() -> None:
 
 
 def test_crossover_and_speedup_take_gpu_and_model_names() -> None:
-    card = find_gpu("h100-sxm")
+    card = SHIPPED.find_gpu("h100-sxm")
     assert card is not None
     sizes = model_sizes("qwen3.6-27b")
     fp8 = weight_format("Qwen/Qwen3.6-27B-FP8", None, sizes)

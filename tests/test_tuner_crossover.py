@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from mtplint.hardware import Gpu, find_gpu
+from mtplint.catalogs import SHIPPED
+from mtplint.hardware import Gpu
 from mtplint.tuner import model_sizes
 from mtplint.tuner.batching import crossover, knee_tokens, speedup, tokens_per_step
 from mtplint.tuner.sizes import WeightFormat, weight_format
@@ -19,7 +20,7 @@ SPEEDUP_ERROR = 0.25  # relative
 
 
 def gpu(name: str) -> Gpu:
-    found = find_gpu(name)
+    found = SHIPPED.find_gpu(name)
     assert found is not None
     return found
 
@@ -155,9 +156,8 @@ def test_the_stored_curve_is_speedup_at_each_batch_to_the_last_bit(engine: str) 
     """The curve is worked out with the batch-independent terms computed once; every point must be
     exactly what :func:`speedup` gives (findings print these numbers), for dense, MoE and hybrid
     models, tensor parallelism and tree drafting."""
-    from mtplint.models import catalog_entries
 
-    models = [None, *(model_sizes(entry["id"]) for entry in catalog_entries() if entry.get("sizes"))]
+    models = [None, *(model_sizes(entry["id"]) for entry in SHIPPED.model_entries() if entry.get("sizes"))]
     assert any(m is not None and m.experts for m in models) and any(m is not None and m.hybrid for m in models)
     forms = [AWQ, WeightFormat("FP8", 1.0, fp8=True), WeightFormat("BF16", 2.0), WeightFormat("GGUF Q4_K_M", 4.9 / 8)]
     checked = 0
@@ -180,10 +180,9 @@ def test_a_curve_followed_only_to_the_concurrency_gives_what_the_whole_curve_giv
     losing range): the crossover it reports, its losing ranges and the speed-up at the concurrency
     must be the whole curve's, and it reports one exactly when the whole curve loses at the
     concurrency."""
-    from mtplint.models import catalog_entries
     from mtplint.tuner.batching import MAX_BATCH, _crossover_below
 
-    models = [None, *(model_sizes(entry["id"]) for entry in catalog_entries() if entry.get("sizes"))]
+    models = [None, *(model_sizes(entry["id"]) for entry in SHIPPED.model_entries() if entry.get("sizes"))]
     forms = [AWQ, WeightFormat("FP8", 1.0, fp8=True), WeightFormat("BF16", 2.0), WeightFormat("GGUF Q4_K_M", 4.9 / 8)]
     reported = quiet = 0
     for index, sizes in enumerate(models):
@@ -215,13 +214,11 @@ def test_reported_losing_ranges_are_exactly_where_the_curve_is_below_one_for_eve
     """One definition of the crossover: for every GPU and sized model of the catalogs (and the
     default dense curve), the losing ranges a row reports (what ``mtplint crossover``, ``recommend``
     and MTP301 print) hold exactly the batches whose speed-up, computed point by point, is below 1."""
-    from mtplint.hardware import catalog
-    from mtplint.models import catalog_entries
     from mtplint.tuner.batching import MAX_BATCH, describe_losses, losses_cell
 
-    models = [None, *(model_sizes(entry["id"]) for entry in catalog_entries() if entry.get("sizes"))]
+    models = [None, *(model_sizes(entry["id"]) for entry in SHIPPED.model_entries() if entry.get("sizes"))]
     rows = dips = 0
-    for index, card in enumerate(catalog()):
+    for index, card in enumerate(SHIPPED.gpus()):
         for offset, sizes in enumerate(models):
             for engine in ("vllm", "llama.cpp"):
                 # every k in 1..3 over the rows, one per GPU and model (a full curve each: keep the test short)

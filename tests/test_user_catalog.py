@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import pickle
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from mtplint.hardware import find_gpu
-from mtplint.models import find_model
+from mtplint.catalogs import SHIPPED, Catalogs
+from mtplint.config_files import load_config
 from mtplint.tuner.sizes import model_sizes
-from mtplint.user_catalog import register_user_catalog, registered
 from tests.conftest import run_cli
 
 #: a 16 GB RTX 4060 Ti as its owner measured it, and an in-house Qwen3.6-27B fine-tune
@@ -68,13 +65,6 @@ services:
 """
 
 
-@pytest.fixture(autouse=True)
-def _clean_registry() -> Iterator[None]:
-    """Registration is process-wide: leave none behind for other tests."""
-    yield
-    register_user_catalog([], [])
-
-
 def _project(tmp_path: Path, pyproject: str = PYPROJECT, compose: str = COMPOSE) -> Path:
     (tmp_path / "pyproject.toml").write_text(pyproject, encoding="utf-8")
     (tmp_path / "compose.yaml").write_text(compose, encoding="utf-8")
@@ -116,7 +106,7 @@ def test_without_the_configuration_the_gpu_is_unknown(tmp_path: Path) -> None:
     project = _project(tmp_path)
     code, _, err = run_cli(["check", "--isolated", "--gpu", "rtx-4060-ti-16g", "compose.yaml"], cwd=project)
     assert code == 2 and "unknown GPU 'rtx-4060-ti-16g'" in err
-    assert find_gpu("rtx-4060-ti-16g") is None
+    assert SHIPPED.find_gpu("rtx-4060-ti-16g") is None
 
 
 def test_bad_entry_exits_2_naming_file_and_key(tmp_path: Path) -> None:
@@ -145,84 +135,69 @@ def test_mtplint_toml_top_level_keys(tmp_path: Path) -> None:
     assert code == 1 and any(f["code"] == "MTP201" for f in findings), err
 
 
+H100_AS_MEASURED = {"id": "h100-sxm", "name": "NVIDIA H100 80GB HBM3", "memory_mib": 80000, "bandwidth_gbs": 3350,
+                    "bf16_tflops": 989, "fp8": True}
+HOUSE_QWEN = {"id": "my-qwen", "patterns": ["qwen3\\.6-27b-house"], "family": "qwen3.5",
+              "arch": "Qwen3_5ForConditionalGeneration", "hybrid": True, "mtp_layers": 0}
+
+
 def test_user_entries_take_precedence() -> None:
-    shipped_h100 = find_gpu("h100-sxm")
+    shipped_h100 = SHIPPED.find_gpu("h100-sxm")
     assert shipped_h100 is not None and shipped_h100.memory_mib == 81559
-    register_user_catalog(
-        [{"id": "h100-sxm", "name": "NVIDIA H100 80GB HBM3", "memory_mib": 80000, "bandwidth_gbs": 3350,
-          "bf16_tflops": 989, "fp8": True}],
-        [{"id": "my-qwen", "patterns": ["qwen3\\.6-27b-house"], "family": "qwen3.5", "arch": "Qwen3_5ForConditionalGeneration",
-          "hybrid": True, "mtp_layers": 0}],
-    )
-    replaced = find_gpu("NVIDIA-H100-80GB-HBM3")
+    catalogs = Catalogs([H100_AS_MEASURED], [HOUSE_QWEN])
+    replaced = catalogs.find_gpu("NVIDIA-H100-80GB-HBM3")
     assert replaced is not None and replaced.memory_mib == 80000 and replaced.user
     # a user pattern is tried before the shipped `qwen3\.6-27b`
-    house = find_model("acme/Qwen3.6-27B-house")
+    house = catalogs.find_model("acme/Qwen3.6-27B-house")
     assert house is not None and house.id == "my-qwen" and house.user and house.mtp_layers == 0
-    plain = find_model("Qwen/Qwen3.6-27B")
+    plain = catalogs.find_model("Qwen/Qwen3.6-27B")
     assert plain is not None and plain.id == "qwen3.6-27b"
-    assert registered()[0][0]["memory_mib"] == 80000
-    register_user_catalog([], [])
-    restored = find_gpu("h100-sxm")
+    # the shipped catalogs are left as they were
+    restored = SHIPPED.find_gpu("h100-sxm")
     assert restored is not None and restored.memory_mib == 81559 and not restored.user
 
 
-
-def test_a_model_looked_up_before_and_after_a_configuration_follows_the_catalog() -> None:
-    """Lookups are remembered per catalog: a configured model replaces an answer given before the
-    configuration, and the shipped answer comes back when it is dropped."""
+def test_each_configuration_looks_up_in_its_own_catalogs() -> None:
+    """Lookups are remembered per catalogs: a configured model answers for its configuration's
+    files, and the shipped answer stays for the others, in whichever order they are asked."""
     name = "acme/Qwen3.6-27B-house"
-    before = find_model(name)
+    before = SHIPPED.find_model(name)
     assert before is not None and before.id == "qwen3.6-27b"
-    register_user_catalog([], [{"id": "my-qwen", "patterns": ["qwen3\\.6-27b-house"], "family": "qwen3.5",
-                                "arch": "Qwen3_5ForConditionalGeneration", "hybrid": True, "mtp_layers": 0}])
-    try:
-        during = find_model(name)
-        assert during is not None and during.id == "my-qwen"
-        assert find_model(name) is during
-    finally:
-        register_user_catalog([], [])
-    after = find_model(name)
+    house = Catalogs([], [HOUSE_QWEN])
+    during = house.find_model(name)
+    assert during is not None and during.id == "my-qwen"
+    assert house.find_model(name) is during
+    after = SHIPPED.find_model(name)
     assert after is not None and after.id == "qwen3.6-27b"
-    assert find_model("no-such/model") is None
+    assert house.find_model("no-such/model") is None and SHIPPED.find_model("no-such/model") is None
 
 
-def test_registering_the_same_entries_again_keeps_the_lookups() -> None:
-    """A run switching between configurations registers their entries at each switch: the same
-    entries again leave the catalogs' remembered lookups as they are; other entries drop them."""
-    gpus = [{"id": "h100-sxm", "name": "NVIDIA H100 80GB HBM3", "memory_mib": 80000, "bandwidth_gbs": 3350,
-             "bf16_tflops": 989, "fp8": True}]
-    register_user_catalog(gpus, [])
-    try:
-        user_h100 = find_gpu("h100-sxm")
-        assert user_h100 is not None and user_h100.memory_mib == 80000
-        remembered = find_gpu.cache_info().currsize
-        assert remembered > 0
-        register_user_catalog([dict(entry) for entry in gpus], [])  # equal entries, other objects
-        assert find_gpu.cache_info().currsize == remembered and find_gpu("h100-sxm") is user_h100
-        register_user_catalog([{**gpus[0], "memory_mib": 79000}], [])
-        assert find_gpu.cache_info().currsize == 0
-        changed = find_gpu("h100-sxm")
-        assert changed is not None and changed.memory_mib == 79000
-    finally:
-        register_user_catalog([], [])
-    restored = find_gpu("h100-sxm")
-    assert restored is not None and restored.memory_mib == 81559
+def test_catalogs_own_their_entries_and_travel_to_a_worker() -> None:
+    """A configuration's entries are copied (the caller's lists may change afterwards), two
+    configurations with equal entries have equal catalogs, and a worker process receives the
+    entries and answers as the parent does."""
+    entry = dict(H100_AS_MEASURED)
+    catalogs = Catalogs([entry], [])
+    entry["memory_mib"] = 79000
+    user_h100 = catalogs.find_gpu("h100-sxm")
+    assert user_h100 is not None and user_h100.memory_mib == 80000
+    assert catalogs == Catalogs([dict(H100_AS_MEASURED)], []) != Catalogs([entry], [])
+    copied = pickle.loads(pickle.dumps(catalogs))
+    assert copied == catalogs and copied.find_gpu("h100-sxm") == user_h100
+    assert pickle.loads(pickle.dumps(SHIPPED)) is SHIPPED
 
 
 def test_user_model_sizes_reach_the_tuner() -> None:
     sizes = {"params_b": 12.0, "active_params_b": 12.0, "checkpoint_dtype": "bf16", "kv_bytes_per_token": 1024,
              "recurrent_state_mib": 0, "source": "measured"}
-    register_user_catalog([], [{"id": "house-12b", "patterns": ["house-12b"], "family": "house", "arch": "X",
-                                "hybrid": False, "mtp_layers": 1, "sizes": sizes}])
-    found = model_sizes("house-12b")
+    catalogs = Catalogs([], [{"id": "house-12b", "patterns": ["house-12b"], "family": "house", "arch": "X",
+                              "hybrid": False, "mtp_layers": 1, "sizes": sizes}])
+    found = model_sizes("house-12b", catalogs)
     assert found is not None and found.params_b == 12.0 and found.mtp_params_b == 0.0
-    register_user_catalog([], [])
     assert model_sizes("house-12b") is None
 
 
 def test_extend_adds_entries_and_the_child_wins(tmp_path: Path) -> None:
-    from mtplint.config import load_config
 
     (tmp_path / "base.toml").write_text(
         '[[gpus]]\nid = "lab-a"\nname = "Lab A"\nmemory_mib = 16000\nbandwidth_gbs = 300\nbf16_tflops = 50\nfp8 = false\n'

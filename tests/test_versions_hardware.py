@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from mtplint.catalogs import SHIPPED
 from mtplint.extract import FileLoader
 from mtplint.extract.launch import VersionHint
-from mtplint.hardware import find_gpu, parse_gpu_spec
 from mtplint.versions import PinMemo, compare, pins_in_text, pins_near, resolve
 
 KNOWN = ["0.5.5", "0.5.9", "0.5.10", "0.5.23"]
@@ -151,10 +151,10 @@ def test_gpu_names_map_to_catalog_ids() -> None:
         "NVIDIA-L4-SHARED": "l4",
     }
     for name, expected in cases.items():
-        gpu = find_gpu(name)
+        gpu = SHIPPED.find_gpu(name)
         assert gpu is not None and gpu.id == expected, name
-    assert find_gpu("some laptop") is None
-    gpu, count, _ = parse_gpu_spec("rtx-4090x2")
+    assert SHIPPED.find_gpu("some laptop") is None
+    gpu, count, _ = SHIPPED.parse_gpu_spec("rtx-4090x2")
     assert gpu is not None and gpu.memory_mib == 24564 and count == 2
 
 

@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from mtplint.checks.catalog import Rule, VersionRange
 from mtplint.records import Record
+from mtplint.settings import default_ranges
 from mtplint.source import Diagnostic, SourceFile, Span
 from mtplint.versions import EngineVersion
 
@@ -19,6 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from mtplint.catalogs import Catalogs
     from mtplint.engines import CliError, OptionValue
     from mtplint.pipeline import LaunchReport
     from mtplint.settings import Setting
@@ -148,6 +150,11 @@ class RuleContext:
     def engine(self) -> str:
         return self.report.launch.engine
 
+    @property
+    def catalogs(self) -> Catalogs:
+        """The GPU and model catalogs of the launch's configuration."""
+        return self.report.catalogs
+
     def setting(self, name: str) -> Setting | None:
         return self.report.effective.get(name)
 
@@ -181,8 +188,6 @@ class RuleContext:
         if not (setting.extra.get("depends_on_version") or setting.extra.get("version_dependent")):
             return False
         if fires_on is None:
-            from mtplint.checks.mtp004 import default_ranges
-
             firing = [versions for versions, value in default_ranges(setting) if fires is None or fires(value)]
             if not firing:
                 return True
@@ -259,16 +264,19 @@ _PREDICATE_MODULES: dict[str, Any] = {}
 
 
 def predicate_for(rule: Rule) -> Predicate | None:
-    """The code behind a built-in rule (``mtplint.checks.mtp102.check``), or None for house rules."""
-    if rule.origin != "builtin":
+    """The code behind a rule: for one declared by its ``when`` conditions, the evaluator of such
+    rules (:func:`mtplint.checks.house.check`); for a built-in rule, its module's ``check``
+    (``mtplint.checks.mtp102.check``); None for a house rule without conditions."""
+    if rule.when is None and rule.origin != "builtin":
         return None
     # a rule runs once per launch: its module is looked up once, not through the import machinery
     # each time (its ``check`` is still read each time)
     try:
         module = _PREDICATE_MODULES[rule.code]
     except KeyError:
+        name = "house" if rule.when is not None else rule.code.lower()
         try:
-            module = __import__(f"mtplint.checks.{rule.code.lower()}", fromlist=("check",))
+            module = __import__(f"mtplint.checks.{name}", fromlist=("check",))
         except ModuleNotFoundError:
             module = None
         _PREDICATE_MODULES[rule.code] = module
@@ -300,22 +308,19 @@ def run_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
         # most rules affect every version: no range to weigh the version against
         if rule.affected.get(engine) and context.affected() is False:
             continue
-        if rule.when is not None:
-            from mtplint.checks.house import check_house_rule
-
-            check_house_rule(context)
-        else:
-            predicate = predicate_for(rule)
-            if predicate is None:
-                continue
-            produced = predicate(context)
-            if produced is not None:
-                _add_new(context.findings, produced)
+        predicate = predicate_for(rule)
+        if predicate is None:
+            continue
+        produced = predicate(context)
+        if produced is not None:
+            _add_new(context.findings, produced)
         found.extend(context.findings)
     if undecided_rule is not None and report.undecided:
-        from mtplint.checks.mtp004 import undecided_finding
-
-        found.append(undecided_finding(RuleContext(undecided_rule, report)))
+        undecided = predicate_for(undecided_rule)
+        if undecided is not None:
+            context = RuleContext(undecided_rule, report)
+            _add_new(context.findings, undecided(context) or ())
+            found.extend(context.findings)
     return found
 
 

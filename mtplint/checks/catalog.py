@@ -276,7 +276,7 @@ def load_rule_file(path: Path, origin: str, check_schema: bool) -> Rule:
     except RecursionError:
         raise CatalogError(f"{path}: invalid YAML: nested too deeply to read") from None
     except ValueError as error:  # PyYAML's int(): a number past Python's limit of 4,300 digits
-        from mtplint.boundary import reason
+        from mtplint.errors import reason
 
         raise CatalogError(f"{path}: invalid YAML: {reason(error)}") from None
     if not isinstance(data, dict):

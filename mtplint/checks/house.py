@@ -10,6 +10,7 @@ an unresolved setting makes the rule skip the launch (MTP003 reports it).
 from __future__ import annotations
 
 from mtplint.checks import RuleContext
+from mtplint.checks.mtp003 import unresolved_inputs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,9 +45,9 @@ def _holds(value: Any, explicit: bool, condition: dict[str, Any]) -> bool:
     return True
 
 
-def check_house_rule(ctx: RuleContext) -> None:
-    from mtplint.checks.mtp003 import unresolved_inputs
-
+def check(ctx: RuleContext) -> None:
+    """A rule declared by its ``when`` conditions (a house rule's YAML): one finding when the
+    launch's settings meet them all."""
     conditions = ctx.rule.when or {}
     # a flag whose value the parser could not read (compose ``--max-num-seqs ${SEQS}`` with SEQS unset)
     # leaves the setting at its default: that default is not what the server runs with

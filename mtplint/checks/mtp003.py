@@ -28,8 +28,11 @@ from collections.abc import Iterator, Sequence
 from mtplint.checks import Finding, RuleContext
 from mtplint.checks.catalog import Rule
 from mtplint.extract.budget import EXPANSION_CHARS, EXPANSION_DEPTH, OVER_BUDGET_MARK, is_over_budget
-from mtplint.pipeline import LaunchReport
 from mtplint.source import Span, Token
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mtplint.pipeline import LaunchReport
 
 #: rule code -> the effective settings its predicate reads (rules/MTP*.yaml and mtplint/checks, rule by rule)
 NEEDS: dict[str, tuple[str, ...]] = {

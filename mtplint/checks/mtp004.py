@@ -10,13 +10,9 @@ possible and what it was told from, and how to pin the version. A known version 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from mtplint.checks import Finding, RuleContext
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    from mtplint.settings import Setting
 
 #: how each engine is named in the message, and how its version is pinned in an image tag and a pin
 _PINNING: dict[str, tuple[str, str, str | None]] = {
@@ -28,16 +24,11 @@ _PINNING: dict[str, tuple[str, str, str | None]] = {
 }
 
 
-def default_ranges(setting: Setting) -> list[tuple[str, Any]]:
-    """A version-dependent default's value per range of versions, as the engine model recorded it
-    (``[{"versions": "0.5.4..0.5.9", "value": false}, ...]`` or ``{"before b9235": 16, ...}``)."""
-    recorded = setting.extra.get("version_dependent")
-    if isinstance(recorded, list):
-        return [(str(entry["versions"]), entry["value"]) for entry in recorded if isinstance(entry, dict)]
-    if isinstance(recorded, dict):
-        return [(str(versions), value) for versions, value in recorded.items()]
-    reason = setting.extra.get("reason")
-    return [(str(reason), setting.value)] if reason else []
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    """Run after the launch's other rules (:func:`mtplint.checks.run_rules`): one finding when
+    they left a default undecided."""
+    if ctx.report.undecided:
+        yield undecided_finding(ctx)
 
 
 def undecided_finding(ctx: RuleContext) -> Finding:

@@ -13,21 +13,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mtplint.checks import Edit, Finding, Fix, RuleContext
+from mtplint.settings import turboquant_kv
 from mtplint.source import Span
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-#: the TurboQuant presets are ``turboquant_*`` values of ``CacheDType`` (W20 ... W33 config/cache.py)
-TURBOQUANT_PREFIX = "turboquant_"
 #: the speculative-config ``kv_cache_dtype`` key (the drafter's own KV dtype) exists from vLLM 0.27
 #: (research/vllm.md §1, W27)
 DRAFT_KV_DTYPE_ADDED = "0.27.0"
-
-
-def _is_turboquant(value: Any) -> bool:
-    return isinstance(value, str) and value.lower().startswith(TURBOQUANT_PREFIX)
 
 
 def _speculation(ctx: RuleContext) -> str | None:
@@ -96,9 +91,9 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     described = "speculative decoding" if method == "speculative" else f"`{method}` speculative decoding"
     target = ctx.setting("kv_cache_dtype")
     draft_value, draft_span = _draft_kv_dtype(ctx)
-    if target is not None and not target.unresolved and _is_turboquant(target.value):
+    if target is not None and not target.unresolved and turboquant_kv(target.value):
         override = ""
-        if draft_value is not None and not _is_turboquant(draft_value):
+        if draft_value is not None and not turboquant_kv(draft_value):
             override = (f"; the drafter's `\"kv_cache_dtype\": \"{draft_value}\"` does not help, the target model "
                         "still verifies draft tokens through the TurboQuant backend")
         yield ctx.report_finding(
@@ -109,7 +104,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             fix=_target_dtype_fix(ctx, str(target.value), target.span),
         )
         return
-    if _is_turboquant(draft_value) and ctx.report.version.at_least(DRAFT_KV_DTYPE_ADDED) is not False:
+    if turboquant_kv(draft_value) and ctx.report.version.at_least(DRAFT_KV_DTYPE_ADDED) is not False:
         # the drafter alone on TurboQuant: the backend that cannot run speculative batches is the same
         # one (inferred from #40831 / #53406; the reports used TurboQuant for the whole model)
         yield ctx.report_finding(

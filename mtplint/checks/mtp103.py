@@ -23,7 +23,6 @@ from mtplint.engines.sglang import (
     SPEC_V2_DEFAULT_TRUE,
     SPEC_V2_ENV_ADDED,
 )
-from mtplint.models import find_model
 from mtplint.source import EnvEntry
 
 #: spec V2 learned the mamba verify-state update in commit e4b708d3 (2026-02-27, first released in
@@ -68,7 +67,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     if version.in_range(SPEC_V2_ENV_ADDED, SPEC_V2_DEFAULT_TRUE) is False:
         return  # the rule's `affected` range says the same; the engine's constants are the source
     model = ctx.value("model")
-    info = find_model(model) if isinstance(model, str) else None
+    info = ctx.catalogs.find_model(model) if isinstance(model, str) else None
     if info is not None and info.hybrid and version.at_least(HYBRID_SPEC_V2_SUPPORTED) is False:
         return
     where = f"SGLang {version.version}" if version.known else \

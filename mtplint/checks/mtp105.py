@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mtplint.checks import Finding, RuleContext
-from mtplint.models import find_model
 
 #: why a catalog entry has no MTP head, by catalog id (the catalog itself only says ``mtp_layers: 0``)
 WHY_NO_HEAD: dict[str, str] = {
@@ -54,7 +53,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     weights = draft.value if draft is not None and isinstance(draft.value, str) and draft.value else ctx.value("model")
     if not isinstance(weights, str):
         return
-    info = find_model(weights)
+    info = ctx.catalogs.find_model(weights)
     if info is None or info.mtp_layers != 0:
         return
     why = WHY_NO_HEAD.get(info.id, f"the model catalog lists `{info.id}` with no MTP layers")

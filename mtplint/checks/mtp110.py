@@ -14,7 +14,6 @@ from collections.abc import Iterator
 
 from mtplint.checks import Finding, RuleContext
 from mtplint.checks.mtp102 import prefix_caching_off_fix
-from mtplint.models import find_model
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
@@ -22,7 +21,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     if chunked is None or chunked.unresolved or chunked.value is not False or chunked.origin == "default":
         return
     model = ctx.value("model")
-    info = find_model(model if isinstance(model, str) else None)
+    info = ctx.catalogs.find_model(model if isinstance(model, str) else None)
     if info is None or not info.hybrid:
         return
     prefix = ctx.setting("prefix_caching")

@@ -20,7 +20,6 @@ from collections.abc import Iterator
 
 from mtplint.checks import Finding, Fix, RuleContext
 from mtplint.engines import OptionValue
-from mtplint.models import find_model
 
 #: first release that refuses instead of silently disabling the radix cache
 REFUSES_FROM = "0.5.10"
@@ -33,7 +32,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     if method is None or method.unresolved or method.value is None:
         return
     model = ctx.value("model")
-    info = find_model(model if isinstance(model, str) else None)
+    info = ctx.catalogs.find_model(model if isinstance(model, str) else None)
     if info is None or not info.hybrid:
         return
     if any(setting is not None and setting.unresolved

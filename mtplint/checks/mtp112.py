@@ -27,7 +27,6 @@ from collections.abc import Iterator
 from mtplint.checks import Finding, RuleContext
 from mtplint.engines import OptionValue
 from mtplint.engines.sglang import EAGLE_FAMILY
-from mtplint.models import find_model
 from mtplint.source import Span
 
 TYPE_CHECKING = False
@@ -148,7 +147,7 @@ def _extra_buffer_without_radix(ctx: RuleContext) -> Iterator[Finding]:
     if _value(strategy) != "extra_buffer":
         return
     model = _value(ctx.option("model_path"))
-    info = find_model(model if isinstance(model, str) else None)
+    info = ctx.catalogs.find_model(model if isinstance(model, str) else None)
     if info is None or not info.hybrid:
         return  # the mamba strategy is only read for hybrid models
     answer = ctx.report.version.in_range(*EXTRA_BUFFER_RADIX_ERROR)

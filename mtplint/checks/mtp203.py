@@ -5,18 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mtplint.checks import Finding, RuleContext
-from mtplint.models import find_model
-from mtplint.tuner.memory import ACTIVATIONS_GIB, estimate_memory
+from mtplint.tuner.memory import ACTIVATIONS_GIB, CAPTURE_CAP, DATACENTER_BLACKWELL, estimate_memory
 from mtplint.tuner.sizes import GIB, MIB
-
-#: vLLM's cap on the default capture size (config/vllm.py L695-717; 1024 on datacenter Blackwell)
-CAPTURE_CAP = 512
-DATACENTER_BLACKWELL = ("b200",)
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
     model = ctx.value("model")
-    info = find_model(model) if isinstance(model, str) else None
+    info = ctx.catalogs.find_model(model) if isinstance(model, str) else None
     if info is None or not info.hybrid or ctx.value("spec_method") not in ("mtp", "eagle", "eagle3", "draft_model"):
         return
     if ctx.value("cuda_graphs") is False:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mtplint.checks import Finding, RuleContext
-from mtplint.models import find_model
 
 #: above this many draft tokens a single reused MTP layer stops paying (RULES.md MTP302)
 MAX_USEFUL_DRAFT_TOKENS = 3
@@ -22,7 +21,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     if ctx.value("spec_method") != "mtp":
         return
     model = ctx.value("model")
-    info = find_model(model) if isinstance(model, str) else None
+    info = ctx.catalogs.find_model(model) if isinstance(model, str) else None
     # only a model *known* to ship a one-layer head (vLLM warns about reusing it; catalog.md §2.2)
     if info is None or info.mtp_layers != 1:
         return

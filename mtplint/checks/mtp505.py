@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from mtplint.checks import Finding, Fix, RuleContext
 from mtplint.checks.mtp5xx import ENGINE_LABELS, closest, flag_name, version_label
+from mtplint.settings import turboquant_kv
 from mtplint.source import Span
 
 #: vLLM 0.33 validates the value at startup, not in argparse (W33 config/cache.py L44-67 ``CacheDType``;
@@ -18,10 +19,6 @@ VLLM_033_DTYPES = frozenset({
 })
 
 
-#: the prefix of vLLM's TurboQuant KV-cache dtypes (MTP101)
-TURBOQUANT_PREFIX = "turboquant"
-
-
 def _hint(ctx: RuleContext, value: str, choices: list[str]) -> str:
     if ctx.engine == "sglang" and value.lower() == "fp8":
         # research/sglang.md §4.1: choices are fp8_e5m2/fp8_e4m3, `fp8` alone is invalid
@@ -29,10 +26,10 @@ def _hint(ctx: RuleContext, value: str, choices: list[str]) -> str:
     left_out = ""
     if ctx.value("spec_method"):
         # MTP101 forbids TurboQuant with any speculative method on the same token: never suggest one
-        if any(c.lower().startswith(TURBOQUANT_PREFIX) for c in closest(value, choices, cutoff=0.5)[:2]):
+        if any(turboquant_kv(c) for c in closest(value, choices, cutoff=0.5)[:2]):
             left_out = ("; TurboQuant dtypes are left out: with speculative decoding they make vLLM generate "
                         "degenerate loops (MTP101)")
-        choices = [c for c in choices if not c.lower().startswith(TURBOQUANT_PREFIX)]
+        choices = [c for c in choices if not turboquant_kv(c)]
     return _suggestion(value, choices) + left_out
 
 

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import Any, Protocol, TypeVar
 
+    from mtplint.catalogs import Catalogs
+
     T = TypeVar("T")
 
 
@@ -215,7 +217,8 @@ if TYPE_CHECKING:  # a type only: pipeline.py imports it under TYPE_CHECKING too
 
         def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed: ...
 
-        def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:
+        def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware,
+                  catalogs: Catalogs) -> dict[str, Setting]:
             ...
 
 
@@ -231,21 +234,19 @@ def engine_for(name: str) -> Engine:
     return engine
 
 
+#: engine -> the module that models it, and that module's model of it (``ENGINE``) or models by
+#: engine name (``ENGINES``); the modules build on this one, which looks them up by name
+_MODELS = {
+    "vllm": ("mtplint.engines.vllm", "ENGINE"),
+    "sglang": ("mtplint.engines.sglang", "ENGINE"),
+    "llama.cpp": ("mtplint.engines.llamacpp", "ENGINE"),
+    "vllm-mlx": ("mtplint.engines.mlx", "ENGINES"),
+    "mlx-lm": ("mtplint.engines.mlx", "ENGINES"),
+}
+
+
 def _import_engine(name: str) -> Engine:
-    if name == "vllm":
-        from mtplint.engines.vllm import ENGINE as vllm_engine
-
-        return vllm_engine
-    if name == "sglang":
-        from mtplint.engines.sglang import ENGINE as sglang_engine
-
-        return sglang_engine
-    if name == "llama.cpp":
-        from mtplint.engines.llamacpp import ENGINE as llama_engine
-
-        return llama_engine
-    if name in ("vllm-mlx", "mlx-lm"):
-        from mtplint.engines.mlx import ENGINES as mlx_engines
-
-        return mlx_engines[name]
-    raise KeyError(name)
+    module, attribute = _MODELS[name]  # KeyError: not an engine
+    model = getattr(__import__(module, fromlist=(attribute,)), attribute)
+    found: Engine = model[name] if attribute == "ENGINES" else model
+    return found

@@ -105,10 +105,13 @@ class TableFiles:
         self.compact.write_text(json.dumps(self.compacted(), separators=(",", ":")) + "\n", encoding="utf-8")
 
 
-def main() -> None:
-    from mtplint.engines import sglang, vllm
+#: the engine modules whose tables are compacted (each builds its ``TABLE_FILES`` on this module)
+COMPACTED_ENGINES = ("mtplint.engines.vllm", "mtplint.engines.sglang")
 
-    for files in (vllm.TABLE_FILES, sglang.TABLE_FILES):
+
+def main() -> None:
+    for name in COMPACTED_ENGINES:
+        files: TableFiles = __import__(name, fromlist=("TABLE_FILES",)).TABLE_FILES
         files.write()
         print(f"wrote {files.compact}")
 

@@ -43,6 +43,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Final
 
+    from mtplint.catalogs import Catalogs
+
 #: builds where research §1.1 records a change of the speculative CLI, oldest first (the last is assumed)
 KNOWN_BUILDS = ("b8932", "b8955", "b9109", "b9131", "b9180", "b9235", "b9464", "b10398", "b10413", "b10470")
 
@@ -580,7 +582,8 @@ class LlamaCppEngine:
 
     # -- effective --
 
-    def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:
+    def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware,
+                  catalogs: Catalogs) -> dict[str, Setting]:
         build = build_number(version.version)
         options = parsed.options
         type_sources = parsed.type_sources if isinstance(parsed, LlamaParsed) else {}

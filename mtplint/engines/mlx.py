@@ -33,6 +33,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, NoReturn
 
+    from mtplint.catalogs import Catalogs
+
 #: stands for a word mtplint cannot resolve while argparse runs; passes every type converter
 _UNRESOLVED = "\x00unresolved:"
 
@@ -167,7 +169,8 @@ class ArgparseEngine:
             parsed.options[dest] = OptionValue(value, span, "explicit", flag, unresolved)
         return parsed
 
-    def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:
+    def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware,
+                  catalogs: Catalogs) -> dict[str, Setting]:
         raise NotImplementedError
 
 
@@ -273,7 +276,8 @@ class VllmMlxEngine(ArgparseEngine):
     def __init__(self) -> None:
         super().__init__("vllm-mlx", "vllm-mlx")
 
-    def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:
+    def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware,
+                  catalogs: Catalogs) -> dict[str, Setting]:
         base = defaults(self.program)
         settings: dict[str, Setting] = {"model": _setting(parsed, "model", None)}
         batching = _setting(parsed, "continuous_batching", False)
@@ -316,7 +320,8 @@ class MlxLmEngine(ArgparseEngine):
     def __init__(self) -> None:
         super().__init__("mlx-lm", "mlx-lm")
 
-    def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:
+    def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware,
+                  catalogs: Catalogs) -> dict[str, Setting]:
         base = defaults(self.program)
         settings: dict[str, Setting] = {"model": _setting(parsed, "model", None)}
         draft = _setting(parsed, "draft_model", None)

@@ -21,7 +21,7 @@ from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Pa
 from mtplint.engines.compact import TableFiles
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
-from mtplint.models import ModelInfo, find_model
+from mtplint.models import ModelInfo
 from mtplint.records import FrozenRecord, Record
 from mtplint.settings import Setting, open_to_config
 from mtplint.shipped import package_path
@@ -31,6 +31,8 @@ from mtplint.versions import EngineVersion, compare
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Final
+
+    from mtplint.catalogs import Catalogs
 
 # --- version boundaries (each checked in the release wheel named) ---------------------------------
 
@@ -900,7 +902,8 @@ class SGLangEngine:
 
     # -- effective ----------------------------------------------------------------------------------
 
-    def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:
+    def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware,
+                  catalogs: Catalogs) -> dict[str, Setting]:
         options = parsed.options
         at = version.version
 
@@ -916,7 +919,7 @@ class SGLangEngine:
             return Setting(transform(option.value), option.origin, option.span)
 
         model = setting("model_path", None)
-        info = find_model(model.value) if isinstance(model.value, str) and not model.unresolved else None
+        info = catalogs.find_model(model.value) if isinstance(model.value, str) and not model.unresolved else None
         settings: dict[str, Setting] = {"model": model}
 
         algorithm_option = given("speculative_algorithm")

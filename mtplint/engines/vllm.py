@@ -31,7 +31,6 @@ from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Pa
 from mtplint.engines.compact import TableFiles
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
-from mtplint.models import find_model
 from mtplint.settings import Setting, open_to_config
 from mtplint.shipped import package_path
 from mtplint.source import Span, Token
@@ -40,6 +39,8 @@ from mtplint.versions import EngineVersion, compare
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from mtplint.catalogs import Catalogs
 
 # --- flag tables ----------------------------------------------------------------------------------
 
@@ -710,7 +711,7 @@ class VllmEngine:
             except (ValueError, RecursionError) as error:
                 # vLLM catches only JSONDecodeError here (0.30.0 utils/argparse_utils.py L423-431): a
                 # number past Python's digit limit or a value nested too deeply stops it at start-up
-                from mtplint.boundary import reason
+                from mtplint.errors import reason
 
                 run.error(f"{text}: {reason(error)}", value_span, key, kind="invalid-json")
                 value = value_text
@@ -952,8 +953,9 @@ class VllmEngine:
             parsed.options[name] = OptionValue(value, kwarg.span, "explicit", name, kwarg.unresolved)
 
     # .. effective ...................................................................................
-    def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:
-        return open_to_config(_effective(launch, parsed, version, hardware), parsed.unread_configs)
+    def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware,
+                  catalogs: Catalogs) -> dict[str, Setting]:
+        return open_to_config(_effective(launch, parsed, version, hardware, catalogs), parsed.unread_configs)
 
 
 class JsonOptionValue(OptionValue):
@@ -1033,7 +1035,8 @@ def _infer_method(model: Any) -> str | None:
 _GIB_MIB = 1024
 
 
-def _effective(launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware) -> dict[str, Setting]:
+def _effective(launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware,
+               catalogs: Catalogs) -> dict[str, Setting]:
     options = parsed.options
     table = load_table(version.version)
     defaults = table.by_dest
@@ -1118,7 +1121,7 @@ def _effective(launch: Launch, parsed: Parsed, version: EngineVersion, hardware:
         result["spec_model"] = Setting(None, "default")
 
     # prefix caching: on for plain decoders; hybrids (Qwen3-Next/3.5/3.6) from 0.28 (research §2, PR #50991)
-    info = find_model(model_name)
+    info = catalogs.find_model(model_name)
     explicit_prefix = from_option("enable_prefix_caching")
     if explicit_prefix is not None and explicit_prefix.value is not None:
         result["prefix_caching"] = explicit_prefix

@@ -1,9 +1,9 @@
 """Kubernetes manifests: every server container of every workload, as a launch.
 
 Reads plain manifests, ``kubectl``-style ``List`` documents and Helm-rendered streams (``---``
-separated documents with ``# Source:`` comments). A kustomization directory is handed to
-:mod:`mtplint.extract.kustomize`, which builds the patched workloads and comes back here for the
-containers.
+separated documents with ``# Source:`` comments). :mod:`mtplint.extract.kustomize` builds the
+patched workloads of a kustomization on this module and comes back here for the containers;
+:mod:`mtplint.extract.kubernetes` hands a file to one or the other.
 
 Kubernetes semantics encoded here (Kubernetes API reference, ``Container`` v1):
 
@@ -470,26 +470,3 @@ def workload_launches(workload: Workload, configmaps: ConfigMaps, *, source: Sou
             launches.extend(container_launches(container, pod_spec, label=label, configmaps=configmaps, source=source,
                                                ctx=ctx, base_dir=base_dir, span=span, notes=extra))
     return launches
-
-
-# --- entry points -------------------------------------------------------------------------------
-
-def extract_documents(source: SourceFile, documents: list[YNode], ctx: ExtractContext) -> list[Launch]:
-    from mtplint.extract import kustomize  # imported here: it builds on this module
-
-    if any(is_kustomization(document) for document in documents):
-        return kustomize.extract_kustomization(source, documents, ctx)
-    if kustomize.is_overlay_patch(source, ctx):
-        return []  # its kustomization reports the patched launch
-    base_dir = source.path.parent
-    configmaps = config_maps(documents)
-    launches: list[Launch] = []
-    for workload in workloads(source, documents):
-        launches.extend(workload_launches(workload, configmaps, source=source, ctx=ctx, base_dir=base_dir))
-    return launches
-
-
-def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
-    from mtplint.extract.yamlfiles import parse
-
-    return extract_documents(source, parse(source), ctx)

@@ -40,9 +40,12 @@ from pathlib import Path
 
 from mtplint.extract import ExtractContext, FileLoader
 from mtplint.extract.k8s import (
+    GENERIC_POD_SPEC,
     KUSTOMIZATION_FILES,
+    POD_SPEC_PATHS,
     ConfigMaps,
     Workload,
+    config_maps,
     is_kustomization,
     is_manifest,
     manifests,
@@ -464,8 +467,6 @@ class Builder:
             for document in manifests(documents or []):
                 result.resources.append(Resource(document))
                 if scalar_text(document.get("kind")) == "ConfigMap":
-                    from mtplint.extract.k8s import config_maps
-
                     result.configmaps.update(config_maps([document]))
 
     def _component(self, result: Build, directory: Path, entry: YNode, depth: int, notes: list[str]) -> None:
@@ -615,8 +616,6 @@ class Builder:
 
 
 def _pod_spec_paths(document: YNode) -> list[tuple[list[str], YNode]]:
-    from mtplint.extract.k8s import GENERIC_POD_SPEC, POD_SPEC_PATHS
-
     kind = scalar_text(document.get("kind")) or ""
     found: list[tuple[list[str], YNode]] = []
     for path, _ in POD_SPEC_PATHS.get(kind, ((GENERIC_POD_SPEC, ""),)):

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
         def extract_documents(self, source: SourceFile, documents: list[YNode], ctx: ExtractContext) -> list[Launch]: ...
 
 #: modules implementing :class:`YamlKind`, most specific first
-KINDS = ("mtplint.extract.compose", "mtplint.extract.k8s", "mtplint.extract.llama_swap")
+KINDS = ("mtplint.extract.compose", "mtplint.extract.kubernetes", "mtplint.extract.llama_swap")
 
 
 def parse(source: SourceFile) -> list[YNode]:

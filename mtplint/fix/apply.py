@@ -44,11 +44,12 @@ from pathlib import Path
 
 from mtplint.checks import Edit, Finding, Fix, applies
 from mtplint.edits.pyedit import resolved
+from mtplint.config import LintSettings
 from mtplint.extract import FileLoader
 from mtplint.fix import apply_edits
 from mtplint.fix.relint import ProjectLint, ProjectLinter
 from mtplint.fix.scope import WriteScope
-from mtplint.lint import LintResult, LintSettings
+from mtplint.lint import LintResult
 from mtplint.records import FrozenRecord, Record
 from mtplint.source import SourceFile
 

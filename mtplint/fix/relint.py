@@ -27,8 +27,9 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from mtplint.config import LintSettings
 from mtplint.discover import discover
-from mtplint.lint import LintResult, LintSettings
+from mtplint.lint import LintResult
 from mtplint.parallel import RecordingLoader, _Group, analyse, assemble
 from mtplint.records import FrozenRecord
 from mtplint.source import SourceFile
@@ -68,10 +69,6 @@ class ProjectLinter:
         self.candidates = discover(paths, options.root, options.excludes, options.respect_gitignore, tree)
         self.grouped = tree is not None and any(candidate.group for candidate in self.candidates)
         self.tree = tree if self.grouped else None
-        if tree is not None and not self.grouped and tree.nested:
-            from mtplint.config import activate
-
-            activate(settings)  # as lint(): another configuration was read, but governs nothing here
         members = [member.without_configs() for member in (tree.groups if tree is not None and self.grouped
                                                            else [settings])]
         self.members = members
@@ -121,16 +118,10 @@ class ProjectLinter:
     def _analyse(self, indices: Iterable[int], loader: RecordingLoader) -> list[Record]:
         """The records of the candidates at ``indices`` (ascending), read through ``loader``; notes
         what each read."""
-        from mtplint.config import activate
-
         records = []
-        active: int | None = None
         for index in indices:
             candidate = self.candidates[index]
             group = self.groups[candidate.group]
-            if self.grouped and active != candidate.group:
-                activate(group.settings)
-                active = candidate.group
             record, _ = analyse(candidate, loader, group, False)
             records.append(record)
             self.analysed += 1
@@ -138,8 +129,6 @@ class ProjectLinter:
             for path in read:
                 self.readers.setdefault(self._real(path), set()).add(index)
             self.read_names.setdefault(index, set()).update(map(loader.display, read))
-        if self.grouped:
-            activate(self.members[0])  # the run's first configuration again, as lint_units leaves it
         return records
 
     def shown(self, result: LintResult) -> LintResult:

@@ -19,8 +19,8 @@ from mtplint.checks import Finding, Fix, applies
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from mtplint.config import LintSettings
     from mtplint.fix.apply import FixRun, RejectedFix
-    from mtplint.lint import LintSettings
 
 
 def _key(finding: Finding) -> tuple[str, str, str]:

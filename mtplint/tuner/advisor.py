@@ -31,13 +31,22 @@ Decisions, in order:
 
 from __future__ import annotations
 
-import difflib
 from enum import Enum
 
-from mtplint.hardware import Gpu, catalog, parse_gpu_spec
-from mtplint.models import ModelInfo, find_model
+from mtplint.catalogs import SHIPPED, Catalogs
+from mtplint.checks.catalog import load_catalog
+from mtplint.hardware import Gpu
+from mtplint.models import ModelInfo
 from mtplint.records import FrozenRecord
-from mtplint.tuner.batching import Crossover, crossover, describe_losses, losses_json
+from mtplint.settings import turboquant_kv
+from mtplint.tuner.batching import (
+    Crossover,
+    crossover,
+    describe_losses,
+    losses_json,
+    resolve_gpu,
+    resolve_model,
+)
 from mtplint.tuner.commands import (
     ServeCommand,
     llama_mtp_command,
@@ -46,6 +55,8 @@ from mtplint.tuner.commands import (
 )
 from mtplint.tuner.memory import (
     ACTIVATIONS_GIB,
+    CAPTURE_CAP,
+    DATACENTER_BLACKWELL,
     REFERENCE_CONTEXT,
     MemoryEstimate,
     MemoryInputs,
@@ -54,6 +65,7 @@ from mtplint.tuner.memory import (
 )
 from mtplint.tuner.sizes import (
     GIB,
+    MIB,
     ModelSizes,
     kv_bytes_per_element,
     model_sizes,
@@ -76,7 +88,7 @@ ENGINES = ("vllm", "sglang", "llama.cpp")
 #: command so the estimate holds for every version
 VLLM_MEMORY_FRACTION = 0.9
 #: the ``--mem-fraction-static`` Qwen's SGLang recipes and SGLang's Qwen3.6 generator use
-#: (research/sglang.md §6); written into the command so the estimate does not depend on SGLang's
+#: (``--mem-fraction-static 0.8`` in the Qwen3.6 recipe of https://github.com/sgl-project/sgl-cookbook); written into the command so the estimate does not depend on SGLang's
 #: auto formula, which changed across versions
 SGLANG_MEMORY_FRACTION = 0.8
 
@@ -198,37 +210,7 @@ class Recommendation(FrozenRecord):
 
 # --- lookups ------------------------------------------------------------------------------------
 
-def resolve_gpu(gpu: str | Gpu) -> tuple[Gpu, int | None]:
-    """A catalog GPU and the count written after it (``rtx-4090x2``); ValueError names close matches."""
-    if isinstance(gpu, Gpu):
-        return gpu, None
-    found, count, name = parse_gpu_spec(gpu)
-    if found is None:
-        names = sorted({g.id for g in catalog()})
-        close = difflib.get_close_matches(name.lower(), names, n=3, cutoff=0.4)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise ValueError(f"unknown GPU {gpu!r}{hint} (known: {', '.join(names)})")
-    return found, count
-
-
-def resolve_model(model: str) -> ModelInfo:
-    """The catalog entry for a repo id or path; ValueError names close catalog entries."""
-    info = find_model(model)
-    if info is None:
-        from mtplint.models import _catalog
-
-        ids = sorted({entry.id for _, entry, _ in _catalog()})
-        base = model.rsplit("/", 1)[-1].lower()
-        close = difflib.get_close_matches(base, ids, n=3, cutoff=0.4)
-        hint = f"; close catalog entries: {', '.join(close)}" if close else ""
-        raise ValueError(f"unknown model {model!r}: no entry of mtplint's model catalog matches it{hint} "
-                         f"(catalogued: {', '.join(ids)})")
-    return info
-
-
 def _rule_urls(code: str) -> tuple[str, ...]:
-    from mtplint.checks.catalog import load_catalog
-
     rule = load_catalog().get(code)
     if rule is None:
         return ()
@@ -236,8 +218,6 @@ def _rule_urls(code: str) -> tuple[str, ...]:
 
 
 def _rule_summary(code: str) -> str:
-    from mtplint.checks.catalog import load_catalog
-
     rule = load_catalog().get(code)
     return rule.summary if rule is not None else ""
 
@@ -316,7 +296,8 @@ def recommend(*, use_case: UseCase | str = UseCase.SINGLE_USER, objective: Objec
               engine: str | None = None, concurrency: int | None = None, kv_cache_dtype: str | None = None,
               quantization: str | None = None, tensor_parallel: int | None = None,
               max_model_len: int | None = None, engine_version: str | None = None,
-              max_k: int = MAX_DRAFT_TOKENS, engine_versions: dict[str, str] | None = None) -> Recommendation:
+              max_k: int = MAX_DRAFT_TOKENS, engine_versions: dict[str, str] | None = None,
+              catalogs: Catalogs = SHIPPED) -> Recommendation:
     """Whether to run MTP for this deployment, with which k, the expected gain and the serve command.
 
     ``gpu`` (or ``gpu_id``, its name in the tuner's original usage) is a catalog id or name
@@ -329,21 +310,22 @@ def recommend(*, use_case: UseCase | str = UseCase.SINGLE_USER, objective: Objec
     says so; llama.cpp always gets a GGUF. A TurboQuant KV-cache dtype (vLLM's only) keeps MTP off
     on every engine, saying why. ``engine_version`` is the version of the engine served;
     ``engine_versions`` (a configuration's ``engine-versions``) gives one per engine for an engine
-    the tuner chooses, and ``engine_version`` wins over it. Raises ValueError for an unknown GPU,
-    model, engine, use case or objective, or for no GPU.
+    the tuner chooses, and ``engine_version`` wins over it. GPUs and models are looked up in
+    ``catalogs`` (a configuration's, :func:`mtplint.config.command_configuration`). Raises ValueError
+    for an unknown GPU, model, engine, use case or objective, or for no GPU.
     """
     use = UseCase(use_case)
     goal = Objective(objective)
     card_spec = _gpu_argument(gpu, gpu_id)
     model = model or DEFAULT_MODEL
-    turboquant = _is_turboquant(kv_cache_dtype)
+    turboquant = turboquant_kv(kv_cache_dtype)
     # TurboQuant is a vLLM KV dtype: the tuner does not switch engines away from the dtype asked about
     chosen_by_tuner = engine is None and not turboquant
     engine = _checked_engine(engine)
     if max_k < 1:
         raise ValueError(f"max_k must be >= 1, got {max_k}")
-    card, count = resolve_gpu(card_spec)
-    info = resolve_model(model)
+    card, count = resolve_gpu(card_spec, catalogs)
+    info = resolve_model(model, catalogs)
     tp = tensor_parallel or count or 1
     if use is UseCase.SINGLE_USER:
         if concurrency not in (None, 1):
@@ -357,7 +339,7 @@ def recommend(*, use_case: UseCase | str = UseCase.SINGLE_USER, objective: Objec
     notes: list[str] = []
     if info.mtp_layers:
         engine, model = _checkpoint(engine, model, info, card, tp, batch, quantization, kv_cache_dtype,
-                                    max_model_len, chosen_by_tuner and engine_version is None, notes)
+                                    max_model_len, chosen_by_tuner and engine_version is None, notes, catalogs)
     engine_version = engine_version or (engine_versions or {}).get(engine)
     base: dict[str, Any] = {"engine": engine, "gpu": card.id, "model": model, "use_case": use, "objective": goal,
                             "batch": batch}
@@ -375,7 +357,7 @@ def recommend(*, use_case: UseCase | str = UseCase.SINGLE_USER, objective: Objec
             return sglang_mtp_command(model, k, tensor_parallel=tp, max_running_requests=batch,
                                       context_length=context, mem_fraction_static=SGLANG_MEMORY_FRACTION,
                                       kv_cache_dtype=command_kv, quantization=quantization,
-                                      version=engine_version)
+                                      version=engine_version, catalogs=catalogs)
         return llama_mtp_command(model, k, parallel=batch, ctx_size=context, cache_type=command_kv,
                                  version=engine_version)
 
@@ -406,7 +388,7 @@ def recommend(*, use_case: UseCase | str = UseCase.SINGLE_USER, objective: Objec
                       _rule_urls("MTP101"))
 
     # 2. gains for every k
-    sizes = model_sizes(info.id)
+    sizes = model_sizes(info.id, catalogs)
     weights = weight_format(model, quantization, sizes)
     curves = {k: crossover(card, sizes, k, weights, engine=engine, tensor_parallel=tp) for k in range(1, max_k + 1)}
     gains = {k: cross.speedup_at(batch) for k, cross in curves.items()}
@@ -525,13 +507,9 @@ def _checked_engine(engine: str | None) -> str:
     return chosen
 
 
-def _is_turboquant(kv_cache_dtype: str | None) -> bool:
-    return bool(kv_cache_dtype) and str(kv_cache_dtype).lower().startswith("turboquant")
-
-
 def quick_crossover(gpu_id: str | Gpu | None = None, model: str | None = None, engine: str | None = None, *,
                     gpu: str | Gpu | None = None, max_k: int = MAX_DRAFT_TOKENS,
-                    tensor_parallel: int | None = None) -> list[Crossover]:
+                    tensor_parallel: int | None = None, catalogs: Catalogs = SHIPPED) -> list[Crossover]:
     """One :class:`~mtplint.tuner.batching.Crossover` per k = 1 .. ``max_k`` for a GPU: its
     ``spec_tokens``, ``crossover_batch_size`` (MTP pays at every batch up to it), ``losses`` (every
     range where it loses) and ``curve``.
@@ -541,21 +519,21 @@ def quick_crossover(gpu_id: str | Gpu | None = None, model: str | None = None, e
     release, else a 4-bit GGUF on llama.cpp when ``engine`` is None) -- and so are the engine's kernels."""
     if max_k < 1:
         raise ValueError(f"max_k must be >= 1, got {max_k}")
-    card, count = resolve_gpu(_gpu_argument(gpu, gpu_id))
+    card, count = resolve_gpu(_gpu_argument(gpu, gpu_id), catalogs)
     named = model or DEFAULT_MODEL
-    info = resolve_model(named)
+    info = resolve_model(named, catalogs)
     tp = tensor_parallel or count or 1
     chosen = _checked_engine(engine)
     served = named
     if info.mtp_layers:
-        chosen, served = _checkpoint(chosen, named, info, card, tp, 1, None, None, None, engine is None, [])
-    sizes = model_sizes(info.id)
+        chosen, served = _checkpoint(chosen, named, info, card, tp, 1, None, None, None, engine is None, [], catalogs)
+    sizes = model_sizes(info.id, catalogs)
     weights = weight_format(served, None, sizes)
     return [crossover(card, sizes, k, weights, engine=chosen, tensor_parallel=tp) for k in range(1, max_k + 1)]
 
 
 #: the GGUF quantisation proposed for llama.cpp: what the published MTP measurements on 24-32 GB
-#: cards run (research/llamacpp-mlx.md §5 table: Q4_K_M / UD-Q4_K_XL)
+#: cards run (Q4_K_M / UD-Q4_K_XL, e.g. https://github.com/thc1006/qwen3.6-speculative-decoding-rtx3090)
 GGUF_QUANT = "Q4_K_M"
 
 
@@ -564,9 +542,10 @@ def _is_gguf(model: str) -> bool:
 
 
 def _fits(engine: str, model: str, card: Gpu, tp: int, batch: int, quantization: str | None,
-          kv_cache_dtype: str | None, max_model_len: int | None) -> tuple[bool, MemoryEstimate | None]:
-    info = find_model(model)
-    sizes = model_sizes(info.id) if info else None
+          kv_cache_dtype: str | None, max_model_len: int | None,
+          catalogs: Catalogs) -> tuple[bool, MemoryEstimate | None]:
+    info = catalogs.find_model(model)
+    sizes = model_sizes(info.id, catalogs) if info else None
     if sizes is None:
         return True, None
     memory = _Deployment(engine, card, sizes, model, quantization, kv_cache_dtype, tp, batch, max_model_len).memory(0)
@@ -575,7 +554,7 @@ def _fits(engine: str, model: str, card: Gpu, tp: int, batch: int, quantization:
 
 def _checkpoint(engine: str, model: str, info: ModelInfo, card: Gpu, tp: int, batch: int,
                 quantization: str | None, kv_cache_dtype: str | None, max_model_len: int | None,
-                may_switch_engine: bool, notes: list[str]) -> tuple[str, str]:
+                may_switch_engine: bool, notes: list[str], catalogs: Catalogs) -> tuple[str, str]:
     """The engine and checkpoint to serve: the one named when it fits, else a smaller published one."""
     gguf = info.checkpoint("gguf")
     if engine == "llama.cpp":
@@ -584,20 +563,20 @@ def _checkpoint(engine: str, model: str, info: ModelInfo, card: Gpu, tp: int, ba
         notes.append(f"llama-server reads GGUF files: serving {gguf}:{GGUF_QUANT}, a GGUF of {model} that keeps "
                      "the MTP head (plain GGUFs converted before b9180 drop it, MTP105)")
         return engine, f"{gguf}:{GGUF_QUANT}"
-    fits, memory = _fits(engine, model, card, tp, batch, quantization, kv_cache_dtype, max_model_len)
+    fits, memory = _fits(engine, model, card, tp, batch, quantization, kv_cache_dtype, max_model_len, catalogs)
     if fits or memory is None or quantization:
         return engine, model
     why = (f"{model} needs {memory.terms['weights']:.1f} GiB of {memory.inputs.weights.label} weights against a "
            f"{memory.budget:.1f} GiB budget ({memory.budget_text()})")
     fp8 = info.checkpoint("fp8")
     if fp8 and not memory.inputs.weights.fp8 and memory.inputs.weights.bytes_per_param > 1:
-        fp8_fits, _ = _fits(engine, fp8, card, tp, batch, None, kv_cache_dtype, max_model_len)
+        fp8_fits, _ = _fits(engine, fp8, card, tp, batch, None, kv_cache_dtype, max_model_len, catalogs)
         if fp8_fits:
             notes.append(f"{why}: serving the FP8 release {fp8} instead")
             return engine, fp8
     if may_switch_engine and gguf:
         served = f"{gguf}:{GGUF_QUANT}"
-        gguf_fits, _ = _fits("llama.cpp", served, card, tp, batch, None, kv_cache_dtype, max_model_len)
+        gguf_fits, _ = _fits("llama.cpp", served, card, tp, batch, None, kv_cache_dtype, max_model_len, catalogs)
         if gguf_fits:
             notes.append(f"{why}, and no FP8 release fits either: serving the 4-bit GGUF {served} with llama.cpp "
                          "(pass --engine to keep vLLM or SGLang with a quantised checkpoint of your own)")
@@ -610,9 +589,6 @@ def _capture_size(engine: str, gpu: Gpu, k: int, batch: int, memory: MemoryEstim
     ``min(max_num_seqs x (1+k) x 2, 512)``, exceeds the recurrent-state cache lines (MTP203's bound)."""
     if engine != "vllm" or memory is None or memory.inputs.sizes.recurrent_state_mib <= 0:
         return None
-    from mtplint.checks.mtp203 import CAPTURE_CAP, DATACENTER_BLACKWELL
-    from mtplint.tuner.sizes import MIB
-
     default = min(batch * (1 + k) * 2, 1024 if gpu.id in DATACENTER_BLACKWELL else CAPTURE_CAP)
     free = memory.budget - memory.terms.get("weights", 0.0) - memory.terms.get("mtp_weights", 0.0) - ACTIVATIONS_GIB
     lines = max(0, int(free / (memory.inputs.sizes.recurrent_state_mib * MIB / GIB)))

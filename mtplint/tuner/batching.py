@@ -1,6 +1,6 @@
 """Where MTP turns from a gain into a loss as the batch grows (MTP301, ``mtplint crossover``).
 
-The model (research/catalog.md §3.1 and §3.3: Leviathan et al. 2023 plus a roofline), per decode step:
+The model (Leviathan, Kalman, Matias 2023, arXiv:2211.17192, plus a roofline), per decode step:
 
 * **Speed-up at batch B** with ``k`` draft tokens::
 
@@ -22,14 +22,16 @@ The model (research/catalog.md §3.1 and §3.3: Leviathan et al. 2023 plus a roo
     llama-server scales about linearly with the batch, so the two do not overlap.
 
   ``W(n)`` is the active weights for dense models. For MoE models verifying ``n`` tokens reads the
-  union of the experts they route to, ``U(n) = E_count (1 - (1 - top_k/E_count)^n)`` (uniform routing,
-  catalog §3.1 "MoE penalty"): ``W(n) = b (P_shared + P_routed x U(n) / top_k)``, capped by the
+  union of the experts they route to, ``U(n) = E_count (1 - (1 - top_k/E_count)^n)`` (the expected
+  number of distinct experts under uniform routing): ``W(n) = b (P_shared + P_routed x U(n) / top_k)``, capped by the
   experts that exist.
   Hybrid (Gated DeltaNet) models write ``k`` extra copies of their recurrent state when verifying
-  (vLLM keeps a state copy per draft position, catalog §2.3).
+  (vLLM's ``MambaSpec`` keeps ``num_speculative_blocks`` extra state blocks per request,
+  ``vllm/v1/kv_cache_interface.py``).
 * **Drafting**: vLLM and SGLang run the MTP head ``k`` times over the whole batch,
-  ``k x c x T(B, B)`` with ``c`` the draft step's cost relative to a target step (catalog §3.1 table).
-  llama-server drafts slot by slot (its MTP path wants ``n_parallel = 1``, E-llamacppex), so drafting
+  ``k x c x T(B, B)`` with ``c`` the draft step's cost relative to a target step (Leviathan et al.'s
+  ``c``; per model in ``mtplint/data/models.json`` ``sizes.draft_cost``).
+  llama-server drafts slot by slot (its MTP path wants ``n_parallel = 1``), so drafting
   costs ``B x k x c x T(1, 1)``.
 * The **crossover** is where the curve falls below 1, and every command, rule and the recommender
   report it the same way: ``batch`` is the largest batch up to which MTP pays at *every* batch from 1
@@ -42,9 +44,10 @@ The model (research/catalog.md §3.1 and §3.3: Leviathan et al. 2023 plus a roo
 What is left out, on purpose: per-sequence traffic common to both passes -- the KV-cache read and the
 recurrent state every step reads and writes. It dilutes the verify pass's extra cost, so leaving it out
 makes the crossover *conservative* (earlier), which matches the losses measured at high concurrency
-that a roofline alone misses (vLLM's 2024 blog: 1.4x slower at high QPS; InferenceX GLM-5.1: 28% more
-throughput without MTP at high concurrency, catalog §3.2). Long contexts move the crossover out (the
-27B on an RTX 3090 gains 2.37x only at 32-64k, catalog §3.2). Also not modelled: prefill
+that a roofline alone misses (https://blog.vllm.ai/2024/10/17/spec-decode.html: 1.4x slower at high
+QPS; SemiAnalysis InferenceX, GLM-5.1: 28% more throughput without MTP at high concurrency). Long
+contexts move the crossover out (the 27B on an RTX 3090 gains 2.37x only at 32-64k,
+https://github.com/thc1006/qwen3.6-speculative-decoding-rtx3090). Also not modelled: prefill
 interleaved with decode (chunked prefill takes the same token budget); kernel launch overheads
 besides TP communication; non-uniform expert routing.
 
@@ -95,8 +98,8 @@ at k = 3 while k = 1 agrees within 25%. What public measurements say about the d
   better, and MTP302 keeps k <= 3.
 
 Why the DeepSeek trend is not fixed (checked; each candidate term from the catalog moves batch 32 *up*):
-with TP8 and no DP attention each GPU keeps the whole MLA latent cache (576 elements per token per layer,
-catalog §2.1) and 16 of the 128 query heads, so the attention of a verify pass over 4 tokens does about
+with TP8 and no DP attention each GPU keeps the whole MLA latent cache (576 elements per token per layer:
+``kv_lora_rank`` 512 + ``qk_rope_head_dim`` 64 in DeepSeek-V3's ``config.json``) and 16 of the 128 query heads, so the attention of a verify pass over 4 tokens does about
 121 FLOP per KV byte (BF16) -- under the H200's ridge with these efficiencies (~155) -- and reads the cache
 once, like the plain step: the read dilutes the verify cost (batch 32 goes to 1.94x at 4k context, 2.10x at
 16k), and it would also move the BF16 27B on an H100 at k = 1, 2 past 256 concurrent sequences (the seed's "disabled"
@@ -114,7 +117,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
-from mtplint.models import find_model
+from mtplint.catalogs import SHIPPED, Catalogs
+from mtplint.hardware import Gpu
 from mtplint.records import FrozenRecord
 from mtplint.tuner.sizes import ModelSizes, WeightFormat, model_sizes, weight_format
 
@@ -122,10 +126,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Final
 
-    from mtplint.hardware import Gpu
+    from mtplint.models import ModelInfo
     from mtplint.pipeline import LaunchReport
 
-#: acceptance per position when the catalog has no figure for the model (catalog §3.1 worked values)
+#: acceptance per position when the catalog has no figure for the model: a round figure below the
+#: 85-90% DeepSeek-V3 reports for its MTP head (arXiv:2412.19437 §5.4.3)
 DEFAULT_ACCEPTANCE = 0.8
 #: draft cost when unknown: Leviathan et al. report c < 0.05 for their drafts
 DEFAULT_DRAFT_COST = 0.05
@@ -133,7 +138,7 @@ DEFAULT_DRAFT_COST = 0.05
 MAX_BATCH = 1024
 #: each later draft position is accepted this much less often than the one before: an MTP head is one
 #: layer run k times on its own output (vLLM warns that k > 1 "may result in lower acceptance rate",
-#: catalog §2.2). The value is an assumption (D); with it the published speed-ups below are reproduced
+#: ``vllm/config/speculative.py``). The value is an assumption (D); with it the published speed-ups below are reproduced
 #: within the stated error.
 ACCEPTANCE_DECAY = 0.9
 MIB = 1024**2
@@ -402,32 +407,59 @@ def _acceptance(sizes: ModelSizes | None, acceptance: float | None) -> tuple[flo
     return DEFAULT_ACCEPTANCE, False
 
 
+def resolve_gpu(gpu: str | Gpu, catalogs: Catalogs = SHIPPED) -> tuple[Gpu, int | None]:
+    """A GPU of ``catalogs`` and the count written after it (``rtx-4090x2``); ValueError names close
+    matches."""
+    if isinstance(gpu, Gpu):
+        return gpu, None
+    found, count, name = catalogs.parse_gpu_spec(gpu)
+    if found is None:
+        names = sorted({g.id for g in catalogs.gpus()})
+        close = catalogs.close_gpu_ids(name)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise ValueError(f"unknown GPU {gpu!r}{hint} (known: {', '.join(names)})")
+    return found, count
+
+
+def resolve_model(model: str, catalogs: Catalogs = SHIPPED) -> ModelInfo:
+    """The entry of ``catalogs`` for a repo id or path; ValueError names close catalog entries."""
+    info = catalogs.find_model(model)
+    if info is None:
+        import difflib  # an error's hint only: the rules load this module on every run
+
+        ids = catalogs.model_ids()
+        base = model.rsplit("/", 1)[-1].lower()
+        close = difflib.get_close_matches(base, ids, n=3, cutoff=0.4)
+        hint = f"; close catalog entries: {', '.join(close)}" if close else ""
+        raise ValueError(f"unknown model {model!r}: no entry of mtplint's model catalog matches it{hint} "
+                         f"(catalogued: {', '.join(ids)})")
+    return info
+
+
 def _named(gpu: Gpu | str, model: ModelSizes | str | None, weights: WeightFormat | None,
-           tensor_parallel: int) -> tuple[Gpu, ModelSizes | None, WeightFormat | None, int]:
+           tensor_parallel: int, catalogs: Catalogs) -> tuple[Gpu, ModelSizes | None, WeightFormat | None, int]:
     """GPU and model given by name (``"rtx-3090"``, ``"rtx-4090x2"``, ``"Qwen/Qwen3.6-27B-FP8"``) as
     catalog objects; a model name also gives the weight format (unless ``weights`` is given) and a
     GPU count the tensor-parallel size (unless ``tensor_parallel`` is more than 1)."""
-    from mtplint.tuner.advisor import resolve_gpu, resolve_model
-
     count = None
     if isinstance(gpu, str):
-        gpu, count = resolve_gpu(gpu)
+        gpu, count = resolve_gpu(gpu, catalogs)
     if isinstance(model, str):
         name = model
-        model = model_sizes(resolve_model(name).id)
+        model = model_sizes(resolve_model(name, catalogs).id, catalogs)
         weights = weights or weight_format(name, None, model)
     return gpu, model, weights, tensor_parallel if tensor_parallel > 1 else count or 1
 
 
 def speedup(gpu: Gpu | str, model: ModelSizes | str | None, k: int, batch: int, weights: WeightFormat | None = None,
             *, engine: str | None = None, acceptance: float | None = None, tensor_parallel: int = 1,
-            verify_tokens: int | None = None) -> float:
+            verify_tokens: int | None = None, catalogs: Catalogs = SHIPPED) -> float:
     """Expected decode speed-up of MTP with ``k`` draft tokens at ``batch`` concurrent sequences.
 
     ``gpu`` and ``model`` are catalog objects or names (see :func:`crossover`); ``verify_tokens``:
     tokens verified per sequence when the drafts form a tree (default ``k + 1``)."""
     if isinstance(gpu, str) or isinstance(model, str):
-        gpu, model, weights, tensor_parallel = _named(gpu, model, weights, tensor_parallel)
+        gpu, model, weights, tensor_parallel = _named(gpu, model, weights, tensor_parallel, catalogs)
     form = weights or weight_format(None, None, model)
     alpha, _ = _acceptance(model, acceptance)
     return _Model(gpu, model, form, kernels_for(engine, form), tensor_parallel, alpha).speedup(
@@ -436,7 +468,7 @@ def speedup(gpu: Gpu | str, model: ModelSizes | str | None, k: int, batch: int, 
 
 def crossover(gpu: Gpu | str, model: ModelSizes | str | None, k: int, weights: WeightFormat | None = None, *,
               engine: str | None = None, acceptance: float | None = None, tensor_parallel: int = 1,
-              verify_tokens: int | None = None) -> Crossover:
+              verify_tokens: int | None = None, catalogs: Catalogs = SHIPPED) -> Crossover:
     """The crossover batch, the losing ranges, the batch-1 gain and the speed-up curve for ``k``
     draft tokens (``verify_tokens`` per sequence when the drafts form a tree, default ``k + 1``).
 
@@ -445,7 +477,7 @@ def crossover(gpu: Gpu | str, model: ModelSizes | str | None, k: int, weights: W
     (``"Qwen/Qwen3.6-27B-FP8"``: the weight format comes from it unless ``weights`` is given) or None
     (a dense 8B). Raises ValueError for a name the catalogs do not know."""
     if isinstance(gpu, str) or isinstance(model, str):
-        gpu, model, weights, tensor_parallel = _named(gpu, model, weights, tensor_parallel)
+        gpu, model, weights, tensor_parallel = _named(gpu, model, weights, tensor_parallel, catalogs)
     return _crossover(gpu, model, k, weights, engine=engine, acceptance=acceptance, tensor_parallel=tensor_parallel,
                       verify_tokens=verify_tokens)
 
@@ -537,8 +569,8 @@ def _report_curve(report: LaunchReport) -> tuple[Gpu, ModelSizes | None, int, We
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         return None
     model_name = value("model")
-    info = find_model(model_name) if isinstance(model_name, str) else None
-    sizes = model_sizes(info.id if info else None)
+    info = report.catalogs.find_model(model_name) if isinstance(model_name, str) else None
+    sizes = model_sizes(info.id if info else None, report.catalogs)
     tp = value("tensor_parallel")
     # SGLang with top-k > 1 drafts a tree: it verifies --speculative-num-draft-tokens per sequence, not k + 1
     topk, width = value("spec_topk"), value("spec_draft_tokens")

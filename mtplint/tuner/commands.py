@@ -5,7 +5,8 @@ Every command is built for one engine version (default: the newest one mtplint m
 version and for an unpinned one (tests/test_tuner_commands.py). What each engine needs with MTP:
 
 * **vLLM** -- ``--speculative-config '{"method":"mtp","num_speculative_tokens":k}'``: ``mtp`` is the
-  method every vLLM with MTP normalises the ``*_mtp`` aliases to (MTP401; research/vllm.md §3), and
+  method every vLLM with MTP normalises the ``*_mtp`` aliases to (MTP401; vLLM 0.33.0
+  ``vllm/config/speculative.py`` ``SpeculativeConfig.__post_init__``), and
   ``num_speculative_tokens`` is required with it (MTP109). Prefix caching drops the last matched
   block with EAGLE-style drafting (MTP102, vLLM #38182): from 0.33 lookahead block hashes avoid the
   drop, 0.30-0.32 take ``"disable_eagle_block_drop": true`` (which keeps prefix caching), older
@@ -18,7 +19,8 @@ version and for an unpinned one (tests/test_tuner_commands.py). What each engine
   extra_buffer`` to keep the radix cache (MTP111).
 * **llama.cpp** -- ``--spec-type draft-mtp --spec-draft-n-max k`` (b9180+, PR #22673; MTP403/404 for
   the old spellings) with ``-np`` slots (one for a single user: MTP's parallel-slot path is the
-  least tested, MTP304; research/llamacpp-mlx.md §1.6).
+  least tested, MTP304; unsloth's measurements in https://github.com/unslothai/unsloth/pull/8172 and
+  the open https://github.com/ggml-org/llama.cpp/issues/28286).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from __future__ import annotations
 import json
 import shlex
 
-from mtplint.models import find_model
+from mtplint.catalogs import SHIPPED, Catalogs
 from mtplint.records import FrozenRecord
 from mtplint.versions import compare
 
@@ -38,7 +40,8 @@ if TYPE_CHECKING:
 #: data so building a command does not load the flag tables -- tests check they agree)
 NEWEST = {"vllm": "0.33.0", "sglang": "0.5.23", "llama.cpp": "b10470"}
 
-#: vLLM: lookahead block hashes make the block drop unnecessary (MTP102; vllm.md §4)
+#: vLLM: lookahead block hashes make the block drop unnecessary (MTP102; vLLM 0.33.0
+#: ``VllmConfig.num_hash_lookahead_tokens``, ``vllm/config/vllm.py``)
 VLLM_LOOKAHEAD_HASHES = "0.33.0"
 #: vLLM: ``disable_eagle_block_drop`` in the speculative config (PR #53388)
 VLLM_BLOCK_DROP_KEY = "0.30.0"
@@ -154,7 +157,7 @@ def sglang_mtp_command(model: str, num_speculative_tokens: int | None, *, tensor
                        max_running_requests: int | None = None, context_length: int | None = None,
                        mem_fraction_static: float | None = None, kv_cache_dtype: str | None = None,
                        quantization: str | None = None, port: int | None = None,
-                       version: str | None = None) -> ServeCommand:
+                       version: str | None = None, catalogs: Catalogs = SHIPPED) -> ServeCommand:
     """``python -m sglang.launch_server --model-path MODEL --speculative-algorithm NEXTN ...`` with
     ``k`` steps, top-k 1 and ``k + 1`` draft tokens (and ``SGLANG_ENABLE_SPEC_V2=1`` where needed)."""
     at = (version or NEWEST["sglang"]).lstrip("v")
@@ -166,7 +169,7 @@ def sglang_mtp_command(model: str, num_speculative_tokens: int | None, *, tensor
                  "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", str(k + 1)]
         if _at_least(at, SGLANG_SPEC_V2_ADDED) and not _at_least(at, SGLANG_SPEC_V2_DEFAULT):
             env.append(("SGLANG_ENABLE_SPEC_V2", "1"))
-        info = find_model(model)
+        info = catalogs.find_model(model)
         if (info is not None and info.hybrid and _at_least(at, SGLANG_MAMBA_STRATEGY_ADDED)
                 and not _at_least(at, SGLANG_MAMBA_AUTO_OK)):
             argv += ["--mamba-scheduler-strategy", "extra_buffer"]

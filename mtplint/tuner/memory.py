@@ -2,22 +2,23 @@
 
 The model (all terms in GiB, summed over the tensor-parallel group):
 
-* **budget** = GPU memory as ``nvidia-smi`` reports it (MiB, ECC taken out; research/catalog.md §1)
+* **budget** = GPU memory as ``nvidia-smi`` reports it (MiB, ECC taken out; ``mtplint/data/gpus.json``)
   x the engine's memory fraction (vLLM ``--gpu-memory-utilization``, SGLang ``--mem-fraction-static``;
   llama.cpp has none: 1.0) x TP size (llama.cpp: the GPU count it splits layers over).
 * **weights** = parameters x bytes per parameter of the served format (:mod:`mtplint.tuner.sizes`).
 * **MTP head** = MTP parameters x the same bytes per parameter (vLLM's drafter copies the target's
-  quantisation when unset: research/vllm.md §5 "How spec decode (MTP) changes memory").
+  quantisation when unset: vLLM 0.33.0 ``SpeculativeConfig.__post_init__``).
 * **draft KV** = N sequences x C tokens x the MTP layer's KV bytes per token (vLLM registers the
   drafter's attention in the same pool; SGLang gives the draft pool the target's token capacity).
 * **lookahead slots** = N x k x (main + MTP KV bytes per token): vLLM reserves ``num_lookahead_tokens
-  = k`` slots per request (vllm.md §5).
+  = k`` slots per request (vLLM 0.33.0 ``vllm/config/vllm.py``).
 * **recurrent state** (GDN hybrids only) = N x copies x state per sequence, copies = 1 + k on vLLM
-  (``MambaSpec`` keeps ``num_speculative_blocks = k`` extra pages per request, catalog.md §2.3),
-  1 + draft tokens on SGLang (per-draft-token SSM snapshots, sglang.md §4.2) plus 2 ping-pong
+  (``MambaSpec`` keeps ``num_speculative_blocks = k`` extra pages per request, vLLM 0.33.0
+  ``vllm/v1/kv_cache_interface.py``), 1 + draft tokens on SGLang (per-draft-token SSM snapshots,
+  ``python/sglang/srt/mem_cache/memory_pool.py``) plus 2 ping-pong
   slots with an ``extra_buffer`` strategy, 1 + n_max on llama.cpp (``n_rs_seq`` rollback snapshots).
 * **CUDA graphs** = captured batch sizes x 2 MiB, SGLang's own reserve heuristic
-  (``cuda_graph_max_bs * 2`` MiB, sglang.md §4.1); vLLM captures up to ``min(max_num_seqs*(1+k)*2, 512)``,
+  (``cuda_graph_max_bs * 2`` MiB, SGLang v0.5.9 ``server_args.py``); vLLM captures up to ``min(max_num_seqs*(1+k)*2, 512)``,
   SGLang up to ``--cuda-graph-max-bs`` (by GPU memory) capped at the request pool; llama.cpp: 0.
 
 N is the maximum concurrency; C the *reference context* ``min(context per sequence, 4096)`` -- a
@@ -26,7 +27,8 @@ chat turn, not the worst case, so the draft KV term is what a loaded server actu
 What must stay free: the main model's KV cache needs room for one reference-context turn of every
 sequence (at least 5% of the budget), plus 1 GiB for activations and the CUDA context. The launch is **tight** when ``budget - resident`` is below that.
 
-Error: weights, KV and recurrent terms are exact arithmetic on config shapes (catalog.md §2), within
+Error: weights, KV and recurrent terms are exact arithmetic on config shapes (each model's
+``config.json`` on Hugging Face, recorded in ``mtplint/data/models.json``), within
 +-10% for quantised formats (bits per weight of a preset vary by tensor); CUDA graphs +-50%; the
 activation reserve is flat (0.5-3 GiB in practice, growing with ``max_num_batched_tokens``). Overall
 about +-1.5 GiB on a 24 GiB card, +-4 GiB on 80 GiB. Not modelled: vision encoders (Qwen3.5/3.6 are
@@ -36,7 +38,6 @@ adjustment, the ``use_replayssm`` state saving.
 
 from __future__ import annotations
 
-from mtplint.models import find_model
 from mtplint.records import FrozenRecord, Record
 from mtplint.tuner.sizes import (
     GIB,
@@ -63,6 +64,10 @@ KV_FLOOR_SHARE = 0.05
 ACTIVATIONS_GIB = 1.0
 #: per captured batch size (SGLang's reserve formula: ``cuda_graph_max_bs * 2`` MiB)
 GRAPH_MIB_PER_SIZE = 2.0
+#: vLLM's cap on the default CUDA-graph capture size, ``min(max_num_seqs x (1+k) x 2, cap)``
+#: (``vllm/config/vllm.py``); 1024 on datacenter Blackwell
+CAPTURE_CAP = 512
+DATACENTER_BLACKWELL = ("b200",)
 #: spec methods whose draft weights the catalog knows (the model's own MTP head, or none for ngram)
 ESTIMATED_METHODS = ("mtp", "ngram")
 
@@ -200,7 +205,7 @@ def _int(value: Any) -> int | None:
 
 
 def _sglang_graph_max_bs(gpu: Gpu, tensor_parallel: int) -> int:
-    """``--cuda-graph-max-bs`` default by GPU memory (SGLang v0.5.9 server_args L934-999, sglang.md §4.1)."""
+    """``--cuda-graph-max-bs`` default by GPU memory (SGLang v0.5.9 ``server_args.py`` L934-999)."""
     gib = gpu.memory_mib / 1024
     small_tp = tensor_parallel < 4
     if gib < 20:
@@ -232,8 +237,8 @@ def estimate_memory(report: LaunchReport) -> MemoryEstimate | None:
     if method not in ESTIMATED_METHODS:
         return None
     model_name = value("model")
-    info = find_model(model_name) if isinstance(model_name, str) else None
-    sizes = model_sizes(info.id if info else None)
+    info = report.catalogs.find_model(model_name) if isinstance(model_name, str) else None
+    sizes = model_sizes(info.id if info else None, report.catalogs)
     k, n = _int(value("spec_tokens")), _int(value("max_concurrency"))
     concurrency = effective.get("max_concurrency")
     # vLLM's max_num_seqs default (256/1024) is only a cap: the scheduler admits as many sequences as the
@@ -262,7 +267,7 @@ def estimate_memory(report: LaunchReport) -> MemoryEstimate | None:
     graphs_on = value("cuda_graphs") is not False
     if engine == "vllm":
         copies = 1 + k
-        graph_sizes = min((cap or n) * (1 + k) * 2, 512) if graphs_on else 0
+        graph_sizes = min((cap or n) * (1 + k) * 2, CAPTURE_CAP) if graphs_on else 0
     elif engine == "sglang":
         draft_tokens = _int(value("spec_draft_tokens")) or k + 1
         extra_buffer = str(value("mamba_strategy") or "").startswith("extra_buffer")

@@ -1,7 +1,7 @@
 """Model sizes and the weight / KV formats a launch runs with.
 
-Sizes come from the ``sizes`` object of a ``mtplint/data/models.json`` entry (research/catalog.md
-§2.1-§2.3, §3.1); a model without one is not estimated. Formats are read from the launch:
+Sizes come from the ``sizes`` object of a ``mtplint/data/models.json`` entry (worked out from the
+model's ``config.json``; the entry names its source); a model without one is not estimated. Formats are read from the launch:
 ``--quantization`` when given, else the served name (``-FP8``, ``-AWQ``, ``-Int4``, GGUF quant tags
 such as ``Q4_K_M``), else the checkpoint's own dtype.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from mtplint.catalogs import SHIPPED, Catalogs
 from mtplint.records import FrozenRecord
 
 TYPE_CHECKING = False
@@ -56,7 +57,7 @@ class ModelSizes(FrozenRecord):
     recurrent_state_mib: Final[float]
     max_context: Final[int | None]
     experts: Final[Experts | None]
-    #: c: time of one MTP draft step / one target step at batch 1 (research/catalog.md §3.1)
+    #: c: time of one MTP draft step / one target step at batch 1 (Leviathan et al., arXiv:2211.17192)
     draft_cost: Final[float | None]
     #: per-position acceptance alpha, where a published figure exists
     acceptance: Final[float | None]
@@ -64,7 +65,7 @@ class ModelSizes(FrozenRecord):
     layers: Final[int | None]
     full_attention_layers: Final[int | None]
     hidden_size: Final[int | None]
-    #: ``sizes`` fields whose value is unverified ((?) in research/catalog.md)
+    #: ``sizes`` fields whose value is unverified (the entry's ``uncertain`` list)
     uncertain: Final[tuple[str, ...]]
 
     def __init__(self, id: str, params_b: float, active_params_b: float, mtp_params_b: float,
@@ -95,12 +96,9 @@ class ModelSizes(FrozenRecord):
         return self.recurrent_state_mib > 0
 
 
-@cache
-def _sizes() -> dict[str, ModelSizes]:
-    from mtplint.models import catalog_entries  # the shipped entries plus any configured ones
-
+def _sizes(catalogs: Catalogs) -> dict[str, ModelSizes]:
     found: dict[str, ModelSizes] = {}
-    for entry in catalog_entries():
+    for entry in catalogs.model_entries():  # the shipped entries plus any configured ones
         sizes: dict[str, Any] | None = entry.get("sizes")
         if not sizes:
             continue
@@ -120,9 +118,10 @@ def _sizes() -> dict[str, ModelSizes]:
     return found
 
 
-def model_sizes(model_id: str | None) -> ModelSizes | None:
-    """The sizes of a catalog entry (by its ``id``, e.g. from :func:`mtplint.models.find_model`)."""
-    return _sizes().get(model_id) if model_id else None
+def model_sizes(model_id: str | None, catalogs: Catalogs = SHIPPED) -> ModelSizes | None:
+    """The sizes of an entry of ``catalogs`` (by its ``id``, e.g. from
+    :meth:`mtplint.catalogs.Catalogs.find_model`)."""
+    return catalogs.derived("model sizes", _sizes).get(model_id) if model_id else None
 
 
 class WeightFormat(FrozenRecord):
