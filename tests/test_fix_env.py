@@ -19,8 +19,8 @@ import pytest
 import yaml
 
 from mtplint.checks import Edit, Finding
-from mtplint.discover import classify
 from mtplint.config import LintSettings
+from mtplint.discover import classify
 from mtplint.fix import apply_edits
 from mtplint.lint import lint
 from mtplint.pipeline import Options

@@ -43,8 +43,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from mtplint.checks import Edit, Finding, Fix, applies
-from mtplint.edits.pyedit import resolved
 from mtplint.config import LintSettings
+from mtplint.edits.pyedit import resolved
 from mtplint.extract import FileLoader
 from mtplint.fix import apply_edits
 from mtplint.fix.relint import ProjectLint, ProjectLinter
