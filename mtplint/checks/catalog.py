@@ -374,8 +374,8 @@ def rules_digest(paths: list[Path]) -> str:
 
     It tells a compiled catalog made from other rule files (an edit not yet compiled) from the
     right one; nobody forges a rule file against it. CPython's own SHA-256, the cryptographic
-    digest used elsewhere, costs ~30 instructions a byte: ~5M of a one-file run's ~230M for the
-    rule files' 170 KB, where CRC-32 (zlib's, through binascii) costs next to nothing. The files
+    digest used elsewhere, takes about ten times as long as CRC-32 (zlib's, through binascii) over
+    the rule files' 170 KB that every run checksums (1.2 ms against 0.1 ms measured). The files
     are read without a buffered file object each (:func:`mtplint.extract.read_file`): those cost
     more than the checksum."""
     import binascii
