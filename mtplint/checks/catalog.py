@@ -347,7 +347,7 @@ def _check_format_spec(spec: str, placeholder: str, path: Path) -> None:
                                f"at most {MAX_FORMAT_WIDTH}")
 
 
-#: the built-in rule files, already parsed: ``tools/compile_rules.py`` writes it from ``rules/*.yaml``
+#: the built-in rule files, already parsed: ``tools/regenerate.py`` writes it from ``rules/*.yaml``
 #: (which stay the source of truth). Parsing 40 YAML files with PyYAML's pure-Python loader costs
 #: ~0.3 s -- more than linting a compose file -- so start-up reads this JSON instead, after checking
 #: that it was compiled from exactly the rule files present (a checksum of their names and bytes).
