@@ -53,5 +53,5 @@ def test_a_rule_edited_without_regenerating_is_named_then_rewritten(tmp_path: Pa
     assert json.loads(stale_copy.read_text(encoding="utf-8")) == compiled
 
     assert regenerate.main([], chosen=[artefact]) == 0
-    assert stale_copy.read_text(encoding="utf-8") == real.path.read_text(encoding="utf-8")
+    assert stale_copy.read_text(encoding="utf-8") == real.render()
     assert regenerate.main(["--check"], chosen=[artefact]) == 0
