@@ -5,8 +5,8 @@ gives the measurements.
 
 PyYAML's modules compile about twenty regular expressions while they are imported (the reader's
 class of printable characters, the resolvers' numbers, booleans and timestamps, the constructor's
-timestamp). Compiling them costs more than all the rest of ``import yaml`` -- about a quarter of a
-one-file ``mtplint check`` -- and most are never used by mtplint: the C composer checks printable
+timestamp). Compiling them costs more than all the rest of ``import yaml`` -- about 6% of the CPU
+time of a one-file ``mtplint check`` -- and most are never used by mtplint: the C composer checks printable
 characters itself, nothing is constructed, and a tree's plain scalars rarely reach more than a few
 of the resolvers' expressions.
 
