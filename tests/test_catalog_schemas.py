@@ -1,6 +1,6 @@
 """The data catalogs shipped in the package validate against their schemas in schemas/, and their
-numbers are the ones research/catalog.md states or derives (the expected values below are written
-out by hand from catalog.md; the section is named next to each)."""
+numbers are the ones their sources state or derive (docs/gpus.md#sources, docs/models.md#sources;
+the expected values below are written out by hand from those sources)."""
 
 from __future__ import annotations
 
@@ -78,13 +78,13 @@ def test_broken_model_entry_is_rejected_naming_the_key() -> None:
 def test_gpu_without_reported_memory_needs_a_nominal_figure() -> None:
     document = _data("gpus.json")
     spark = next(g for g in document["gpus"] if g["id"] == "dgx-spark")
-    assert spark["memory_mib"] is None  # catalog.md §1.1: "Not Supported" / [N/A]
+    assert spark["memory_mib"] is None  # docs/gpus.md#memory: "Not Supported" / [N/A]
     del spark["nominal_memory_gb"]
     with pytest.raises(CatalogError, match="nominal_memory_gb"):
         validate(document, "gpus.schema.json", "gpus.json")
 
 
-# --- GPUs: research/catalog.md §1.1 ------------------------------------------------------------------
+# --- GPUs: docs/gpus.md#sources ---------------------------------------------------------------------
 
 #: id -> (nvidia-smi MiB or None, GB/s, dense BF16 TFLOPS, FP8 tensor cores, dense FP8 TFLOPS or None)
 GPU_TABLE: dict[str, tuple[int | None, float, float, bool, float | None]] = {
@@ -117,7 +117,7 @@ def test_gpu_numbers_match_catalog_md(gpu_id: str) -> None:
 
 
 def test_every_catalog_md_gpu_is_shipped() -> None:
-    # §1.1 rows; apple-m3-ultra is left out on purpose (no CUDA name, no fixed memory, no TFLOPS)
+    # the GPUs the sources cover; apple-m3-ultra is left out on purpose (no CUDA name, no fixed memory, no TFLOPS)
     assert set(_gpus()) == {*GPU_TABLE, "gh200"}
 
 
@@ -206,7 +206,7 @@ def test_mig_slice_gives_the_slice_memory() -> None:
     assert gpu.memory_mib == 10 * 1024 and not gpu.memory_reported
 
 
-# --- models: research/catalog.md §2.1-§2.3, §3.1-§3.2 ------------------------------------------------
+# --- models: docs/models.md#sources and #sizes -------------------------------------------------------
 
 def test_qwen36_27b_worked_values() -> None:
     sizes = model_sizes("qwen3.6-27b")
@@ -263,7 +263,7 @@ def test_recurrent_state_follows_from_the_gdn_heads(model_id: str) -> None:
     state = layers * gdn["value_heads"] * gdn["head_dim"] ** 2 * 4
     conv_dim = 2 * gdn["key_heads"] * gdn["head_dim"] + gdn["value_heads"] * gdn["head_dim"]
     conv = layers * (gdn["conv_kernel"] - 1) * conv_dim * 2
-    assert entry["sizes"]["recurrent_state_mib"] == pytest.approx((state + conv) / MIB, abs=0.25)  # catalog.md rounds conv
+    assert entry["sizes"]["recurrent_state_mib"] == pytest.approx((state + conv) / MIB, abs=0.25)  # the sources round conv
     assert entry["layers"]["full_attention"] * 4 == entry["layers"]["total"]  # 3 GDN : 1 attention
 
 
