@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import sys
-from _thread import get_ident
+from _thread import get_ident  # the documented low-level API; a run never loads threading otherwise
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
