@@ -12,6 +12,7 @@ import mtplint.checks
 from mtplint.checks import REPORTED_BY_THE_RUN, predicate_for
 from mtplint.checks import catalog as catalog_module
 from mtplint.checks.catalog import Rule, builtin_rules
+from mtplint.lint import PARALLEL_THRESHOLD
 from tests.conftest import run_cli
 
 CHECKS = Path(mtplint.checks.__file__).parent
@@ -55,10 +56,9 @@ def test_a_builtin_rule_without_a_module_is_an_error_not_a_silent_rule() -> None
         predicate_for(_rule("MTP997", "no-module-written"))
 
 
-def test_a_check_module_that_fails_to_import_is_reported_by_the_run(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """A check module whose own import fails (a dependency missing) gives a finding under its rule's
-    code at each launch it would have checked; the other rules still report theirs."""
+@pytest.fixture
+def broken_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A built-in rule MTP998 whose check module fails to import (a dependency missing)."""
     modules = tmp_path / "modules"
     modules.mkdir()
     (modules / "mtp998.py").write_text(
@@ -66,14 +66,26 @@ def test_a_check_module_that_fails_to_import_is_reported_by_the_run(tmp_path: Pa
     monkeypatch.setattr(mtplint.checks, "__path__", [*mtplint.checks.__path__, str(modules)])
     broken = _rule("MTP998", "broken-import")
     monkeypatch.setattr(catalog_module, "builtin_rules", lambda: (*BUILTIN, broken))
-    (tmp_path / "compose.yaml").write_text(COMPOSE, encoding="utf-8")
+    return broken.code
 
-    code, out, err = run_cli(["check", "--isolated", "--no-cache", "--output-format", "json",
-                              "--select", "MTP998,MTP101", "compose.yaml"], cwd=tmp_path)
+
+@pytest.mark.parametrize(("files", "jobs"), [(1, "1"), (PARALLEL_THRESHOLD + 2, "2")])
+def test_a_check_module_that_fails_to_import_is_reported_by_the_run(tmp_path: Path, broken_rule: str, files: int,
+                                                                    jobs: str) -> None:
+    """The broken rule gives a finding under its code at each launch it would have checked, in one
+    process and with worker processes alike; the other rules still report theirs."""
+    project = tmp_path / "project"
+    for number in range(files):
+        (project / f"svc{number}").mkdir(parents=True)
+        (project / f"svc{number}" / "compose.yaml").write_text(COMPOSE, encoding="utf-8")
+
+    code, out, err = run_cli(["check", "--isolated", "--no-cache", "--output-format", "json", "--jobs", jobs,
+                              "--select", f"{broken_rule},MTP101", "."], cwd=project)
 
     assert code == 1, err
-    findings = {finding["code"]: finding for finding in json.loads(out)}
-    assert set(findings) == {"MTP101", "MTP998"}
-    assert findings["MTP998"]["message"].startswith(
+    findings = json.loads(out)
+    assert sorted(finding["code"] for finding in findings) == ["MTP101"] * files + [broken_rule] * files
+    broken = next(finding for finding in findings if finding["code"] == broken_rule)
+    assert broken["message"].startswith(
         "internal error in rule MTP998 (ModuleNotFoundError: No module named 'no_such_dependency_of_mtplint')")
-    assert findings["MTP998"]["severity"] == "error"
+    assert broken["severity"] == "error"
