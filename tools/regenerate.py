@@ -24,6 +24,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,18 +53,12 @@ def _indented(data: object) -> str:
 
 
 def artefacts() -> list[Artefact]:
-    catalog: list[tuple[dict[str, object], dict[str, object]]] = []
-
-    def compiled(part: int) -> Callable[[], str]:
-        def render() -> str:
-            if not catalog:  # both files come from one pass over the rule files
-                catalog.append(compile_catalog(_rule_files()))
-            return _indented(catalog[0][part])
-
-        return render
-
-    found = [Artefact(COMPILED_CATALOG, compiled(0)), Artefact(COMPILED_DOCS, compiled(1))]
+    # both catalog files come from one pass over the rule files
+    catalog = cache(lambda: compile_catalog(_rule_files()))
+    found = [Artefact(COMPILED_CATALOG, lambda: _indented(catalog()[0])),
+             Artefact(COMPILED_DOCS, lambda: _indented(catalog()[1]))]
     for tables in (vllm.TABLE_FILES, sglang.TABLE_FILES):
+        # the form TableFiles.write gives them
         found.append(Artefact(tables.compact,
                               lambda tables=tables: json.dumps(tables.compacted(), separators=(",", ":")) + "\n"))
     return found
