@@ -162,9 +162,9 @@ def test_importing_the_package_has_no_side_effects() -> None:
 
 
 def test_pyyaml_is_imported_with_real_modules_only_and_reads_and_writes_timestamps_and_binary() -> None:
-    """Importing PyYAML through mtplint registers only real modules (each under the name it was
-    found by, no stand-in in another's place), and
-    timestamps and ``!!binary`` values load and dump with the standard ``datetime`` and ``base64``."""
+    """Importing PyYAML through mtplint registers only real modules, each under the name it was found
+    by (no stand-in in another's place), and timestamps and ``!!binary`` values load and dump with the
+    standard ``datetime`` and ``base64``."""
     lines = _fresh(
         "import sys\nbefore = set(sys.modules)\nfrom mtplint.pyyaml import yaml\n"
         "print(all(getattr(sys.modules[name].__spec__, 'name', name) == name for name in set(sys.modules) - before),\n"
