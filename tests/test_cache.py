@@ -129,7 +129,7 @@ def test_fix_runs_do_not_use_the_cache(tmp_path: Path) -> None:
 
 def test_compiled_rule_catalog_matches_the_yaml() -> None:
     """mtplint/checks/builtin_rules.json and builtin_docs.json are rules/*.yaml compiled
-    (tools/compile_rules.py)."""
+    (tools/regenerate.py)."""
     from mtplint.checks.catalog import (
         COMPILED_CATALOG,
         COMPILED_DOCS,
@@ -142,7 +142,7 @@ def test_compiled_rule_catalog_matches_the_yaml() -> None:
     paths = _rule_files()
     compiled = json.loads(COMPILED_CATALOG.read_text(encoding="utf-8"))
     docs = json.loads(COMPILED_DOCS.read_text(encoding="utf-8"))
-    assert [compiled, docs] == json.loads(json.dumps(compile_catalog(paths))), "run: python tools/compile_rules.py"
+    assert [compiled, docs] == json.loads(json.dumps(compile_catalog(paths))), "run: python tools/regenerate.py"
     from_json = _compiled_rules(paths)
     assert from_json is not None
     # the documentation is read from builtin_docs.json when first asked for

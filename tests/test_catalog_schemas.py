@@ -1,6 +1,6 @@
 """The data catalogs shipped in the package validate against their schemas in schemas/, and their
-numbers are the ones research/catalog.md states or derives (the expected values below are written
-out by hand from catalog.md; the section is named next to each)."""
+numbers are the ones their sources state or derive (docs/gpus.md#sources, docs/models.md#sources;
+the expected values below are written out by hand from those sources)."""
 
 from __future__ import annotations
 
@@ -77,13 +77,13 @@ def test_broken_model_entry_is_rejected_naming_the_key() -> None:
 def test_gpu_without_reported_memory_needs_a_nominal_figure() -> None:
     document = _data("gpus.json")
     spark = next(g for g in document["gpus"] if g["id"] == "dgx-spark")
-    assert spark["memory_mib"] is None  # catalog.md §1.1: "Not Supported" / [N/A]
+    assert spark["memory_mib"] is None  # docs/gpus.md#memory: "Not Supported" / [N/A]
     del spark["nominal_memory_gb"]
     with pytest.raises(CatalogError, match="nominal_memory_gb"):
         validate(document, "gpus.schema.json", "gpus.json")
 
 
-# --- GPUs: research/catalog.md §1.1 ------------------------------------------------------------------
+# --- GPUs: docs/gpus.md#sources ---------------------------------------------------------------------
 
 #: id -> (nvidia-smi MiB or None, GB/s, dense BF16 TFLOPS, FP8 tensor cores, dense FP8 TFLOPS or None)
 GPU_TABLE: dict[str, tuple[int | None, float, float, bool, float | None]] = {
@@ -116,7 +116,7 @@ def test_gpu_numbers_match_catalog_md(gpu_id: str) -> None:
 
 
 def test_every_catalog_md_gpu_is_shipped() -> None:
-    # §1.1 rows; apple-m3-ultra is left out on purpose (no CUDA name, no fixed memory, no TFLOPS)
+    # the GPUs the sources cover; apple-m3-ultra is left out on purpose (no CUDA name, no fixed memory, no TFLOPS)
     assert set(_gpus()) == {*GPU_TABLE, "gh200"}
 
 
@@ -137,10 +137,13 @@ def test_ecc_on_figure_is_fifteen_sixteenths() -> None:
     assert abs(a6000["memory_mib"] * 15 / 16 - a6000["memory_mib_ecc_on"]) < 2
 
 
-def test_every_source_key_is_a_catalog_md_key() -> None:
-    # §5 source keys (plus the GKE label list and catalog.md's own derivations)
+def test_every_source_key_is_defined_in_the_docs() -> None:
+    """Each GPU entry's source keys are the ones docs/gpus.md#sources says where to check."""
     keys = {"G-llmc", "G-smi", "G-klock", "G-hpctech", "G-anand", "G-waredb", "G-hmc", "G-5090", "G-3090", "G-a6000",
-            "G-l4", "G-l40s", "G-a10g", "G-gh200", "G-b200", "G-amd", "G-spark", "G-m3u", "GCP-accelerators", "catalog.md"}
+            "G-l4", "G-l40s", "G-a10g", "G-gh200", "G-b200", "G-amd", "G-spark", "G-m3u", "GCP-accelerators", "derived"}
+    sources = (Path(__file__).resolve().parents[1] / "docs" / "gpus.md").read_text(encoding="utf-8").split("## Sources")[1]
+    defined = {key.strip() for row in re.findall(r"^\| ([^|]+) \|", sources, re.MULTILINE) for key in row.split(",")}
+    assert keys <= defined, sorted(keys - defined)
     for gpu in _gpus().values():
         fields = set(gpu)
         for source in gpu["source"]:
@@ -202,7 +205,7 @@ def test_mig_slice_gives_the_slice_memory() -> None:
     assert gpu.memory_mib == 10 * 1024 and not gpu.memory_reported
 
 
-# --- models: research/catalog.md §2.1-§2.3, §3.1-§3.2 ------------------------------------------------
+# --- models: docs/models.md#sources and #sizes -------------------------------------------------------
 
 def test_qwen36_27b_worked_values() -> None:
     sizes = model_sizes("qwen3.6-27b")
@@ -259,7 +262,7 @@ def test_recurrent_state_follows_from_the_gdn_heads(model_id: str) -> None:
     state = layers * gdn["value_heads"] * gdn["head_dim"] ** 2 * 4
     conv_dim = 2 * gdn["key_heads"] * gdn["head_dim"] + gdn["value_heads"] * gdn["head_dim"]
     conv = layers * (gdn["conv_kernel"] - 1) * conv_dim * 2
-    assert entry["sizes"]["recurrent_state_mib"] == pytest.approx((state + conv) / MIB, abs=0.25)  # catalog.md rounds conv
+    assert entry["sizes"]["recurrent_state_mib"] == pytest.approx((state + conv) / MIB, abs=0.25)  # the sources round conv
     assert entry["layers"]["full_attention"] * 4 == entry["layers"]["total"]  # 3 GDN : 1 attention
 
 

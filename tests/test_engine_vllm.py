@@ -1,6 +1,6 @@
 """The vLLM engine model: parser quirks with positions, config files, version-dependent defaults.
 
-Facts under test are from research/vllm.md §1-§5 and the wheels' sources (see mtplint/engines/vllm.py).
+Facts under test are from docs/vllm.md and the wheels' sources (see mtplint/engines/vllm.py).
 """
 
 from __future__ import annotations

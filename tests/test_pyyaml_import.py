@@ -60,18 +60,43 @@ def test_importing_through_mtplint_defers_pyyamls_patterns_and_restores_re_compi
                       "timestamp": "DeferredPattern", "compiled_any": False}
 
 
-def test_other_modules_imported_meanwhile_compile_as_usual() -> None:
-    """Only PyYAML's own modules get deferred patterns: a module PyYAML happens to import first
-    (or any other caller during the import) gets a real compiled pattern."""
+def test_another_thread_compiles_as_usual_while_pyyaml_is_imported() -> None:
+    """Only the importing thread gets deferred patterns: another thread compiling meanwhile (an
+    embedding server, say) gets a real compiled pattern."""
+    import threading
+
     import mtplint.pyyaml as pyyaml
 
     compile_now = re.compile
+    compiled: list[object] = []
     try:
-        re.compile = pyyaml._compile_for  # type: ignore[assignment]
-        ours = re.compile(r"a+b")
+        re.compile = pyyaml._deferring_compile(threading.get_ident())
+        mine = re.compile(r"a+b")
+        other = threading.Thread(target=lambda: compiled.append(re.compile(r"a+b")))
+        other.start()
+        other.join()
     finally:
         re.compile = compile_now
-    assert isinstance(ours, re.Pattern)
+    assert isinstance(mine, DeferredPattern)
+    assert isinstance(compiled[0], re.Pattern)
+
+
+def test_only_pyyamls_own_python_code_runs_while_its_patterns_are_deferred() -> None:
+    """Every Python module ``import yaml`` loads besides PyYAML's own is among those imported before
+    the deferral begins (:data:`mtplint.pyyaml.YAML_DEPENDENCIES`): none of them gets a deferred
+    pattern. Checked in an interpreter that imports them, then PyYAML, as mtplint does."""
+    from mtplint.pyyaml import YAML_DEPENDENCIES
+
+    out = _fresh(
+        "import json, re, sys\n"
+        f"for name in {list(YAML_DEPENDENCIES)!r}: __import__(name)\n"
+        "before = set(sys.modules)\n"
+        "import yaml\n"
+        "new = [n for n in set(sys.modules) - before if str(getattr(sys.modules[n], '__file__', '')).endswith('.py')]\n"
+        "print(json.dumps(sorted(new)))\n")
+    loaded = json.loads(out)
+    assert "yaml.resolver" in loaded
+    assert [name for name in loaded if name != "yaml" and not name.startswith("yaml.")] == []
 
 
 def test_a_deferred_pattern_answers_as_the_compiled_one() -> None:

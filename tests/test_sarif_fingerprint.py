@@ -1,6 +1,6 @@
 """``partialFingerprints.primaryLocationLineHash``: the same value GitHub's upload action computes.
 
-GitHub matches alerts across uploads by this hash (research/linters.md §3); mtplint computes it
+GitHub matches alerts across uploads by this hash (docs/sarif.md#what-github-requires); mtplint computes it
 itself so that uploads through the REST API, GitLab and other consumers get it too. The expected
 values are the test vectors of github/codeql-action ``src/fingerprints.test.ts`` (data, MIT).
 """

@@ -47,9 +47,7 @@ NOT_FOR_A_COMPOSE_CHECK = (
 FIX_VERIFICATION = ("mtplint.fix.apply", "mtplint.fix.relint", "mtplint.fix.verify", "mtplint.parallel")
 #: standard-library modules only an error path, --diff, a suggestion, a digest, a configuration's
 #: catalog entries or a schema check needs (contextlib, copy and importlib cost ~1.5 ms together)
-STDLIB_NOT_NEEDED = ("difflib", "traceback", "shutil", "hashlib", "_hashlib", "contextlib", "copy", "importlib",
-                     # pathlib's import of them is deferred by mtplint/__init__.py (~11M instructions)
-                     "urllib.parse", "ipaddress")
+STDLIB_NOT_NEEDED = ("difflib", "traceback", "shutil", "hashlib", "_hashlib", "contextlib", "copy", "importlib")
 #: modules that cost start-up on every run and that the check path no longer needs: records are
 #: slotted classes (not dataclasses, ~30 ms with inspect), typing names are for the type checker
 #: only, plain release numbers compare without packaging, and vLLM < 0.9's literal_eval loads ast
@@ -152,56 +150,34 @@ def _fresh(code: str) -> list[str]:
     return done.stdout.split()
 
 
-def test_pathlib_is_imported_without_urllib_and_still_builds_uris() -> None:
-    """mtplint/__init__.py imports pathlib with a stand-in for urllib.parse: the stand-in is gone
-    once pathlib is in, and ``as_uri`` (the one caller) reaches the real function on first use."""
+def test_importing_the_package_has_no_side_effects() -> None:
+    """``import mtplint`` loads the package and nothing else: no stand-in module is registered,
+    pathlib and its URL helpers are the standard ones."""
     lines = _fresh(
-        "import sys, mtplint\n"
-        "print('urllib.parse' in sys.modules, 'ipaddress' in sys.modules, 'pathlib' in sys.modules)\n"
-        "from pathlib import Path, PureWindowsPath\n"
-        "print(Path('/srv/my models/Qwen3.6-27B-Ü').as_uri(), PureWindowsPath('C:/a b/c').as_uri())\n"
-        "import urllib.parse\n"
-        "print(urllib.parse.urlsplit('https://huggingface.co/Qwen/Qwen3-Next').netloc)\n")
-    assert lines == ["False", "False", "True", "file:///srv/my%20models/Qwen3.6-27B-%C3%9C", "file:///C:/a%20b/c",
-                     "huggingface.co"]
+        "import sys\nbefore = set(sys.modules)\nimport mtplint\n"
+        "print(sorted(set(sys.modules) - before))\n"
+        "from pathlib import Path\nimport urllib.parse\n"
+        "print(Path('/srv/my models/Qwen3.6-27B-\u00dc').as_uri(), urllib.parse.urlsplit('https://hf.co/Qwen').netloc)\n")
+    assert lines == ["['mtplint']", "file:///srv/my%20models/Qwen3.6-27B-%C3%9C", "hf.co"]
 
 
-def test_a_pathlib_wanting_more_of_urllib_is_imported_as_it_is(tmp_path: Path) -> None:
-    """Should a later pathlib import another name from urllib.parse, the stand-in's ImportError is
-    not mtplint's: pathlib is then imported with the real urllib.parse."""
-    (tmp_path / "pathlib.py").write_text("from urllib.parse import quote_from_bytes, unquote\nSHADOW = True\n")
-    lines = _fresh(f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport mtplint, pathlib, urllib.parse\n"
-                   "print(pathlib.SHADOW, pathlib.unquote is urllib.parse.unquote, "
-                   "sys.modules['urllib.parse'] is urllib.parse)")
-    assert lines == ["True", "True", "True"]
-
-
-def test_the_stand_in_answers_with_the_real_modules_attributes() -> None:
-    """Whoever reads the stand-in while it is registered (another thread importing urllib.parse
-    during pathlib's import) gets the real module's attributes, and the real module its place."""
-    lines = _fresh("import sys, mtplint\nstand_in = mtplint.stand_in('urllib.parse', 'quote_from_bytes')\n"
-                   "sys.modules['urllib.parse'] = stand_in\n"
-                   "print(stand_in.urlsplit('https://huggingface.co/Qwen').netloc, stand_in.quote_from_bytes(b'a b'))\n"
-                   "import urllib.parse\nprint(sys.modules['urllib.parse'] is urllib.parse is not stand_in, "
-                   "stand_in.unquote is urllib.parse.unquote)")
-    assert lines == ["huggingface.co", "a%20b", "True", "True"]
-
-
-def test_pyyaml_is_imported_without_datetime_or_base64_and_still_reads_and_writes_them() -> None:
-    """mtplint/pyyaml.py imports PyYAML with the C ``_datetime`` in place of ``datetime`` and a stand-in
-    for ``base64``: neither module is loaded, timestamps and ``!!binary`` values still load and dump,
-    and a later ``import datetime`` gives the very classes PyYAML builds."""
+def test_pyyaml_is_imported_with_real_modules_only_and_reads_and_writes_timestamps_and_binary() -> None:
+    """Importing PyYAML through mtplint registers only real modules, each under the name it was found
+    by (no stand-in in another's place), and timestamps and ``!!binary`` values load and dump with the
+    standard ``datetime`` and ``base64``."""
     lines = _fresh(
-        "import sys\nfrom mtplint.pyyaml import yaml\n"
-        "print([name for name in ('datetime', 'base64', 'struct') if name in sys.modules])\n"
+        "import sys\nbefore = set(sys.modules)\nfrom mtplint.pyyaml import yaml\n"
+        "print(all(getattr(sys.modules[name].__spec__, 'name', name) == name for name in set(sys.modules) - before),\n"
+        "      [name for name in ('datetime', 'base64') if sys.modules[name].__spec__.name == name])\n"
         "data = yaml.safe_load('at: 2001-12-14t21:59:43.10-05:00\\nday: 2002-12-14\\nraw: !!binary aGVsbG8=\\n')\n"
         "print(data['at'].isoformat(), data['day'].isoformat(), data['raw'])\n"
-        "import datetime\n"
-        "print(type(data['at']) is datetime.datetime, type(data['day']) is datetime.date, 'base64' in sys.modules)\n"
-        "print(repr(yaml.safe_dump({'day': datetime.date(2026, 11, 27), 'raw': b'hi'})))\n"
-        "print(sys.modules['datetime'] is datetime, sys.modules['base64'].__name__)")
-    assert lines == ["[]", "2001-12-14T21:59:43.100000-05:00", "2002-12-14", "b'hello'", "True", "True", "True",
-                     "'day:", "2026-11-27\\nraw:", "!!binary", "|\\n", "aGk=\\n'", "True", "base64"]
+        "import datetime, base64\n"
+        "print(type(data['at']) is datetime.datetime, type(data['day']) is datetime.date,\n"
+        "      yaml.representer.base64 is base64 is sys.modules['base64'])\n"
+        "print(repr(yaml.safe_dump({'day': datetime.date(2026, 11, 27), 'raw': b'hi'})))\n")
+    assert lines == ["True", "['datetime',", "'base64']", "2001-12-14T21:59:43.100000-05:00", "2002-12-14", "b'hello'",
+                     "True", "True", "True",
+                     "'day:", "2026-11-27\\nraw:", "!!binary", "|\\n", "aGk=\\n'"]
 
 
 def test_pyyaml_imported_after_datetime_keeps_it() -> None:
@@ -209,12 +185,6 @@ def test_pyyaml_imported_after_datetime_keeps_it() -> None:
                    "print(yaml.constructor.datetime is datetime, yaml.representer.base64 is base64)")
     assert lines == ["True", "True"]
 
-
-def test_pathlib_already_imported_is_left_as_it_is() -> None:
-    lines = _fresh("import sys, urllib.parse, pathlib\nbefore = pathlib.urlquote_from_bytes\nimport mtplint\n"
-                   "print(pathlib.urlquote_from_bytes is before is urllib.parse.quote_from_bytes)\n"
-                   "print(sys.modules['urllib.parse'] is urllib.parse)")
-    assert lines == ["True", "True"]
 
 # -- nothing to lint: named files none of which can hold a launch --------------------------------
 

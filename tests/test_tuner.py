@@ -1,4 +1,4 @@
-"""The estimates behind MTP201 / MTP301 against the published points in research/catalog.md §2-§3."""
+"""The estimates behind MTP201 / MTP301 against the published points in docs/throughput.md and docs/models.md."""
 
 from __future__ import annotations
 

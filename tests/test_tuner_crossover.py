@@ -1,5 +1,5 @@
 """The crossover model (mtplint/tuner/batching.py) against the seed's figures and the published points in
-research/catalog.md §3.2 and llamacpp-mlx.md §5. Stated error (module docstring): speed-ups within +-25% of the measured
+docs/throughput.md#the-batch-aware-model and docs/llamacpp.md#limits. Stated error (module docstring): speed-ups within +-25% of the measured
 factor, crossover batches within a factor of about 2."""
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def test_rtx3090_llama_cpp_measurements_on_the_moe_are_reproduced() -> None:
 
 
 def test_rtx4090_dense_27b_batch_one_gain() -> None:
-    # llamacpp-mlx.md §5: RTX 4090, Qwen3.6-27B UD-Q4_K_XL, n_max 3: 45 -> 84 tok/s (1.85x)
+    # docs/llamacpp.md#limits: RTX 4090, Qwen3.6-27B UD-Q4_K_XL, n_max 3: 45 -> 84 tok/s (1.85x)
     form = WeightFormat("GGUF Q4_K_XL", 5.0 / 8)
     assert speedup(gpu("rtx-4090"), model_sizes("qwen3.6-27b"), 3, 1, form) == pytest.approx(1.85, rel=SPEEDUP_ERROR)
 

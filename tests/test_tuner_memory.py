@@ -1,5 +1,5 @@
 """The memory model (mtplint/tuner/memory.py) per engine, on launches read by the real pipeline, against the
-worked numbers of research/catalog.md §2.3. Stated error (module docstring): exact arithmetic on config shapes
+worked numbers of docs/models.md#sizes. Stated error (module docstring): exact arithmetic on config shapes
 for weights, KV and recurrent state (+-10% for quantised formats), CUDA graphs +-50%."""
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ def test_single_user_latency_on_rtx_4090_enables_k_1_to_3() -> None:
 def test_the_issue_example_picks_the_checkpoint_that_fits_a_24_gb_card() -> None:
     # `mtplint recommend --gpu rtx-4090 --model Qwen/Qwen3.6-27B --use-case single-user --objective latency`:
     # BF16 (50 GiB) and FP8 (25 GiB) do not fit 24 GB (vLLM recipe: "Int4 fits a single 24 GB card",
-    # research/catalog.md §2.3), so the tuner serves the MTP-keeping 4-bit GGUF with llama.cpp
+    # https://recipes.vllm.ai/Qwen/Qwen3.6-27B), so the tuner serves the MTP-keeping 4-bit GGUF with llama.cpp
     result = recommend(use_case="single-user", objective="latency", gpu="rtx-4090", model="Qwen/Qwen3.6-27B")
     assert result.enable and not result.refused, result.reason
     assert result.num_speculative_tokens in (1, 2, 3)

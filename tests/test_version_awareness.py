@@ -1,7 +1,7 @@
 """Acceptance 3 (issue 3): the same launch is judged by the engine version in play.
 
 * SGLang: ``SGLANG_ENABLE_SPEC_V2`` exists from 0.5.5, defaults to on from 0.5.11 and is gone from
-  0.5.14 (``mtplint.engines.sglang`` SPEC_V2_*; research/sglang.md §2), so one NEXTN launch
+  0.5.14 (``mtplint.engines.sglang`` SPEC_V2_*; docs/sglang.md#sglang_enable_spec_v2), so one NEXTN launch
   without it gets MTP103 on ``lmsysorg/sglang:v0.5.9`` and not on 0.5.11 or later.
 * SGLang: ``--mamba-scheduler-strategy`` is registered from 0.5.7, becomes a deprecated alias in
   0.5.14 and is not registered at all in 0.5.20 (MAMBA_STRATEGY_*): an unknown flag (MTP506)

@@ -259,15 +259,24 @@ if TYPE_CHECKING:
     Predicate = Callable[[RuleContext], Iterator[Finding] | None]
 
 
-#: rule code -> the module of its predicate (None: a built-in rule without one, such as MTP001)
+#: the built-in rules without a predicate: the run reports them itself (MTP001 a file it cannot read
+#: or parse, MTP002 a suppression that suppresses nothing, MTP003 the settings other rules could not
+#: resolve, MTP004 what they could not decide; the modules of the last two hold the functions the
+#: run calls, no ``check``)
+REPORTED_BY_THE_RUN = frozenset({"MTP001", "MTP002", "MTP003", UNDECIDED})
+
+#: rule code -> the module of its predicate
 _PREDICATE_MODULES: dict[str, Any] = {}
 
 
 def predicate_for(rule: Rule) -> Predicate | None:
     """The code behind a rule: for one declared by its ``when`` conditions, the evaluator of such
     rules (:func:`mtplint.checks.house.check`); for a built-in rule, its module's ``check``
-    (``mtplint.checks.mtp102.check``); None for a house rule without conditions."""
-    if rule.when is None and rule.origin != "builtin":
+    (``mtplint.checks.mtp102.check``); None for a house rule without conditions and for
+    :data:`REPORTED_BY_THE_RUN`. Any other built-in rule whose module is missing or fails to import
+    raises here, and the run's error boundary reports it under the rule's code
+    (:func:`mtplint.boundary.guarded_rules`): a broken rule is never silently a rule that finds nothing."""
+    if rule.when is None and (rule.origin != "builtin" or rule.code in REPORTED_BY_THE_RUN):
         return None
     # a rule runs once per launch: its module is looked up once, not through the import machinery
     # each time (its ``check`` is still read each time)
@@ -275,13 +284,7 @@ def predicate_for(rule: Rule) -> Predicate | None:
         module = _PREDICATE_MODULES[rule.code]
     except KeyError:
         name = "house" if rule.when is not None else rule.code.lower()
-        try:
-            module = __import__(f"mtplint.checks.{name}", fromlist=("check",))
-        except ModuleNotFoundError:
-            module = None
-        _PREDICATE_MODULES[rule.code] = module
-    if module is None:
-        return None
+        module = _PREDICATE_MODULES[rule.code] = __import__(f"mtplint.checks.{name}", fromlist=("check",))
     check: Predicate = module.check
     return check
 

@@ -1,6 +1,6 @@
 """MTP003 unresolved-setting: which rules could not judge a launch because a value is unknown.
 
-mtplint never guesses (RULES.md "Versions", PRODUCT.md stage 2): a rule reading an unresolved
+mtplint never guesses (docs/versions.md#what-rules-do-with-a-range): a rule reading an unresolved
 setting stays silent. This module makes that silence visible. It runs after the other rules, knows
 which rules were selected, and for a launch with speculative decoding on (or a speculative method
 that is itself unresolved) reports each unresolved input that a selected rule needed:
@@ -70,20 +70,20 @@ NEEDS_GPU = ("MTP201", "MTP301")
 #: flag (without dashes, ``_`` as ``-``) -> the effective setting it sets, for every engine; used
 #: when the parser could not read the flag's value at all
 FLAG_SETTINGS: dict[str, str] = {
-    # vLLM (research/vllm.md §1, arg_utils.py)
+    # vLLM (``engine/arg_utils.py``; docs/vllm.md#speculative-config-keys)
     "model": "model", "speculative-config": "spec_method", "kv-cache-dtype": "kv_cache_dtype",
     "max-num-seqs": "max_concurrency", "enable-prefix-caching": "prefix_caching",
     "gpu-memory-utilization": "memory_fraction", "tensor-parallel-size": "tensor_parallel", "tp": "tensor_parallel",
     "enable-chunked-prefill": "chunked_prefill", "quantization": "quantization", "q": "quantization",
     "max-model-len": "max_model_len", "enforce-eager": "cuda_graphs",
-    # SGLang (research/sglang.md, server_args.py)
+    # SGLang (``srt/server_args.py``; docs/sglang.md#speculative-flags)
     "model-path": "model", "speculative-algorithm": "spec_method", "speculative-num-steps": "spec_tokens",
     "speculative-eagle-topk": "spec_topk", "speculative-num-draft-tokens": "spec_draft_tokens",
     "speculative-draft-model-path": "spec_model", "mem-fraction-static": "memory_fraction",
     "max-running-requests": "max_concurrency", "tp-size": "tensor_parallel", "disable-radix-cache": "prefix_caching",
     "mamba-scheduler-strategy": "mamba_strategy", "mamba-radix-cache-strategy": "mamba_strategy",
     "disable-cuda-graph": "cuda_graphs",
-    # llama.cpp (research/llamacpp-mlx.md, common/arg.cpp)
+    # llama.cpp (``common/arg.cpp``; docs/llamacpp.md#current-flags)
     "m": "model", "spec-type": "spec_method", "spec-draft-n-max": "spec_tokens", "parallel": "max_concurrency",
     "np": "max_concurrency", "cache-type-k": "kv_cache_dtype", "ctk": "kv_cache_dtype", "ctx-size": "max_model_len",
     "c": "max_model_len", "spec-draft-model": "spec_model", "md": "spec_model",

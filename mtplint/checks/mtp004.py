@@ -1,7 +1,7 @@
 """MTP004 version-undecided: which rules an unpinned engine version left undecided.
 
 A rule whose finding would rest only on a default that differs between engine versions fires only
-when the version is known (RULES.md "Versions"). Each such rule records its silence
+when the version is known (docs/versions.md#what-rules-do-with-a-range). Each such rule records its silence
 (:meth:`mtplint.checks.RuleContext.rests_on_version_default`); once the other rules have run, this
 module says so once per launch: which rules, the versions where each would fire, the range still
 possible and what it was told from, and how to pin the version. A known version (an ``==`` pin,

@@ -1,9 +1,9 @@
 """MTP101 turboquant-with-speculative-decoding: TurboQuant KV cache + any speculative method loops.
 
-vLLM #40831 (research/vllm.md §4): every ``turboquant_*`` KV-cache dtype combined with speculative
+vLLM #40831 (docs/vllm.md#turboquant-kv-cache-with-speculation): every ``turboquant_*`` KV-cache dtype combined with speculative
 decoding -- MTP at k=1 and k=3, and ngram (reproduced on 0.19.2rc1) -- produces degenerate token
 loops, on dense and hybrid models alike; ``fp8_e5m2`` KV with MTP is fine, and TurboQuant without
-speculation is fine. No fix was merged through 0.33.0: W33 ``v1/attention/backends/turboquant_attn.py``
+speculation is fine. No fix was merged through 0.33.0: vLLM 0.33.0 ``v1/attention/backends/turboquant_attn.py``
 L220-224 still pairs ``_cudagraph_support = UNIFORM_BATCH`` with ``supports_spec_as_decode=False``,
 the pair #53406 names as the root cause (fix PRs #40914, #53406, #53410 open, #43887 closed).
 """
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: the speculative-config ``kv_cache_dtype`` key (the drafter's own KV dtype) exists from vLLM 0.27
-#: (research/vllm.md §1, W27)
+#: (vLLM 0.27.1 ``vllm/config/speculative.py``; docs/vllm.md#speculative-config-keys)
 DRAFT_KV_DTYPE_ADDED = "0.27.0"
 
 

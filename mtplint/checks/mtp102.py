@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from mtplint.checks import Finding, Fix, RuleContext
 
-#: vLLM's use_eagle() methods, after *_mtp normalisation (research/vllm.md §4, #38182)
+#: vLLM's use_eagle() methods, after *_mtp normalisation (docs/vllm.md#prefix-cache-hits-with-eagle-style-drafters, vLLM #38182)
 EAGLE_STYLE = frozenset({"mtp", "eagle", "eagle3", "dflash", "dspark"})
 
 

@@ -1,7 +1,7 @@
 """MTP103 sglang-spec-v2-missing: EAGLE-family speculation without ``SGLANG_ENABLE_SPEC_V2`` runs
 without the overlap scheduler.
 
-Facts (research/sglang.md §2, v0.5.9 ``server_args.py`` L2368-2388, ``environ.py`` L414): from
+Facts (docs/sglang.md#sglang_enable_spec_v2; v0.5.9 ``server_args.py`` L2368-2388, ``environ.py`` L414): from
 SGLang 0.5.5 (``SPEC_V2_ENV_ADDED``) to 0.5.10.x the variable is ``EnvBool(False)``; unless it is
 truthy, EAGLE / EAGLE3 / STANDALONE / NEXTN set ``disable_overlap_schedule = True`` (V1 worker,
 a warning, no crash). The default turns on in 0.5.11 (``SPEC_V2_DEFAULT_TRUE``) and the variable is
@@ -26,8 +26,8 @@ from mtplint.engines.sglang import (
 from mtplint.source import EnvEntry
 
 #: spec V2 learned the mamba verify-state update in commit e4b708d3 (2026-02-27, first released in
-#: v0.5.10rc0); before it V2 on a GDN hybrid (Qwen3-Next / 3.5 / 3.6) is unsupported (research/sglang.md
-#: §1.4, uncertain what happens) -- no advice to turn it on there.
+#: v0.5.10rc0); before it V2 on a GDN hybrid (Qwen3-Next / 3.5 / 3.6) is unsupported (the diff of
+#: that commit's ``eagle_worker_v2.py``; what happens is uncertain) -- no advice to turn it on there.
 HYBRID_SPEC_V2_SUPPORTED = "0.5.10"
 
 

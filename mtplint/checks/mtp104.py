@@ -2,7 +2,7 @@
 
 From SGLang 0.5.7 to 0.5.10.x ``_handle_speculative_decoding`` raises "Spec v2 currently only
 supports topk = 1 for speculative decoding." when the variable is truthy and the explicit topk is
-above 1 (research/sglang.md §1.4 and §2, v0.5.9 ``server_args.py`` L2368-2383). 0.5.5/0.5.6 have
+above 1 (docs/sglang.md#validation, v0.5.9 ``server_args.py`` L2368-2383). 0.5.5/0.5.6 have
 no such check; from the 0.5.11 default flip (commit 79dbfe45) topk > 1 falls back to V1 with a
 warning, and later releases support tree drafting on V2 (f68c7967). The check runs before SGLang's
 auto-selection, so only an explicit topk counts.
@@ -16,7 +16,7 @@ from mtplint.checks import Finding, RuleContext
 from mtplint.checks.mtp103 import eagle_family_algorithm, spec_v2_entry
 from mtplint.engines.sglang import ENV_TRUE
 
-#: the topk check first appears in sglang 0.5.7 (research/sglang.md §1.4: "v0.5.5/v0.5.6: no check")
+#: the topk check first appears in sglang 0.5.7 (v0.5.5/v0.5.6 have none; docs/sglang.md#validation)
 SPEC_V2_TOPK_CHECK_ADDED = "0.5.7"
 
 

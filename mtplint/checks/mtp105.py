@@ -2,8 +2,8 @@
 
 Only a catalog entry with ``mtp_layers: 0`` counts (mtplint/data/models.json); a guess from the
 name does not, and an entry whose MTP weights are unverified (``mtp_layers: null``, e.g.
-Qwen3-Coder-Next, research/llamacpp-mlx.md §2) never fires. What each engine does without the head
-(research/llamacpp-mlx.md §1.5, §3; catalog.md §2.2):
+Qwen3-Coder-Next, docs/models.md#where-the-layer-count-is-written) never fires. What each engine does without the head
+(docs/models.md#what-an-engine-does-without-the-head):
 
 * vLLM reads the MTP layer count from the HF config (``hf_config_override``); 0 leaves no draft layer.
 * llama-server aborts: ``GGML_ASSERT(hparams.n_layer_nextn > 0 ...)`` or "failed to create MTP context".
@@ -19,7 +19,7 @@ from mtplint.checks import Finding, RuleContext
 
 #: why a catalog entry has no MTP head, by catalog id (the catalog itself only says ``mtp_layers: 0``)
 WHY_NO_HEAD: dict[str, str] = {
-    "kimi-k2": "Kimi K2's config says `num_nextn_predict_layers: 0` (catalog.md §2.1)",
+    "kimi-k2": "Kimi K2's config says `num_nextn_predict_layers: 0` (docs/models.md#where-the-layer-count-is-written)",
     "llama": "Llama 3 checkpoints have no MTP layers (use EAGLE/EAGLE3 with a draft model instead)",
     "qwen3-next-mlx-community": "mlx-community conversions drop every `mtp.*` weight (mlx-lm models/qwen3_next.py "
                                 "sanitize); vllm-mlx's scripts/add_mtp_weights.py puts them back",

@@ -1,7 +1,7 @@
 """MTP106 speculative-config-overwritten: dotted ``--speculative-config.key`` flags replace the full JSON.
 
-vLLM's ``FlexibleArgumentParser.parse_args`` (W33 ``vllm/utils/argparse_utils.py`` L447-500, from
-0.11; research/vllm.md §2) collects every ``--x.key value`` into one dict and appends it as a last
+vLLM's ``FlexibleArgumentParser.parse_args`` (0.33.0 ``vllm/utils/argparse_utils.py`` L447-500, from
+0.11; docs/vllm.md#command-line-parsing) collects every ``--x.key value`` into one dict and appends it as a last
 ``--x <json>``; argparse keeps the last value, so a full ``--speculative-config '{...}'`` (on the
 command line, or a ``speculative-config:`` mapping in the ``--config`` YAML, which is spliced in
 before) is dropped whole, not merged. The vLLM engine model records the dropped value as

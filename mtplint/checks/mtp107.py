@@ -1,7 +1,7 @@
 """MTP107 config-file-false-ignored: ``some-flag: false`` in a ``vllm serve --config`` YAML is dropped.
 
-vLLM turns each YAML key into CLI words (``argparse_utils.py`` ``load_config_file``, W33 L606-673;
-research/vllm.md §2): ``key: true`` becomes ``--key``; ``key: false`` becomes ``--no-key`` only when
+vLLM turns each YAML key into CLI words (``argparse_utils.py`` ``load_config_file``, vLLM 0.33.0 L606-673;
+docs/vllm.md#config-file): ``key: true`` becomes ``--key``; ``key: false`` becomes ``--no-key`` only when
 the *top-level* ``vllm`` parser knows ``--no-key`` -- which it never does for serve options, so under
 ``vllm serve`` the entry is silently dropped in every release read (0.8.2 … 0.33.0; 0.8-0.27 never
 emitted anything for ``false``). Under ``python -m vllm.entrypoints.openai.api_server`` the lookup
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 #: effective setting that shows what a dropped boolean pair resolves to instead
 _EFFECTIVE_OF = {"enable_prefix_caching": "prefix_caching", "enable_chunked_prefill": "chunked_prefill"}
-#: from this release the api_server entry point converts ``key: false`` into ``--no-key`` (research §2, W28)
+#: from this release the api_server entry point converts ``key: false`` into ``--no-key`` (vLLM 0.28.0, PR #51573; docs/vllm.md#config-file)
 _NO_KEY_LOOKUP = "0.28.0"
 
 
@@ -81,7 +81,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         if flag is None:
             continue  # an unknown key: vLLM drops it too, but there is no flag to speak of
         if not serve and "_" not in key and f"--no-{key}" in flag.negative:
-            # api_server entry: converted to --no-key from 0.28 (research §2)
+            # api_server entry: converted to --no-key from 0.28 (docs/vllm.md#config-file)
             converted = version.at_least(_NO_KEY_LOOKUP)
             if converted is True:
                 continue
@@ -109,7 +109,7 @@ def _negative_name(key: str, negative: frozenset[str]) -> str | None:
 def _negative_key_fix(source: SourceFile, key: str, key_node: YNode, value_node: YNode,
                       negative: frozenset[str]) -> Fix | None:
     """``some-flag: false`` → ``no-some-flag: true``: only the key's text (inside its quotes) and the
-    value's text change; vLLM turns ``key: true`` into ``--key`` (research/vllm.md §2)."""
+    value's text change; vLLM turns ``key: true`` into ``--key`` (docs/vllm.md#config-file)."""
     replacement = _negative_name(key, negative)
     if replacement is None or key_node.text is None or value_node.text is None or not key_node.str:
         return None

@@ -1,8 +1,9 @@
 """MTP108 config-file-not-loaded: ``--config=file.yaml`` is stored by argparse but never read.
 
 Both engines expand a config file only when the exact word ``--config`` is followed by a separate
-path word: vLLM ``FlexibleArgumentParser.parse_args`` (W33 ``argparse_utils.py`` L371, research/vllm.md
-§2, repro) and SGLang ``prepare_server_args`` (``"--config" in argv``, research/sglang.md §3). Any other
+path word: vLLM ``FlexibleArgumentParser.parse_args`` (vLLM 0.33.0 ``argparse_utils.py`` L371,
+docs/vllm.md#config-file) and SGLang ``prepare_server_args`` (``"--config" in argv``,
+docs/sglang.md#command-line-parsing). Any other
 spelling that argparse still accepts -- ``--config=file.yaml``, or an abbreviation such as ``--confi``
 on SGLang -- lands in the ``config`` option and the file is silently ignored.
 """

@@ -1,7 +1,7 @@
 """MTP109 mtp-without-token-count: MTP in vLLM without ``num_speculative_tokens`` does not start.
 
-``SpeculativeConfig.__post_init__`` (W33 ``vllm/config/speculative.py``, research/vllm.md §1
-"Normalisation", item 7): with ``method`` ``mtp`` (every ``*_mtp`` alias is normalised to it) and no
+``SpeculativeConfig.__post_init__`` (vLLM 0.33.0 ``vllm/config/speculative.py``;
+docs/vllm.md#method-names-and-their-normalisation): with ``method`` ``mtp`` (every ``*_mtp`` alias is normalised to it) and no
 ``num_speculative_tokens``, vLLM only fills the draft model from the target when a token count is
 given. Without one and without ``model`` no draft config is built and ``_verify_args`` raises
 ``ValueError("num_speculative_tokens must be provided with speculative model unless the draft model

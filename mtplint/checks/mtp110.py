@@ -3,9 +3,9 @@
 From vLLM 0.28 (PR #50991) prefix caching is on by default for Mamba/GDN hybrids (Qwen3-Next,
 Qwen3.5, Qwen3.6); with it on, vLLM switches the hybrid to ``mamba_cache_mode="align"`` and asserts
 ``enable_chunked_prefill`` ("Chunked prefill is required for Mamba prefix caching.",
-``model_executor/models/config.py`` L763-773, research/vllm.md §2 "Prefix caching defaults",
+``model_executor/models/config.py`` L763-773, docs/vllm.md#prefix-caching-defaults,
 inferred from the code). The official Qwen3-Next MTP recipe passes ``--no-enable-chunked-prefill``
-(research/vllm.md §8), so following it on 0.28+ fails to start.
+(docs/vllm.md#recipes), so following it on 0.28+ fails to start.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 On a Mamba/GDN hybrid (the model catalog's ``hybrid`` entries: Qwen3-Next, Qwen3.5, Qwen3.6) the
 radix cache needs a mamba strategy that keeps extra state buffers for speculative decoding. With
-``no_buffer`` -- what ``auto`` resolves to before 0.5.14 -- SGLang (research/sglang.md §1.4; checked in
+``no_buffer`` -- what ``auto`` resolves to before 0.5.14 -- SGLang (docs/sglang.md#validation; checked in
 the release wheels' ``server_args.py``):
 
 * 0.5.9: logs "Disabling radix cache since speculative decoding for {arch} is not supported with
@@ -50,7 +50,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     affected = ctx.affected()
     if explicit != "no_buffer" and affected is not True:
         # `auto` (or unset) resolves differently across the versions still possible: a finding
-        # resting on that default needs a known version (RULES.md "Versions")
+        # resting on that default needs a known version (docs/versions.md#what-rules-do-with-a-range)
         return
     version = ctx.report.version
     refuses = version.at_least(REFUSES_FROM)

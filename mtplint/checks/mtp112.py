@@ -1,7 +1,7 @@
 """MTP112 sglang-spec-fatal-combination: speculative settings SGLang refuses at startup.
 
 Each combination is checked in the release wheels' ``server_args.py`` / ``arg_groups/*.py``
-(research/sglang.md §1.4):
+(docs/sglang.md#validation):
 
 * ``--pp-size`` > 1 with any algorithm: ``AssertionError: Pipeline parallelism is not compatible with
   overlap schedule, speculative decoding, mixed chunked prefill`` (v0.5.4 … 0.5.19). From 0.5.20
@@ -56,7 +56,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         return
     algorithm = algorithm_value.upper()
     if algorithm == "NEXTN":
-        algorithm = "EAGLE"  # a pure alias (research §1.2)
+        algorithm = "EAGLE"  # a pure alias (docs/sglang.md#nextn-is-eagle)
     fallback = algorithm_option.span if algorithm_option is not None else None
     version = ctx.report.version
 

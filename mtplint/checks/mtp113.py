@@ -2,7 +2,7 @@
 
 llama.cpp b9464 (PR #23988) stopped enabling ``draft-simple`` merely because a draft model was given:
 speculation now follows ``--spec-type`` alone, so ``-md draft.gguf`` without a ``draft-*`` type loads
-the draft's weights and KV cache and never uses them (research/llamacpp-mlx.md §1.1, §1.6). From
+the draft's weights and KV cache and never uses them (llama.cpp PR #23988; docs/llamacpp.md#limits). From
 b10413 a draft without a type is typed from its GGUF metadata (MTP, DFlash, DSpark heads); a plain
 draft model still needs ``--spec-type draft-simple`` there, but mtplint cannot read the GGUF.
 """

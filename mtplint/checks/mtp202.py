@@ -12,7 +12,7 @@ THRESHOLD = 0.88
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
     method = ctx.value("spec_method")
-    # NGRAM has no draft model, no draft KV and no draft graphs (sglang.md §4.1: spec reserve 0)
+    # NGRAM has no draft model, no draft KV and no draft graphs (its auto memory fraction reserves nothing for it; docs/sglang.md#memory-flags)
     if method is None or method == "ngram":
         return
     setting = ctx.setting("memory_fraction")

@@ -5,7 +5,7 @@ published points it reproduces and its error). The rule fires only when the laun
 falls in a range where the modelled speed-up is below 1: where the curve dips and recovers (MoE
 models), a concurrency past the dip is a gain and no finding. The rule data's severity is
 ``warning``; with the configured objective ``latency`` (the default) the finding is reported as
-``info`` -- many sequences are then the exception, not the load (RULES.md MTP301). Silent without a
+``info`` -- many sequences are then the exception, not the load (rules/MTP301.yaml). Silent without a
 GPU identity.
 """
 

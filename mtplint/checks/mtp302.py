@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from mtplint.checks import Finding, RuleContext
 
-#: above this many draft tokens a single reused MTP layer stops paying (RULES.md MTP302)
+#: above this many draft tokens a single reused MTP layer stops paying (rules/MTP302.yaml; docs/llamacpp.md#limits)
 MAX_USEFUL_DRAFT_TOKENS = 3
 
 #: what k is called on each engine's command line
@@ -22,11 +22,11 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         return
     model = ctx.value("model")
     info = ctx.catalogs.find_model(model) if isinstance(model, str) else None
-    # only a model *known* to ship a one-layer head (vLLM warns about reusing it; catalog.md §2.2)
+    # only a model *known* to ship a one-layer head (vLLM warns about reusing it; docs/models.md#where-the-layer-count-is-written)
     if info is None or info.mtp_layers != 1:
         return
     # llama.cpp's unset --spec-draft-n-max is 16 before b9235 and 3 from it: a default only counts
-    # when the build is known (RULES.md "Versions"); asked before the count, which is the newest's
+    # when the build is known (docs/versions.md#what-rules-do-with-a-range); asked before the count, which is the newest's
     if ctx.rests_on_version_default("spec_tokens", fires=_too_many):
         return
     k = ctx.value("spec_tokens")

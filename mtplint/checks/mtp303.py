@@ -11,7 +11,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     method = ctx.setting("spec_method")
     if method is None or method.value != "mtp" or not method.extra.get("optimistic"):
         return
-    # the switch reaches the scheduler only with --continuous-batching (research/llamacpp-mlx.md §3);
+    # the switch reaches the scheduler only with --continuous-batching (docs/mlx.md#vllm-mlx);
     # without it the server verifies every draft and nothing is lost
     if not method.extra.get("optimistic_effective"):
         return

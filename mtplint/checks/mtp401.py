@@ -34,7 +34,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     if not isinstance(raw, str) or raw == "mtp":
         return
     release = spec_release(ctx.report.version.version)
-    # accepted and renamed with a warning (W11 L213-216, W33 L1246-1250; research/vllm.md §1);
+    # accepted and renamed with a warning (vLLM 0.11.0 L213-216, 0.33.0 L1246-1250 of
+    # ``vllm/config/speculative.py``; docs/vllm.md#method-names-and-their-normalisation);
     # a name the version's `method` type refuses is MTP502's
     if raw not in release.mtp_aliases or release.methods is None or raw not in release.methods:
         return

@@ -1,4 +1,4 @@
-"""MTP402 removed-vllm-spec-flags: the pre-0.8.3 speculative flags (research/vllm.md §3)."""
+"""MTP402 removed-vllm-spec-flags: the pre-0.8.3 speculative flags (docs/vllm.md#removed-speculative-flags)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from mtplint.checks import Edit, Finding, Fix, RuleContext
 from mtplint.checks.mtp5xx import flag_name
 from mtplint.source import SourceFile, Span, Token
 
-#: removed flag -> the ``--speculative-config`` key that replaced it (W082 arg_utils.py
+#: removed flag -> the ``--speculative-config`` key that replaced it (vLLM 0.8.2 arg_utils.py
 #: ``create_speculative_config``; removed by PR #15466, first release without them 0.8.3)
 REPLACEMENTS: dict[str, str | None] = {
     "--speculative-model": "model",
@@ -61,7 +61,7 @@ class _Removed:
 
 def _config_value(key: str, text: str) -> tuple[str, object]:
     if key == "model" and text.strip() == "[ngram]":
-        return "method", "ngram"  # the old spelling of n-gram lookup (research/vllm.md §3)
+        return "method", "ngram"  # the old spelling of n-gram lookup (docs/vllm.md#removed-speculative-flags)
     if re.fullmatch(r"-?\d+", text.strip()):
         return key, int(text)
     return key, text

@@ -1,4 +1,4 @@
-"""MTP403 removed-llama-draft-flags: llama.cpp's old draft flags (research/llamacpp-mlx.md §1.1-1.2)."""
+"""MTP403 removed-llama-draft-flags: llama.cpp's old draft flags (docs/llamacpp.md#timeline-of-the-speculative-flags)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from mtplint.checks import Finding, Fix, RuleContext
 from mtplint.checks.mtp5xx import text_span
 from mtplint.source import Span
 
-#: old or fork spelling -> upstream name (research/llamacpp-mlx.md §1.1-1.3): `draft`/`eagle3` were
+#: old or fork spelling -> upstream name (docs/llamacpp.md#spec-types): `draft`/`eagle3` were
 #: renamed in b9131 (PR #22964); `mtp` was the PR #22673 branch's name (and forks'), merged as
 #: `draft-mtp` in b9180
 RENAMED = {"mtp": "draft-mtp", "draft": "draft-simple", "eagle3": "draft-eagle3"}

@@ -1,4 +1,4 @@
-"""MTP405 vllm-use-v1-no-op: ``VLLM_USE_V1`` is read by nothing from vLLM 0.11.1 (research/vllm.md §7)."""
+"""MTP405 vllm-use-v1-no-op: ``VLLM_USE_V1`` is read by nothing from vLLM 0.11.1 (docs/vllm.md#environment-variables)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from mtplint.checks.mtp5xx import (
 )
 from mtplint.versions import compare
 
-#: what to write instead, where something replaced the key (research/vllm.md §1, §3)
+#: what to write instead, where something replaced the key (docs/vllm.md#speculative-config-keys)
 INSTEAD = {
     "acceptance_method": "`rejection_sample_method` (0.20+) is the closest setting",
     "posterior_threshold": "`rejection_sample_method` (0.20+) is the closest setting",

@@ -48,7 +48,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     release = spec_release(ctx.report.version.version)
     present = {key.replace("-", "_") for key in spec}
     for raw_key in spec:
-        # top-level `-` is read as `_` (W33 arg_utils.py create_speculative_config ~L2126)
+        # top-level `-` is read as `_` (vLLM 0.33.0 arg_utils.py create_speculative_config ~L2126)
         key = raw_key.replace("-", "_")
         if (key in release.keys and key != "tensor_parallel_size") or key in release.internal:
             continue
@@ -62,7 +62,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             else:
                 hint = suggestion(key, release.keys) or "remove it"
                 matches = closest(key, release.keys)
-                if len(matches) == 1:  # safe only where exactly one name is close (RULES.md)
+                if len(matches) == 1:  # safe only where exactly one name is close (rules/MTP501.yaml)
                     fix = _rename(ctx, option, raw_key, matches[0], present)
         yield ctx.report_finding(
             f"`{raw_key}` is not a speculative-config key of {version_label(ctx)}: "

@@ -9,8 +9,8 @@ from mtplint.checks.mtp5xx import ENGINE_LABELS, closest, flag_name, version_lab
 from mtplint.settings import turboquant_kv
 from mtplint.source import Span
 
-#: vLLM 0.33 validates the value at startup, not in argparse (W33 config/cache.py L44-67 ``CacheDType``;
-#: research/vllm.md §5); platform plugins may register more names
+#: vLLM 0.33 validates the value at startup, not in argparse (vLLM 0.33.0 config/cache.py L44-67
+#: ``CacheDType``; docs/vllm.md#memory-flags); platform plugins may register more names
 VLLM_033_DTYPES = frozenset({
     "auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla", "nvfp4_ds_mla",
     "turboquant_k8v4", "turboquant_4bit_nc", "turboquant_k3v4_nc", "turboquant_3bit_nc", "octave_k3v4",
@@ -21,7 +21,7 @@ VLLM_033_DTYPES = frozenset({
 
 def _hint(ctx: RuleContext, value: str, choices: list[str]) -> str:
     if ctx.engine == "sglang" and value.lower() == "fp8":
-        # research/sglang.md §4.1: choices are fp8_e5m2/fp8_e4m3, `fp8` alone is invalid
+        # docs/sglang.md#memory-flags: choices are fp8_e5m2/fp8_e4m3, `fp8` alone is invalid
         return "use `fp8_e4m3` (or `fp8_e5m2`); SGLang has no plain `fp8`"
     left_out = ""
     if ctx.value("spec_method"):
@@ -43,7 +43,7 @@ def _suggestion(value: str, choices: list[str]) -> str:
 
 
 def _sglang_fp8_fix(ctx: RuleContext, span: Span | None) -> Fix | None:
-    """SGLang ``fp8`` → ``fp8_e4m3`` (its fp8 KV format on Hopper/Blackwell; research/sglang.md §4.1)."""
+    """SGLang ``fp8`` → ``fp8_e4m3`` (its fp8 KV format on Hopper/Blackwell; docs/sglang.md#memory-flags)."""
     from mtplint.edits.argv import replace_flag_value, replace_kwarg_string
 
     launch = ctx.report.launch

@@ -10,7 +10,7 @@ from mtplint.source import Span
 
 #: the other engines whose flags people carry over (vLLM flags given to SGLang and back)
 _OTHER = {"sglang": "vllm", "vllm": "sglang"}
-#: the same setting under the other engine's name (research/vllm.md §5, research/sglang.md §1.1, §4.1)
+#: the same setting under the other engine's name (docs/sglang.md#memory-flags)
 _COUNTERPART = {
     "sglang": {"--gpu-memory-utilization": "--mem-fraction-static", "--max-num-seqs": "--max-running-requests",
                "--max-model-len": "--context-length", "--enforce-eager": "--disable-cuda-graph",

@@ -1,6 +1,6 @@
 """MTP507 sglang-draft-shape-inconsistent: EAGLE-family steps / topk / draft tokens that do not fit.
 
-SGLang v0.5.9 ``server_args.py`` L2422-2451 (research/sglang.md §1.3): without
+SGLang v0.5.9 ``server_args.py`` L2422-2451 (docs/sglang.md#auto-selection): without
 ``--speculative-num-steps`` it asserts that topk and draft tokens are unset too, then picks all three;
 with topk 1 it resets draft tokens to steps + 1 with a warning.
 """

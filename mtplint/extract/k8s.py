@@ -22,7 +22,7 @@ Kubernetes semantics encoded here (Kubernetes API reference, ``Container`` v1):
 - GPU count from ``resources.limits`` (else ``requests``) ``nvidia.com/gpu`` / ``amd.com/gpu``; GPU
   model only from node labels the scheduler enforces: ``nodeSelector`` or required node affinity on
   ``nvidia.com/gpu.product`` (GPU feature discovery) or ``cloud.google.com/gke-accelerator``
-  (research/catalog.md §1.2, rule 5). Preferred affinity is a wish, not a guarantee: ignored.
+  (docs/gpus.md#names). Preferred affinity is a wish, not a guarantee: ignored.
 """
 
 from __future__ import annotations

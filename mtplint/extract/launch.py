@@ -1,4 +1,4 @@
-"""What a launch is, and how an argv is recognised as one (RULES.md, "What is a launch").
+"""What a launch is, and how an argv is recognised as one (docs/launches.md).
 
 Extractors find candidate command lines in their files and hand each one, as positioned tokens, to
 :func:`recognise`. Only an argv whose program is an engine entry point becomes a :class:`Launch`;

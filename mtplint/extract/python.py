@@ -4,8 +4,8 @@ Read with the standard :mod:`ast`; nothing is imported or run. Two shapes of lau
 
 - API launches: ``vllm.LLM(...)``, ``vllm.EngineArgs(...)``/``AsyncEngineArgs(...)`` (what
   ``AsyncLLMEngine.from_engine_args`` is given) and ``sglang.Engine(...)`` — a call counts only when
-  its name resolves through the module's imports to one of these classes (research/vllm.md §6,
-  research/sglang.md §6). The launch carries ``kwargs``: plain Python values with the span of each
+  its name resolves through the module's imports to one of these classes (docs/vllm.md#python-api,
+  docs/sglang.md#python-api). The launch carries ``kwargs``: plain Python values with the span of each
   keyword's value. vLLM's ``LLM(model, *, ...)`` and the ``EngineArgs`` dataclass (``model`` is its
   first field) take the model positionally; ``sglang.Engine(**kwargs)`` takes keywords only.
 - Process launches: ``subprocess.run/Popen/call/check_call/check_output``, ``os.exec*``,

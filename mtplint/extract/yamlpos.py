@@ -89,7 +89,7 @@ MAX_PYTHON_VALUES = 10_000
 
 # -- plain scalars' tags without PyYAML's expressions ------------------------------------------
 # Compiling the float, int, bool and null expressions (mtplint.pyyaml defers it to their first use)
-# costs ~5M instructions, 2% of a one-file check. The texts most files hold (ports, counts, words)
+# costs more than the rest of telling a scalar's tag (docs/startup.md). The texts most files hold (ports, counts, words)
 # are told apart below by string tests that give PyYAML's own answer; a text they cannot tell is
 # left to the expressions.
 

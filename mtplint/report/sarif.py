@@ -1,7 +1,7 @@
 """``--output-format sarif``: SARIF 2.1.0 for code scanning (GitHub, GitLab) and editors.
 
-One run, as GitHub requires since it stopped combining runs of one tool (research/linters.md §3).
-What GitHub reads and how (``sarif-support.md``, research/linters.md §3) shapes the choices here:
+One run, as GitHub requires since it stopped combining runs of one tool (docs/sarif.md).
+What GitHub reads and how (docs/sarif.md#what-github-requires) shapes the choices here:
 
 - ``tool.driver``: name, version, semanticVersion, informationUri, and one ``rules`` entry per rule
   that fired (including rules whose only findings are suppressed); results point at it with
@@ -180,7 +180,7 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": {
             "tags": tags,
-            # findings rest on the engines' own parsers and source (research/*.md), not on heuristics
+            # findings rest on the engines' own parsers and source (docs/sarif.md#what-github-requires), not on heuristics
             "precision": "very-high" if rule.origin == "builtin" else "high",
             "problem.severity": PROBLEM_SEVERITY[rule.severity],
         },
