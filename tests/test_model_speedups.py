@@ -347,10 +347,10 @@ def test_a_weight_format_in_a_name_is_found_as_every_expression_finds_it(name: s
 
 def test_every_llama_cpp_option_is_spelled_with_a_leading_dash() -> None:
     """Narrowing leaves out the words without one: no build's option could be such a word."""
-    from mtplint.engines import llamacpp
+    from mtplint import llama_options
 
-    for build in llamacpp.KNOWN_BUILDS:
-        names = llamacpp._lookup(llamacpp.build_number(build)).by_name
+    for build in llama_options.KNOWN_BUILDS:
+        names = llama_options.option_lookup(llama_options.build_number(build)).by_name
         assert names and all(name.startswith("-") for name in names), build
 
 

@@ -13,6 +13,7 @@ Rewrite the compact files after regenerating a table: ``python -m mtplint.engine
 
 from __future__ import annotations
 
+import binascii  # built into the interpreter: no hashing module for ~1.5 MB of tables
 import json
 from pathlib import Path
 
@@ -23,8 +24,6 @@ if TYPE_CHECKING:
 
 def _source_key(data: bytes) -> list[int]:
     """What identifies a table file's bytes: their length and CRC-32."""
-    import binascii  # C (loaded with base64 already): no hashing module for ~1.5 MB of tables
-
     return [len(data), binascii.crc32(data)]
 
 
