@@ -13,11 +13,20 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Iterable
 from functools import cache
 
 from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed, WordReadings
+from mtplint.engines.argparse_model import (
+    BOOL_WORDS,
+    ArgumentCountError,
+    ParserOptions,
+    ambiguous_message,
+    ignored_explicit_message,
+    invalid_choice_message,
+    unrecognized_message,
+    values_taken,
+)
 from mtplint.engines.compact import TableFiles
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
@@ -79,7 +88,6 @@ ENV_FALSE = ("false", "0", "no", "n")
 
 #: argparse's own ``-h/--help``, registered first by ``ArgumentParser()``
 _HELP_ROW: dict[str, Any] = {"options": ["-h", "--help"], "dest": "help", "kind": "help", "nargs": 0}
-_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
 
 # --- flag tables ----------------------------------------------------------------------------------
@@ -123,13 +131,15 @@ class Action(FrozenRecord):
 
 
 class FlagTable(Record):
-    __slots__ = ("version", "raw", "actions", "index", "fields", "dest_to_field")
+    __slots__ = ("version", "raw", "actions", "index", "fields", "dest_to_field", "options")
     version: str
     raw: dict[str, Any]
     actions: list[Action]
     index: dict[str, Action]
     fields: dict[str, dict[str, Any]]
     dest_to_field: dict[str, str]
+    #: how argparse reads an option word against ``index`` (SGLang leaves allow_abbrev at True)
+    options: ParserOptions
 
     def __init__(self, version: str, raw: dict[str, Any], actions: list[Action], index: dict[str, Action],
                  fields: dict[str, dict[str, Any]], dest_to_field: dict[str, str]) -> None:
@@ -139,6 +149,7 @@ class FlagTable(Record):
         self.index = index
         self.fields = fields
         self.dest_to_field = dest_to_field
+        self.options = ParserOptions(index)
 
     @property
     def config_merger(self) -> int:
@@ -242,8 +253,6 @@ class Word(Record):
         return not self.unresolved and not self.splat
 
 
-#: words people write after a switch meaning a boolean (argparse takes them as stray positionals)
-_BOOL_WORDS = frozenset({"true", "false", "1", "0", "yes", "no", "on", "off"})
 
 
 class _ParseError(Exception):
@@ -296,9 +305,7 @@ def _convert(action: Action, text: str) -> Any:
 
 def _check_choice(action: Action, value: Any) -> None:
     if action.choices is not None and value not in action.choices:
-        listed = ", ".join(repr(choice) for choice in action.choices)
-        raise _ParseError(f"argument {action.name}: invalid choice: {value!r} (choose from {listed})", None,
-                          "invalid-choice")
+        raise _ParseError(invalid_choice_message(action.name, value, action.choices), None, "invalid-choice")
 
 
 # --- argparse emulation ---------------------------------------------------------------------------
@@ -330,46 +337,14 @@ class _ParseState(Record):
 
 
 def _parse_optional(table: FlagTable, text: str) -> _Optional | None:
-    """CPython 3.11 ``ArgumentParser._parse_optional`` (allow_abbrev=True); ``None`` = positional."""
-    if not text or text[0] != "-":
+    """The option ``text`` names with its glued value (``None``: a positional); raises for an
+    ambiguous prefix."""
+    found = table.options.parse_optional(text)
+    if found is None:
         return None
-    if text in table.index:
-        return _Optional(table.index[text], text, None)
-    if len(text) == 1:
-        return None
-    if "=" in text:
-        option, explicit = text.split("=", 1)
-        if option in table.index:
-            return _Optional(table.index[option], option, explicit)
-    matches = _option_tuples(table, text)
-    if len(matches) > 1:
-        listed = ", ".join(match.option for match in matches)
-        raise _ParseError(f"ambiguous option: {text} could match {listed}", None, "ambiguous")
-    if len(matches) == 1:
-        return matches[0]
-    if _NEGATIVE_NUMBER.match(text):
-        return None  # SGLang registers no option that looks like a negative number
-    if " " in text:
-        return None
-    return _Optional(None, text, None)
-
-
-def _option_tuples(table: FlagTable, text: str) -> list[_Optional]:
-    matches: list[_Optional] = []
-    if text.startswith("--"):
-        prefix, explicit = text.split("=", 1) if "=" in text else (text, None)
-        for option, action in table.index.items():
-            if option.startswith(prefix):
-                matches.append(_Optional(action, option, explicit))
-    else:
-        prefix, explicit = text, None
-        short, short_explicit = text[:2], text[2:]
-        for option, action in table.index.items():
-            if option == short:
-                matches.append(_Optional(action, option, short_explicit))
-            elif option.startswith(prefix):
-                matches.append(_Optional(action, option, explicit))
-    return matches
+    if found.ambiguous:
+        raise _ParseError(ambiguous_message(found), None, "ambiguous")
+    return _Optional(table.index[found.option] if found.known else None, found.option, found.explicit)
 
 
 def _classify(table: FlagTable, word: Word) -> _Optional | None:
@@ -424,7 +399,7 @@ def argparse_words(words: list[Word], table: FlagTable, parsed: Parsed, field_na
                     parsed.open_ended = True
                     parsed.notes.append(f"unresolved word {word.text!r} where an option was expected")
                     continue
-                parsed.errors.append(CliError(f"unrecognized arguments: {word.text}", word.span, None, "unknown"))
+                parsed.errors.append(CliError(unrecognized_message([word.text]), word.span, None, "unknown"))
             else:
                 while index < len(words) and kinds[index] is None:
                     index += 1
@@ -441,8 +416,8 @@ def argparse_words(words: list[Word], table: FlagTable, parsed: Parsed, field_na
                 parsed.notes.append(f"unresolved option word {word.text!r}: cannot tell which flag it is")
                 index = follow
                 continue
-            text = " ".join(w.text for w in [word, *values])
-            parsed.errors.append(CliError(f"unrecognized arguments: {text}", word.span, word.text, "unknown"))
+            parsed.errors.append(CliError(unrecognized_message(w.text for w in [word, *values]), word.span, word.text,
+                                          "unknown"))
             index = follow
             continue
         action = kind.action
@@ -461,8 +436,8 @@ def argparse_words(words: list[Word], table: FlagTable, parsed: Parsed, field_na
             resolved = [w for w in leftover if w.resolved]
             if resolved:
                 # ``--enable-torch-compile true``: a boolean word after a switch (research/sglang.md)
-                switch = action.nargs == 0 and kind.explicit is None and resolved[0].text.lower() in _BOOL_WORDS
-                parsed.errors.append(CliError("unrecognized arguments: " + " ".join(w.text for w in resolved),
+                switch = action.nargs == 0 and kind.explicit is None and resolved[0].text.lower() in BOOL_WORDS
+                parsed.errors.append(CliError(unrecognized_message(w.text for w in resolved),
                                               resolved[0].span, word.text if switch else None,
                                               "bool-value" if switch else "unknown"))
             index = follow
@@ -485,35 +460,19 @@ def _consume(action: Action, found: _Optional, word: Word, values: list[Word], p
     nargs = action.nargs
     if found.explicit is not None:
         if nargs == 0:
-            raise _ParseError(f"argument {action.name}: ignored explicit argument {found.explicit!r}", word,
-                              "bool-value")
+            raise _ParseError(ignored_explicit_message(action.name, found.explicit), word, "bool-value")
         explicit = Word(found.explicit, word.span, word.origin, word.unresolved, False)
         _store(action, found, word, [explicit], parsed, field_name)
         return 0
     if nargs == 0:
         _store(action, found, word, [], parsed, field_name)
         return 0
-    if nargs is None:
-        if not values:
-            raise _ParseError(f"argument {action.name}: expected one argument", word, "missing-value")
-        _store(action, found, word, values[:1], parsed, field_name)
-        return 1
-    if nargs == "?":
-        _store(action, found, word, values[:1], parsed, field_name)
-        return min(1, len(values))
-    if nargs == "*":
-        _store(action, found, word, values, parsed, field_name)
-        return len(values)
-    if nargs == "+":
-        if not values:
-            raise _ParseError(f"argument {action.name}: expected at least one argument", word, "missing-value")
-        _store(action, found, word, values, parsed, field_name)
-        return len(values)
-    count = int(nargs)
-    if len(values) < count:
-        raise _ParseError(f"argument {action.name}: expected {count} arguments", word, "missing-value")
-    _store(action, found, word, values[:count], parsed, field_name)
-    return count
+    try:
+        taken = values_taken(nargs, len(values))
+    except ArgumentCountError as error:
+        raise _ParseError(f"argument {action.name}: {error}", word, "missing-value") from None
+    _store(action, found, word, values[:taken], parsed, field_name)
+    return taken
 
 
 def _store(action: Action, found: _Optional, flag: Word, values: list[Word], parsed: Parsed,

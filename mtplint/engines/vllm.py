@@ -21,13 +21,22 @@ read) that has it:
 
 from __future__ import annotations
 
-import bisect
 import json
 import re
 from collections.abc import Iterable
 from functools import cache, lru_cache
 
 from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed, WordReadings
+from mtplint.engines.argparse_model import (
+    BOOL_WORDS,
+    ArgumentCountError,
+    ParserOptions,
+    ambiguous_message,
+    ignored_explicit_message,
+    invalid_choice_message,
+    unrecognized_message,
+    values_taken,
+)
 from mtplint.engines.compact import TableFiles
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
@@ -76,16 +85,15 @@ class Flag:
 class FlagTable:
     """The ``vllm serve`` flags of one release, indexed by option string and by dest."""
 
-    __slots__ = ("allow_abbrev", "by_dest", "by_option", "flags", "keywords", "positional", "sorted_options",
-                 "version")
+    __slots__ = ("allow_abbrev", "by_dest", "by_option", "flags", "keywords", "options", "positional", "version")
 
     def __init__(self, version: str, flags: tuple[Flag, ...], allow_abbrev: bool) -> None:
         self.version = version
         self.flags = flags
         self.allow_abbrev = allow_abbrev
         self.by_option: dict[str, Flag] = {option: flag for flag in flags for option in flag.options}
-        #: the option strings in order: those an abbreviation may stand for are one run of them
-        self.sorted_options: list[str] = sorted(self.by_option)
+        #: how argparse reads an option word against these flags
+        self.options = ParserOptions(self.by_option, allow_abbrev)
         self.by_dest: dict[str, Flag] = {flag.dest: flag for flag in flags}
         #: the keyword arguments ``EngineArgs``/``LLM`` take (a flag's dest; not the CLI-only ones)
         self.keywords: frozenset[str] = frozenset(self.by_dest) - {"model_tag", "config"}
@@ -269,60 +277,18 @@ def _convert(kind: str, text: str, version: str) -> Any:
     return text
 
 
-#: words people write after a switch meaning a boolean (argparse takes them as stray positionals)
-_BOOL_WORDS = frozenset({"true", "false", "1", "0", "yes", "no", "on", "off"})
-
 _TYPE_WORDS = {"int": "int", "float": "float", "human_int": "human_readable_int",
                "human_int_or_auto": "human_readable_int_or_auto", "json": "loads", "json_config": "loads"}
 
 
-_NUMBER = r"-\d+|-\d*\.\d+"
-
-
-def _is_option(text: str, resolved: bool, by_option: dict[str, Flag]) -> bool:
+def _is_option(text: str, resolved: bool, table: FlagTable) -> bool:
     """Whether argparse takes the word for an option (else a positional or an option's value)."""
     if not resolved:
         # ``--max-num-seqs=$(SEQS)``: the kubelet, compose or the shell substitutes the value only,
         # so argparse sees this option with some value (the name part is written as it is)
         name, equals, _ = text.partition("=")
-        return bool(equals) and name.startswith("--") and name in by_option
-    if not text.startswith("-") or text == "-":
-        return False
-    # a negative number has a digit or a point after its sign (\d: a decimal digit, as isdecimal says)
-    if (text[1] == "." or text[1].isdecimal()) and _pattern(_NUMBER).fullmatch(text):
-        return False
-    return not (" " in text and text.split("=", 1)[0] not in by_option)
-
-
-def _match_option(table: FlagTable, text: str) -> tuple[Flag | None, str | None, str | None, list[str]]:
-    """The flag an option word sets, the option string it matched and the value written after
-    ``=`` (or glued to a short option); for an abbreviation of several options (argparse
-    ``allow_abbrev``): no flag, the prefix, and the options it could be."""
-    by_option = table.by_option
-    if text in by_option:
-        return by_option[text], text, None, []
-    if "=" in text:
-        name, _, value = text.partition("=")
-        if name in by_option:
-            return by_option[name], name, value, []
-    if not text.startswith("--") and len(text) > 2:
-        short = text[:2]
-        if short in by_option:
-            return by_option[short], short, text[2:], []
-    if table.allow_abbrev and text.startswith("--"):
-        name, has_value, value = text.partition("=")
-        options = table.sorted_options
-        matches = []
-        # the options that start with the prefix follow one another in sorted order, from where it would go
-        at = bisect.bisect_left(options, name)
-        while at < len(options) and options[at].startswith(name):
-            matches.append(options[at])
-            at += 1
-        if len(matches) == 1:
-            return by_option[matches[0]], matches[0], value if has_value else None, []
-        if len(matches) > 1:
-            return None, name, None, matches
-    return None, None, None, []
+        return bool(equals) and name.startswith("--") and name in table.by_option
+    return table.options.parse_optional(text) is not None
 
 
 # --- the parser -----------------------------------------------------------------------------------
@@ -359,12 +325,11 @@ def _normalised(text: str) -> str:
 
 def _word_reading(table: FlagTable, text: str) -> object:
     """How ``table`` reads one known word, for :meth:`VllmEngine.flags_reading`."""
-    by_option = table.by_option
-    if not _is_option(text, True, by_option):
+    found = table.options.parse_optional(text)
+    if found is None:
         return None
-    flag, _, explicit, ambiguous = _match_option(table, text)
-    return (text.split("=", 1)[0] in by_option, "ambiguous" if ambiguous else None if flag is None
-            else (flag.action, flag.nargs, explicit is None))
+    return (text.split("=", 1)[0] in table.by_option, "ambiguous" if found.ambiguous else None if not found.known
+            else (table.by_option[found.option].action, table.by_option[found.option].nargs, found.explicit is None))
 
 
 _WORD_READINGS = WordReadings()
@@ -743,7 +708,7 @@ class VllmEngine:
         switch: str | None = None  # the option of the switch just stored, if the previous word was one
 
         def is_option(word: Word) -> bool:
-            return _is_option(word.text, word.resolved, by_option)
+            return _is_option(word.text, word.resolved, table)
 
         while index < len(words):
             word = words[index]
@@ -753,7 +718,7 @@ class VllmEngine:
                 break
             after_switch, switch = switch, None
             if not is_option(word):
-                if after_switch is not None and word.resolved and word.text.lower() in _BOOL_WORDS \
+                if after_switch is not None and word.resolved and word.text.lower() in BOOL_WORDS \
                         and (positional is None or positional_done):
                     bool_values.append((word, after_switch))
                     index += 1
@@ -767,25 +732,27 @@ class VllmEngine:
                     extras.append([word])
                 index += 1
                 continue
-            flag, option, explicit = self._find_option(run, word, table)
-            if flag is None:
-                if option is not None:  # ambiguous: already reported
-                    index += 1
-                    continue
+            found = table.options.parse_optional(word.text)
+            assert found is not None  # is_option(word)
+            if found.ambiguous:
+                run.error(ambiguous_message(found), word.span, word.text.partition("=")[0], kind="ambiguous")
+                index += 1
+                continue
+            if not found.known:
                 extras.append([word])
                 index += 1
                 continue
+            flag, option, explicit = by_option[found.option], found.option, found.explicit
             if not flag.takes_value:
                 if explicit is not None:
-                    run.error(f"argument {flag.label()}: ignored explicit argument '{explicit}'", word.span, option,
-                              kind="bool-value")
+                    run.error(ignored_explicit_message(flag.label(), explicit), word.span, option, kind="bool-value")
                 else:
                     value = (option not in flag.negative) if flag.action == "bool_pair" else flag.const
                     if flag.action == "count":
                         previous = run.parsed.options.get(flag.dest)
                         value = (previous.value if previous else 0) + 1
                     run.parsed.options[flag.dest] = OptionValue(value, word.span, word.origin, option or "")
-                    switch = option or flag.label()
+                    switch = option
                 index += 1
                 continue
             if explicit is not None:
@@ -795,20 +762,21 @@ class VllmEngine:
                     stored.value = [stored.value]  # argparse: ``--x=a`` with nargs="+" stores ['a']
                 index += 1
                 continue
-            values: list[Word] = []
-            cursor = index + 1
             wanted = flag.nargs
-            while cursor < len(words) and not is_option(words[cursor]) and not (
+            # the arguments up to the next option or ``--``, as many as the option could take
+            most = 1 if wanted in (None, "?") else int(wanted) if isinstance(wanted, int) else len(words)
+            cursor = index + 1
+            while cursor < len(words) and cursor - index <= most and not is_option(words[cursor]) and not (
                     words[cursor].resolved and words[cursor].text == "--"):
-                values.append(words[cursor])
                 cursor += 1
-                if wanted in (None, 1, "?"):
-                    break
-            if not values and wanted not in ("?", "*"):
-                run.error(f"argument {flag.label()}: expected {'at least ' if wanted == '+' else ''}one argument",
-                          word.span, option, kind="missing-value")
+            try:
+                taken = values_taken(wanted, cursor - index - 1)
+            except ArgumentCountError as error:
+                run.error(f"argument {flag.label()}: {error}", word.span, option, kind="missing-value")
                 index = cursor
                 continue
+            values = words[index + 1:index + 1 + taken]
+            cursor = index + 1 + taken
             if wanted in ("*", "+") or (isinstance(wanted, int) and wanted > 1):
                 try:
                     converted = [self._convert_value(run, flag, v.text, v, option) for v in values]
@@ -826,19 +794,10 @@ class VllmEngine:
         if positional is not None and positional.required and not positional_done:
             run.error(f"the following arguments are required: {positional.dest}", None, kind="missing-value")
         for word, switch_option in bool_values:
-            run.error(f"unrecognized arguments: {word.text}", word.span, switch_option,
-                      kind="bool-value")
+            run.error(unrecognized_message([word.text]), word.span, switch_option, kind="bool-value")
         for group in extras:
-            text = " ".join(w.text for w in group)
-            run.error(f"unrecognized arguments: {text}", group[0].span, group[0].text if is_option(group[0]) else None,
-                      kind="unknown")
-
-    def _find_option(self, run: _Run, word: Word, table: FlagTable) -> tuple[Flag | None, str | None, str | None]:
-        flag, option, explicit, ambiguous = _match_option(table, word.text)
-        if ambiguous:
-            run.error(f"ambiguous option: {option} could match {', '.join(ambiguous)}", word.span, option,
-                      kind="ambiguous")
-        return flag, option, explicit
+            run.error(unrecognized_message(w.text for w in group), group[0].span,
+                      group[0].text if is_option(group[0]) else None, kind="unknown")
 
     def _convert_value(self, run: _Run, flag: Flag, text: str, word: Word, option: str | None) -> Any:
         if not word.resolved:
@@ -862,9 +821,7 @@ class VllmEngine:
                       kind="invalid-json" if kind in ("json", "json_config") else "invalid-value")
             raise
         if flag.choices is not None and value is not None and value not in flag.choices:
-            choices = ", ".join(repr(choice) for choice in flag.choices)
-            run.error(f"argument {flag.label()}: invalid choice: {value!r} (choose from {choices})", word.span, option,
-                      kind="invalid-choice")
+            run.error(invalid_choice_message(flag.label(), value, flag.choices), word.span, option, kind="invalid-choice")
             raise ValueError("invalid choice")
         return value
 
