@@ -174,16 +174,14 @@ def _action(row: dict[str, Any]) -> Action:
     )
 
 
-def _data_dir() -> Any:
-    return package_path("engines", "data", "sglang")
+#: the tables, read one by one or (from the second one a process needs) from one derived file
+TABLE_FILES = TableFiles(package_path("engines", "data", "sglang"), package_path("engines", "data", "sglang-tables.json"),
+                         ("actions", "fields"))
 
 
 @cache
 def table_versions() -> tuple[str, ...]:
-    from mtplint.versions import version_key
-
-    names = [entry.name[:-5] for entry in _data_dir().iterdir() if entry.name.endswith(".json")]
-    return tuple(sorted(names, key=version_key))
+    return TABLE_FILES.releases()
 
 
 def load_table(version: str) -> FlagTable:
@@ -193,12 +191,7 @@ def load_table(version: str) -> FlagTable:
 
 @cache
 def _table_version(version: str) -> str:
-    candidates = [known for known in table_versions() if compare(known, version) <= 0]
-    return candidates[-1] if candidates else table_versions()[0]
-
-
-#: the tables, read one by one or (from the second one a process needs) from one derived file
-TABLE_FILES = TableFiles(_data_dir(), package_path("engines", "data", "sglang-tables.json"), ("actions", "fields"))
+    return TABLE_FILES.release_for(version)
 
 
 @cache

@@ -101,39 +101,24 @@ class FlagTable:
         self.positional: Flag | None = next((flag for flag in flags if not flag.options), None)
 
 
-def _data_dir() -> Any:
-    return package_path("engines", "data", "vllm")
+#: the tables, read one by one or (from the second one a process needs) from one derived file
+TABLE_FILES = TableFiles(package_path("engines", "data", "vllm"), package_path("engines", "data", "vllm-tables.json"),
+                         ("actions",))
 
 
 @cache
 def table_versions() -> tuple[str, ...]:
-    names = [entry.name[: -len(".json")] for entry in _data_dir().iterdir() if entry.name.endswith(".json")]
-    ordered: list[str] = []
-    for name in names:
-        position = 0
-        while position < len(ordered) and compare(ordered[position], name) < 0:
-            position += 1
-        ordered.insert(position, name)
-    return tuple(ordered)
+    return TABLE_FILES.releases()
 
 
 def load_table(version: str) -> FlagTable:
-    """The table of ``version``, or of the nearest older release (the newest for anything newer)."""
+    """The table of ``version``, or of the nearest older release (the oldest for anything older)."""
     return _table_of(_table_version(version))
 
 
 @cache
 def _table_version(version: str) -> str:
-    versions = table_versions()
-    chosen = versions[0]
-    for candidate in versions:
-        if compare(candidate, version) <= 0:
-            chosen = candidate
-    return chosen
-
-
-#: the tables, read one by one or (from the second one a process needs) from one derived file
-TABLE_FILES = TableFiles(_data_dir(), package_path("engines", "data", "vllm-tables.json"), ("actions",))
+    return TABLE_FILES.release_for(version)
 
 
 @cache
