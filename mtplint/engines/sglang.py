@@ -1,12 +1,14 @@
 """The SGLang engine model: argv / ``--config`` YAML / ``sglang.Engine(...)`` -> ServerArgs fields.
 
-Facts are from the shared research (research/sglang.md, cited by section) and from the release wheels
-themselves: the flag tables in ``data/sglang/<version>.json`` are generated from each wheel by
+Facts are from SGLang's sources (``python/sglang/srt/server_args.py`` at the release tag named, "v0.5.9
+L2352" being a line of that file at tag v0.5.9) and from the release wheels themselves: the flag
+tables in ``data/sglang/<version>.json`` are generated from each wheel by
 ``tools/gen_sglang_flags.py``, and the version boundaries below name the wheels they were checked in.
 
-Parsing emulates CPython 3.11 ``argparse`` with ``allow_abbrev=True`` (research §3): exact option,
-``--opt=value``, unique prefix, "ambiguous option" listing candidates in registration order,
-"unrecognized arguments", type conversion and ``choices`` after conversion, last flag wins.
+``prepare_server_args`` builds a plain ``argparse.ArgumentParser`` (``allow_abbrev`` left at True),
+read by :mod:`mtplint.engines.argparse_model`: exact option, ``--opt=value``, unique prefix,
+"ambiguous option" listing candidates in registration order, "unrecognized arguments"; here type
+conversion and ``choices`` after conversion, last flag wins.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ SPEC_V2_ENV_ADDED = "0.5.5"
 #: default flipped to ``EnvBool(True)`` in sglang-0.5.11 (environ.py; 0.5.10.post1 still False).
 SPEC_V2_DEFAULT_TRUE = "0.5.11"
 #: the variable is gone from environ.py in sglang-0.5.14 (arg_groups/speculative_hook.py only logs
-#: "SGLANG_ENABLE_SPEC_V2 has been removed"); speculation always runs the V2 worker (research §2).
+#: "SGLANG_ENABLE_SPEC_V2 has been removed"); speculation always runs the V2 worker.
 SPEC_V2_REMOVED = "0.5.14"
 #: ``--mamba-scheduler-strategy {auto,no_buffer,extra_buffer}`` first in sglang-0.5.7 (absent in 0.5.6).
 MAMBA_STRATEGY_ADDED = "0.5.7"
@@ -61,12 +63,13 @@ MAMBA_STRATEGY_RENAMED = "0.5.14"
 MAMBA_STRATEGY_ALIAS_REMOVED = "0.5.20"
 #: hybrid + speculation + radix cache + no_buffer: <= 0.5.9 silently disables the radix cache;
 #: sglang-0.5.10's server_args.py raises "Speculative decoding for {arch} is not compatible with radix
-#: cache when using --mamba-scheduler-strategy no_buffer" (research §1.4).
+#: cache when using --mamba-scheduler-strategy no_buffer" (``_handle_mamba_radix_cache``; v0.5.9 L1746-1763 warns
+#: and disables the radix cache instead).
 HYBRID_RADIX_ERROR = "0.5.10"
 #: ``--speculative-algorithm`` choices: DFLASH added in sglang-0.5.11; choices removed (value
-#: upper-cased, plugin registry) in sglang-0.5.12 (research §1.1, commit 95fb722d).
+#: upper-cased, plugin registry) in sglang-0.5.12 (commit 95fb722d).
 SPEC_CHOICES_REMOVED = "0.5.12"
-#: auto ``mem_fraction_static`` reserve for speculation (research §4.1): +2048 MiB EAGLE family /
+#: auto ``mem_fraction_static`` reserve for speculation (v0.5.9 L1017-1069): +2048 MiB EAGLE family /
 #: +6144 STANDALONE up to sglang-0.5.9, +4096 / +6144 in 0.5.10 ... 0.5.13, none from 0.5.14.
 SPEC_RESERVE_4G = "0.5.10"
 SPEC_RESERVE_REMOVED = "0.5.14"
@@ -76,9 +79,11 @@ SERVE_ADDED = "0.5.5"
 MSGSPEC_SERVER_ARGS = "0.5.20"
 
 EAGLE_FAMILY = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE")
-#: algorithms whose launch caps max_running_requests at 48 when unset (research §1.3)
+#: algorithms whose launch caps max_running_requests at 48 when unset (v0.5.9 L2361-2366, later
+#: ``arg_groups/speculative_hook.py``)
 CAPPED_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "FROZEN_KV_MTP", "DSPARK")
-#: architectures whose auto (steps, topk, draft tokens) is (5, 4, 8) (research §1.3)
+#: architectures whose auto (steps, topk, draft tokens) is (5, 4, 8) (v0.5.9 ``auto_choose_speculative_params``
+#: L5741-5775)
 WIDE_AUTO_ARCHS = ("LlamaForCausalLM", "Grok1ForCausalLM", "Grok1VForCausalLM")
 NORMALISED_METHODS = {"EAGLE3": "eagle3", "NGRAM": "ngram", "STANDALONE": "draft_model", "DFLASH": "dflash"}
 BUILTIN_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO")
@@ -428,7 +433,7 @@ def argparse_words(words: list[Word], table: FlagTable, parsed: Parsed, field_na
                 parsed.open_ended = True
             resolved = [w for w in leftover if w.resolved]
             if resolved:
-                # ``--enable-torch-compile true``: a boolean word after a switch (research/sglang.md)
+                # ``--enable-torch-compile true``: a boolean word after a switch
                 switch = action.nargs == 0 and kind.explicit is None and resolved[0].text.lower() in BOOL_WORDS
                 parsed.errors.append(CliError(unrecognized_message(w.text for w in resolved),
                                               resolved[0].span, word.text if switch else None,
@@ -526,12 +531,12 @@ def _written(flag: Word) -> str:
     return flag.text.split("=", 1)[0]
 
 
-# --- --config YAML merging (research §3; sglang/srt/server_args_config_parser.py) ----------------
+# --- --config YAML merging (``prepare_server_args``; sglang/srt/server_args_config_parser.py) -------
 
 def _config_words(table: FlagTable, launch: Launch, path_word: Word, ctx: EngineContext,
                   parsed: Parsed) -> list[Word] | None:
     """The words a ``--config FILE`` expands to, with spans in that file; ``None`` if not readable."""
-    from mtplint.extract.yamlpos import YamlError, load
+    from mtplint.extract.yamlpos import YamlError, load  # PyYAML: only for a launch with --config
 
     path_text = path_word.text
     suffix = ("." + path_text.rsplit(".", 1)[-1].lower()) if "." in path_text.rsplit("/", 1)[-1] else ""
@@ -738,7 +743,7 @@ class SGLangEngine:
         config = parsed.options.get("config")
         if config is not None and not parsed.config_files:
             # argparse accepts ``--config=x.yaml`` / ``--conf x.yaml`` but the merger only looks for the
-            # exact token ``--config`` (research §3): the file is silently not merged
+            # exact token ``--config`` (``"--config" in argv``): the file is silently not merged
             parsed.notes.append(f"config file {config.value!r} is not loaded: only the exact token '--config FILE' is merged")
         self._check_after_parse(parsed, version)
         return parsed
@@ -821,7 +826,8 @@ class SGLangEngine:
                                 "'Unknown speculative algorithm name' unless a plugin registers it")
 
     def _parse_kwargs(self, launch: Launch, version: EngineVersion, table: FlagTable, parsed: Parsed) -> None:
-        """``sglang.Engine(**kwargs)`` -> ``ServerArgs(**kwargs)``: field names only (research §6)."""
+        """``sglang.Engine(**kwargs)`` -> ``ServerArgs(**kwargs)``: field names only (v0.5.9
+        ``entrypoints/engine.py`` L139-156)."""
         assert launch.kwargs is not None
         msgspec_struct = compare(table.version, MSGSPEC_SERVER_ARGS) >= 0
         for name, argument in launch.kwargs.items():
@@ -846,7 +852,7 @@ class SGLangEngine:
         if algorithm is not None and isinstance(algorithm.value, str) and not algorithm.unresolved \
                 and compare(table.version, SPEC_CHOICES_REMOVED) < 0 and algorithm.value not in BUILTIN_ALGORITHMS:
             # no argparse choices and no upper-casing before 0.5.12: the NEXTN alias and the EAGLE block
-            # are skipped, then the worker fails (research §6, inferred)
+            # are skipped, then the worker fails (v0.5.9 L2352-2354 and ``spec_info.py`` ``from_string``; inferred)
             parsed.errors.append(CliError(f"ValueError: Unknown speculative algorithm name: {algorithm.value}",
                                           algorithm.span, "speculative_algorithm", "startup"))
 
@@ -913,7 +919,7 @@ class SGLangEngine:
             separate_draft = draft.value is not None and draft.value != model.value
             if algorithm == "NEXTN" or not separate_draft:
                 # NEXTN is an alias of EAGLE; without a separate draft the draft is the model's own MTP
-                # head (draft ModelConfig falls back to --model-path, research §1.2)
+                # head (the draft ModelConfig falls back to --model-path: v0.5.9 ``managers/tp_worker.py`` L309-325)
                 method = "mtp"
                 if info is not None and info.mtp_layers == 0:
                     extra["model_has_mtp_heads"] = False
@@ -926,7 +932,7 @@ class SGLangEngine:
     @staticmethod
     def _draft_shape(settings: dict[str, Setting], algorithm: str | None, given: Callable[[str], OptionValue | None],
                      info: ModelInfo | None, model: Setting) -> None:
-        """spec_tokens / spec_topk / spec_draft_tokens after SGLang's auto-selection (research §1.3)."""
+        """spec_tokens / spec_topk / spec_draft_tokens after SGLang's auto-selection (v0.5.9 L2422-2500)."""
         steps, topk, drafts = given("speculative_num_steps"), given("speculative_eagle_topk"), given("speculative_num_draft_tokens")
 
         def of(option: OptionValue | None) -> Setting | None:
@@ -971,7 +977,7 @@ class SGLangEngine:
             return
         settings["spec_tokens"] = of(steps) or Setting(None, "default")
         if topk is None:
-            # topk stays None; the next check compares None > 1 -> TypeError at startup (research §1.3, inferred)
+            # topk stays None; the next check compares None > 1 -> TypeError at startup (v0.5.9 L2453-2460, inferred)
             settings["spec_topk"] = Setting(None, "default", extra={"startup_error": "TypeError: topk unset with num_steps set"})
         else:
             settings["spec_topk"] = of(topk) or Setting(None, "default")
@@ -1008,7 +1014,8 @@ class SGLangEngine:
 
     @staticmethod
     def _auto_mamba(at: str, given: Callable[[str], OptionValue | None], radix_off: bool) -> str | None:
-        """What ``auto`` resolves to on a hybrid model (research §7; 0.5.14 ``_handle_mamba_radix_cache``)."""
+        """What ``auto`` resolves to on a hybrid model (v0.5.9 ``_handle_missing_default_values``; 0.5.14
+        ``_handle_mamba_radix_cache``)."""
         if compare(at, MAMBA_STRATEGY_ADDED) < 0:
             return None
         if compare(at, MAMBA_STRATEGY_RENAMED) < 0:
@@ -1049,7 +1056,7 @@ class SGLangEngine:
         extra = _versions_vary(version, outcome)
         if result == "disabled":
             extra["note"] = ("SGLang <= 0.5.9 silently disables the radix cache for a hybrid model with speculative "
-                             "decoding and mamba no_buffer (research §1.4)")
+                             "decoding and mamba no_buffer (server_args.py L1746-1763 at v0.5.9)")
             return Setting(False, "inferred", extra=extra)
         if result == "error":
             extra["startup_error"] = ("ValueError: Speculative decoding for this hybrid model is not compatible with "
@@ -1086,7 +1093,7 @@ class SGLangEngine:
         if hardware.gpu is None:
             return Setting(None, "default")
         value = auto_mem_fraction(hardware.gpu.memory_mib, version.version, algorithm, given)
-        extra = {"estimate": "auto mem_fraction_static formula (research §4.1); multimodal adjustment not applied"}
+        extra = {"estimate": "auto mem_fraction_static formula (server_args.py L1017-1069 at v0.5.9); multimodal adjustment not applied"}
         extra.update(_versions_vary(version, lambda v: auto_mem_fraction(hardware.gpu.memory_mib if hardware.gpu else 0,
                                                                            v, algorithm, given)))
         return Setting(value, "default", extra=extra)
@@ -1158,7 +1165,7 @@ def _versions_vary(version: EngineVersion, outcome: Callable[[str], Any]) -> dic
 
 
 def _gpu_defaults(memory_mib: int, tp_size: int) -> tuple[int, int]:
-    """(chunked_prefill_size, cuda_graph_max_bs) defaults by GPU memory (research §4.1, v0.5.9 L934-999)."""
+    """(chunked_prefill_size, cuda_graph_max_bs) defaults by GPU memory (v0.5.9 L934-999)."""
     gib = memory_mib / 1024
     small_tp = tp_size < 4
     if gib < 20:
@@ -1174,7 +1181,7 @@ def _gpu_defaults(memory_mib: int, tp_size: int) -> tuple[int, int]:
 
 def auto_mem_fraction(memory_mib: int, at: str, algorithm: str | None,
                       given: Callable[[str], OptionValue | None]) -> float | None:
-    """SGLang's auto ``mem_fraction_static`` (research §4.1; v0.5.9 server_args.py L1017-1069)."""
+    """SGLang's auto ``mem_fraction_static`` (v0.5.9 server_args.py L1017-1069)."""
     if memory_mib <= 0:
         return None
 

@@ -1,9 +1,9 @@
 """The vLLM engine model: what ``vllm serve`` (or ``LLM(...)``) stores, and what it runs with.
 
-Parsing emulates vLLM's ``FlexibleArgumentParser`` (research/vllm.md §2; W33
-``vllm/utils/argparse_utils.py`` ``parse_args`` L313-500, ``_pull_args_from_config`` L516-604,
-``load_config_file`` L606-673) in front of Python's ``argparse``, over the flag table generated from
-each release's wheel (``mtplint/engines/data/vllm/<version>.json``, see ``tools/gen_vllm_flags.py``).
+Parsing emulates vLLM's ``FlexibleArgumentParser`` (vLLM 0.33.0 ``vllm/utils/argparse_utils.py``
+``parse_args`` L313-500, ``_pull_args_from_config`` L516-604, ``load_config_file`` L606-673) in
+front of Python's ``argparse`` (:mod:`mtplint.engines.argparse_model`), over the flag table generated
+from each release's wheel (``mtplint/engines/data/vllm/<version>.json``, see ``tools/gen_vllm_flags.py``).
 The preprocessing changed across releases; each difference is keyed to the first release (of those
 read) that has it:
 
@@ -25,7 +25,9 @@ import json
 import re
 from collections.abc import Iterable
 from functools import cache, lru_cache
+from pathlib import Path
 
+from mtplint.boundary import reason
 from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed, WordReadings
 from mtplint.engines.argparse_model import (
     BOOL_WORDS,
@@ -38,12 +40,14 @@ from mtplint.engines.argparse_model import (
     values_taken,
 )
 from mtplint.engines.compact import TableFiles
+from mtplint.engines.partial_json import partial_object
+from mtplint.extract import FileLoader
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import find_model
 from mtplint.settings import Setting, open_to_config
 from mtplint.shipped import package_path
-from mtplint.source import Span, Token
+from mtplint.source import Issues, SourceFile, Span, Token
 from mtplint.versions import EngineVersion, compare
 
 TYPE_CHECKING = False
@@ -208,7 +212,7 @@ def _at_least(version: str, threshold: str) -> bool:
     return compare(version, threshold) >= 0
 
 
-# --- human-readable ints (W33 argparse_utils.human_readable_int L28-70) ----------------------------
+# --- human-readable ints (vLLM 0.33.0 argparse_utils.human_readable_int L28-70) ---------------------
 
 _HUMAN = r"(\d+(?:\.\d+)?)([kKmMgGtT])"
 
@@ -418,10 +422,6 @@ class VllmEngine:
     def parse_words(self, argv: Iterable[Token], version: str, ctx: EngineContext | None = None,
                     launch: Launch | None = None) -> Parsed:
         """Parse bare tokens as ``vllm serve`` would (used by tests and by callers without a launch)."""
-        from pathlib import Path
-
-        from mtplint.source import SourceFile
-
         if launch is None:
             launch = Launch("vllm", "vllm serve", SourceFile.from_text(""), None, [], list(argv), base_dir=Path("."))
         return self.parse(launch, EngineVersion("vllm", version, True, "config"), ctx or _null_context())
@@ -441,7 +441,7 @@ class VllmEngine:
     def _model_option(self, run: _Run, words: list[Word]) -> list[Word]:
         version = run.version
         if _at_least(version, "0.11.1"):
-            # W33 argparse_utils L324-356: the first --model/--model=X moves to the positional slot
+            # vLLM 0.33.0 argparse_utils.py L324-356: the first --model/--model=X moves to the positional slot
             for index, word in enumerate(words):
                 if word.resolved and _pattern(_MODEL_OPTION).match(word.text):
                     if word.text == "--model":
@@ -512,7 +512,7 @@ class VllmEngine:
         return [*config_words, *before, *after]
 
     def _load_config(self, run: _Run, path_word: Word, table: FlagTable) -> list[Word] | None:
-        from mtplint.extract.yamlpos import YamlError, load_all
+        from mtplint.extract.yamlpos import YamlError, load_all  # PyYAML: only for a launch with --config
 
         ctx = run.ctx
         run.parsed.config_files.append(path_word.text)
@@ -613,7 +613,7 @@ class VllmEngine:
         return result
 
     def _collect_dotted(self, run: _Run, words: list[Word]) -> list[Word]:
-        """``--x.key value`` words become one ``--x <json>`` at the end (W33 L447-500)."""
+        """``--x.key value`` words become one ``--x <json>`` at the end (vLLM 0.33.0 argparse_utils.py L447-500)."""
         delete: set[int] = set()
         collected: dict[str, dict[str, Any]] = {}
         first_span: dict[str, Span | None] = {}
@@ -660,8 +660,6 @@ class VllmEngine:
             except (ValueError, RecursionError) as error:
                 # vLLM catches only JSONDecodeError here (0.30.0 utils/argparse_utils.py L423-431): a
                 # number past Python's digit limit or a value nested too deeply stops it at start-up
-                from mtplint.boundary import reason
-
                 run.error(f"{text}: {reason(error)}", value_span, key, kind="invalid-json")
                 value = value_text
             nested: Any = value
@@ -844,8 +842,8 @@ class VllmEngine:
                 run.parsed.notes.append(f"positional argument {tag.value!r} is ignored by the api_server entry point")
         spec = options.get("speculative_config")
         if spec is not None and not spec.unresolved and isinstance(spec.value, str):
-            # 0.8.2 stored the text and read it with ast.literal_eval when building the engine (W082)
-            from mtplint import pysyntax  # only for these old releases: not on every run's start-up
+            # 0.8.2 stored the text and read it with ast.literal_eval when building the engine (its engine/arg_utils.py)
+            from mtplint import pysyntax  # only for these old releases: ast alone is ~20 ms of start-up
 
             try:
                 literal = pysyntax.literal(spec.value)
@@ -856,7 +854,7 @@ class VllmEngine:
         self._shortcut_conflicts(run)
 
     def _shortcut_conflicts(self, run: _Run) -> None:
-        """``--spec-method/--spec-model/--spec-tokens`` vs the same key in the JSON (W33 arg_utils L2119)."""
+        """``--spec-method/--spec-model/--spec-tokens`` vs the same key in the JSON (vLLM 0.33.0 engine/arg_utils.py L2119)."""
         options = run.parsed.options
         spec = options.get("speculative_config")
         spec_dict = spec.value if spec is not None and isinstance(spec.value, dict) else {}
@@ -905,7 +903,7 @@ class JsonOptionValue(OptionValue):
     __slots__ = ("key_spans", "replaced")
     key_spans: dict[str, Span | None]
     #: the full value (``--x '{...}'``, a ``x:`` mapping in the --config YAML) that the dotted
-    #: ``--x.key`` flags replaced: vLLM keeps only the dotted keys (W33 argparse_utils L447-500)
+    #: ``--x.key`` flags replaced: vLLM keeps only the dotted keys (0.33.0 argparse_utils.py L447-500)
     replaced: OptionValue | None
 
     def __init__(self, value: Any, span: Span | None, origin: str = "explicit", flag: str = "",
@@ -933,17 +931,13 @@ def _merge(original: dict[str, Any], update: dict[str, Any]) -> None:
 
 
 def _null_context() -> EngineContext:
-    from pathlib import Path
-
-    from mtplint.extract import FileLoader
-    from mtplint.source import Issues
-
     return EngineContext(FileLoader(Path(".")), Issues())
 
 
 # --- effective settings ---------------------------------------------------------------------------
 
-#: vLLM's MTP method names (W33 ``MTPModelTypes``); every one is normalised to ``mtp`` (research §1.2)
+#: vLLM's MTP method names (0.33.0 ``vllm/config/speculative.py`` ``MTPModelTypes``); ``__post_init__``
+#: replaces every one by ``mtp`` with a deprecation warning
 def normalise_method(method: Any) -> Any:
     if isinstance(method, str) and (method == "mtp" or method.endswith("_mtp")):
         return "mtp"
@@ -953,7 +947,9 @@ def normalise_method(method: Any) -> Any:
 
 
 def _infer_method(model: Any) -> str | None:
-    """The method vLLM infers from a draft model name when ``method`` is unset (research §1.1, §1.5)."""
+    """The method vLLM infers from a draft model name when ``method`` is unset (0.33.0
+    ``vllm/config/speculative.py`` ``__post_init__``: ``ngram``, the ``eagle``/``dflash``/``dspark``
+    names L1433-1502, a dotted import path, else ``draft_model``)."""
     if not isinstance(model, str):
         return None
     lowered = model.lower()
@@ -1005,8 +1001,6 @@ def _effective(launch: Launch, parsed: Parsed, version: EngineVersion, hardware:
                 if dest in options and options[dest].value is not None}
     unknown_keys: list[str] = []
     if spec_option is not None and spec_option.unresolved and isinstance(spec_option.value, str):
-        from mtplint.engines.partial_json import partial_object
-
         # `{"method":"mtp","num_speculative_tokens":$(nproc)}`: the literal keys are still known
         partial = partial_object(spec_option.value)
         if partial is not None:
@@ -1059,7 +1053,8 @@ def _effective(launch: Launch, parsed: Parsed, version: EngineVersion, hardware:
         result["spec_tokens"] = Setting(None, "default")
         result["spec_model"] = Setting(None, "default")
 
-    # prefix caching: on for plain decoders; hybrids (Qwen3-Next/3.5/3.6) from 0.28 (research §2, PR #50991)
+    # prefix caching: on for plain decoders; hybrids (Qwen3-Next/3.5/3.6) from 0.28
+    # (https://github.com/vllm-project/vllm/pull/50991)
     info = find_model(model_name)
     explicit_prefix = from_option("enable_prefix_caching")
     if explicit_prefix is not None and explicit_prefix.value is not None:
@@ -1076,7 +1071,8 @@ def _effective(launch: Launch, parsed: Parsed, version: EngineVersion, hardware:
     else:
         result["prefix_caching"] = Setting(True, "default")
 
-    # chunked prefill (V1 engine: on unless disabled; research §2)
+    # chunked prefill (V1 engine: on unless disabled; engine/arg_utils.py
+    # _set_default_chunked_prefill_and_prefix_caching_args)
     chunked = from_option("enable_chunked_prefill")
     result["chunked_prefill"] = chunked if chunked is not None and chunked.value is not None else Setting(True, "default")
 
@@ -1115,7 +1111,8 @@ def _effective(launch: Launch, parsed: Parsed, version: EngineVersion, hardware:
 
 
 def _max_num_seqs(launch: Launch, options: dict[str, OptionValue], hardware: Hardware) -> Setting:
-    """``max_num_seqs`` when unset (W33 ``get_batch_defaults`` L2940-3039; W11 L1605-1651 same thresholds).
+    """``max_num_seqs`` when unset (0.33.0 engine/arg_utils.py ``get_batch_defaults`` L2940-3039; 0.11.0
+    L1605-1651, the same thresholds).
 
     GPU known: 256 below 70 GiB or on an A100, 1024 at >=70 GiB. GPU unknown: 256 (the small-GPU
     default, the most common) with ``{"gpu_unknown": true}`` -- the value is a guess, rules must not
