@@ -6,9 +6,9 @@ tables in ``data/sglang/<version>.json`` are generated from each wheel by
 ``tools/gen_sglang_flags.py``, and the version boundaries below name the wheels they were checked in.
 
 ``prepare_server_args`` builds a plain ``argparse.ArgumentParser`` (``allow_abbrev`` left at True),
-read by :mod:`mtplint.engines.argparse_model`: exact option, ``--opt=value``, unique prefix,
-"ambiguous option" listing candidates in registration order, "unrecognized arguments"; here type
-conversion and ``choices`` after conversion, last flag wins.
+whose option matching :mod:`mtplint.engines.argparse_model` models (exact option, ``--opt=value``,
+unique prefix, "ambiguous option" listing candidates in registration order); this module adds type
+conversion, ``choices`` after conversion, "unrecognized arguments", and last flag wins.
 """
 
 from __future__ import annotations
