@@ -716,7 +716,7 @@ class VllmEngine:
                 index += 1
                 continue
             found = table.options.parse_optional(word.text)
-            assert found is not None  # is_option(word)
+            assert found is not None  # is_option said so
             if found.ambiguous:
                 run.error(ambiguous_message(found), word.span, word.text.partition("=")[0], kind="ambiguous")
                 index += 1
@@ -734,7 +734,7 @@ class VllmEngine:
                     if flag.action == "count":
                         previous = run.parsed.options.get(flag.dest)
                         value = (previous.value if previous else 0) + 1
-                    run.parsed.options[flag.dest] = OptionValue(value, word.span, word.origin, option or "")
+                    run.parsed.options[flag.dest] = OptionValue(value, word.span, word.origin, option)
                     switch = option
                 index += 1
                 continue
@@ -767,12 +767,12 @@ class VllmEngine:
                     index = cursor
                     continue
                 run.parsed.options[flag.dest] = OptionValue(
-                    list(converted), values[0].span if values else word.span, word.origin, option or "",
+                    list(converted), values[0].span if values else word.span, word.origin, option,
                     tuple(name for v in values for name in v.unresolved))
             elif values:
                 self._store(run, flag, values[0].text, values[0], option, flag_word=word)
             else:
-                run.parsed.options[flag.dest] = OptionValue(flag.const, word.span, word.origin, option or "")
+                run.parsed.options[flag.dest] = OptionValue(flag.const, word.span, word.origin, option)
             index = cursor
         if positional is not None and positional.required and not positional_done:
             run.error(f"the following arguments are required: {positional.dest}", None, kind="missing-value")
