@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from mtplint.engines.llamacpp import ENGINE, KNOWN_BUILDS, find_option, option_table, spec_types_at
+from mtplint.engines.llamacpp import ENGINE, spec_types_at
+from mtplint.llama_options import KNOWN_BUILDS, find_option, option_table
 
 Inspect = Callable[..., dict[str, Any]]
 

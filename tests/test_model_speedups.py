@@ -3,11 +3,14 @@ plainer form does, over many inputs (differential and property tests)."""
 
 from __future__ import annotations
 
+import argparse
 import fnmatch
+import functools
 import random
 import re
 from pathlib import Path
 from types import ModuleType
+from typing import NoReturn
 
 import pytest
 from hypothesis import given, settings
@@ -248,14 +251,37 @@ def test_plain_release_numbers_and_builds_are_told_as_the_expressions_tell(text:
 
 @given(text=st.text(alphabet="-0123456789.٣x=a ", max_size=8))
 @settings(max_examples=800)
-def test_a_vllm_word_is_an_option_as_the_number_expression_says(text: str) -> None:
+def test_a_vllm_word_is_an_option_as_pythons_argparse_says(text: str) -> None:
+    """Negative numbers, words with spaces and ``=``, prefixes: as ``_parse_optional`` of a parser
+    holding vLLM's options reads them (an ambiguous prefix is an option argparse refuses)."""
     from mtplint.engines import vllm
 
-    by_option = vllm.load_table("0.33.0").by_option
-    number = re.fullmatch(r"-\d+|-\d*\.\d+", text)
-    expected = (text.startswith("-") and text != "-" and not number
-                and not (" " in text and text.split("=", 1)[0] not in by_option))
-    assert vllm._is_option(text, True, by_option) == expected
+    table = vllm.load_table("0.33.0")
+    try:
+        expected = _argparse_of_vllm()._parse_optional(text) is not None
+    except _Refused:  # "ambiguous option"
+        expected = True
+    assert vllm._is_option(text, True, table) == expected
+
+
+class _Refused(Exception):
+    pass
+
+
+@functools.cache
+def _argparse_of_vllm() -> argparse.ArgumentParser:
+    """A standard-library parser holding vLLM 0.33.0's option strings, raising where it would exit."""
+    from mtplint.engines import vllm
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            raise _Refused(message)
+
+    table = vllm.load_table("0.33.0")
+    parser = Parser(add_help=False, allow_abbrev=table.allow_abbrev)
+    for number, option in enumerate(table.by_option):
+        parser.add_argument(option, dest=f"option_{number}")
+    return parser
 
 
 @given(text=st.text(alphabet="0123456789+- \t٣x.", max_size=12))
@@ -344,10 +370,10 @@ def test_a_weight_format_in_a_name_is_found_as_every_expression_finds_it(name: s
 
 def test_every_llama_cpp_option_is_spelled_with_a_leading_dash() -> None:
     """Narrowing leaves out the words without one: no build's option could be such a word."""
-    from mtplint.engines import llamacpp
+    from mtplint import llama_options
 
-    for build in llamacpp.KNOWN_BUILDS:
-        names = llamacpp._lookup(llamacpp.build_number(build)).by_name
+    for build in llama_options.KNOWN_BUILDS:
+        names = llama_options.option_lookup(llama_options.build_number(build)).by_name
         assert names and all(name.startswith("-") for name in names), build
 
 

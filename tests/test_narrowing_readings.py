@@ -43,8 +43,9 @@ def _vllm_vocabulary() -> tuple[list[str], list[str]]:
     spelled = [option.replace("-", "_").replace("__", "--", 1) for option in rng.sample(common + varying, 10)]
     abbreviated = [option[: max(3, len(option) - rng.randint(1, 8))] for option in rng.sample(common + varying, 15)]
     prefixes = {option[:cut] for option in varying if option.startswith("--") for cut in range(4, len(option))}
+    sorted_options = [sorted(table.by_option) for table in tables]
     shifting = sorted(prefix for prefix in prefixes
-                      if len({_matches(table.sorted_options, prefix) for table in tables}) > 1)
+                      if len({_matches(options, prefix) for options in sorted_options}) > 1)
     changed = sorted(option for option in every
                      if len({(table.by_option[option].action, table.by_option[option].nargs) for table in tables}) > 1)
     plain = [

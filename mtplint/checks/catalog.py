@@ -15,9 +15,9 @@ import string
 from functools import cache
 from pathlib import Path
 
-from mtplint.errors import reason
 from mtplint.cache import ValidDocuments
 from mtplint.digest import sha256_hex
+from mtplint.errors import reason
 from mtplint.extract import read_file
 from mtplint.files import MAX_SETTINGS_BYTES, read_regular
 from mtplint.records import FrozenRecord

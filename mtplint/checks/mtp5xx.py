@@ -218,9 +218,9 @@ def engine_flags(ctx: RuleContext) -> list[str]:
 
             return list(sglang.load_table(version).index)
         if ctx.engine == "llama.cpp":
-            from mtplint.engines import llamacpp
+            from mtplint.llama_options import build_number, option_lookup
 
-            return list(llamacpp._lookup(llamacpp.build_number(version)).by_name)
+            return list(option_lookup(build_number(version)).by_name)
         if ctx.engine in ("vllm-mlx", "mlx-lm"):
             from mtplint.engines import mlx
 

@@ -13,8 +13,11 @@ Rewrite the compact files after regenerating a table: ``python -m mtplint.engine
 
 from __future__ import annotations
 
+import binascii  # built into the interpreter: no hashing module for ~1.5 MB of tables
 import json
 from pathlib import Path
+
+from mtplint.versions import compare, version_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,8 +26,6 @@ if TYPE_CHECKING:
 
 def _source_key(data: bytes) -> list[int]:
     """What identifies a table file's bytes: their length and CRC-32."""
-    import binascii  # C (loaded with base64 already): no hashing module for ~1.5 MB of tables
-
     return [len(data), binascii.crc32(data)]
 
 
@@ -41,6 +42,7 @@ class TableFiles:
         #: the compact file once read (None: missing or unreadable)
         self._compact: dict[str, Any] | None = None
         self._compact_read = False
+        self._releases: tuple[str, ...] | None = None
 
     def read(self, version: str) -> tuple[dict[str, Any], dict[str, list[int]] | None]:
         """The table of ``version`` as its file holds it, and for each shared key the numbers of its
@@ -77,6 +79,22 @@ class TableFiles:
 
     def versions(self) -> list[str]:
         return [entry.name[: -len(".json")] for entry in self.directory.iterdir() if entry.name.endswith(".json")]
+
+    def releases(self) -> tuple[str, ...]:
+        """The releases with a table, oldest first."""
+        if self._releases is None:
+            self._releases = tuple(sorted(self.versions(), key=version_key))
+        return self._releases
+
+    def release_for(self, version: str) -> str:
+        """The release whose table ``version`` is read with: the newest one not newer than it (the
+        oldest for anything older)."""
+        releases = self.releases()
+        chosen = releases[0]
+        for release in releases:
+            if compare(release, version) <= 0:
+                chosen = release
+        return chosen
 
     def compacted(self) -> dict[str, Any]:
         """The compact form of the table files as they are now."""

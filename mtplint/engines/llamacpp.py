@@ -1,12 +1,11 @@
 """Engine model of llama.cpp's ``llama-server`` (builds ``bNNNN``).
 
-The option table (names, negations, env names, value count, removed stubs) is generated from
-``common/arg.cpp`` at b10454 (``data/llamacpp/options.json``, see ``tools/gen_llamacpp_options.py``);
-older builds are derived from it with the speculative-decoding changes of research/llamacpp-mlx.md
-§1.1. Options outside speculative decoding are not versioned: an option added or removed between
-builds outside that list is modelled as present in every known build.
+The option table of each build is :mod:`mtplint.llama_options` (generated from ``common/arg.cpp``
+at b10454, older builds derived from it with the speculative-decoding changes listed there).
+Options outside speculative decoding are not versioned: an option added or removed between builds
+outside that list is modelled as present in every known build.
 
-Parsing follows ``common_params_parse_ex`` (research §1.4; arg.cpp at b10454):
+Parsing follows ``common_params_parse_ex`` (``common/arg.cpp`` at b10454):
 
 * precedence: ``config.ini`` (b10398+; only when the launch comes from one) < every ``LLAMA_ARG_*``
   variable (in option-definition order) < command-line arguments, in order;
@@ -25,50 +24,41 @@ options without one (``spec_draft_ngl``).
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable
 from functools import cache, lru_cache
 
 from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
-from mtplint.records import FrozenRecord, Record
+from mtplint.llama_options import (
+    DRAFT_TYPE_RENAME_BUILD,
+    GGUF_TYPE_BUILD,
+    KNOWN_BUILDS,
+    MTP_BUILD,
+    N_MAX_DEFAULT_BUILD,
+    NO_AUTO_DRAFT_BUILD,
+    PARALLEL_DRAFTING_BUILD,
+    SPEC_RENAME_BUILD,
+    LlamaOption,
+    OptionLookup,
+    build_number,
+    option_lookup,
+    option_table,
+)
 from mtplint.settings import Setting
-from mtplint.shipped import package_path
 from mtplint.source import Span, Token
 from mtplint.versions import EngineVersion
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Final
+    from typing import Any
 
     from mtplint.catalogs import Catalogs
 
-#: builds where research §1.1 records a change of the speculative CLI, oldest first (the last is assumed)
-KNOWN_BUILDS = ("b8932", "b8955", "b9109", "b9131", "b9180", "b9235", "b9464", "b10398", "b10413", "b10470")
-
-#: b8955 (PR #22397): ``--draft*`` renamed ``--spec-draft-*``; old names become stubs that throw
-SPEC_RENAME_BUILD = 8955
-#: b9109 (PR #22838): ``-cd``/``--spec-replace`` deleted (invalid argument); ``--spec-type`` takes a list
-PARALLEL_DRAFTING_BUILD = 9109
-#: b9131 (PR #22964): ``draft`` -> ``draft-simple``, ``eagle3`` -> ``draft-eagle3``
-DRAFT_TYPE_RENAME_BUILD = 9131
-#: b9180 (PR #22673): ``draft-mtp``
-MTP_BUILD = 9180
-#: b9235 (PR #23269): default ``n_max`` 16 -> 3
-N_MAX_DEFAULT_BUILD = 9235
-#: b9261 (PR #23287): ``--spec-draft-backend-sampling``
-BACKEND_SAMPLING_BUILD = 9261
-#: b9464 (PR #23988): ``-md`` no longer enables ``draft-simple`` by itself
-NO_AUTO_DRAFT_BUILD = 9464
-#: b10398 (#26118): system/user ``config.ini`` applied before env and CLI
-CONFIG_INI_BUILD = 10398
-#: b10413: without ``--spec-type`` the type is read from the draft GGUF (never ``draft-simple``)
-GGUF_TYPE_BUILD = 10413
 
 NGRAM_TYPES = ("ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache")
-#: research §1.3: draftless types take precedence, then the model-based ones in this order
+#: ``common_speculative_init`` (``common/speculative.cpp`` at b10470): draftless types take precedence,
+#: then the model-based ones in this order
 DRAFT_TYPES = ("draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark")
 #: normalised ``spec_method`` of each type (settings.KEYS)
 METHOD_OF_TYPE = {
@@ -87,15 +77,9 @@ FALSEY = ("off", "disabled", "false", "0")
 AUTOY = ("auto", "-1")
 
 
-@lru_cache(maxsize=1024)  # every launch asks for a few known builds, once per table tried
-def build_number(version: str) -> int:
-    """``b9180`` (or ``9180``) -> 9180; anything else is treated as the newest known build."""
-    match = re.fullmatch(r"b?(\d{1,18})", version.strip())  # longer: no build, and past Python's digit limit
-    return int(match.group(1)) if match else int(KNOWN_BUILDS[-1][1:])
-
-
 def spec_types_at(build: int) -> tuple[str, ...]:
-    """Names ``--spec-type`` accepts at ``build`` (research §1.1 and §1.3).
+    """Names ``--spec-type`` accepts at ``build`` (``common_speculative_type_from_name_map`` in
+    ``common/speculative.cpp``, and the renames of PR #22964 and PR #22673).
 
     ``draft-dflash``/``draft-dspark`` are first documented at b10413; the build that added them is
     not known, so they are accepted from b9180 on rather than risk rejecting a valid launch.
@@ -110,114 +94,6 @@ def spec_types_at(build: int) -> tuple[str, ...]:
     return tuple(names)
 
 
-#: words an option of each handler kind takes after its name
-_VALUES_PER_KIND = {"void": 0, "bool": 0, "int": 1, "string": 1, "str_str": 2}
-
-
-class LlamaOption(FrozenRecord):
-    """One llama-server option: every spelling, its environment variable and its value count."""
-
-    __slots__ = ("names", "negated", "kind", "env", "dest", "removed")
-    names: Final[tuple[str, ...]]
-    negated: Final[tuple[str, ...]]
-    kind: Final[str]  # void | bool | int | string | str_str (the arg.cpp handler slot)
-    env: Final[str | None]
-    dest: Final[str]
-    removed: Final[str | None]
-
-    def __init__(self, names: tuple[str, ...], negated: tuple[str, ...], kind: str, env: str | None, dest: str,
-                 removed: str | None = None) -> None:
-        self.names = names
-        self.negated = negated
-        self.kind = kind
-        self.env = env
-        self.dest = dest
-        self.removed = removed
-
-    @property
-    def values(self) -> int:
-        return _VALUES_PER_KIND[self.kind]
-
-    @property
-    def env_names(self) -> tuple[str, ...]:
-        """The variables the option reads: its own, and ``LLAMA_ARG_NO_*`` for negatable ones."""
-        if self.env is None:
-            return ()
-        if self.negated and self.env.startswith("LLAMA_ARG_"):
-            return (self.env, "LLAMA_ARG_NO_" + self.env[len("LLAMA_ARG_"):])
-        return (self.env,)
-
-
-def _dest(names: Iterable[str], env: str | None) -> str:
-    longs = [name for name in names if name.startswith("--")]
-    if env and env.startswith("LLAMA_ARG_") and not (longs and longs[0].startswith("--spec-")):
-        return env[len("LLAMA_ARG_"):].lower()
-    chosen = longs[0] if longs else next(iter(names))
-    return chosen.lstrip("-").replace("-", "_")
-
-
-@cache
-def _base_table() -> tuple[LlamaOption, ...]:
-    text = package_path("engines", "data", "llamacpp", "options.json").read_text(encoding="utf-8")
-    document: dict[str, Any] = json.loads(text)
-    options = []
-    for entry in document["options"]:
-        names = tuple(entry["args"])
-        env = entry.get("env")
-        options.append(LlamaOption(names, tuple(entry.get("neg", ())), entry["kind"], env, _dest(names, env), entry.get("removed")))
-    return tuple(options)
-
-
-#: options deleted at b9109 without a stub (research §1.1, b8955 and b9109 rows)
-_DELETED_AT_PARALLEL_DRAFTING = (
-    LlamaOption(("--spec-draft-ctx-size", "-cd", "--ctx-size-draft"), (), "int", "LLAMA_ARG_SPEC_DRAFT_CTX_SIZE", "spec_draft_ctx_size"),
-    LlamaOption(("--spec-draft-replace", "--spec-replace"), (), "str_str", None, "spec_draft_replace"),
-)
-#: the pre-b8955 spelling of renamed options whose old names are not aliases today (research §1.1 row ≤ b8932)
-_OLD_SPELLINGS = {
-    "--draft": LlamaOption(("--draft", "--draft-n", "--draft-max"), (), "int", "LLAMA_ARG_DRAFT_MAX", "spec_draft_n_max"),
-    "--draft-min": LlamaOption(("--draft-min", "--draft-n-min"), (), "int", "LLAMA_ARG_DRAFT_MIN", "spec_draft_n_min"),
-}
-_OLD_ENV = {
-    "spec_draft_model": "LLAMA_ARG_MODEL_DRAFT",
-    "spec_draft_p_min": "LLAMA_ARG_DRAFT_P_MIN",
-    "spec_draft_ctx_size": "LLAMA_ARG_CTX_SIZE_DRAFT",
-}
-
-
-@cache
-def option_table(build: int) -> tuple[LlamaOption, ...]:
-    """The options llama-server has at ``build``."""
-    options: list[LlamaOption] = []
-    for option in _base_table():
-        if option.dest == "spec_draft_backend_sampling" and build < BACKEND_SAMPLING_BUILD:
-            continue
-        if build < SPEC_RENAME_BUILD:
-            option = _before_spec_rename(option)
-            if not option.names:
-                continue
-        options.append(option)
-    if build < PARALLEL_DRAFTING_BUILD:
-        for deleted in _DELETED_AT_PARALLEL_DRAFTING:
-            options.append(_before_spec_rename(deleted) if build < SPEC_RENAME_BUILD else deleted)
-    return tuple(options)
-
-
-def _before_spec_rename(option: LlamaOption) -> LlamaOption:
-    """The same option before b8955: no ``--spec-draft-*`` names, no ``LLAMA_ARG_SPEC_DRAFT_*`` env,
-    and the stubs of today were working options."""
-    if option.removed:
-        if option.names[0] in _OLD_SPELLINGS:
-            return _OLD_SPELLINGS[option.names[0]]
-        # --spec-ngram-size-n/-m/-min-hits took values then
-        return LlamaOption(option.names, option.negated, option.kind, option.env, option.dest)
-    names = tuple(name for name in option.names if not name.startswith("--spec-draft-"))
-    env = option.env
-    if env and env.startswith("LLAMA_ARG_SPEC_DRAFT_"):
-        env = _OLD_ENV.get(option.dest)
-    return LlamaOption(names, option.negated, option.kind, env, option.dest, option.removed)
-
-
 @cache
 def _distinct_table(build: int) -> int:
     """The first known build whose option table equals ``build``'s (tables are compared once per build)."""
@@ -226,67 +102,10 @@ def _distinct_table(build: int) -> int:
                 if option_table(number) == table)
 
 
-class _Lookup(Record):
-    __slots__ = ("by_name", "options", "env_names", "by_env", "by_key")
-    by_name: dict[str, tuple[LlamaOption, bool]]
-    options: tuple[LlamaOption, ...]
-    #: every variable some option reads (most launches set none: their env pass is skipped)
-    env_names: frozenset[str]
-    #: variable -> positions in ``options`` of the options that read it
-    by_env: dict[str, tuple[int, ...]]
-    #: preset/config key -> (option, positive form), as :func:`find_option` resolves it
-    by_key: dict[str, tuple[LlamaOption, bool]]
-
-    def __init__(self, by_name: dict[str, tuple[LlamaOption, bool]], options: tuple[LlamaOption, ...],
-                 env_names: frozenset[str], by_env: dict[str, tuple[int, ...]],
-                 by_key: dict[str, tuple[LlamaOption, bool]]) -> None:
-        self.by_name = by_name
-        self.options = options
-        self.env_names = env_names
-        self.by_env = by_env
-        self.by_key = by_key
-
-
-@cache
-def _lookup(build: int) -> _Lookup:
-    by_name: dict[str, tuple[LlamaOption, bool]] = {}
-    by_env: dict[str, list[int]] = {}
-    by_key: dict[str, tuple[LlamaOption, bool]] = {}
-    table = option_table(build)
-    for position, option in enumerate(table):
-        for name in option.names:
-            by_name[name] = (option, True)
-        for name in option.negated:
-            by_name[name] = (option, False)
-        env_names = option.env_names
-        for env_name in env_names:
-            by_env.setdefault(env_name, []).append(position)
-        # get_map_key_opt takes the first option that matches, trying its variables, then its
-        # spellings, then its negated spellings: the first entry for a key is the one it finds
-        for env_name in env_names:
-            by_key.setdefault(env_name, (option, env_name == option.env or not env_name.startswith("LLAMA_ARG_NO_")))
-        for name in option.names:
-            by_key.setdefault(name.lstrip("-"), (option, True))
-        for name in option.negated:
-            by_key.setdefault(name.lstrip("-"), (option, False))
-    return _Lookup(by_name, table, frozenset(by_env), {name: tuple(found) for name, found in by_env.items()}, by_key)
-
-
 @cache
 def _values_by_name(build: int) -> dict[str, int]:
     """Option spelling -> how many words its option takes after it (version narrowing's reading)."""
-    return {name: option.values for name, (option, _) in _lookup(build).by_name.items()}
-
-
-def find_option(key: str, build: int) -> tuple[LlamaOption, bool] | None:
-    """The option a preset/config key names: any spelling without its dashes, or its env name
-    (``common/preset.cpp`` ``get_map_key_opt``). The bool says whether the key is a positive form."""
-    return _lookup(build).by_key.get(key)
-
-
-def canonical_flag(option: LlamaOption) -> str:
-    """The spelling a preset is turned back into (``common_preset::to_args`` uses the last name)."""
-    return option.names[-1]
+    return {name: option.values for name, (option, _) in option_lookup(build).by_name.items()}
 
 
 # --- values ---------------------------------------------------------------------------------------
@@ -432,7 +251,7 @@ class LlamaCppEngine:
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> LlamaParsed:
         build = build_number(version.version)
         parsed = LlamaParsed(build=build)
-        lookup = _lookup(build)
+        lookup = option_lookup(build)
         self._parse_env(launch, build, lookup, parsed)
         if launch.env_open:
             # an unread env file may hold any LLAMA_ARG_* (below the command line, like "$@")
@@ -460,7 +279,7 @@ class LlamaCppEngine:
             return
         parsed.options[option.dest] = OptionValue(value, span, origin, flag, unresolved)
 
-    def _parse_env(self, launch: Launch, build: int, lookup: _Lookup, parsed: LlamaParsed) -> None:
+    def _parse_env(self, launch: Launch, build: int, lookup: OptionLookup, parsed: LlamaParsed) -> None:
         """The ``LLAMA_ARG_*`` loop of ``common_params_parse_ex`` (option-definition order)."""
         if lookup.env_names.isdisjoint(launch.env):
             return
@@ -505,7 +324,7 @@ class LlamaCppEngine:
                     f'error while handling environment variable "{option.env}": {error}', span, option.env,
                     "removed" if option.removed else "invalid-value"))
 
-    def _parse_cli(self, args: list[Token], build: int, lookup: _Lookup, parsed: LlamaParsed) -> None:
+    def _parse_cli(self, args: list[Token], build: int, lookup: OptionLookup, parsed: LlamaParsed) -> None:
         index = 0
         while index < len(args):
             token = args[index]
@@ -654,7 +473,8 @@ class LlamaCppEngine:
             return Setting(METHOD_OF_TYPE.get(chosen, chosen), origin, span, extra=extra)
         if draft is None:
             return Setting(None, "default")
-        # a draft model without a type (research §1.1 b9464, b10413; §1.6)
+        # a draft model without a type: b9464 (PR #23988) stops enabling draft-simple for it, b10413
+        # reads the type from the draft GGUF (``common_speculative_types_from_gguf``)
         if draft.unresolved:
             return Setting(None, "inferred", draft.span, draft.unresolved)
         if build < NO_AUTO_DRAFT_BUILD:

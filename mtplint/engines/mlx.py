@@ -6,7 +6,7 @@ abbreviations, ``--opt=value``, ambiguity (``--mtp`` matches ``--mtp-num-draft-t
 ``--mtp-optimistic``) and error messages are argparse's own. argparse stops at the first error, as
 the servers do.
 
-Facts (research/llamacpp-mlx.md §3, §4):
+Facts (``waybarrios/vllm-mlx`` at commit 4b654c09, ``ml-explore/mlx-lm`` v0.32.0):
 
 * vllm-mlx: ``--enable-mtp`` turns MTP on; the draft depth is always 1 whatever
   ``--mtp-num-draft-tokens`` asks; ``--mtp-num-draft-tokens``/``--mtp-optimistic`` reach the engine
@@ -286,11 +286,11 @@ class VllmMlxEngine(ArgparseEngine):
             optimistic = _setting(parsed, "mtp_optimistic", False)
             settings["spec_method"] = Setting("mtp", mtp.origin, mtp.span, mtp.unresolved, extra={
                 "optimistic": bool(optimistic.value),
-                # research §3: the optimistic switch only reaches the scheduler with --continuous-batching
+                # vllm_mlx/cli.py passes mtp_optimistic only through SchedulerConfig (--continuous-batching)
                 "optimistic_effective": bool(optimistic.value and batching.value),
             })
             requested = _setting(parsed, "mtp_num_draft_tokens", base.get("mtp_num_draft_tokens", 1))
-            # research §3: both the batched and the simple path draft exactly one token per step
+            # vllm_mlx/scheduler.py and engine/simple.py: both paths draft exactly one token per step
             settings["spec_tokens"] = Setting(1, "inferred", requested.span, requested.unresolved,
                                               extra={"requested": requested.value})
         else:
@@ -329,7 +329,7 @@ class MlxLmEngine(ArgparseEngine):
         if draft.value is not None:
             settings["spec_method"] = Setting("draft_model", draft.origin, draft.span, draft.unresolved)
             settings["spec_tokens"] = _setting(parsed, "num_draft_tokens", base.get("num_draft_tokens", 3))
-            # research §4: the server is not batchable while a draft model is loaded
+            # mlx_lm/server.py: ``is_batchable = draft_model is None``
             settings["max_concurrency"] = Setting(1, "inferred", draft.span, extra={"batching_disabled_by_draft": True})
         else:
             settings["spec_method"] = Setting(None, "default")

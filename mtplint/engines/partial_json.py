@@ -10,7 +10,10 @@ and names the keys whose value is not known.
 from __future__ import annotations
 
 import json
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _PLACEHOLDER = "\x00unresolved\x00"
 

@@ -1,23 +1,34 @@
 """The SGLang engine model: argv / ``--config`` YAML / ``sglang.Engine(...)`` -> ServerArgs fields.
 
-Facts are from the shared research (research/sglang.md, cited by section) and from the release wheels
-themselves: the flag tables in ``data/sglang/<version>.json`` are generated from each wheel by
+Facts are from SGLang's sources (``python/sglang/srt/server_args.py`` at the release tag named, "v0.5.9
+L2352" being a line of that file at tag v0.5.9) and from the release wheels themselves: the flag
+tables in ``data/sglang/<version>.json`` are generated from each wheel by
 ``tools/gen_sglang_flags.py``, and the version boundaries below name the wheels they were checked in.
 
-Parsing emulates CPython 3.11 ``argparse`` with ``allow_abbrev=True`` (research §3): exact option,
-``--opt=value``, unique prefix, "ambiguous option" listing candidates in registration order,
-"unrecognized arguments", type conversion and ``choices`` after conversion, last flag wins.
+``prepare_server_args`` builds a plain ``argparse.ArgumentParser`` (``allow_abbrev`` left at True),
+whose option matching :mod:`mtplint.engines.argparse_model` models (exact option, ``--opt=value``,
+unique prefix, "ambiguous option" listing candidates in registration order); this module adds type
+conversion, ``choices`` after conversion, "unrecognized arguments", and last flag wins.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Iterable
 from functools import cache
 
 from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed, WordReadings
+from mtplint.engines.argparse_model import (
+    BOOL_WORDS,
+    ArgumentCountError,
+    ParserOptions,
+    ambiguous_message,
+    ignored_explicit_message,
+    invalid_choice_message,
+    unrecognized_message,
+    values_taken,
+)
 from mtplint.engines.compact import TableFiles
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
@@ -42,7 +53,7 @@ SPEC_V2_ENV_ADDED = "0.5.5"
 #: default flipped to ``EnvBool(True)`` in sglang-0.5.11 (environ.py; 0.5.10.post1 still False).
 SPEC_V2_DEFAULT_TRUE = "0.5.11"
 #: the variable is gone from environ.py in sglang-0.5.14 (arg_groups/speculative_hook.py only logs
-#: "SGLANG_ENABLE_SPEC_V2 has been removed"); speculation always runs the V2 worker (research §2).
+#: "SGLANG_ENABLE_SPEC_V2 has been removed"); speculation always runs the V2 worker.
 SPEC_V2_REMOVED = "0.5.14"
 #: ``--mamba-scheduler-strategy {auto,no_buffer,extra_buffer}`` first in sglang-0.5.7 (absent in 0.5.6).
 MAMBA_STRATEGY_ADDED = "0.5.7"
@@ -54,12 +65,13 @@ MAMBA_STRATEGY_RENAMED = "0.5.14"
 MAMBA_STRATEGY_ALIAS_REMOVED = "0.5.20"
 #: hybrid + speculation + radix cache + no_buffer: <= 0.5.9 silently disables the radix cache;
 #: sglang-0.5.10's server_args.py raises "Speculative decoding for {arch} is not compatible with radix
-#: cache when using --mamba-scheduler-strategy no_buffer" (research §1.4).
+#: cache when using --mamba-scheduler-strategy no_buffer" (``_handle_mamba_radix_cache``; v0.5.9 L1746-1763 warns
+#: and disables the radix cache instead).
 HYBRID_RADIX_ERROR = "0.5.10"
 #: ``--speculative-algorithm`` choices: DFLASH added in sglang-0.5.11; choices removed (value
-#: upper-cased, plugin registry) in sglang-0.5.12 (research §1.1, commit 95fb722d).
+#: upper-cased, plugin registry) in sglang-0.5.12 (commit 95fb722d).
 SPEC_CHOICES_REMOVED = "0.5.12"
-#: auto ``mem_fraction_static`` reserve for speculation (research §4.1): +2048 MiB EAGLE family /
+#: auto ``mem_fraction_static`` reserve for speculation (v0.5.9 L1017-1069): +2048 MiB EAGLE family /
 #: +6144 STANDALONE up to sglang-0.5.9, +4096 / +6144 in 0.5.10 ... 0.5.13, none from 0.5.14.
 SPEC_RESERVE_4G = "0.5.10"
 SPEC_RESERVE_REMOVED = "0.5.14"
@@ -69,9 +81,11 @@ SERVE_ADDED = "0.5.5"
 MSGSPEC_SERVER_ARGS = "0.5.20"
 
 EAGLE_FAMILY = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE")
-#: algorithms whose launch caps max_running_requests at 48 when unset (research §1.3)
+#: algorithms whose launch caps max_running_requests at 48 when unset (v0.5.9 L2361-2366, later
+#: ``arg_groups/speculative_hook.py``)
 CAPPED_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "FROZEN_KV_MTP", "DSPARK")
-#: architectures whose auto (steps, topk, draft tokens) is (5, 4, 8) (research §1.3)
+#: architectures whose auto (steps, topk, draft tokens) is (5, 4, 8) (v0.5.9 ``auto_choose_speculative_params``
+#: L5741-5775)
 WIDE_AUTO_ARCHS = ("LlamaForCausalLM", "Grok1ForCausalLM", "Grok1VForCausalLM")
 NORMALISED_METHODS = {"EAGLE3": "eagle3", "NGRAM": "ngram", "STANDALONE": "draft_model", "DFLASH": "dflash"}
 BUILTIN_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO")
@@ -81,7 +95,6 @@ ENV_FALSE = ("false", "0", "no", "n")
 
 #: argparse's own ``-h/--help``, registered first by ``ArgumentParser()``
 _HELP_ROW: dict[str, Any] = {"options": ["-h", "--help"], "dest": "help", "kind": "help", "nargs": 0}
-_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
 
 # --- flag tables ----------------------------------------------------------------------------------
@@ -125,13 +138,15 @@ class Action(FrozenRecord):
 
 
 class FlagTable(Record):
-    __slots__ = ("version", "raw", "actions", "index", "fields", "dest_to_field")
+    __slots__ = ("version", "raw", "actions", "index", "fields", "dest_to_field", "options")
     version: str
     raw: dict[str, Any]
     actions: list[Action]
     index: dict[str, Action]
     fields: dict[str, dict[str, Any]]
     dest_to_field: dict[str, str]
+    #: how argparse reads an option word against ``index`` (SGLang leaves allow_abbrev at True)
+    options: ParserOptions
 
     def __init__(self, version: str, raw: dict[str, Any], actions: list[Action], index: dict[str, Action],
                  fields: dict[str, dict[str, Any]], dest_to_field: dict[str, str]) -> None:
@@ -141,6 +156,7 @@ class FlagTable(Record):
         self.index = index
         self.fields = fields
         self.dest_to_field = dest_to_field
+        self.options = ParserOptions(index)
 
     @property
     def config_merger(self) -> int:
@@ -165,16 +181,14 @@ def _action(row: dict[str, Any]) -> Action:
     )
 
 
-def _data_dir() -> Any:
-    return package_path("engines", "data", "sglang")
+#: the tables, read one by one or (from the second one a process needs) from one derived file
+TABLE_FILES = TableFiles(package_path("engines", "data", "sglang"), package_path("engines", "data", "sglang-tables.json"),
+                         ("actions", "fields"))
 
 
 @cache
 def table_versions() -> tuple[str, ...]:
-    from mtplint.versions import version_key
-
-    names = [entry.name[:-5] for entry in _data_dir().iterdir() if entry.name.endswith(".json")]
-    return tuple(sorted(names, key=version_key))
+    return TABLE_FILES.releases()
 
 
 def load_table(version: str) -> FlagTable:
@@ -184,12 +198,7 @@ def load_table(version: str) -> FlagTable:
 
 @cache
 def _table_version(version: str) -> str:
-    candidates = [known for known in table_versions() if compare(known, version) <= 0]
-    return candidates[-1] if candidates else table_versions()[0]
-
-
-#: the tables, read one by one or (from the second one a process needs) from one derived file
-TABLE_FILES = TableFiles(_data_dir(), package_path("engines", "data", "sglang-tables.json"), ("actions", "fields"))
+    return TABLE_FILES.release_for(version)
 
 
 @cache
@@ -244,8 +253,6 @@ class Word(Record):
         return not self.unresolved and not self.splat
 
 
-#: words people write after a switch meaning a boolean (argparse takes them as stray positionals)
-_BOOL_WORDS = frozenset({"true", "false", "1", "0", "yes", "no", "on", "off"})
 
 
 class _ParseError(Exception):
@@ -298,9 +305,7 @@ def _convert(action: Action, text: str) -> Any:
 
 def _check_choice(action: Action, value: Any) -> None:
     if action.choices is not None and value not in action.choices:
-        listed = ", ".join(repr(choice) for choice in action.choices)
-        raise _ParseError(f"argument {action.name}: invalid choice: {value!r} (choose from {listed})", None,
-                          "invalid-choice")
+        raise _ParseError(invalid_choice_message(action.name, value, action.choices), None, "invalid-choice")
 
 
 # --- argparse emulation ---------------------------------------------------------------------------
@@ -332,46 +337,14 @@ class _ParseState(Record):
 
 
 def _parse_optional(table: FlagTable, text: str) -> _Optional | None:
-    """CPython 3.11 ``ArgumentParser._parse_optional`` (allow_abbrev=True); ``None`` = positional."""
-    if not text or text[0] != "-":
+    """The option ``text`` names with its glued value (``None``: a positional); raises for an
+    ambiguous prefix."""
+    found = table.options.parse_optional(text)
+    if found is None:
         return None
-    if text in table.index:
-        return _Optional(table.index[text], text, None)
-    if len(text) == 1:
-        return None
-    if "=" in text:
-        option, explicit = text.split("=", 1)
-        if option in table.index:
-            return _Optional(table.index[option], option, explicit)
-    matches = _option_tuples(table, text)
-    if len(matches) > 1:
-        listed = ", ".join(match.option for match in matches)
-        raise _ParseError(f"ambiguous option: {text} could match {listed}", None, "ambiguous")
-    if len(matches) == 1:
-        return matches[0]
-    if _NEGATIVE_NUMBER.match(text):
-        return None  # SGLang registers no option that looks like a negative number
-    if " " in text:
-        return None
-    return _Optional(None, text, None)
-
-
-def _option_tuples(table: FlagTable, text: str) -> list[_Optional]:
-    matches: list[_Optional] = []
-    if text.startswith("--"):
-        prefix, explicit = text.split("=", 1) if "=" in text else (text, None)
-        for option, action in table.index.items():
-            if option.startswith(prefix):
-                matches.append(_Optional(action, option, explicit))
-    else:
-        prefix, explicit = text, None
-        short, short_explicit = text[:2], text[2:]
-        for option, action in table.index.items():
-            if option == short:
-                matches.append(_Optional(action, option, short_explicit))
-            elif option.startswith(prefix):
-                matches.append(_Optional(action, option, explicit))
-    return matches
+    if found.ambiguous:
+        raise _ParseError(ambiguous_message(found), None, "ambiguous")
+    return _Optional(table.index[found.option] if found.known else None, found.option, found.explicit)
 
 
 def _classify(table: FlagTable, word: Word) -> _Optional | None:
@@ -426,7 +399,7 @@ def argparse_words(words: list[Word], table: FlagTable, parsed: Parsed, field_na
                     parsed.open_ended = True
                     parsed.notes.append(f"unresolved word {word.text!r} where an option was expected")
                     continue
-                parsed.errors.append(CliError(f"unrecognized arguments: {word.text}", word.span, None, "unknown"))
+                parsed.errors.append(CliError(unrecognized_message([word.text]), word.span, None, "unknown"))
             else:
                 while index < len(words) and kinds[index] is None:
                     index += 1
@@ -443,8 +416,8 @@ def argparse_words(words: list[Word], table: FlagTable, parsed: Parsed, field_na
                 parsed.notes.append(f"unresolved option word {word.text!r}: cannot tell which flag it is")
                 index = follow
                 continue
-            text = " ".join(w.text for w in [word, *values])
-            parsed.errors.append(CliError(f"unrecognized arguments: {text}", word.span, word.text, "unknown"))
+            parsed.errors.append(CliError(unrecognized_message(w.text for w in [word, *values]), word.span, word.text,
+                                          "unknown"))
             index = follow
             continue
         action = kind.action
@@ -462,9 +435,9 @@ def argparse_words(words: list[Word], table: FlagTable, parsed: Parsed, field_na
                 parsed.open_ended = True
             resolved = [w for w in leftover if w.resolved]
             if resolved:
-                # ``--enable-torch-compile true``: a boolean word after a switch (research/sglang.md)
-                switch = action.nargs == 0 and kind.explicit is None and resolved[0].text.lower() in _BOOL_WORDS
-                parsed.errors.append(CliError("unrecognized arguments: " + " ".join(w.text for w in resolved),
+                # ``--enable-torch-compile true``: a boolean word after a switch
+                switch = action.nargs == 0 and kind.explicit is None and resolved[0].text.lower() in BOOL_WORDS
+                parsed.errors.append(CliError(unrecognized_message(w.text for w in resolved),
                                               resolved[0].span, word.text if switch else None,
                                               "bool-value" if switch else "unknown"))
             index = follow
@@ -487,35 +460,19 @@ def _consume(action: Action, found: _Optional, word: Word, values: list[Word], p
     nargs = action.nargs
     if found.explicit is not None:
         if nargs == 0:
-            raise _ParseError(f"argument {action.name}: ignored explicit argument {found.explicit!r}", word,
-                              "bool-value")
+            raise _ParseError(ignored_explicit_message(action.name, found.explicit), word, "bool-value")
         explicit = Word(found.explicit, word.span, word.origin, word.unresolved, False)
         _store(action, found, word, [explicit], parsed, field_name)
         return 0
     if nargs == 0:
         _store(action, found, word, [], parsed, field_name)
         return 0
-    if nargs is None:
-        if not values:
-            raise _ParseError(f"argument {action.name}: expected one argument", word, "missing-value")
-        _store(action, found, word, values[:1], parsed, field_name)
-        return 1
-    if nargs == "?":
-        _store(action, found, word, values[:1], parsed, field_name)
-        return min(1, len(values))
-    if nargs == "*":
-        _store(action, found, word, values, parsed, field_name)
-        return len(values)
-    if nargs == "+":
-        if not values:
-            raise _ParseError(f"argument {action.name}: expected at least one argument", word, "missing-value")
-        _store(action, found, word, values, parsed, field_name)
-        return len(values)
-    count = int(nargs)
-    if len(values) < count:
-        raise _ParseError(f"argument {action.name}: expected {count} arguments", word, "missing-value")
-    _store(action, found, word, values[:count], parsed, field_name)
-    return count
+    try:
+        taken = values_taken(nargs, len(values))
+    except ArgumentCountError as error:
+        raise _ParseError(f"argument {action.name}: {error}", word, "missing-value") from None
+    _store(action, found, word, values[:taken], parsed, field_name)
+    return taken
 
 
 def _store(action: Action, found: _Optional, flag: Word, values: list[Word], parsed: Parsed,
@@ -576,12 +533,12 @@ def _written(flag: Word) -> str:
     return flag.text.split("=", 1)[0]
 
 
-# --- --config YAML merging (research §3; sglang/srt/server_args_config_parser.py) ----------------
+# --- --config YAML merging (``prepare_server_args``; sglang/srt/server_args_config_parser.py) -------
 
 def _config_words(table: FlagTable, launch: Launch, path_word: Word, ctx: EngineContext,
                   parsed: Parsed) -> list[Word] | None:
     """The words a ``--config FILE`` expands to, with spans in that file; ``None`` if not readable."""
-    from mtplint.extract.yamlpos import YamlError, load
+    from mtplint.extract.yamlpos import YamlError, load  # PyYAML: only for a launch with --config
 
     path_text = path_word.text
     suffix = ("." + path_text.rsplit(".", 1)[-1].lower()) if "." in path_text.rsplit("/", 1)[-1] else ""
@@ -788,7 +745,7 @@ class SGLangEngine:
         config = parsed.options.get("config")
         if config is not None and not parsed.config_files:
             # argparse accepts ``--config=x.yaml`` / ``--conf x.yaml`` but the merger only looks for the
-            # exact token ``--config`` (research §3): the file is silently not merged
+            # exact token ``--config`` (``"--config" in argv``): the file is silently not merged
             parsed.notes.append(f"config file {config.value!r} is not loaded: only the exact token '--config FILE' is merged")
         self._check_after_parse(parsed, version)
         return parsed
@@ -871,7 +828,8 @@ class SGLangEngine:
                                 "'Unknown speculative algorithm name' unless a plugin registers it")
 
     def _parse_kwargs(self, launch: Launch, version: EngineVersion, table: FlagTable, parsed: Parsed) -> None:
-        """``sglang.Engine(**kwargs)`` -> ``ServerArgs(**kwargs)``: field names only (research §6)."""
+        """``sglang.Engine(**kwargs)`` -> ``ServerArgs(**kwargs)``: field names only (v0.5.9
+        ``entrypoints/engine.py`` L139-156)."""
         assert launch.kwargs is not None
         msgspec_struct = compare(table.version, MSGSPEC_SERVER_ARGS) >= 0
         for name, argument in launch.kwargs.items():
@@ -896,7 +854,7 @@ class SGLangEngine:
         if algorithm is not None and isinstance(algorithm.value, str) and not algorithm.unresolved \
                 and compare(table.version, SPEC_CHOICES_REMOVED) < 0 and algorithm.value not in BUILTIN_ALGORITHMS:
             # no argparse choices and no upper-casing before 0.5.12: the NEXTN alias and the EAGLE block
-            # are skipped, then the worker fails (research §6, inferred)
+            # are skipped, then the worker fails (v0.5.9 L2352-2354 and ``spec_info.py`` ``from_string``; inferred)
             parsed.errors.append(CliError(f"ValueError: Unknown speculative algorithm name: {algorithm.value}",
                                           algorithm.span, "speculative_algorithm", "startup"))
 
@@ -964,7 +922,7 @@ class SGLangEngine:
             separate_draft = draft.value is not None and draft.value != model.value
             if algorithm == "NEXTN" or not separate_draft:
                 # NEXTN is an alias of EAGLE; without a separate draft the draft is the model's own MTP
-                # head (draft ModelConfig falls back to --model-path, research §1.2)
+                # head (the draft ModelConfig falls back to --model-path: v0.5.9 ``managers/tp_worker.py`` L309-325)
                 method = "mtp"
                 if info is not None and info.mtp_layers == 0:
                     extra["model_has_mtp_heads"] = False
@@ -977,7 +935,7 @@ class SGLangEngine:
     @staticmethod
     def _draft_shape(settings: dict[str, Setting], algorithm: str | None, given: Callable[[str], OptionValue | None],
                      info: ModelInfo | None, model: Setting) -> None:
-        """spec_tokens / spec_topk / spec_draft_tokens after SGLang's auto-selection (research §1.3)."""
+        """spec_tokens / spec_topk / spec_draft_tokens after SGLang's auto-selection (v0.5.9 L2422-2500)."""
         steps, topk, drafts = given("speculative_num_steps"), given("speculative_eagle_topk"), given("speculative_num_draft_tokens")
 
         def of(option: OptionValue | None) -> Setting | None:
@@ -1022,7 +980,7 @@ class SGLangEngine:
             return
         settings["spec_tokens"] = of(steps) or Setting(None, "default")
         if topk is None:
-            # topk stays None; the next check compares None > 1 -> TypeError at startup (research §1.3, inferred)
+            # topk stays None; the next check compares None > 1 -> TypeError at startup (v0.5.9 L2453-2460, inferred)
             settings["spec_topk"] = Setting(None, "default", extra={"startup_error": "TypeError: topk unset with num_steps set"})
         else:
             settings["spec_topk"] = of(topk) or Setting(None, "default")
@@ -1059,7 +1017,8 @@ class SGLangEngine:
 
     @staticmethod
     def _auto_mamba(at: str, given: Callable[[str], OptionValue | None], radix_off: bool) -> str | None:
-        """What ``auto`` resolves to on a hybrid model (research §7; 0.5.14 ``_handle_mamba_radix_cache``)."""
+        """What ``auto`` resolves to on a hybrid model (v0.5.9 ``_handle_missing_default_values``; 0.5.14
+        ``_handle_mamba_radix_cache``)."""
         if compare(at, MAMBA_STRATEGY_ADDED) < 0:
             return None
         if compare(at, MAMBA_STRATEGY_RENAMED) < 0:
@@ -1100,7 +1059,7 @@ class SGLangEngine:
         extra = _versions_vary(version, outcome)
         if result == "disabled":
             extra["note"] = ("SGLang <= 0.5.9 silently disables the radix cache for a hybrid model with speculative "
-                             "decoding and mamba no_buffer (research §1.4)")
+                             "decoding and mamba no_buffer (server_args.py L1746-1763 at v0.5.9)")
             return Setting(False, "inferred", extra=extra)
         if result == "error":
             extra["startup_error"] = ("ValueError: Speculative decoding for this hybrid model is not compatible with "
@@ -1137,7 +1096,7 @@ class SGLangEngine:
         if hardware.gpu is None:
             return Setting(None, "default")
         value = auto_mem_fraction(hardware.gpu.memory_mib, version.version, algorithm, given)
-        extra = {"estimate": "auto mem_fraction_static formula (research §4.1); multimodal adjustment not applied"}
+        extra = {"estimate": "auto mem_fraction_static formula (server_args.py L1017-1069 at v0.5.9); multimodal adjustment not applied"}
         extra.update(_versions_vary(version, lambda v: auto_mem_fraction(hardware.gpu.memory_mib if hardware.gpu else 0,
                                                                            v, algorithm, given)))
         return Setting(value, "default", extra=extra)
@@ -1209,7 +1168,7 @@ def _versions_vary(version: EngineVersion, outcome: Callable[[str], Any]) -> dic
 
 
 def _gpu_defaults(memory_mib: int, tp_size: int) -> tuple[int, int]:
-    """(chunked_prefill_size, cuda_graph_max_bs) defaults by GPU memory (research §4.1, v0.5.9 L934-999)."""
+    """(chunked_prefill_size, cuda_graph_max_bs) defaults by GPU memory (v0.5.9 L934-999)."""
     gib = memory_mib / 1024
     small_tp = tp_size < 4
     if gib < 20:
@@ -1225,7 +1184,7 @@ def _gpu_defaults(memory_mib: int, tp_size: int) -> tuple[int, int]:
 
 def auto_mem_fraction(memory_mib: int, at: str, algorithm: str | None,
                       given: Callable[[str], OptionValue | None]) -> float | None:
-    """SGLang's auto ``mem_fraction_static`` (research §4.1; v0.5.9 server_args.py L1017-1069)."""
+    """SGLang's auto ``mem_fraction_static`` (v0.5.9 server_args.py L1017-1069)."""
     if memory_mib <= 0:
         return None
 

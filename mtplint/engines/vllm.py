@@ -1,9 +1,9 @@
 """The vLLM engine model: what ``vllm serve`` (or ``LLM(...)``) stores, and what it runs with.
 
-Parsing emulates vLLM's ``FlexibleArgumentParser`` (research/vllm.md §2; W33
-``vllm/utils/argparse_utils.py`` ``parse_args`` L313-500, ``_pull_args_from_config`` L516-604,
-``load_config_file`` L606-673) in front of Python's ``argparse``, over the flag table generated from
-each release's wheel (``mtplint/engines/data/vllm/<version>.json``, see ``tools/gen_vllm_flags.py``).
+Parsing emulates vLLM's ``FlexibleArgumentParser`` (vLLM 0.33.0 ``vllm/utils/argparse_utils.py``
+``parse_args`` L313-500, ``_pull_args_from_config`` L516-604, ``load_config_file`` L606-673) in
+front of Python's ``argparse`` (:mod:`mtplint.engines.argparse_model`), over the flag table generated
+from each release's wheel (``mtplint/engines/data/vllm/<version>.json``, see ``tools/gen_vllm_flags.py``).
 The preprocessing changed across releases; each difference is keyed to the first release (of those
 read) that has it:
 
@@ -21,19 +21,32 @@ read) that has it:
 
 from __future__ import annotations
 
-import bisect
 import json
 import re
 from collections.abc import Iterable
 from functools import cache, lru_cache
+from pathlib import Path
 
 from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed, WordReadings
+from mtplint.engines.argparse_model import (
+    BOOL_WORDS,
+    ArgumentCountError,
+    ParserOptions,
+    ambiguous_message,
+    ignored_explicit_message,
+    invalid_choice_message,
+    unrecognized_message,
+    values_taken,
+)
 from mtplint.engines.compact import TableFiles
+from mtplint.engines.partial_json import partial_object
+from mtplint.errors import reason
+from mtplint.extract import FileLoader
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.settings import Setting, open_to_config
 from mtplint.shipped import package_path
-from mtplint.source import Span, Token
+from mtplint.source import Issues, SourceFile, Span, Token
 from mtplint.versions import EngineVersion, compare
 
 TYPE_CHECKING = False
@@ -77,16 +90,15 @@ class Flag:
 class FlagTable:
     """The ``vllm serve`` flags of one release, indexed by option string and by dest."""
 
-    __slots__ = ("allow_abbrev", "by_dest", "by_option", "flags", "keywords", "positional", "sorted_options",
-                 "version")
+    __slots__ = ("allow_abbrev", "by_dest", "by_option", "flags", "keywords", "options", "positional", "version")
 
     def __init__(self, version: str, flags: tuple[Flag, ...], allow_abbrev: bool) -> None:
         self.version = version
         self.flags = flags
         self.allow_abbrev = allow_abbrev
         self.by_option: dict[str, Flag] = {option: flag for flag in flags for option in flag.options}
-        #: the option strings in order: those an abbreviation may stand for are one run of them
-        self.sorted_options: list[str] = sorted(self.by_option)
+        #: how argparse reads an option word against these flags
+        self.options = ParserOptions(self.by_option, allow_abbrev)
         self.by_dest: dict[str, Flag] = {flag.dest: flag for flag in flags}
         #: the keyword arguments ``EngineArgs``/``LLM`` take (a flag's dest; not the CLI-only ones)
         self.keywords: frozenset[str] = frozenset(self.by_dest) - {"model_tag", "config"}
@@ -94,39 +106,24 @@ class FlagTable:
         self.positional: Flag | None = next((flag for flag in flags if not flag.options), None)
 
 
-def _data_dir() -> Any:
-    return package_path("engines", "data", "vllm")
+#: the tables, read one by one or (from the second one a process needs) from one derived file
+TABLE_FILES = TableFiles(package_path("engines", "data", "vllm"), package_path("engines", "data", "vllm-tables.json"),
+                         ("actions",))
 
 
 @cache
 def table_versions() -> tuple[str, ...]:
-    names = [entry.name[: -len(".json")] for entry in _data_dir().iterdir() if entry.name.endswith(".json")]
-    ordered: list[str] = []
-    for name in names:
-        position = 0
-        while position < len(ordered) and compare(ordered[position], name) < 0:
-            position += 1
-        ordered.insert(position, name)
-    return tuple(ordered)
+    return TABLE_FILES.releases()
 
 
 def load_table(version: str) -> FlagTable:
-    """The table of ``version``, or of the nearest older release (the newest for anything newer)."""
+    """The table of ``version``, or of the nearest older release (the oldest for anything older)."""
     return _table_of(_table_version(version))
 
 
 @cache
 def _table_version(version: str) -> str:
-    versions = table_versions()
-    chosen = versions[0]
-    for candidate in versions:
-        if compare(candidate, version) <= 0:
-            chosen = candidate
-    return chosen
-
-
-#: the tables, read one by one or (from the second one a process needs) from one derived file
-TABLE_FILES = TableFiles(_data_dir(), package_path("engines", "data", "vllm-tables.json"), ("actions",))
+    return TABLE_FILES.release_for(version)
 
 
 @cache
@@ -216,7 +213,7 @@ def _at_least(version: str, threshold: str) -> bool:
     return compare(version, threshold) >= 0
 
 
-# --- human-readable ints (W33 argparse_utils.human_readable_int L28-70) ----------------------------
+# --- human-readable ints (vLLM 0.33.0 argparse_utils.human_readable_int L28-70) ---------------------
 
 _HUMAN = r"(\d+(?:\.\d+)?)([kKmMgGtT])"
 
@@ -270,60 +267,18 @@ def _convert(kind: str, text: str, version: str) -> Any:
     return text
 
 
-#: words people write after a switch meaning a boolean (argparse takes them as stray positionals)
-_BOOL_WORDS = frozenset({"true", "false", "1", "0", "yes", "no", "on", "off"})
-
 _TYPE_WORDS = {"int": "int", "float": "float", "human_int": "human_readable_int",
                "human_int_or_auto": "human_readable_int_or_auto", "json": "loads", "json_config": "loads"}
 
 
-_NUMBER = r"-\d+|-\d*\.\d+"
-
-
-def _is_option(text: str, resolved: bool, by_option: dict[str, Flag]) -> bool:
+def _is_option(text: str, resolved: bool, table: FlagTable) -> bool:
     """Whether argparse takes the word for an option (else a positional or an option's value)."""
     if not resolved:
         # ``--max-num-seqs=$(SEQS)``: the kubelet, compose or the shell substitutes the value only,
         # so argparse sees this option with some value (the name part is written as it is)
         name, equals, _ = text.partition("=")
-        return bool(equals) and name.startswith("--") and name in by_option
-    if not text.startswith("-") or text == "-":
-        return False
-    # a negative number has a digit or a point after its sign (\d: a decimal digit, as isdecimal says)
-    if (text[1] == "." or text[1].isdecimal()) and _pattern(_NUMBER).fullmatch(text):
-        return False
-    return not (" " in text and text.split("=", 1)[0] not in by_option)
-
-
-def _match_option(table: FlagTable, text: str) -> tuple[Flag | None, str | None, str | None, list[str]]:
-    """The flag an option word sets, the option string it matched and the value written after
-    ``=`` (or glued to a short option); for an abbreviation of several options (argparse
-    ``allow_abbrev``): no flag, the prefix, and the options it could be."""
-    by_option = table.by_option
-    if text in by_option:
-        return by_option[text], text, None, []
-    if "=" in text:
-        name, _, value = text.partition("=")
-        if name in by_option:
-            return by_option[name], name, value, []
-    if not text.startswith("--") and len(text) > 2:
-        short = text[:2]
-        if short in by_option:
-            return by_option[short], short, text[2:], []
-    if table.allow_abbrev and text.startswith("--"):
-        name, has_value, value = text.partition("=")
-        options = table.sorted_options
-        matches = []
-        # the options that start with the prefix follow one another in sorted order, from where it would go
-        at = bisect.bisect_left(options, name)
-        while at < len(options) and options[at].startswith(name):
-            matches.append(options[at])
-            at += 1
-        if len(matches) == 1:
-            return by_option[matches[0]], matches[0], value if has_value else None, []
-        if len(matches) > 1:
-            return None, name, None, matches
-    return None, None, None, []
+        return bool(equals) and name.startswith("--") and name in table.by_option
+    return table.options.parse_optional(text) is not None
 
 
 # --- the parser -----------------------------------------------------------------------------------
@@ -360,12 +315,11 @@ def _normalised(text: str) -> str:
 
 def _word_reading(table: FlagTable, text: str) -> object:
     """How ``table`` reads one known word, for :meth:`VllmEngine.flags_reading`."""
-    by_option = table.by_option
-    if not _is_option(text, True, by_option):
+    found = table.options.parse_optional(text)
+    if found is None:
         return None
-    flag, _, explicit, ambiguous = _match_option(table, text)
-    return (text.split("=", 1)[0] in by_option, "ambiguous" if ambiguous else None if flag is None
-            else (flag.action, flag.nargs, explicit is None))
+    return (text.split("=", 1)[0] in table.by_option, "ambiguous" if found.ambiguous else None if not found.known
+            else (table.by_option[found.option].action, table.by_option[found.option].nargs, found.explicit is None))
 
 
 _WORD_READINGS = WordReadings()
@@ -469,10 +423,6 @@ class VllmEngine:
     def parse_words(self, argv: Iterable[Token], version: str, ctx: EngineContext | None = None,
                     launch: Launch | None = None) -> Parsed:
         """Parse bare tokens as ``vllm serve`` would (used by tests and by callers without a launch)."""
-        from pathlib import Path
-
-        from mtplint.source import SourceFile
-
         if launch is None:
             launch = Launch("vllm", "vllm serve", SourceFile.from_text(""), None, [], list(argv), base_dir=Path("."))
         return self.parse(launch, EngineVersion("vllm", version, True, "config"), ctx or _null_context())
@@ -492,7 +442,7 @@ class VllmEngine:
     def _model_option(self, run: _Run, words: list[Word]) -> list[Word]:
         version = run.version
         if _at_least(version, "0.11.1"):
-            # W33 argparse_utils L324-356: the first --model/--model=X moves to the positional slot
+            # vLLM 0.33.0 argparse_utils.py L324-356: the first --model/--model=X moves to the positional slot
             for index, word in enumerate(words):
                 if word.resolved and _pattern(_MODEL_OPTION).match(word.text):
                     if word.text == "--model":
@@ -563,7 +513,7 @@ class VllmEngine:
         return [*config_words, *before, *after]
 
     def _load_config(self, run: _Run, path_word: Word, table: FlagTable) -> list[Word] | None:
-        from mtplint.extract.yamlpos import YamlError, load_all
+        from mtplint.extract.yamlpos import YamlError, load_all  # PyYAML: only for a launch with --config
 
         ctx = run.ctx
         run.parsed.config_files.append(path_word.text)
@@ -664,7 +614,7 @@ class VllmEngine:
         return result
 
     def _collect_dotted(self, run: _Run, words: list[Word]) -> list[Word]:
-        """``--x.key value`` words become one ``--x <json>`` at the end (W33 L447-500)."""
+        """``--x.key value`` words become one ``--x <json>`` at the end (vLLM 0.33.0 argparse_utils.py L447-500)."""
         delete: set[int] = set()
         collected: dict[str, dict[str, Any]] = {}
         first_span: dict[str, Span | None] = {}
@@ -711,8 +661,6 @@ class VllmEngine:
             except (ValueError, RecursionError) as error:
                 # vLLM catches only JSONDecodeError here (0.30.0 utils/argparse_utils.py L423-431): a
                 # number past Python's digit limit or a value nested too deeply stops it at start-up
-                from mtplint.errors import reason
-
                 run.error(f"{text}: {reason(error)}", value_span, key, kind="invalid-json")
                 value = value_text
             nested: Any = value
@@ -744,7 +692,7 @@ class VllmEngine:
         switch: str | None = None  # the option of the switch just stored, if the previous word was one
 
         def is_option(word: Word) -> bool:
-            return _is_option(word.text, word.resolved, by_option)
+            return _is_option(word.text, word.resolved, table)
 
         while index < len(words):
             word = words[index]
@@ -754,7 +702,7 @@ class VllmEngine:
                 break
             after_switch, switch = switch, None
             if not is_option(word):
-                if after_switch is not None and word.resolved and word.text.lower() in _BOOL_WORDS \
+                if after_switch is not None and word.resolved and word.text.lower() in BOOL_WORDS \
                         and (positional is None or positional_done):
                     bool_values.append((word, after_switch))
                     index += 1
@@ -768,25 +716,27 @@ class VllmEngine:
                     extras.append([word])
                 index += 1
                 continue
-            flag, option, explicit = self._find_option(run, word, table)
-            if flag is None:
-                if option is not None:  # ambiguous: already reported
-                    index += 1
-                    continue
+            found = table.options.parse_optional(word.text)
+            assert found is not None  # is_option said so
+            if found.ambiguous:
+                run.error(ambiguous_message(found), word.span, word.text.partition("=")[0], kind="ambiguous")
+                index += 1
+                continue
+            if not found.known:
                 extras.append([word])
                 index += 1
                 continue
+            flag, option, explicit = by_option[found.option], found.option, found.explicit
             if not flag.takes_value:
                 if explicit is not None:
-                    run.error(f"argument {flag.label()}: ignored explicit argument '{explicit}'", word.span, option,
-                              kind="bool-value")
+                    run.error(ignored_explicit_message(flag.label(), explicit), word.span, option, kind="bool-value")
                 else:
                     value = (option not in flag.negative) if flag.action == "bool_pair" else flag.const
                     if flag.action == "count":
                         previous = run.parsed.options.get(flag.dest)
                         value = (previous.value if previous else 0) + 1
-                    run.parsed.options[flag.dest] = OptionValue(value, word.span, word.origin, option or "")
-                    switch = option or flag.label()
+                    run.parsed.options[flag.dest] = OptionValue(value, word.span, word.origin, option)
+                    switch = option
                 index += 1
                 continue
             if explicit is not None:
@@ -796,20 +746,21 @@ class VllmEngine:
                     stored.value = [stored.value]  # argparse: ``--x=a`` with nargs="+" stores ['a']
                 index += 1
                 continue
-            values: list[Word] = []
-            cursor = index + 1
             wanted = flag.nargs
-            while cursor < len(words) and not is_option(words[cursor]) and not (
+            # the arguments up to the next option or ``--``, as many as the option could take
+            most = 1 if wanted in (None, "?") else int(wanted) if isinstance(wanted, int) else len(words)
+            cursor = index + 1
+            while cursor < len(words) and cursor - index <= most and not is_option(words[cursor]) and not (
                     words[cursor].resolved and words[cursor].text == "--"):
-                values.append(words[cursor])
                 cursor += 1
-                if wanted in (None, 1, "?"):
-                    break
-            if not values and wanted not in ("?", "*"):
-                run.error(f"argument {flag.label()}: expected {'at least ' if wanted == '+' else ''}one argument",
-                          word.span, option, kind="missing-value")
+            try:
+                taken = values_taken(wanted, cursor - index - 1)
+            except ArgumentCountError as error:
+                run.error(f"argument {flag.label()}: {error}", word.span, option, kind="missing-value")
                 index = cursor
                 continue
+            values = words[index + 1:index + 1 + taken]
+            cursor = index + 1 + taken
             if wanted in ("*", "+") or (isinstance(wanted, int) and wanted > 1):
                 try:
                     converted = [self._convert_value(run, flag, v.text, v, option) for v in values]
@@ -817,29 +768,20 @@ class VllmEngine:
                     index = cursor
                     continue
                 run.parsed.options[flag.dest] = OptionValue(
-                    list(converted), values[0].span if values else word.span, word.origin, option or "",
+                    list(converted), values[0].span if values else word.span, word.origin, option,
                     tuple(name for v in values for name in v.unresolved))
             elif values:
                 self._store(run, flag, values[0].text, values[0], option, flag_word=word)
             else:
-                run.parsed.options[flag.dest] = OptionValue(flag.const, word.span, word.origin, option or "")
+                run.parsed.options[flag.dest] = OptionValue(flag.const, word.span, word.origin, option)
             index = cursor
         if positional is not None and positional.required and not positional_done:
             run.error(f"the following arguments are required: {positional.dest}", None, kind="missing-value")
         for word, switch_option in bool_values:
-            run.error(f"unrecognized arguments: {word.text}", word.span, switch_option,
-                      kind="bool-value")
+            run.error(unrecognized_message([word.text]), word.span, switch_option, kind="bool-value")
         for group in extras:
-            text = " ".join(w.text for w in group)
-            run.error(f"unrecognized arguments: {text}", group[0].span, group[0].text if is_option(group[0]) else None,
-                      kind="unknown")
-
-    def _find_option(self, run: _Run, word: Word, table: FlagTable) -> tuple[Flag | None, str | None, str | None]:
-        flag, option, explicit, ambiguous = _match_option(table, word.text)
-        if ambiguous:
-            run.error(f"ambiguous option: {option} could match {', '.join(ambiguous)}", word.span, option,
-                      kind="ambiguous")
-        return flag, option, explicit
+            run.error(unrecognized_message(w.text for w in group), group[0].span,
+                      group[0].text if is_option(group[0]) else None, kind="unknown")
 
     def _convert_value(self, run: _Run, flag: Flag, text: str, word: Word, option: str | None) -> Any:
         if not word.resolved:
@@ -863,9 +805,7 @@ class VllmEngine:
                       kind="invalid-json" if kind in ("json", "json_config") else "invalid-value")
             raise
         if flag.choices is not None and value is not None and value not in flag.choices:
-            choices = ", ".join(repr(choice) for choice in flag.choices)
-            run.error(f"argument {flag.label()}: invalid choice: {value!r} (choose from {choices})", word.span, option,
-                      kind="invalid-choice")
+            run.error(invalid_choice_message(flag.label(), value, flag.choices), word.span, option, kind="invalid-choice")
             raise ValueError("invalid choice")
         return value
 
@@ -903,8 +843,8 @@ class VllmEngine:
                 run.parsed.notes.append(f"positional argument {tag.value!r} is ignored by the api_server entry point")
         spec = options.get("speculative_config")
         if spec is not None and not spec.unresolved and isinstance(spec.value, str):
-            # 0.8.2 stored the text and read it with ast.literal_eval when building the engine (W082)
-            from mtplint import pysyntax  # only for these old releases: not on every run's start-up
+            # 0.8.2 stored the text and read it with ast.literal_eval when building the engine (its engine/arg_utils.py)
+            from mtplint import pysyntax  # only for these old releases: ast alone is ~20 ms of start-up
 
             try:
                 literal = pysyntax.literal(spec.value)
@@ -915,7 +855,7 @@ class VllmEngine:
         self._shortcut_conflicts(run)
 
     def _shortcut_conflicts(self, run: _Run) -> None:
-        """``--spec-method/--spec-model/--spec-tokens`` vs the same key in the JSON (W33 arg_utils L2119)."""
+        """``--spec-method/--spec-model/--spec-tokens`` vs the same key in the JSON (vLLM 0.33.0 engine/arg_utils.py L2119)."""
         options = run.parsed.options
         spec = options.get("speculative_config")
         spec_dict = spec.value if spec is not None and isinstance(spec.value, dict) else {}
@@ -965,7 +905,7 @@ class JsonOptionValue(OptionValue):
     __slots__ = ("key_spans", "replaced")
     key_spans: dict[str, Span | None]
     #: the full value (``--x '{...}'``, a ``x:`` mapping in the --config YAML) that the dotted
-    #: ``--x.key`` flags replaced: vLLM keeps only the dotted keys (W33 argparse_utils L447-500)
+    #: ``--x.key`` flags replaced: vLLM keeps only the dotted keys (0.33.0 argparse_utils.py L447-500)
     replaced: OptionValue | None
 
     def __init__(self, value: Any, span: Span | None, origin: str = "explicit", flag: str = "",
@@ -993,17 +933,13 @@ def _merge(original: dict[str, Any], update: dict[str, Any]) -> None:
 
 
 def _null_context() -> EngineContext:
-    from pathlib import Path
-
-    from mtplint.extract import FileLoader
-    from mtplint.source import Issues
-
     return EngineContext(FileLoader(Path(".")), Issues())
 
 
 # --- effective settings ---------------------------------------------------------------------------
 
-#: vLLM's MTP method names (W33 ``MTPModelTypes``); every one is normalised to ``mtp`` (research §1.2)
+#: vLLM's MTP method names (0.33.0 ``vllm/config/speculative.py`` ``MTPModelTypes``); ``__post_init__``
+#: replaces every one by ``mtp`` with a deprecation warning
 def normalise_method(method: Any) -> Any:
     if isinstance(method, str) and (method == "mtp" or method.endswith("_mtp")):
         return "mtp"
@@ -1013,7 +949,9 @@ def normalise_method(method: Any) -> Any:
 
 
 def _infer_method(model: Any) -> str | None:
-    """The method vLLM infers from a draft model name when ``method`` is unset (research §1.1, §1.5)."""
+    """The method vLLM infers from a draft model name when ``method`` is unset (0.33.0
+    ``vllm/config/speculative.py`` ``__post_init__``: ``ngram``, the ``eagle``/``dflash``/``dspark``
+    names L1433-1502, a dotted import path, else ``draft_model``)."""
     if not isinstance(model, str):
         return None
     lowered = model.lower()
@@ -1066,8 +1004,6 @@ def _effective(launch: Launch, parsed: Parsed, version: EngineVersion, hardware:
                 if dest in options and options[dest].value is not None}
     unknown_keys: list[str] = []
     if spec_option is not None and spec_option.unresolved and isinstance(spec_option.value, str):
-        from mtplint.engines.partial_json import partial_object
-
         # `{"method":"mtp","num_speculative_tokens":$(nproc)}`: the literal keys are still known
         partial = partial_object(spec_option.value)
         if partial is not None:
@@ -1120,7 +1056,8 @@ def _effective(launch: Launch, parsed: Parsed, version: EngineVersion, hardware:
         result["spec_tokens"] = Setting(None, "default")
         result["spec_model"] = Setting(None, "default")
 
-    # prefix caching: on for plain decoders; hybrids (Qwen3-Next/3.5/3.6) from 0.28 (research §2, PR #50991)
+    # prefix caching: on for plain decoders; hybrids (Qwen3-Next/3.5/3.6) from 0.28
+    # (https://github.com/vllm-project/vllm/pull/50991)
     info = catalogs.find_model(model_name)
     explicit_prefix = from_option("enable_prefix_caching")
     if explicit_prefix is not None and explicit_prefix.value is not None:
@@ -1137,7 +1074,8 @@ def _effective(launch: Launch, parsed: Parsed, version: EngineVersion, hardware:
     else:
         result["prefix_caching"] = Setting(True, "default")
 
-    # chunked prefill (V1 engine: on unless disabled; research §2)
+    # chunked prefill (V1 engine: on unless disabled; engine/arg_utils.py
+    # _set_default_chunked_prefill_and_prefix_caching_args)
     chunked = from_option("enable_chunked_prefill")
     result["chunked_prefill"] = chunked if chunked is not None and chunked.value is not None else Setting(True, "default")
 
@@ -1176,7 +1114,8 @@ def _effective(launch: Launch, parsed: Parsed, version: EngineVersion, hardware:
 
 
 def _max_num_seqs(launch: Launch, options: dict[str, OptionValue], hardware: Hardware) -> Setting:
-    """``max_num_seqs`` when unset (W33 ``get_batch_defaults`` L2940-3039; W11 L1605-1651 same thresholds).
+    """``max_num_seqs`` when unset (0.33.0 engine/arg_utils.py ``get_batch_defaults`` L2940-3039; 0.11.0
+    L1605-1651, the same thresholds).
 
     GPU known: 256 below 70 GiB or on an A100, 1024 at >=70 GiB. GPU unknown: 256 (the small-GPU
     default, the most common) with ``{"gpu_unknown": true}`` -- the value is a guess, rules must not

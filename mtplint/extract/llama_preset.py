@@ -1,7 +1,7 @@
 """llama-server preset INI files (``--models-preset FILE``) and ``config.ini``.
 
 What llama.cpp does with them (``common/preset.cpp`` and ``tools/server/server-models.cpp`` at
-b10454; research/llamacpp-mlx.md §1.1 b10398, §1.4):
+b10454; ``config.ini`` since b10398, PR #26118):
 
 * the grammar is strict: ``[section]`` headers, ``key = value`` lines, ``;``/``#`` comments, blank
   lines; a value ends at the first ``;`` or ``#`` or at trailing blanks; anything else fails the file;
@@ -27,6 +27,7 @@ import re
 
 from mtplint.extract import ExtractContext, Malformed, build_launch
 from mtplint.extract.launch import Launch, Recognised
+from mtplint.llama_options import KNOWN_BUILDS, build_number, find_option
 from mtplint.records import Record
 from mtplint.source import MappedText, SourceFile, Token
 
@@ -100,8 +101,6 @@ def parse_ini(source: SourceFile) -> tuple[list[_Section], int | None]:
 
 
 def _looks_like_llama(sections: list[_Section], build: int) -> bool:
-    from mtplint.engines.llamacpp import find_option
-
     known = total = 0
     strong = False
     for section in sections:
@@ -121,8 +120,6 @@ def _looks_like_llama(sections: list[_Section], build: int) -> bool:
 
 
 def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
-    from mtplint.engines.llamacpp import KNOWN_BUILDS, build_number
-
     build = build_number(KNOWN_BUILDS[-1])
     sections, bad_line = parse_ini(source)
     if not _looks_like_llama(sections, build):
@@ -152,8 +149,6 @@ def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
 
 def _launch(source: SourceFile, name: str, section: _Section, global_section: _Section, build: int,
             is_config: bool) -> Launch | None:
-    from mtplint.engines.llamacpp import find_option
-
     # option identity -> words, global first; a section's spelling of the same option replaces it
     words: dict[str, list[Token]] = {}
     notes: list[str] = []
