@@ -261,9 +261,9 @@ if TYPE_CHECKING:
 
 #: the built-in rules without a predicate: the run reports them itself (MTP001 a file it cannot read
 #: or parse, MTP002 a suppression that suppresses nothing, MTP003 the settings other rules could not
-#: resolve, MTP004 what they could not decide; the modules of the last two hold the functions the
-#: run calls, no ``check``)
-REPORTED_BY_THE_RUN = frozenset({"MTP001", "MTP002", "MTP003", UNDECIDED})
+#: resolve; its module holds the functions the run calls, no ``check``). MTP004's ``check`` runs
+#: after the launch's other rules (:func:`run_rules`)
+REPORTED_BY_THE_RUN = frozenset({"MTP001", "MTP002", "MTP003"})
 
 #: rule code -> the module of its predicate
 _PREDICATE_MODULES: dict[str, Any] = {}
