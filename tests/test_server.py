@@ -288,6 +288,46 @@ async def test_hover_on_speculative_config_shows_the_effective_settings(client: 
     close_document(client, uri)
 
 
+async def hover_at(client: LanguageClient, uri: str, line: int, character: int) -> str | None:
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line, character=character)))
+    if hover is None:
+        return None
+    assert isinstance(hover.contents, types.MarkupContent)
+    return hover.contents.value
+
+
+async def test_hover_on_a_json_key_a_keyword_and_an_env_entry(client: LanguageClient, workspace: Path) -> None:
+    app = """\
+from vllm import LLM
+
+llm = LLM(
+    model="Qwen/Qwen3.6-27B",
+    kv_cache_dtype="fp8",
+    speculative_config={"method": "mtp", "num_speculative_tokens": 2},
+)
+"""
+    project = folder(workspace, "hover-more", {"app.py": app, "compose.yaml": ENV_COMPOSE,
+                                               ".env": "KV_DTYPE=fp8\nHF_HOME=/models\n"})
+    app_uri = open_document(client, project / "app.py", language="python")
+    line = app.splitlines()[5]
+    key = await hover_at(client, app_uri, 5, line.index("num_speculative_tokens") + 4)
+    assert key is not None and "| `spec_tokens` | `2` | explicit |" in key
+    assert "versions in play ≥" in key  # no version pinned: the range the launch may run on
+    keyword = await hover_at(client, app_uri, 4, 6)
+    assert keyword is not None and "| `kv_cache_dtype` | `fp8` | explicit |" in keyword
+
+    # an entry of the .env a compose service reads (env_file): the launch that uses it
+    compose_uri = open_document(client, project / "compose.yaml")
+    await diagnostics_until(client, compose_uri, lambda d: True)
+    env_uri = open_document(client, project / ".env", language="dotenv")
+    entry = await hover_at(client, env_uri, 1, 2)
+    assert entry is not None and "`HF_HOME` = `/models` (explicit, .env:2)" in entry
+    assert "vllm 0.32.0 (image)" in entry
+    for uri in (app_uri, compose_uri, env_uri):
+        close_document(client, uri)
+
+
 async def test_env_change_refreshes_the_compose_diagnostics(client: LanguageClient, workspace: Path) -> None:
     project = folder(workspace, "dotenv", {"compose.yaml": ENV_COMPOSE, ".env": "KV_DTYPE=fp8\n"})
     compose = open_document(client, project / "compose.yaml")
@@ -338,6 +378,49 @@ async def test_a_finding_in_a_config_file_points_at_the_launch(client: LanguageC
     assert mtp101.related_information[0].location.range.start.line == 2
     close_document(client, uri)
     await diagnostics_until(client, uri_of(project / "vllm.yaml"), lambda d: not d)
+
+
+async def test_a_quick_fix_in_a_config_file_comes_from_the_launch_that_reads_it(client: LanguageClient,
+                                                                                  workspace: Path) -> None:
+    project = folder(workspace, "configfix", {
+        "serve.sh": "#!/usr/bin/env bash\nexec vllm serve --config vllm.yaml\n",
+        "vllm.yaml": ("model: Qwen/Qwen3.6-27B\nkv-cache-dtype: turboquant_4bit_nc\n"
+                      "speculative-config:\n  method: mtp\n  num_speculative_tokens: 2\n"),
+    })
+    script = open_document(client, project / "serve.sh", language="shellscript")
+    await diagnostics_until(client, script, lambda d: True)
+    config = open_document(client, project / "vllm.yaml")
+    found = await diagnostics_until(client, config, lambda d: any(d))
+    expected = {f["code"] for f in check_json(project / "serve.sh") if f["filename"] == "vllm.yaml"}
+    assert codes(found) == expected
+    mtp101 = next(d for d in found if d.code == "MTP101")
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=config), range=mtp101.range,
+        context=types.CodeActionContext(diagnostics=[mtp101])))
+    assert actions is not None
+    fixes = [a for a in actions if isinstance(a, types.CodeAction) and a.title.startswith("MTP101:")
+             and "suppress" not in a.title]
+    # unsafe (a KV dtype the user did not choose): offered, labelled, not preferred
+    assert len(fixes) == 1 and fixes[0].title.endswith("(unsafe fix)") and not fixes[0].is_preferred
+    assert fixes[0].edit is not None and fixes[0].edit.changes is not None
+    assert [edit.new_text for edit in fixes[0].edit.changes[config]] == ["fp8_e5m2"]
+    suppress = [a for a in actions if isinstance(a, types.CodeAction) and "noqa: MTP101" in a.title]
+    assert len(suppress) == 1  # a YAML line can hold the comment
+    for uri in (script, config):
+        close_document(client, uri)
+
+
+async def test_a_configuration_error_is_a_diagnostic_and_a_log_message(client: LanguageClient, workspace: Path) -> None:
+    project = folder(workspace, "badconfig", {"compose.yaml": TURBOQUANT_COMPOSE,
+                                              "mtplint.toml": 'select = ["NOPE999"]\n'})
+    uri = open_document(client, project / "compose.yaml")
+    found = await diagnostics_until(client, uri, lambda d: bool(d))
+    assert [d.code for d in found] == ["MTP001"]
+    assert found[0].message.startswith("mtplint configuration error:") and "NOPE999" in found[0].message
+    assert any("NOPE999" in message.message for message in client.log_messages)
+    code, _, err = run_cli(["check", "compose.yaml"], cwd=project)
+    assert code == 2 and "NOPE999" in err  # what `check` refuses, the same way
+    close_document(client, uri)
 
 
 # -- acceptance 3 ---------------------------------------------------------------------------------

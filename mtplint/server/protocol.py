@@ -15,6 +15,7 @@ import gc
 import logging
 import os
 import sys
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -44,9 +45,12 @@ from mtplint.server.session import (
     range_of,
     suppression,
 )
+from mtplint.source import SourceFile
 
 #: the pause after a change before its lint starts: a burst of keystrokes is linted once
 DEBOUNCE_SECONDS = 0.15
+#: the longest pause after a change: a document whose lint takes longer is linted after this pause
+MAX_PAUSE_SECONDS = 1.0
 #: how long a request (hover, code actions) waits for the lint of the current text
 WAIT_FOR_LINT_SECONDS = 10.0
 FIX_ALL_KIND = "source.fixAll.mtplint"
@@ -91,6 +95,8 @@ class MtplintServer(LanguageServer):
         #: the lint under way (or queued) for each open document: (version, future)
         self.running: dict[str, tuple[int | None, asyncio.Future[DocumentLint]]] = {}
         self.timers: dict[str, asyncio.TimerHandle] = {}
+        #: how long the last lint of each open document took (seconds)
+        self.durations: dict[str, float] = {}
         #: the diagnostics last published, by URI
         self.published: dict[str, list[types.Diagnostic]] = {}
 
@@ -121,12 +127,16 @@ class MtplintServer(LanguageServer):
     # -- scheduling ---------------------------------------------------------------------------
 
     def schedule(self, uri: str, delay: float | None = None) -> None:
-        """Lint ``uri`` after ``delay`` (default: the debounce pause), replacing a lint not yet started."""
+        """Lint ``uri`` after ``delay``, replacing a lint not yet started. By default, after the
+        debounce pause, or as long as its last lint took (up to :data:`MAX_PAUSE_SECONDS`): a
+        lint under way cannot be interrupted, and one started between two keystrokes of a long
+        document would hold up the lint of the text a request then asks about."""
         timer = self.timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
-        loop = asyncio.get_running_loop()
-        self.timers[uri] = loop.call_later(self.debounce if delay is None else delay, self.start_lint, uri)
+        if delay is None:
+            delay = max(self.debounce, min(self.durations.get(uri, 0.0), MAX_PAUSE_SECONDS))
+        self.timers[uri] = asyncio.get_running_loop().call_later(delay, self.start_lint, uri)
 
     def schedule_readers(self, path: str, also: str | None = None) -> None:
         """Lint again every open document whose last lint read ``path`` (and ``also``)."""
@@ -154,7 +164,10 @@ class MtplintServer(LanguageServer):
         """On the lint thread: the lint, unless a newer version arrived while it waited its turn."""
         if self.current_version(uri) != version:
             raise asyncio.CancelledError
-        return lint_document(path, buffers, self.check_args, version)
+        started = time.perf_counter()
+        linted = lint_document(path, buffers, self.check_args, version)
+        self.durations[uri] = time.perf_counter() - started
+        return linted
 
     def finished(self, uri: str, version: int | None, future: asyncio.Future[DocumentLint]) -> None:
         if future.cancelled() or future.exception() is not None:
@@ -264,39 +277,49 @@ class MtplintServer(LanguageServer):
 
     def code_actions(self, uri: str, linted: DocumentLint, wanted: types.Range,
                      only: Sequence[str] | None) -> list[types.CodeAction]:
-        """Quick fixes and suppressions for the findings of this document that the range touches,
-        and the action that applies every safe fix of the file (its edit worked out on resolve)."""
+        """Quick fixes and suppressions for the findings in this document that the range touches
+        -- found by its own lint or by another's (a ``--config`` YAML's, by the lint of the script
+        that names it) -- and the action that applies every safe fix of the file (its edit worked
+        out on resolve)."""
         actions: list[types.CodeAction] = []
         quick = only is None or any(kind in ("quickfix", "") for kind in only)
-        if quick:
-            for finding in linted.findings:
-                if linted.file_of(finding.span.file) != linted.path:
+        path = linted.path
+        text = self.workspace.get_text_document(uri).source
+        seen: set[tuple[str, int, int, str]] = set()
+        for lint in [linted, *(other for other in self.lints.values() if other is not linted)] if quick else []:
+            source = lint.source_of(path, text)
+            if source is None:
+                continue
+            for finding in lint.findings:
+                key = (finding.code, finding.span.start, finding.span.end, finding.message)
+                if finding.span.file != source.display or key in seen:
                     continue
-                source = linted.sources.get(finding.span.file)
-                if source is None:
-                    continue
-                found = range_of(finding.span, source, self.encoding)
-                if not _touches(found, wanted):
-                    continue
-                diagnostic = self.diagnostic(finding, linted)
-                if offered(finding):
-                    assert finding.fix is not None
-                    changes = fix_changes(finding.fix, linted, self.encoding)
-                    if changes:
-                        actions.append(types.CodeAction(
-                            title=fix_title(finding), kind=types.CodeActionKind.QuickFix,
-                            diagnostics=[diagnostic], is_preferred=finding.fix.applicability == "safe",
-                            edit=self.workspace_edit(changes)))
-                suppress = suppression(finding, linted)
-                if suppress is not None:
-                    title, edit = suppress
-                    change = TextChange(linted.path, range_of(edit.span, source, self.encoding), edit.content)
-                    actions.append(types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix,
-                                                    diagnostics=[diagnostic], edit=self.workspace_edit([change])))
+                seen.add(key)
+                if _touches(range_of(finding.span, source, self.encoding), wanted):
+                    actions.extend(self.finding_actions(finding, lint, source))
         fix_all = only is None or any(FIX_ALL_KIND.startswith(kind) for kind in only)
         if fix_all and any(f.fix is not None and f.fix.applicability == "safe" for f in linted.findings):
             actions.append(types.CodeAction(title="mtplint: fix all safe fixes in this file", kind=FIX_ALL_KIND,
                                             data={"uri": uri, "version": linted.version}))
+        return actions
+
+    def finding_actions(self, finding: Finding, lint: DocumentLint, source: SourceFile) -> list[types.CodeAction]:
+        """The finding's own fix, then a noqa comment for it (where the file can hold one)."""
+        actions = []
+        diagnostic = self.diagnostic(finding, lint)
+        if offered(finding):
+            assert finding.fix is not None
+            changes = fix_changes(finding.fix, lint, self.encoding)
+            if changes:
+                actions.append(types.CodeAction(
+                    title=fix_title(finding), kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+                    is_preferred=finding.fix.applicability == "safe", edit=self.workspace_edit(changes)))
+        suppress = suppression(finding, lint)
+        if suppress is not None:
+            title, edit = suppress
+            change = TextChange(os.path.abspath(source.path), range_of(edit.span, source, self.encoding), edit.content)
+            actions.append(types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+                                            edit=self.workspace_edit([change])))
         return actions
 
     def fix_all(self, path: str, buffers: dict[str, str]) -> list[TextChange]:
@@ -383,6 +406,7 @@ def create_server() -> MtplintServer:
             timer.cancel()
         ls.running.pop(uri, None)
         ls.lints.pop(uri, None)
+        ls.durations.pop(uri, None)
         ls.publish()
         path = ls.open_path(uri)
         if path is not None:
@@ -410,16 +434,16 @@ def create_server() -> MtplintServer:
     async def hover(ls: MtplintServer, params: types.HoverParams) -> types.Hover | None:
         uri = params.text_document.uri
         linted = await ls.current_lint(uri)
-        if linted is None:
+        path = ls.open_path(uri)
+        if linted is None or path is None:
             return None
-        source = next((s for s in linted.sources.values() if os.path.abspath(s.path) == linted.path), None)
-        if source is None:
-            return None
+        text = ls.workspace.get_text_document(uri).source
+        source = linted.source_of(path, text) or SourceFile(Path(path), path, text)
         offset = offset_of(source, params.position.line, params.position.character, ls.encoding)
-        text = hover_text(linted, offset)
-        if text is None:
+        found = hover_text([linted, *(other for other in ls.lints.values() if other is not linted)], path, text, offset)
+        if found is None:
             return None
-        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=found))
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
         code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=True))

@@ -83,6 +83,14 @@ class DocumentLint(Record):
             return os.path.abspath(source.path)
         return os.path.abspath(display)
 
+    def source_of(self, path: str, text: str) -> SourceFile | None:
+        """The file at absolute ``path`` as this lint read it, if it read ``text`` there (the
+        lint's positions in it then hold for that text)."""
+        for source in self.sources.values():
+            if source.text == text and os.path.abspath(source.path) == path:
+                return source
+        return None
+
     def findings_by_file(self) -> dict[str, list[Finding]]:
         """The findings by the absolute path of the file each is in."""
         by_file: dict[str, list[Finding]] = {}
@@ -160,6 +168,11 @@ def _sources(loader: FileLoader, findings: Iterable[Finding], launches: Iterable
     sources: dict[str, SourceFile] = {}
     for report in launches:
         sources[report.launch.source.display] = report.launch.source
+        # the files a hover may be asked about: an env entry's .env, a --config file's keys
+        spans = [entry.span for entry in report.launch.env.values()]
+        spans += [setting.span for setting in report.effective.values()]
+        spans += [option.span for option in report.parsed.options.values()]
+        names.update(span.file for span in spans if span is not None)
     for name in names:
         source = loader.by_display(name)
         if source is not None:
@@ -335,36 +348,47 @@ def _covers(span: Span | None, display: str, offset: int) -> bool:
     return span is not None and span.file == display and span.start <= offset <= span.end
 
 
-def hover_text(lint: DocumentLint, offset: int) -> str | None:
-    """Markdown for the setting under ``offset`` in the linted document: a flag (or its value), a
-    key of a JSON value or a keyword argument, an environment entry -- each launch that uses it,
-    with the effective values it sets, where they come from and the engine versions in play."""
-    display = next((name for name, source in lint.sources.items() if os.path.abspath(source.path) == lint.path), None)
-    if display is None:
-        return None
+def hover_text(lints: Iterable[DocumentLint], path: str, text: str, offset: int) -> str | None:
+    """Markdown for the setting under ``offset`` in the file at ``path`` (whose text is ``text``):
+    a flag (or its value), a key of a JSON value or a keyword argument, an environment entry --
+    for each launch that uses it, in any of the ``lints`` (a ``.env`` entry is used by the compose
+    launch that reads the file), the effective values it sets, where they come from and the
+    engine versions in play."""
     parts = []
-    for report in lint.launches:
-        section = _launch_hover(report, display, offset)
-        if section:
-            parts.append(section)
+    for linted in lints:
+        source = linted.source_of(path, text)
+        if source is None:
+            continue
+        for report in linted.launches:
+            section = _launch_hover(report, source, offset)
+            if section and section not in parts:
+                parts.append(section)
     return "\n\n---\n\n".join(parts) if parts else None
 
 
-def _launch_hover(report: LaunchReport, display: str, offset: int) -> str | None:
+def _launch_hover(report: LaunchReport, source: SourceFile, offset: int) -> str | None:
     launch = report.launch
+    display = source.display
     lines: list[str] = []
-    word = _word_at(report, display, offset)
+    flag = _flag_at(report, display, offset)
+    word = _word_around(source.text, offset)
     options = [(name, option) for name, option in report.parsed.options.items()
-               if _covers(option.span, display, offset) or (word is not None and option.flag == word)]
+               if _covers(option.span, display, offset) or (flag is not None and option.flag == flag)
+               or (option.span is not None and option.span.file == display and _overlaps(option.span, word))]
     for name, option in options:
         shown = option.flag or name
         value = "(unresolved)" if option.unresolved else _shown(option.value)
-        lines.append(f"`{shown}` = `{value}` ({option.origin})")
+        lines.append(f"`{shown}` = `{value}` ({_origin(option.origin, option.span, launch.source.display)})")
+    line = source.position(offset)[0]
+    line_text = source.split_lines[line - 1] if line <= len(source.split_lines) else ""
+    # an entry's span is its value's: the name before it, on the same line, names it too
     env = [entry for entry in launch.env.values()
-           if _covers(entry.span, display, offset) or _covers(entry.value.span, display, offset)]
+           if _covers(entry.span, display, offset) or _covers(entry.value.span, display, offset)
+           or (entry.span is not None and entry.span.file == display and entry.span.line == line
+               and entry.name in line_text)]
     for entry in env:
         value = "(unresolved)" if entry.value.unresolved else entry.value.value
-        lines.append(f"`{entry.name}` = `{value}` ({entry.origin})")
+        lines.append(f"`{entry.name}` = `{value}` ({_origin(entry.origin, entry.span, launch.source.display)})")
     spans = [option.span for _, option in options if option.span is not None]
     spans.extend(entry.span for entry in env if entry.span is not None)
     settings = [(name, setting) for name, setting in report.effective.items()
@@ -377,20 +401,42 @@ def _launch_hover(report: LaunchReport, display: str, offset: int) -> str | None
     if settings:
         body += ["", "| setting | effective value | from |", "|---|---|---|"]
         for name, setting in settings:
-            where = setting.origin
-            if setting.span is not None and setting.span.file != display:
-                where += f" ({setting.span.file}:{setting.span.line})"
+            where = _origin(setting.origin, setting.span, launch.source.display)
             value = "unknown" if setting.value is None else _shown(setting.value)
             body.append(f"| `{name}` | `{value}` | {where} |")
     body += ["", _version_line(report)]
     return "\n".join(body)
 
 
+def _origin(origin: str, span: Span | None, launch_file: str) -> str:
+    """How a value was set, and the file it is in when that is not the launch's own (a ``.env``,
+    a ``--config`` YAML)."""
+    if span is None or span.file == launch_file:
+        return origin
+    return f"{origin}, {span.file}:{span.line}"
+
+
 def _inside(inner: Span, outer: Span) -> bool:
     return inner.file == outer.file and outer.start <= inner.start and inner.end <= outer.end
 
 
-def _word_at(report: LaunchReport, display: str, offset: int) -> str | None:
+def _overlaps(span: Span, bounds: tuple[int, int]) -> bool:
+    return span.start < bounds[1] and bounds[0] < max(span.end, span.start + 1)
+
+
+def _word_around(text: str, offset: int) -> tuple[int, int]:
+    """The bounds of the word (text between blanks) at ``offset``: a value written as
+    ``${KV_DTYPE:-auto}`` is one word, whatever part of it the value's span names."""
+    start = offset
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    end = offset
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return start, end
+
+
+def _flag_at(report: LaunchReport, display: str, offset: int) -> str | None:
     """The flag under the cursor (``--speculative-config``, also written ``--flag=value``), read
     from the launch's command-line words."""
     for token in report.launch.argv:
