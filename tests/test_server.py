@@ -17,43 +17,30 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
+import yaml
 from lsprotocol import types
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from tests.conftest import DATA, run_cli, write_files
 
+RULE_FIXTURES = Path(__file__).parent / "rules"
+
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-#: a compose service with TurboQuant KV and MTP (vLLM #40831: the draft tokens loop)
-TURBOQUANT_COMPOSE = """\
-services:
-  vllm:
-    image: vllm/vllm-openai:v0.32.0
-    ipc: host
-    command: >
-      Qwen/Qwen3.6-27B
-      --kv-cache-dtype turboquant_4bit_nc
-      --speculative-config '{"method": "mtp", "num_speculative_tokens": 3}'
-      --max-model-len 65536
-"""
 
+def _rule_fixture(code: str, name: str) -> str:
+    """The compose file of a rule fixture case (``tests/rules``)."""
+    data = yaml.safe_load((RULE_FIXTURES / f"{code}.yaml").read_text(encoding="utf-8"))
+    case = next(case for case in data["positive"] if case["name"] == name)
+    text: str = case["files"]["compose.yaml"]
+    return text
+
+
+#: a compose service with TurboQuant KV and MTP (vLLM #40831: the draft tokens loop)
+TURBOQUANT_COMPOSE = _rule_fixture("MTP101", "compose-folded-mtp")
 #: SGLang 0.5.9 with NEXTN and spec V2 off (MTP103, a safe fix: set SGLANG_ENABLE_SPEC_V2=1)
-SPEC_V2_COMPOSE = """\
-services:
-  sglang:
-    image: lmsysorg/sglang:v0.5.9-cu129
-    ipc: host
-    command: >
-      python3 -m sglang.launch_server
-      --model-path deepseek-ai/DeepSeek-V3-0324
-      --tp 8
-      --speculative-algorithm NEXTN
-      --speculative-num-steps 3
-      --speculative-eagle-topk 1
-      --speculative-num-draft-tokens 4
-      --host 0.0.0.0 --port 30000
-"""
+SPEC_V2_COMPOSE = _rule_fixture("MTP103", "compose-v0.5.9-nextn")
 
 #: a compose file whose KV dtype comes from the .env beside it
 ENV_COMPOSE = """\
