@@ -309,7 +309,7 @@ llm = LLM(
     await diagnostics_until(client, compose_uri, lambda d: True)
     env_uri = open_document(client, project / ".env", language="dotenv")
     entry = await hover_at(client, env_uri, 1, 2)
-    assert entry is not None and "`HF_HOME` = `/models` (explicit, .env:2)" in entry
+    assert entry is not None and "`HF_HOME` = `/models` (explicit, hover-more/.env:2)" in entry  # shown from the workspace folder
     assert "vllm 0.32.0 (image)" in entry
     for uri in (app_uri, compose_uri, env_uri):
         close_document(client, uri)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import logging
 import os
 import sys
 import time
@@ -57,8 +56,6 @@ FIX_ALL_KIND = "source.fixAll.mtplint"
 SEVERITIES = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
               "info": types.DiagnosticSeverity.Information}
 
-logger = logging.getLogger(__name__)
-
 
 class _Protocol(LanguageServerProtocol):
     """pygls' protocol, without its memory growth per notification: pygls 2.1 keeps the future of
@@ -93,7 +90,7 @@ class MtplintServer(LanguageServer):
         #: the latest lint of each open document, by URI
         self.lints: dict[str, DocumentLint] = {}
         #: the lint under way (or queued) for each open document: (version, future)
-        self.running: dict[str, tuple[int | None, asyncio.Future[DocumentLint]]] = {}
+        self.running: dict[str, tuple[int | None, asyncio.Future[DocumentLint | None]]] = {}
         self.timers: dict[str, asyncio.TimerHandle] = {}
         #: how long the last lint of each open document took (seconds)
         self.durations: dict[str, float] = {}
@@ -120,6 +117,14 @@ class MtplintServer(LanguageServer):
                 texts[path] = document.source
         return texts
 
+    def root_of(self, path: str) -> Path | None:
+        """The workspace folder that holds ``path`` (the innermost), where ``check`` would run;
+        None: none does (the server's working directory stands in)."""
+        uris = [*self.workspace.folders, *([self.workspace.root_uri] if self.workspace.root_uri else [])]
+        folders = [folder for folder in map(self.open_path, uris)
+                   if folder is not None and (path + os.sep).startswith(folder.rstrip(os.sep) + os.sep)]
+        return Path(max(folders, key=len)) if folders else None
+
     def current_version(self, uri: str) -> int | None:
         document = self.workspace.text_documents.get(uri)
         return None if document is None else document.version
@@ -144,7 +149,7 @@ class MtplintServer(LanguageServer):
             if uri != also and path in linted.reads:
                 self.schedule(uri)
 
-    def start_lint(self, uri: str) -> asyncio.Future[DocumentLint] | None:
+    def start_lint(self, uri: str) -> asyncio.Future[DocumentLint | None] | None:
         self.timers.pop(uri, None)
         path = self.open_path(uri)
         if path is None or uri not in self.workspace.text_documents:
@@ -160,22 +165,24 @@ class MtplintServer(LanguageServer):
         future.add_done_callback(lambda done: self.finished(uri, version, done))
         return future
 
-    def _lint_if_current(self, uri: str, path: str, buffers: dict[str, str], version: int | None) -> DocumentLint:
+    def _lint_if_current(self, uri: str, path: str, buffers: dict[str, str],
+                         version: int | None) -> DocumentLint | None:
         """On the lint thread: the lint, unless a newer version arrived while it waited its turn."""
         if self.current_version(uri) != version:
-            raise asyncio.CancelledError
+            return None
         started = time.perf_counter()
-        linted = lint_document(path, buffers, self.check_args, version)
+        linted = lint_document(path, buffers, self.check_args, version, self.root_of(path))
         self.durations[uri] = time.perf_counter() - started
         return linted
 
-    def finished(self, uri: str, version: int | None, future: asyncio.Future[DocumentLint]) -> None:
-        if future.cancelled() or future.exception() is not None:
-            if not future.cancelled() and not isinstance(future.exception(), asyncio.CancelledError):
-                self.log(types.MessageType.Error, f"linting {uri} failed: {future.exception()!r}")
+    def finished(self, uri: str, version: int | None, future: asyncio.Future[DocumentLint | None]) -> None:
+        if future.cancelled():
+            return
+        if future.exception() is not None:  # lint_document reports its own failures: this is the server's
+            self.log(types.MessageType.Error, f"linting {uri} failed: {future.exception()!r}")
             return
         linted = future.result()
-        if uri not in self.workspace.text_documents or self.current_version(uri) != version:
+        if linted is None or uri not in self.workspace.text_documents or self.current_version(uri) != version:
             return  # the document moved on (or closed): a newer lint is scheduled
         self.lints[uri] = linted
         if linted.problem is not None:
@@ -326,7 +333,7 @@ class MtplintServer(LanguageServer):
         """On the lint thread: every safe fix ``mtplint check --fix`` would apply to the file, as
         changes to the buffers; none when the fixing fails (said in the log)."""
         try:
-            return fix_all_changes(path, buffers, self.check_args, self.encoding)
+            return fix_all_changes(path, buffers, self.check_args, self.encoding, self.root_of(path))
         except Exception as error:  # a configuration error, or the fix engine's own: no edit, the server goes on
             self.log(types.MessageType.Error, f"fixing {path} failed: {error!r}")
             return []
@@ -360,9 +367,8 @@ def create_server() -> MtplintServer:
         if watching is None or not (watching.did_change_watched_files
                                     and watching.did_change_watched_files.dynamic_registration):
             return
-        # the configuration files, and any file a launch may read (.env, YAML, scripts, units)
-        watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in CONFIG_NAMES]
-        watchers.append(types.FileSystemWatcher(glob_pattern="**/*"))
+        # any file: a configuration, or a file a launch may read (.env, a YAML, a script, a unit)
+        watchers = [types.FileSystemWatcher(glob_pattern="**/*")]
         try:
             await ls.client_register_capability_async(types.RegistrationParams(registrations=[types.Registration(
                 id="mtplint-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,

@@ -99,8 +99,9 @@ class DocumentLint(Record):
         return by_file
 
 
-def check_arguments(extra: Sequence[str], path: Path) -> LintSettings:
-    """The settings ``mtplint check [extra] --stdin-filename PATH`` would lint with: the closest
+def check_arguments(extra: Sequence[str], path: Path, root: Path | None = None) -> LintSettings:
+    """The settings ``mtplint check [extra] --stdin-filename PATH`` would lint with, run in
+    ``root`` (the workspace folder that holds the file; None: the working directory): the closest
     configuration to ``path``, read afresh (so an edited ``mtplint.toml`` holds from the next lint),
     and the command-line options ``extra`` (the client's ``initializationOptions.args``).
     Raises :class:`UsageError` for options ``check`` refuses, and what :func:`settings_for` raises."""
@@ -110,31 +111,23 @@ def check_arguments(extra: Sequence[str], path: Path) -> LintSettings:
     except SystemExit:
         raise UsageError(f"these options are not `mtplint check` options: {' '.join(extra)}") from None
     settings: LintSettings = settings_for(args)[0]
-    settings.pipeline.root = _root_for(path, settings.pipeline.root)
+    if root is not None:
+        settings.pipeline.root = root
     return settings
 
 
-def _root_for(path: Path, default: Path) -> Path:
-    """The folder paths are shown relative to: the working directory when it holds the file, else
-    the file's folder (a document of another workspace folder)."""
-    try:
-        path.relative_to(default.resolve())
-    except ValueError:
-        return path.parent
-    return default
-
-
 def lint_document(path: str, buffers: Mapping[str, str], extra: Sequence[str] = (),
-                  version: int | None = None) -> DocumentLint:
-    """Lint the open document ``path`` (absolute) as ``mtplint check`` lints the file, with
-    ``buffers`` (absolute path -> text, the document's own included) standing for their files.
+                  version: int | None = None, root: Path | None = None) -> DocumentLint:
+    """Lint the open document ``path`` (absolute) as ``mtplint check`` run in ``root`` lints the
+    file, with ``buffers`` (absolute path -> text, the document's own included) standing for their
+    files.
 
     Never raises: a configuration the run refuses, or an error of the linter itself, is the lint's
     :attr:`DocumentLint.problem`, shown on the document as an MTP001-style diagnostic."""
     file = Path(path)
     text = buffers.get(path, "")
     try:
-        settings = check_arguments(extra, file)
+        settings = check_arguments(extra, file, root)
         loader = BufferLoader(settings.pipeline.root, buffers)
         result = lint([file], settings, loader)
     except (ConfigError, CatalogError, UsageError) as error:
@@ -324,14 +317,14 @@ def _suppression_lines(finding: Finding, lint: DocumentLint, source: SourceFile)
 
 
 def fix_all_changes(path: str, buffers: Mapping[str, str], extra: Sequence[str] = (),
-                    encoding: str = "utf-16") -> list[TextChange]:
+                    encoding: str = "utf-16", root: Path | None = None) -> list[TextChange]:
     """What ``mtplint check --fix`` would write for the document ``path``, as changes to the texts
     the editor holds: the fix engine (:func:`mtplint.fix.apply.fix_project`) on the open buffers,
     each changed file replaced whole. Nothing is written."""
     from mtplint.fix.apply import fix_project  # the fix engine loads when a fix is asked for
 
     file = Path(path)
-    settings = check_arguments(extra, file)
+    settings = check_arguments(extra, file, root)
     loader = FileLoader(settings.pipeline.root)
     texts = [SourceFile(Path(name), loader.display(Path(name)), text) for name, text in buffers.items()]
     run = fix_project([file], settings, buffers=texts)
