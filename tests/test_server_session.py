@@ -7,8 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from lsprotocol import types
 
 from mtplint.server import session
+from mtplint.server.protocol import create_server
 from mtplint.server.session import lint_document, offset_of, position_of, suppression
 from mtplint.source import SourceFile
 from tests.conftest import run_cli, write_files
@@ -101,3 +103,19 @@ def test_a_unit_file_gets_a_whole_line_noqa_for_the_file(tmp_path: Path) -> None
     code, out, err = run_cli(["check", "--output-format", "json", "--isolated", "--no-cache", "vllm.service"],
                              cwd=tmp_path)
     assert code in (0, 1) and "MTP101" not in {f["code"] for f in json.loads(out)}, err
+
+
+def test_initialization_options_give_check_options_and_the_pause(tmp_path: Path) -> None:
+    server = create_server()
+    initialize = server.protocol.fm.features[types.INITIALIZE]
+    initialize(types.InitializeParams(capabilities=types.ClientCapabilities(), initialization_options={
+        "args": ["--select", "MTP102", "--engine-version", "vllm=0.30.0"], "debounceMs": 40}))
+    assert server.debounce == 0.04
+    path = str(tmp_path / "serve.sh")
+    linted = lint_document(path, {path: SERVE}, server.check_args)
+    assert {finding.code for finding in linted.findings} == {"MTP102"}
+    assert all(report.version.version == "0.30.0" for report in linted.launches)
+
+    # options `check` refuses: the document says so, as `check` would
+    refused = lint_document(path, {path: SERVE}, ["--no-such-option"])
+    assert refused.problem is not None and "--no-such-option" in refused.problem

@@ -270,9 +270,10 @@ def suppression(finding: Finding, lint: DocumentLint) -> tuple[str, Edit] | None
     """The title and edit of a ``# mtplint: noqa: CODE`` comment that suppresses ``finding``,
     where the file's syntax allows a comment that mtplint reads as one: at the end of the finding's
     line, of the line where its launch starts, or of the line where the launch's command ends
-    (the only line of a ``\\``-continued shell command that can hold a comment); in systemd units
-    and INI files, a comment line of its own before the first line, for the whole file. None: no
-    comment is possible there (JSON; a line inside a YAML block scalar whose header is elsewhere)."""
+    (the only line of a ``\\``-continued shell command that can hold a comment), or of the header of
+    the YAML block scalar it is in; in systemd units and INI files, a comment line of its own
+    before the first line, for the whole file. None: the file has no comments (JSON), or none of
+    those lines can take one (each ends a continuation, or holds a noqa comment of the user's)."""
     source = lint.sources.get(finding.span.file)
     if source is None:
         return None
