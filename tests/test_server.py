@@ -184,8 +184,11 @@ async def test_turboquant_with_mtp_is_reported_and_goes_away_when_edited(client:
     found = await diagnostics_until(client, uri, lambda d: "MTP101" in codes(d))
     mtp101 = next(d for d in found if d.code == "MTP101")
     expected = next(f for f in check_json(project / "compose.yaml") if f["code"] == "MTP101")
+    assert expected["location"] == {"row": 7, "column": 24}  # the fixture's `at`: the dtype's value
     assert (mtp101.range.start.line + 1, mtp101.range.start.character + 1) == (7, 24)
-    assert expected["location"] == {"row": 7, "column": 24}
+    end = expected["end_location"]
+    assert isinstance(end, dict)
+    assert (mtp101.range.end.line + 1, mtp101.range.end.character + 1) == (end["row"], end["column"])
     assert mtp101.message == expected["message"]
     assert mtp101.severity == types.DiagnosticSeverity.Error
     assert mtp101.code_description is not None and mtp101.code_description.href == expected["url"]
