@@ -598,7 +598,8 @@ def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = Fal
     rejected: list[RejectedFix] = []
     refused: set[tuple[object, ...]] = set()
     while True:
-        run, applied_again = _fixed_point(_State(dict(as_read), first, loader), unsafe, max_passes, relint, refused, rejected)
+        run, applied_again = _fixed_point(_State(dict(as_read), first, loader), unsafe, max_passes, relint, refused,
+                                          rejected)
         if not applied_again:
             run.result = relint.shown(run.result)
             run.initial = relint.shown(run.initial)
