@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from mtplint.config import Overrides
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-COMMANDS = ("check", "inspect", "rule", "rules", "version", "recommend", "crossover", "clean")
+COMMANDS = ("check", "inspect", "rule", "rules", "version", "recommend", "crossover", "clean", "server")
 
 
 class UsageError(Exception):
@@ -188,6 +188,10 @@ def _add_clean(commands: Any) -> None:
     commands.add_parser("clean", help="remove the cache directory (.mtplint_cache, or $MTPLINT_CACHE_DIR)")
 
 
+def _add_server(commands: Any) -> None:
+    commands.add_parser("server", help="run the language server (LSP, on stdin/stdout; needs mtplint[server])")
+
+
 def _add_tuner(commands: Any) -> None:
     from mtplint.cli_tuner import add_parsers as add_tuner_parsers  # argparse only; the models load on use
 
@@ -198,6 +202,7 @@ def _add_tuner(commands: Any) -> None:
 _SUBCOMMANDS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("check",), _add_check), (("inspect",), _add_inspect), (("rules",), _add_rules), (("rule",), _add_rule),
     (("version",), _add_version), (("clean",), _add_clean), (("recommend", "crossover"), _add_tuner),
+    (("server",), _add_server),
 )
 
 
@@ -834,6 +839,10 @@ def _run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return run_tuner(args, out, err)
         if args.command == "clean":
             return cmd_clean(out, err)
+        if args.command == "server":
+            from mtplint.server import run as run_server
+
+            return run_server(err)
         if args.command == "version":
             out.write(f"mtplint {__version__}\n")
             return EXIT_CLEAN

@@ -590,14 +590,17 @@ def _within(relint: ProjectLinter, candidates: list[_Candidate], state: _State, 
 
 
 def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = False,
-                max_passes: int = MAX_PASSES) -> FixRun:
-    """Fix what can be fixed in ``paths``, in memory (see the module docstring)."""
+                max_passes: int = MAX_PASSES, buffers: Sequence[SourceFile] = ()) -> FixRun:
+    """Fix what can be fixed in ``paths``, in memory (see the module docstring). ``buffers``: texts
+    that stand for their files, as read (an editor's unsaved buffers, ``mtplint server``)."""
     relint = ProjectLinter(paths, settings)
-    first, loader = relint.first()
+    first, loader = relint.first(buffers)
+    as_read = {source.display: source for source in buffers}
     rejected: list[RejectedFix] = []
     refused: set[tuple[object, ...]] = set()
     while True:
-        run, applied_again = _fixed_point(_State({}, first, loader), unsafe, max_passes, relint, refused, rejected)
+        run, applied_again = _fixed_point(_State(dict(as_read), first, loader), unsafe, max_passes, relint, refused,
+                                          rejected)
         if not applied_again:
             run.result = relint.shown(run.result)
             run.initial = relint.shown(run.initial)

@@ -96,9 +96,12 @@ class ProjectLinter:
         self.runs = 0
         self.analysed = 0
 
-    def first(self) -> tuple[ProjectLint, RecordingLoader]:
-        """The lint of the files as they are on disk, and the loader that read them."""
+    def first(self, buffers: Iterable[SourceFile] = ()) -> tuple[ProjectLint, RecordingLoader]:
+        """The lint of the files as they are on disk (or as ``buffers`` stand for them), and the
+        loader that read them."""
         loader = RecordingLoader(self.root)
+        for source in buffers:
+            loader.put(source)
         records = self._analyse(range(len(self.candidates)), loader)
         return ProjectLint(tuple(records), self._assemble(records, loader)), loader
 
