@@ -225,7 +225,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _overrides(args: argparse.Namespace) -> Overrides:
+def overrides_from(args: argparse.Namespace) -> Overrides:
     """What the command line sets on top of every configuration file (each command has some of
     these options: ``rules`` and ``rule`` only those that find house rules)."""
     from mtplint.config import Overrides
@@ -266,7 +266,7 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from mtplint.pipeline import Options, run
 
     paths = args.paths or [Path(".")]
-    overrides = _overrides(args)
+    overrides = overrides_from(args)
     options = Options(root=Path.cwd(), excludes=overrides.excludes, respect_gitignore=overrides.respect_gitignore,
                       engine_versions=overrides.engine_versions, gpu=overrides.gpu)
     # GPUs and models added in configuration, its gpu and engine-versions: each file's own
@@ -417,7 +417,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         # standard input is configured as the file it stands for (which need not exist yet)
         first = args.stdin_filename or (args.paths[0] if args.paths else Path.cwd())
-        settings, output_format = settings_for(_overrides(args), first)
+        settings, output_format = settings_for(overrides_from(args), first)
         if args.fix or args.fix_only or args.diff:
             if args.stdin_filename is not None:
                 raise UsageError("--stdin-filename cannot be combined with --fix, --fix-only or --diff")
@@ -675,7 +675,7 @@ def _run_catalog(args: argparse.Namespace, err: TextIO) -> Any:
     from mtplint.config_files import ConfigError
 
     try:
-        return run_catalog(_overrides(args))
+        return run_catalog(overrides_from(args))
     except (CatalogError, ConfigError) as error:
         err.write(f"mtplint: error: {error}\n")
         return None

@@ -20,10 +20,11 @@ from pathlib import Path
 from mtplint.checks import Edit, Finding, Fix
 from mtplint.checks.catalog import CatalogError
 from mtplint.checks.suppress import comment_starts, file_syntax, launch_end_line, yaml_block_headers
-from mtplint.cli import UsageError, build_parser
-from mtplint.config import ConfigError, settings_for
+from mtplint.cli import UsageError, build_parser, overrides_from
+from mtplint.config import LintSettings, settings_for
+from mtplint.config_files import ConfigError
 from mtplint.extract import FileLoader
-from mtplint.lint import LintSettings, lint
+from mtplint.lint import lint
 from mtplint.pipeline import LaunchReport
 from mtplint.records import Record
 from mtplint.source import SourceFile, Span
@@ -110,7 +111,7 @@ def check_arguments(extra: Sequence[str], path: Path, root: Path | None = None) 
         args = parser.parse_args(["check", *extra, "--stdin-filename", str(path)])
     except SystemExit:
         raise UsageError(f"these options are not `mtplint check` options: {' '.join(extra)}") from None
-    settings: LintSettings = settings_for(args)[0]
+    settings, _ = settings_for(overrides_from(args), path)
     if root is not None:
         settings.pipeline.root = root
     return settings
