@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from mtplint import cli
-from mtplint.cli import build_parser
+from mtplint.arguments import build_parser
 from tests.conftest import write_files
 
 COMPOSE = """\
