@@ -28,7 +28,7 @@ _TEXT = st.lists(_PIECES, max_size=30).map("".join)
 def _read(text: str) -> object:
     """Everything the readers make of ``text``: split words, and the commands a script runs."""
     mapped = SourceFile.from_text(text).whole()
-    words = [(word.text, word.offsets) for word in shell.split_words(mapped)]
+    words = [(word.text, list(word.offsets)) for word in shell.split_words(mapped)]
     ranges = list(shell._unquoted_word_ranges(text, 0, len(text)))
     quoted = [shell._skip_double_quotes(text, start, len(text)) for start in range(len(text) + 1)]
     try:
@@ -70,7 +70,7 @@ def _split(text: str) -> object:
     from mtplint.extract.compose import CommandSyntaxError, split_command
 
     try:
-        return [(word.text, word.offsets) for word in split_command(SourceFile.from_text(text).whole())]
+        return [(word.text, list(word.offsets)) for word in split_command(SourceFile.from_text(text).whole())]
     except CommandSyntaxError as error:
         return ("error", str(error), error.index)
 

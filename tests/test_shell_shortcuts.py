@@ -31,7 +31,7 @@ _TEXT = st.lists(_PIECES, max_size=30).map("".join)
 
 
 def _read(mapped: MappedText) -> object:
-    words = [(word.text, word.offsets, word.source) for word in shell.split_words(mapped)]
+    words = [(word.text, list(word.offsets), word.source) for word in shell.split_words(mapped)]
     substituted = [shell.substitute_words(mapped, {"A": Token("1 2")}, split=split) for split in (True, False)]
     try:
         env = {"A": EnvEntry("A", Token("a b"))}

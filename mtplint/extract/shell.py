@@ -662,7 +662,7 @@ class _Lexer:
         return self.mapped.slice(start, end)
 
     def char(self, value: str, at: int) -> MappedText:
-        offset = self.mapped.offsets[min(at, len(self.mapped.offsets) - 1)]
+        offset = self.mapped.offset_at(at)
         return MappedText(value, [offset] * len(value) + [offset + 1], self.mapped.source)
 
     def expand(self, start: int, end: int, quoted: bool) -> list[_Piece]:
@@ -833,8 +833,8 @@ class _Expander:
 
     def _value_piece(self, lexer: _Lexer, value: _Value, start: int, end: int, quoted: bool,
                      written: str) -> _Piece:
-        offset = lexer.mapped.offsets[min(start, len(lexer.mapped.offsets) - 1)]
-        expression_end = lexer.mapped.offsets[min(end - 1, len(lexer.mapped.offsets) - 1)] + 1
+        offset = lexer.mapped.offset_at(start)
+        expression_end = lexer.mapped.offset_at(end - 1) + 1
         if not self.budget.take(len(value.text)):
             return self._unresolved_piece(lexer, start, end, quoted, (over_budget(written),))
         if not value.resolved:
@@ -1030,7 +1030,7 @@ class _Expander:
         word_pieces = lexer.expand(word_start, close, quoted)
         for piece in word_pieces:
             if piece.expression_end is None:
-                piece.expression_end = lexer.mapped.offsets[min(close, len(lexer.mapped.offsets) - 1)] + 1
+                piece.expression_end = lexer.mapped.offset_at(close) + 1
         if operator in (":=", "=") and _NAME.fullmatch(name):
             assigned = _join_pieces(word_pieces)
             previous = self.state.variables.get(name)
@@ -1327,7 +1327,7 @@ class _Script:
         return self.mapped.slice(start, end).span()
 
     def file_offset(self, index: int) -> int:
-        return self.mapped.offsets[max(0, min(index, len(self.mapped.offsets) - 1))]
+        return self.mapped.offset_at(index)
 
     def check(self) -> None:
         """Raise :class:`Malformed` for what ``bash -n`` would reject and we cannot read around:

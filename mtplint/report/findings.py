@@ -13,10 +13,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from mtplint.checks import Finding
     from mtplint.pipeline import Result
     from mtplint.source import SourceFile
@@ -39,11 +41,23 @@ def _header(finding: Finding, fixable: bool) -> str:
 
 
 def concise(findings: Sequence[Finding], unsafe_fixes: bool = False) -> str:
+    return "".join(concise_lines(findings, unsafe_fixes))
+
+
+def concise_lines(findings: Sequence[Finding], unsafe_fixes: bool = False) -> Iterator[str]:
+    """The concise report a finding at a time: a run with 100k findings writes them as they are
+    formatted rather than holding the whole text (and its escaped copy) at once."""
     if not findings:
-        return ""  # a run without findings may not have loaded the rules at all
+        return  # a run without findings may not have loaded the rules at all
     from mtplint.checks import applies
 
-    return "".join(_header(f, applies(f.fix, unsafe_fixes)) + "\n" for f in findings)
+    for finding in findings:
+        yield _header(finding, applies(finding.fix, unsafe_fixes)) + "\n"
+
+
+def write_concise(out: TextIO, findings: Sequence[Finding], unsafe_fixes: bool = False) -> None:
+    for line in concise_lines(findings, unsafe_fixes):
+        out.write(line)
 
 
 class _SourceLines:
@@ -91,14 +105,20 @@ def _read_lines(file: str) -> list[str]:
 
 
 def full(findings: Sequence[Finding], result: Result | None = None, unsafe_fixes: bool = False) -> str:
+    return "".join(full_blocks(findings, result, unsafe_fixes))
+
+
+def full_blocks(findings: Sequence[Finding], result: Result | None = None, unsafe_fixes: bool = False) -> Iterator[str]:
+    """The full report a finding at a time (its header, code frame and help), for the reason
+    :func:`concise_lines` gives."""
     if not findings:
-        return ""  # a run without findings may not have loaded the rules at all
+        return  # a run without findings may not have loaded the rules at all
     from mtplint.checks import applies
     from mtplint.source import frame_lines
 
     sources = _SourceLines(result)
-    out: list[str] = []
     for finding in findings:
+        out: list[str] = []
         span = finding.span
         fix = finding.fix
         code = finding.code
@@ -123,7 +143,13 @@ def full(findings: Sequence[Finding], result: Result | None = None, unsafe_fixes
             out.append(f"  = help: {fix.message}" + (" (unsafe fix)" if fix.applicability == "unsafe" else ""))
         out.append(f"  = docs: mtplint rule {code}")
         out.append("")
-    return "\n".join(out) + "\n"
+        yield "\n".join(out) + "\n"
+
+
+def write_full(out: TextIO, findings: Sequence[Finding], result: Result | None = None,
+               unsafe_fixes: bool = False) -> None:
+    for block in full_blocks(findings, result, unsafe_fixes):
+        out.write(block)
 
 
 def finding_json(finding: Finding) -> dict[str, object]:
