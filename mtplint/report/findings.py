@@ -15,6 +15,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 
+from mtplint.report.fixes import fix_counts
+from mtplint.source import frame_lines
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TextIO
@@ -48,7 +51,7 @@ def concise_lines(findings: Sequence[Finding], unsafe_fixes: bool = False) -> It
     """The concise report a finding at a time: a run with 100k findings writes them as they are
     formatted rather than holding the whole text (and its escaped copy) at once."""
     if not findings:
-        return  # a run without findings may not have loaded the rules at all
+        return  # a run the byte prefilter answered has not loaded the rules (nor should it, to say so)
     from mtplint.checks import applies
 
     for finding in findings:
@@ -112,9 +115,8 @@ def full_blocks(findings: Sequence[Finding], result: Result | None = None, unsaf
     """The full report a finding at a time (its header, code frame and help), for the reason
     :func:`concise_lines` gives."""
     if not findings:
-        return  # a run without findings may not have loaded the rules at all
+        return  # a run the byte prefilter answered has not loaded the rules (nor should it, to say so)
     from mtplint.checks import applies
-    from mtplint.source import frame_lines
 
     sources = _SourceLines(result)
     for finding in findings:
@@ -174,7 +176,6 @@ def summary(findings: Sequence[Finding], suppressed: int, *, fixed: int = 0, uns
             return f"No findings, but the run met {errors} error{'s' if errors != 1 else ''}: not everything was checked.\n"
         return "All checks passed!\n"
     from mtplint.checks import available
-    from mtplint.report.fixes import fix_counts
 
     counts: dict[str, int] = {}
     for finding in findings:
