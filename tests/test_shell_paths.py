@@ -141,6 +141,16 @@ def test_json_with_one_unknown_value_keeps_its_literal_keys() -> None:
     assert partial_object('{$KEY: 1}') is None  # an unknown key: no object to speak of
 
 
+def test_an_unknown_value_ends_where_the_shell_ends_it() -> None:
+    """A ``)`` or ``}`` quoted inside a command substitution or a default does not end it, as in
+    the shell: the keys after it are still read."""
+    partial = partial_object('{"num_speculative_tokens":$(printf %s "$N" | tr -d \')\'),"method":"mtp",'
+                             '"draft_tensor_parallel_size":${TP:-"}"}}')
+    assert partial is not None
+    assert partial.known == {"method": "mtp"}
+    assert partial.unknown == ["num_speculative_tokens", "draft_tensor_parallel_size"]
+
+
 def test_an_unquoted_value_with_an_unknown_part_keeps_its_known_words(tmp_path: Path) -> None:
     (launch,) = launches(tmp_path, """\
 N="$(jq -r '.tensor parallel' conf.json)"
