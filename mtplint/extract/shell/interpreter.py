@@ -1,12 +1,13 @@
 """The static interpreter: tree-sitter-bash gives a script's statements (lists, pipelines,
-``if``/``case``/loops, functions); :class:`_Runner` walks them with a state, expanding each
-command's words (:mod:`mtplint.extract.shell.expansion`) and recording the simple commands it runs.
+``if``/``case``/loops, functions; :mod:`mtplint.extract.shell.statements` walks them); here each
+simple command's words are expanded (:mod:`mtplint.extract.shell.expansion`), assignments, builtins,
+``source``, ``sh -c`` strings and function calls take effect, and the commands run are recorded.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from mtplint.extract import Malformed
@@ -21,15 +22,15 @@ from mtplint.extract.shell.expansion import (
     plain_word,
     split_fields,
 )
-from mtplint.extract.shell.paths import PathChooser, TooManyPaths, all_choices, quote
-from mtplint.extract.shell.scanning import balanced_quotes
-from mtplint.extract.shell.state import NAME, State, Value, Var, merge
+from mtplint.extract.shell.paths import PathChooser, TooManyPaths, all_choices
+from mtplint.extract.shell.script import Script, walk
+from mtplint.extract.shell.state import NAME, State, Value, Var
+from mtplint.extract.shell.statements import StatementWalker
 from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: `import mtplint.cli` must stay light (tree-sitter is imported lazily)
-    from typing import Any
 
     from tree_sitter import Node
 
@@ -71,29 +72,6 @@ class ShellCommand(Record):
     @property
     def line(self) -> int:
         return self.span.line if self.span else 1
-
-
-_PARSER: Any = None
-
-
-def _parse(source_bytes: bytes) -> Any:
-    global _PARSER
-    if _PARSER is None:
-        import tree_sitter_bash
-        from tree_sitter import Language, Parser
-
-        _PARSER = Parser(Language(tree_sitter_bash.language()))
-    return _PARSER.parse(source_bytes)
-
-
-_FATAL_ERROR_STARTS = {'"': "unterminated double quote", "'": "unterminated single quote",
-                       "`": "unterminated backquote", ")": "unexpected `)`", "}": "unexpected `}`",
-                       "fi": "unexpected `fi`", "done": "unexpected `done`", "esac": "unexpected `esac`",
-                       "then": "unexpected `then`", "do": "unexpected `do`", "else": "unexpected `else`",
-                       "elif": "unexpected `elif`", ";;": "unexpected `;;`", "$(": "unterminated `$(`",
-                       "${": "unterminated `${`"}
-_STATEMENT_SKIP = {"comment", "test_command", "heredoc_body", "heredoc_start", "heredoc_end", "ERROR",
-                   "file_redirect", "heredoc_redirect", "herestring_redirect"}
 
 
 class Interpreter:
@@ -139,100 +117,16 @@ class Interpreter:
         return commands
 
 
-_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
-
-
-class Script:
-    """A parsed script: the tree plus the mapping from UTF-8 bytes back to characters."""
-
-    def __init__(self, text: MappedText, whole_file: bool = False) -> None:
-        self.mapped = text
-        #: the text is a file's whole text (:meth:`SourceFile.whole`): character i is at offset i
-        self.source = text.source if whole_file else None
-        # Carriage returns before newlines (CRLF files) are blanks to bash's reader in practice
-        # (`\r` would end up in the last word); tree-sitter trips over them, so parse a copy where
-        # they are spaces. Same length, so character positions are unchanged.
-        # A `\` before CRLF is read as a continuation too (lenient: bash itself would escape the CR).
-        parse_text = text.text.replace("\\\r\n", "\\\n ").replace("\r\n", " \n")
-        # Characters outside the Basic Multilingual Plane (emoji, ...) corrupt tree-sitter-bash's memory
-        # (a segfault some parses later; found by tests/test_properties.py, tree-sitter 0.24-0.26 with
-        # tree-sitter-bash 0.23-0.25). One BMP character for one keeps positions; values are read from
-        # the original text, so the emoji survive.
-        parse_text = _ASTRAL.sub("\ufffd", parse_text)
-        data = parse_text.encode("utf-8")
-        if len(data) == len(parse_text):
-            self.char_of_byte: list[int] | None = None
-        else:
-            mapping: list[int] = []
-            for index, char in enumerate(parse_text):
-                mapping.extend([index] * len(char.encode("utf-8")))
-            mapping.append(len(parse_text))
-            self.char_of_byte = mapping
-        self.tree = _parse(data)
-        self.root = self.tree.root_node
-
-    def chars(self, node: Node) -> tuple[int, int]:
-        if self.char_of_byte is None:
-            return node.start_byte, node.end_byte
-        return self.char_of_byte[node.start_byte], self.char_of_byte[node.end_byte]
-
-    def raw(self, node: Node) -> str:
-        start, end = self.chars(node)
-        return self.mapped.text[start:end]
-
-    def span(self, start: int, end: int) -> Span | None:
-        """Where characters ``start:end`` of the script are in the file (``start <= end``)."""
-        if self.source is not None:  # as the slice's span, without searching its offsets for the furthest
-            return self.source.span(start, end)
-        return self.mapped.slice(start, end).span()
-
-    def file_offset(self, index: int) -> int:
-        return self.mapped.offset_at(index)
-
-    def check(self) -> None:
-        """Raise :class:`Malformed` for what ``bash -n`` would reject and we cannot read around:
-        unterminated quotes and compound commands, stray closing keywords. Other tree-sitter ERROR
-        nodes (grammar gaps) are skipped where they are."""
-        if not self.root.has_error:
-            return
-        for node in _walk(self.root):
-            if node.is_missing:
-                start, _ = self.chars(node)
-                raise Malformed(f"shell syntax error: missing `{node.type}`", self.file_offset(start))
-            if node.type != "ERROR":
-                continue
-            first = node.children[0] if node.children else None
-            start, end = self.chars(node)
-            head = self.mapped.text[start:end].lstrip()
-            leading = first.type if first is not None else head[:2]
-            for token, message in _FATAL_ERROR_STARTS.items():
-                if leading == token or (first is None and head.startswith(token)):
-                    raise Malformed(f"shell syntax error: {message}", self.file_offset(start))
-            if head[:1] in ('"', "'") and not balanced_quotes(head):
-                raise Malformed(f"shell syntax error: {_FATAL_ERROR_STARTS[head[:1]]}", self.file_offset(start))
-
-
-def _walk(node: Node) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.children))
-
-
-class _Runner:
-    """Walks the statements of one script with a state, collecting commands.
-
-    With a ``chooser``, branches that leave different states are forks: the runner follows the
-    outcome the chooser picks (one path, :mod:`mtplint.extract.shell.paths`); without one, it goes
-    on from their merge."""
+class _Runner(StatementWalker):
+    """Walks the statements of one script with a state (:class:`StatementWalker`), expanding the
+    words of each simple command, applying assignments and builtins, reading function calls, and
+    collecting the commands it runs."""
 
     def __init__(self, interpreter: Interpreter, script: Script, record: bool,
                  chooser: PathChooser | None = None) -> None:
+        super().__init__(script, chooser)
         self.interpreter = interpreter
-        self.script = script
         self.record = record
-        self.chooser = chooser
         self.commands: list[ShellCommand] = []
         #: the function calls being read, outermost first: the function's name and where it was called
         self.calls: list[tuple[str, Span | None]] = []
@@ -240,214 +134,6 @@ class _Runner:
         self.hidden: list[dict[str, Var | None]] = []
         #: function bodies read so far (:data:`_MAX_CALLS_READ`)
         self.calls_read = 0
-
-    # --- statements -----------------------------------------------------------------------------
-
-    def statements(self, nodes: Iterable[Node], state: State) -> None:
-        for node in nodes:
-            if state.exited:
-                return
-            self.statement(node, state)
-
-    def statement(self, node: Node, state: State) -> None:
-        kind = node.type
-        if not node.is_named or kind in _STATEMENT_SKIP:
-            return
-        if kind in ("program", "compound_statement", "do_group"):
-            self.statements(node.children, state)
-        elif kind == "command":
-            self.command(node, state)
-        elif kind == "variable_assignment":
-            self.assign(node, state, export=False)
-        elif kind == "variable_assignments":
-            for child in node.named_children:
-                if child.type == "variable_assignment":
-                    self.assign(child, state, export=False)
-        elif kind == "declaration_command":
-            self.declaration(node, state)
-        elif kind == "unset_command":
-            self.unset(node, state)
-        elif kind == "redirected_statement":
-            for child in node.children_by_field_name("body"):
-                self.statement(child, state)
-        elif kind == "negated_command":
-            self.statements(node.named_children, state)
-        elif kind == "pipeline":
-            for child in node.named_children:
-                self.statement(child, state.copy())
-        elif kind == "subshell":
-            self.statements(node.named_children, state.copy())
-        elif kind == "list":
-            self.and_or_list(node, state)
-        elif kind == "if_statement":
-            self.if_statement(node, state)
-        elif kind == "case_statement":
-            self.case_statement(node, state)
-        elif kind in ("while_statement", "until_statement"):
-            for condition in node.children_by_field_name("condition"):
-                self.statement(condition, state)
-            branch = state.copy()
-            self.loop_body(node, branch)
-            self._adopt(state, merge([state, branch]))
-        elif kind in ("for_statement", "c_style_for_statement", "select_statement"):
-            branch = state.copy()
-            for variable in node.children_by_field_name("variable"):
-                branch.forget(self.script.raw(variable))
-            self.loop_body(node, branch)
-            self._adopt(state, merge([state, branch]))
-        elif kind == "function_definition":
-            names = node.children_by_field_name("name")
-            bodies = node.children_by_field_name("body")
-            if names and bodies:
-                state.functions[self.script.raw(names[0])] = (self.script, bodies[0])
-
-    def loop_body(self, node: Node, state: State) -> None:
-        """A loop's body, read once with its branches merged: what it leaves is merged with not
-        running it anyway, so an argument-parsing ``while``/``case`` is no fork per option."""
-        chooser, self.chooser = self.chooser, None
-        try:
-            self.statements(node.children_by_field_name("body"), state)
-        finally:
-            self.chooser = chooser
-
-    @staticmethod
-    def _adopt(state: State, merged: State) -> None:
-        state.variables = merged.variables
-        state.positional = merged.positional
-        state.allexport = merged.allexport
-        state.functions = merged.functions
-        state.conditions = merged.conditions
-
-    def _merge_into(self, state: State, branches: list[tuple[str, State]]) -> None:
-        self._adopt(state, merge([branch for _, branch in branches]))
-        if all(branch.returned for _, branch in branches):
-            state.exited = state.returned = True
-
-    def join(self, node: Node, state: State, branches: list[tuple[str, State]]) -> None:
-        """Go on after one of ``branches`` (each with the words naming when it runs) ran from
-        ``state``: branches that end alike are one outcome; with a chooser, the outcome it picks
-        (its label added to the path's conditions), else the merge of all of them."""
-        outcomes: list[tuple[list[str], State]] = []
-        if any(not branch.exited for _, branch in branches):
-            # a `return` in a function is a path of its own when paths are followed: the script goes
-            # on after the call; read with branches merged, it is left out like an `exit`
-            branches = [(label, branch) for label, branch in branches
-                        if not branch.exited or (branch.returned and self.chooser is not None)]
-        if self.chooser is None:  # read with branches merged: no outcome is picked, none need telling apart
-            self._merge_into(state, branches)
-            return
-        for label, branch in branches:
-            same = next((outcome for outcome in outcomes if outcome[1].returned == branch.returned
-                         and outcome[1].same_values(branch)), None)
-            if same is None:
-                outcomes.append(([label], branch))
-            else:
-                same[0].append(label)
-        if len(outcomes) == 1:
-            self._merge_into(state, branches)
-            return
-        labels, chosen = outcomes[self.chooser.choose(self.script.file_offset(self.script.chars(node)[0]),
-                                                      len(outcomes))]
-        before = state.conditions
-        self._adopt(state, chosen)
-        state.exited = state.returned = chosen.returned
-        state.conditions = (*before, " or ".join(labels), *chosen.conditions[len(before):])
-
-    def quoted(self, nodes: Iterable[Node]) -> str:
-        """The source text of ``nodes`` (a condition), as a label quotes it."""
-        parts = [node for node in nodes if node.is_named]
-        if not parts:
-            return "``"
-        start, _ = self.script.chars(parts[0])
-        _, end = self.script.chars(parts[-1])
-        return quote(self.script.mapped.text[start:end])
-
-    def and_or_list(self, node: Node, state: State) -> None:
-        """``a && b``, ``a || b``: the left side runs; the right side may not."""
-        children = node.children
-        operator_index = next((i for i, child in enumerate(children) if child.type in ("&&", "||")), None)
-        if operator_index is None:
-            self.statements(children, state)
-            return
-        self.statements(children[:operator_index], state)
-        branch = state.copy()
-        self.statements(children[operator_index + 1:], branch)
-        left = self.quoted(children[:operator_index])
-        runs, skips = ("succeeds", "fails") if children[operator_index].type == "&&" else ("fails", "succeeds")
-        self.join(node, state, [(f"{left} {runs}", branch), (f"{left} {skips}", state.copy())])
-
-    def if_statement(self, node: Node, state: State) -> None:
-        condition_nodes = node.children_by_field_name("condition")
-        conditions = {child.id for child in condition_nodes}
-        for child in node.children:
-            if child.id in conditions:
-                self.statement(child, state)
-        branches: list[tuple[str, State]] = []
-        tested = [self.quoted(condition_nodes)]
-        then_branch = state.copy()
-        has_else = False
-        for child in node.children:
-            if child.id in conditions or child.type in ("elif_clause", "else_clause"):
-                continue
-            self.statement(child, then_branch)
-        branches.append((tested[0], then_branch))
-        remaining = state.copy()
-        for child in node.children:
-            if child.type == "elif_clause":
-                elif_conditions = {c.id for c in child.children_by_field_name("condition")}
-                # the first named statement before `then` is the condition in this grammar
-                in_condition = True
-                branch = remaining
-                condition_parts: list[Node] = []
-                for part in child.children:
-                    if part.type == "then":
-                        in_condition = False
-                        branch = remaining.copy()
-                        continue
-                    if in_condition or part.id in elif_conditions:
-                        if part.type != "elif":
-                            condition_parts.append(part)
-                        self.statement(part, remaining)
-                    else:
-                        self.statement(part, branch)
-                tested.append(self.quoted(condition_parts))
-                branches.append((tested[-1], branch))
-            elif child.type == "else_clause":
-                has_else = True
-                branch = remaining.copy()
-                self.statements(child.children, branch)
-                branches.append((_none_of(tested), branch))
-        if not has_else:
-            branches.append((_none_of(tested), remaining))
-        self.join(node, state, branches)
-
-    def case_statement(self, node: Node, state: State) -> None:
-        branches: list[tuple[str, State]] = []
-        exhaustive = False
-        subject_nodes = node.children_by_field_name("value")
-        subject = quote(self.script.raw(subject_nodes[0]).strip().removeprefix('"').removesuffix('"')) \
-            if subject_nodes else "``"
-        patterns: list[str] = []
-        for item in node.children:
-            if item.type != "case_item":
-                continue
-            value_nodes = item.children_by_field_name("value")
-            values = {child.id for child in value_nodes}
-            written = "|".join(self.script.raw(child).strip() for child in value_nodes)
-            catch_all = any(self.script.raw(child).strip() == "*" for child in value_nodes)
-            exhaustive = exhaustive or catch_all
-            branch = state.copy()
-            for child in item.children:
-                if child.id not in values:
-                    self.statement(child, branch)
-            label = f"{subject} is none of {', '.join(patterns)}" if catch_all and patterns else \
-                f"{subject} matches {quote(written)}"
-            patterns.append(quote(written))
-            branches.append((label, branch))
-        if not exhaustive:
-            branches.append((f"{subject} is none of {', '.join(patterns)}", state.copy()))
-        if branches:
-            self.join(node, state, branches)
 
     # --- words ----------------------------------------------------------------------------------
 
@@ -741,7 +427,7 @@ class _Runner:
 
     def assigned_names(self, body: Node) -> set[str]:
         names: set[str] = set()
-        for node in _walk(body):
+        for node in walk(body):
             if node.type == "variable_assignment":
                 parent = node.parent
                 if parent is not None and parent.type == "declaration_command" and parent.children and \
@@ -824,10 +510,6 @@ def _as_written(token: Token, mapped: MappedText) -> MappedText:
     return MappedText(mapped.text, offsets, mapped.source)
 
 
-def _none_of(tested: list[str]) -> str:
-    return f"not {tested[0]}" if len(tested) == 1 else f"none of {', '.join(tested)}"
-
-
 def _load(path: Path, load: Loader | None) -> SourceFile | None:
     if load is not None:
         return load(path)
@@ -835,3 +517,4 @@ def _load(path: Path, load: Loader | None) -> SourceFile | None:
         return SourceFile(path, path.as_posix(), path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):
         return None
+

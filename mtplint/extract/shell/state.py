@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # for the type checker only: tree-sitter is imported when a s
 
     from tree_sitter import Node
 
-    from mtplint.extract.shell.interpreter import Script
+    from mtplint.extract.shell.script import Script
 
 #: a shell variable's name
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
