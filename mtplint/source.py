@@ -154,6 +154,8 @@ class SourceFile:
         last = 0 if end < 0 else length if end > length else end
         # the end is on the start's line or a later one: search from there
         end_index = bisect_right(starts, last, line_index) - 1
+        if end_index == line_index:  # most spans: one line, whose number (an int of its own past 256) is shared
+            return Span(self.display, start, end, line, column, line, last - starts[end_index] + 1)
         return Span(self.display, start, end, line, column, end_index + 1, last - starts[end_index] + 1)
 
     def whole(self) -> MappedText:
@@ -313,9 +315,8 @@ class MappedText(Record):
 
     def __eq__(self, other: object) -> bool:
         # the same mapping is equal whether it is held as a range or a list
-        if other.__class__ is not MappedText:
+        if not isinstance(other, MappedText):
             return NotImplemented
-        assert isinstance(other, MappedText)
         return (self.text == other.text and self.source is other.source
                 and _same_offsets(self.offsets, other.offsets))
 
@@ -397,7 +398,7 @@ class MappedText(Record):
             offset = offsets[min(start, len(offsets) - 1)]
             return source.span(offset, offset)
         # one past the furthest character (the first is among them, so the range is never empty)
-        furthest = offsets[end - 1] if offsets.__class__ is range else max(offsets[start:end])
+        furthest = offsets[min(end, len(offsets)) - 1] if offsets.__class__ is range else max(offsets[start:end])
         return source.span(offsets[start], furthest + 1)
 
 
