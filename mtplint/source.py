@@ -8,12 +8,12 @@ a shell quote still knows its line and column in the original file.
 
 from __future__ import annotations
 
-from _weakref import ref as weak_ref  # the weakref module's ref; the module itself is not needed
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from itertools import accumulate, pairwise
 from pathlib import Path
+from weakref import ref as weak_ref
 
 from mtplint.records import FrozenRecord, Record
 
