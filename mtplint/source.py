@@ -398,8 +398,9 @@ class MappedText(Record):
             offset = offsets[min(start, len(offsets) - 1)]
             return source.span(offset, offset)
         # one past the furthest character (the first is among them, so the range is never empty)
+        first = offsets[start]
         furthest = offsets[min(end, len(offsets)) - 1] if offsets.__class__ is range else max(offsets[start:end])
-        return source.span(offsets[start], furthest + 1)
+        return source.span(first, furthest + 1)
 
 
 def _same_offsets(first: Sequence[int], second: Sequence[int]) -> bool:
