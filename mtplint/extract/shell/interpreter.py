@@ -30,8 +30,7 @@ from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # for the type checker only: `import mtplint.cli` must stay light (tree-sitter is imported lazily)
-
+if TYPE_CHECKING:  # for the type checker only: tree-sitter is imported when a script is parsed
     from tree_sitter import Node
 
 Loader = Callable[[Path], "SourceFile | None"]
