@@ -567,7 +567,7 @@ def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO,
         out.write(github.render(findings, notes=() if quiet else notes))
         return
     if output_format == "json":
-        out.write(formats.as_json(findings))
+        formats.write_json(out, findings)
         return
     if output_format == "concise":
         formats.write_concise(out, findings, unsafe_fixes)
