@@ -372,12 +372,12 @@ def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO,
         out.write(github.render(findings, notes=() if quiet else notes))
         return
     if output_format == "json":
-        out.write(formats.as_json(findings))
+        formats.write_json(out, findings)
         return
     if output_format == "concise":
-        out.write(formats.concise(findings, unsafe_fixes))
+        formats.write_concise(out, findings, unsafe_fixes)
     else:
-        out.write(formats.full(findings, result.pipeline, unsafe_fixes))
+        formats.write_full(out, findings, result.pipeline, unsafe_fixes)
     if quiet:
         return
     out.write(formats.summary(findings, len(result.suppressed), fixed=fixed, unsafe_fixes=unsafe_fixes,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from pathlib import Path
 from weakref import ref as weak_ref
 
@@ -154,10 +154,12 @@ class SourceFile:
         last = 0 if end < 0 else length if end > length else end
         # the end is on the start's line or a later one: search from there
         end_index = bisect_right(starts, last, line_index) - 1
+        if end_index == line_index:  # most spans: one line, whose number (an int of its own past 256) is shared
+            return Span(self.display, start, end, line, column, line, last - starts[end_index] + 1)
         return Span(self.display, start, end, line, column, end_index + 1, last - starts[end_index] + 1)
 
     def whole(self) -> MappedText:
-        return MappedText(self.text, list(range(len(self.text) + 1)), self)
+        return MappedText(self.text, range(len(self.text) + 1), self)
 
 
 def frame_lines(line: int, count: int) -> range:
@@ -293,17 +295,30 @@ class MappedText(Record):
     ``offsets`` has ``len(text) + 1`` entries; the last one is the offset just past the text, so an
     empty slice still has a position. Characters produced by an expansion (``${VAR}``) all map to
     the start of the expression that produced them.
+
+    Text read straight from a file (the commonest kind: a whole script, and each word cut from it)
+    maps character ``i`` to ``first + i``: its offsets are a ``range``, a few dozen bytes whatever
+    the length, where a list costs some 36 bytes a character (an 8 MB script read whole held
+    ~300 MB of them). Slices and joins of such text stay ranges; only text whose mapping jumps
+    (quote removal, an expansion, an escape) keeps a list, and that is a word's worth.
     """
 
     __slots__ = ("text", "offsets", "source")
     text: str
-    offsets: list[int]
+    offsets: Sequence[int]
     source: SourceFile | None
 
-    def __init__(self, text: str, offsets: list[int], source: SourceFile | None) -> None:
+    def __init__(self, text: str, offsets: Sequence[int], source: SourceFile | None) -> None:
         self.text = text
         self.offsets = offsets
         self.source = source
+
+    def __eq__(self, other: object) -> bool:
+        # the same mapping is equal whether it is held as a range or a list
+        if not isinstance(other, MappedText):
+            return NotImplemented
+        return (self.text == other.text and self.source is other.source
+                and _same_offsets(self.offsets, other.offsets))
 
     @classmethod
     def synthetic(cls, text: str, source: SourceFile | None = None, at: int = 0) -> MappedText:
@@ -312,7 +327,7 @@ class MappedText(Record):
 
     @classmethod
     def of_range(cls, source: SourceFile, start: int, end: int) -> MappedText:
-        return cls(source.text[start:end], list(range(start, end + 1)), source)
+        return cls(source.text[start:end], range(start, end + 1), source)
 
     def __len__(self) -> int:
         return len(self.text)
@@ -320,14 +335,20 @@ class MappedText(Record):
     def __str__(self) -> str:
         return self.text
 
+    def offset_at(self, index: int) -> int:
+        """The file offset of character ``index``, clamped to the text (its end: just past it)."""
+        offsets = self.offsets
+        last = len(offsets) - 1
+        return offsets[0 if index < 0 else last if index > last else index]
+
     def slice(self, start: int, end: int | None = None) -> MappedText:
         # extractors cut texts into words a character at a time: bounds by comparison, not min/max
-        text, offsets = self.text, self.offsets
+        text = self.text
         length = len(text)
         start = 0 if start < 0 else length if start > length else start
         end = length if end is None or end > length else start if end < start else end
-        piece = offsets[start:end]
-        piece.append(offsets[end] if end < length else offsets[-1])
+        # the entry at ``end`` is the one just past the piece (at the text's end: just past the text)
+        piece = self.offsets[start:end + 1]
         return MappedText(text[start:end], piece, self.source)
 
     def __add__(self, other: MappedText) -> MappedText:
@@ -335,7 +356,7 @@ class MappedText(Record):
             return other
         if not other.text:
             return MappedText(self.text, self.offsets, self.source)
-        return MappedText(self.text + other.text, self.offsets[:-1] + other.offsets, self.source or other.source)
+        return MappedText.join((self, other))
 
     @staticmethod
     def join(parts: Sequence[MappedText]) -> MappedText:
@@ -351,12 +372,18 @@ class MappedText(Record):
             for part in parts[1:]:
                 result = result + part
             return result
+        source = next((part.source for part in filled if part.source is not None), None)
+        text = "".join(part.text for part in filled)
+        # pieces that follow each other in the file (a word cut at a continuation) stay one range
+        first = filled[0].offsets
+        if all(part.offsets.__class__ is range for part in filled) and all(
+                before.offsets[-1] == after.offsets[0] for before, after in pairwise(filled)):
+            return MappedText(text, range(first[0], filled[-1].offsets[-1] + 1), source)
         offsets: list[int] = []
         for part in filled[:-1]:
             offsets += part.offsets[:-1]
         offsets += filled[-1].offsets
-        source = next((part.source for part in filled if part.source is not None), None)
-        return MappedText("".join(part.text for part in filled), offsets, source)
+        return MappedText(text, offsets, source)
 
     def span(self, start: int = 0, end: int | None = None) -> Span | None:
         """The file range covering characters ``start:end`` of this text."""
@@ -371,7 +398,15 @@ class MappedText(Record):
             offset = offsets[min(start, len(offsets) - 1)]
             return source.span(offset, offset)
         # one past the furthest character (the first is among them, so the range is never empty)
-        return source.span(offsets[start], max(offsets[start:end]) + 1)
+        first = offsets[start]
+        furthest = offsets[min(end, len(offsets)) - 1] if offsets.__class__ is range else max(offsets[start:end])
+        return source.span(first, furthest + 1)
+
+
+def _same_offsets(first: Sequence[int], second: Sequence[int]) -> bool:
+    if first.__class__ is second.__class__:
+        return first == second
+    return len(first) == len(second) and all(a == b for a, b in zip(first, second, strict=True))
 
 
 class Token(Record):

@@ -448,7 +448,7 @@ def test_a_string_command_split_into_words_keeps_each_characters_position() -> N
     words = compose.split_command(text)
     assert [word.text for word in words] == ["vllm", "serve", "org/m x", "--port=8000"]
     quoted = words[2]
-    assert quoted.offsets == [12, 13, 14, 15, 16, 19, 20, 21]
+    assert list(quoted.offsets) == [12, 13, 14, 15, 16, 19, 20, 21]
     assert [text.text[offset] for offset in quoted.offsets[:-1]] == list("org/m x")
     assert words[3].offsets[-1] == 33  # just past "8000"; the `2>` descriptor is not a word
     with pytest.raises(compose.CommandSyntaxError):
@@ -466,4 +466,4 @@ def test_a_command_of_words_and_blanks_splits_as_the_full_reader_splits_it(comma
     plain = compose.split_command(SourceFile.from_text(command).whole())
     general = compose.split_command(SourceFile.from_text(command + " ''").whole())
     assert general[-1].text == ""
-    assert [(word.text, word.offsets) for word in plain] == [(word.text, word.offsets) for word in general[:-1]]
+    assert [(word.text, list(word.offsets)) for word in plain] == [(word.text, list(word.offsets)) for word in general[:-1]]

@@ -212,7 +212,7 @@ def test_exec_form_strings_read_in_runs_map_as_read_a_character_at_a_time(
     def read() -> object:
         words = dockerfile.exec_form(arguments)
         assert words is not None
-        return [(token, mapped.text, mapped.offsets) for token, mapped in words]
+        return [(token, mapped.text, list(mapped.offsets)) for token, mapped in words]
 
     in_runs = read()
     assert [token.value for token, _, _ in in_runs] == values  # type: ignore[attr-defined]

@@ -294,7 +294,7 @@ def test_an_inline_patch_keeps_the_positions_of_the_kustomization_it_is_written_
     for node, inner in zip(moved, read, strict=True):
         assert node.text is not None and inner.text is not None and node.source is body.source
         assert node.text.text == inner.text.text
-        assert node.text.offsets == [body.text.offsets[offset] for offset in inner.text.offsets]
+        assert list(node.text.offsets) == [body.text.offsets[offset] for offset in inner.text.offsets]
     assert outer[moved[1].text.offsets[0]:moved[1].text.offsets[-1]] == "Deployment"  # type: ignore[union-attr]
 
 

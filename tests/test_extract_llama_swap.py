@@ -95,6 +95,6 @@ def test_a_cmd_without_comment_lines_or_macros_reads_as_one_with_them() -> None:
         general = _expand(_strip_comment_lines(whole), {})
         quick = _expand(_strip_comment_lines(plain), {})
         assert general.text == quick.text + "${unknown} z\n"
-        assert general.offsets[: len(cmd)] == quick.offsets[: len(cmd)]
+        assert list(general.offsets[: len(cmd)]) == list(quick.offsets[: len(cmd)])
         words = [(token.value, token.span) for token in _tokens(quick)]
         assert words == [(token.value, token.span) for token in _tokens(general)][: len(words)]

@@ -81,6 +81,18 @@ def test_json_of_a_clean_run_is_an_empty_list(tmp_path: Path) -> None:
     assert (code, out) == (0, "All checks passed!\n")
 
 
+def test_json_of_many_findings_is_one_indented_list(tmp_path: Path) -> None:
+    """The JSON report is written some findings at a time: past the first batch it still reads as
+    ``json.dumps`` of the whole list (its separators, its two-space indent), every finding once."""
+    flags = " \\\n  ".join(f"--unknown-flag-{index} {index}" for index in range(2_500))
+    code, out, _ = run_cli(["check", "--output-format", "json", "--isolated", "--select", "MTP506", "."],
+                           cwd=project(tmp_path, f"#!/bin/sh\nexec vllm serve Qwen/Qwen3-8B \\\n  {flags}\n"))
+    findings = json.loads(out)
+    assert code == 1 and len(findings) == 2_500
+    assert [finding["location"]["row"] for finding in findings] == list(range(3, 2_503))
+    assert out == json.dumps(findings, indent=2, ensure_ascii=False) + "\n"
+
+
 def test_exit_zero_and_bare_paths(tmp_path: Path) -> None:
     project(tmp_path)
     assert run_cli(["check", "--exit-zero", *ARGS, "."], cwd=tmp_path)[0] == 0

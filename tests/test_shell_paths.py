@@ -9,7 +9,7 @@ from mtplint.engines.partial_json import partial_object
 from mtplint.extract import ExtractContext, FileLoader
 from mtplint.extract.launch import Launch, recognise
 from mtplint.extract.shell import extract
-from mtplint.extract.shell_paths import MAX_PATHS, describe
+from mtplint.extract.shell.paths import MAX_PATHS, describe
 from mtplint.source import Token
 
 
@@ -139,6 +139,16 @@ def test_json_with_one_unknown_value_keeps_its_literal_keys() -> None:
     assert partial.known == {"method": "mtp"} and partial.unknown == ["num_speculative_tokens", "model"]
     assert partial_object('{"method":"mtp"}') is None  # nothing unknown: the engine's own parser reads it
     assert partial_object('{$KEY: 1}') is None  # an unknown key: no object to speak of
+
+
+def test_an_unknown_value_ends_where_the_shell_ends_it() -> None:
+    """A ``)`` or ``}`` quoted inside a command substitution or a default does not end it, as in
+    the shell: the keys after it are still read."""
+    partial = partial_object('{"num_speculative_tokens":$(printf %s "$N" | tr -d \')\'),"method":"mtp",'
+                             '"draft_tensor_parallel_size":${TP:-"}"}}')
+    assert partial is not None
+    assert partial.known == {"method": "mtp"}
+    assert partial.unknown == ["num_speculative_tokens", "draft_tensor_parallel_size"]
 
 
 def test_an_unquoted_value_with_an_unknown_part_keeps_its_known_words(tmp_path: Path) -> None:

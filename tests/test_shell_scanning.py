@@ -12,11 +12,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mtplint.extract import Malformed, shell
+from mtplint.extract.shell import expansion, scanning
 from mtplint.source import SourceFile
 
 #: matches every character: each search stops at once, so the readers step one by one
 _EVERY_CHARACTER = re.compile(r"[\s\S]")
-_SCANNERS = ("_WORD_STOP", "_LEXER_SPECIAL", "_QUOTED_SPECIAL", "_BRACED_SPECIAL")
+_SCANNERS = ((scanning, "_WORD_STOP"), (expansion, "_LEXER_SPECIAL"), (scanning, "_QUOTED_SPECIAL"),
+             (scanning, "_BRACED_SPECIAL"))
 
 _PIECES = st.sampled_from([
     " ", "  ", "\t", "\n", "\r\n", "\\\n", "\\", "'", '"', "$", "`", "$(", "${", "}", ")", "(", "$'", '$"',
@@ -28,9 +30,9 @@ _TEXT = st.lists(_PIECES, max_size=30).map("".join)
 def _read(text: str) -> object:
     """Everything the readers make of ``text``: split words, and the commands a script runs."""
     mapped = SourceFile.from_text(text).whole()
-    words = [(word.text, word.offsets) for word in shell.split_words(mapped)]
-    ranges = list(shell._unquoted_word_ranges(text, 0, len(text)))
-    quoted = [shell._skip_double_quotes(text, start, len(text)) for start in range(len(text) + 1)]
+    words = [(word.text, list(word.offsets)) for word in shell.split_words(mapped)]
+    ranges = list(scanning.unquoted_word_ranges(text, 0, len(text)))
+    quoted = [scanning.skip_double_quotes(text, start, len(text)) for start in range(len(text) + 1)]
     try:
         commands: object = [(command.argv, command.env, command.span) for command in shell.script_commands(mapped)]
     except Malformed as error:
@@ -40,8 +42,8 @@ def _read(text: str) -> object:
 
 def _stepping(monkeypatch: pytest.MonkeyPatch, text: str) -> object:
     with monkeypatch.context() as patched:
-        for name in _SCANNERS:
-            patched.setattr(shell, name, _EVERY_CHARACTER)
+        for module, name in _SCANNERS:
+            patched.setattr(module, name, _EVERY_CHARACTER)
         return _read(text)
 
 
@@ -70,7 +72,7 @@ def _split(text: str) -> object:
     from mtplint.extract.compose import CommandSyntaxError, split_command
 
     try:
-        return [(word.text, word.offsets) for word in split_command(SourceFile.from_text(text).whole())]
+        return [(word.text, list(word.offsets)) for word in split_command(SourceFile.from_text(text).whole())]
     except CommandSyntaxError as error:
         return ("error", str(error), error.index)
 

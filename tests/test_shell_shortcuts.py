@@ -17,6 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mtplint.extract import Malformed, shell
+from mtplint.extract.shell import expansion
+from mtplint.extract.shell.interpreter import Interpreter
+from mtplint.extract.shell.state import State
 from mtplint.source import EnvEntry, MappedText, SourceFile, Token
 
 #: matches every character: no word is plain, and the lexer steps through each one
@@ -31,7 +34,7 @@ _TEXT = st.lists(_PIECES, max_size=30).map("".join)
 
 
 def _read(mapped: MappedText) -> object:
-    words = [(word.text, word.offsets, word.source) for word in shell.split_words(mapped)]
+    words = [(word.text, list(word.offsets), word.source) for word in shell.split_words(mapped)]
     substituted = [shell.substitute_words(mapped, {"A": Token("1 2")}, split=split) for split in (True, False)]
     try:
         env = {"A": EnvEntry("A", Token("a b"))}
@@ -46,7 +49,7 @@ def _both(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[object, object]:
     """What the readers make of ``text``, and what they make of it through the lexer alone."""
     mapped = SourceFile.from_text(text).whole()
     with monkeypatch.context() as patched:
-        patched.setattr(shell, "_LEXER_SPECIAL", _EVERY_CHARACTER)
+        patched.setattr(expansion, "_LEXER_SPECIAL", _EVERY_CHARACTER)
         lexed = _read(mapped)
     return _read(mapped), lexed
 
@@ -84,7 +87,7 @@ def test_a_script_file_reads_as_its_whole_text_does(tmp_path_factory: pytest.Tem
         except Malformed as error:
             return ("malformed", str(error), error.offset)
 
-    as_file = commands(lambda: shell._Interpreter(directory, None, depth=0).run_file(
-        source, shell._State.initial(env, None), record=True))
+    as_file = commands(lambda: Interpreter(directory, None, depth=0).run_file(
+        source, State.initial(env, None), record=True))
     as_text = commands(lambda: shell.script_commands(source.whole(), env, directory))
     assert as_file == as_text

@@ -176,8 +176,8 @@ class RuleContext:
 
     def rests_on_version_default(self, name: str, fires: Callable[[Any], bool] | None = None,
                                  fires_on: str | None = None) -> bool:
-        """The setting is a default that differs across the versions still possible (RULES.md
-        "Versions": a finding resting only on such a default fires only when the version is known).
+        """The setting is a default that differs across the versions still possible (the README's
+        rule families: a finding resting only on such a default fires only when the version is known).
 
         When it is, the rule's silence is recorded for MTP004 with the versions where the rule would
         fire: ``fires_on`` as the rule words it, else those of the setting's per-version defaults

@@ -1,7 +1,7 @@
 """Findings on launches that run differently on different paths of their script.
 
 A shell script's command that runs one way on some paths and another way on others is one launch per
-way (:mod:`mtplint.extract.shell_paths`), each with the branches its paths took
+way (:mod:`mtplint.extract.shell.paths`), each with the branches its paths took
 (:attr:`Launch.paths`). Their findings are checked per launch. Here a finding that every launch of
 the command has stays as it is (the copies are then dropped as the same finding); one that only
 some have names the branches that lead to all of those, once: ``(only when `[[ -n $SPEC ]]`)``.
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from mtplint.checks import Finding
 from mtplint.extract.launch import Launch
-from mtplint.extract.shell_paths import describe
+from mtplint.extract.shell.paths import describe
 
 _Identity = tuple[str, str, int, int, str]
 

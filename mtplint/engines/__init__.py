@@ -72,7 +72,7 @@ class WordReadings:
         found = lists.get(texts)
         if found is None:
             found = tuple(self._read(version, texts, read))
-            if len(lists) < self._kept:
+            if len(lists) < self._kept and len(texts) <= self._kept:  # a list this long is no repeating one
                 lists[texts] = found
         return found
 

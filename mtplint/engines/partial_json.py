@@ -15,6 +15,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+from mtplint.extract.shell.scanning import skip_backticks, skip_braces, skip_parens
+
 _PLACEHOLDER = "\x00unresolved\x00"
 
 
@@ -82,22 +84,14 @@ def _replace_expansions(text: str) -> str | None:
 
 
 def _expansion_end(text: str, index: int) -> int:
-    """Just past the expansion at ``index`` (``$NAME``, ``${...}``, ``$(...)``, backquotes)."""
+    """Just past the expansion at ``index`` (``$NAME``, ``${...}``, ``$(...)``, backquotes), where
+    the shell ends it: a ``)`` or ``}`` in quotes inside it does not close it."""
     if text[index] == "`":
-        close = text.find("`", index + 1)
-        return len(text) if close < 0 else close + 1
-    following = text[index + 1:index + 2]
-    if following in ("{", "("):
-        closing = "}" if following == "{" else ")"
-        depth = 0
-        for position in range(index + 1, len(text)):
-            if text[position] == following:
-                depth += 1
-            elif text[position] == closing:
-                depth -= 1
-                if depth == 0:
-                    return position + 1
-        return len(text)
+        return min(skip_backticks(text, index + 1) + 1, len(text))
+    if text.startswith("${", index):
+        return min(skip_braces(text, index + 2) + 1, len(text))
+    if text.startswith("$(", index):
+        return min(skip_parens(text, index + 2) + 1, len(text))
     position = index + 1
     while position < len(text) and (text[position].isalnum() or text[position] == "_"):
         position += 1

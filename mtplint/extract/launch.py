@@ -112,7 +112,7 @@ class Launch(Record):
     #: setting read from a variable the launch does not set is unknown
     env_open: list[Token]
     #: when the same command of its script runs differently on other paths: the branches each path
-    #: to this launch took (:mod:`mtplint.extract.shell_paths`); None: it runs this way on every path
+    #: to this launch took (:mod:`mtplint.extract.shell.paths`); None: it runs this way on every path
     paths: list[tuple[str, ...]] | None
 
     def __init__(

@@ -13,15 +13,22 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+
+from mtplint.report.fixes import fix_counts
+from mtplint.source import frame_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from mtplint.checks import Finding
     from mtplint.pipeline import Result
     from mtplint.source import SourceFile
 
 _SEVERITY_MARK = {"error": "error", "warning": "warning", "info": "info"}
+#: findings a JSON report encodes at a time
+_JSON_BATCH = 1000
 
 
 def header(finding: Finding, unsafe_fixes: bool = False) -> str:
@@ -39,11 +46,23 @@ def _header(finding: Finding, fixable: bool) -> str:
 
 
 def concise(findings: Sequence[Finding], unsafe_fixes: bool = False) -> str:
+    return "".join(concise_lines(findings, unsafe_fixes))
+
+
+def concise_lines(findings: Sequence[Finding], unsafe_fixes: bool = False) -> Iterator[str]:
+    """The concise report a finding at a time: a run with 100k findings writes them as they are
+    formatted rather than holding the whole text (and its escaped copy) at once."""
     if not findings:
-        return ""  # a run without findings may not have loaded the rules at all
+        return  # a run the byte prefilter answered has not loaded the rules (nor should it, to say so)
     from mtplint.checks import applies
 
-    return "".join(_header(f, applies(f.fix, unsafe_fixes)) + "\n" for f in findings)
+    for finding in findings:
+        yield _header(finding, applies(finding.fix, unsafe_fixes)) + "\n"
+
+
+def write_concise(out: TextIO, findings: Sequence[Finding], unsafe_fixes: bool = False) -> None:
+    for line in concise_lines(findings, unsafe_fixes):
+        out.write(line)
 
 
 class _SourceLines:
@@ -91,14 +110,19 @@ def _read_lines(file: str) -> list[str]:
 
 
 def full(findings: Sequence[Finding], result: Result | None = None, unsafe_fixes: bool = False) -> str:
+    return "".join(full_blocks(findings, result, unsafe_fixes))
+
+
+def full_blocks(findings: Sequence[Finding], result: Result | None = None, unsafe_fixes: bool = False) -> Iterator[str]:
+    """The full report a finding at a time (its header, code frame and help), for the reason
+    :func:`concise_lines` gives."""
     if not findings:
-        return ""  # a run without findings may not have loaded the rules at all
+        return  # a run the byte prefilter answered has not loaded the rules (nor should it, to say so)
     from mtplint.checks import applies
-    from mtplint.source import frame_lines
 
     sources = _SourceLines(result)
-    out: list[str] = []
     for finding in findings:
+        out: list[str] = []
         span = finding.span
         fix = finding.fix
         code = finding.code
@@ -123,7 +147,13 @@ def full(findings: Sequence[Finding], result: Result | None = None, unsafe_fixes
             out.append(f"  = help: {fix.message}" + (" (unsafe fix)" if fix.applicability == "unsafe" else ""))
         out.append(f"  = docs: mtplint rule {code}")
         out.append("")
-    return "\n".join(out) + "\n"
+        yield "\n".join(out) + "\n"
+
+
+def write_full(out: TextIO, findings: Sequence[Finding], result: Result | None = None,
+               unsafe_fixes: bool = False) -> None:
+    for block in full_blocks(findings, result, unsafe_fixes):
+        out.write(block)
 
 
 def finding_json(finding: Finding) -> dict[str, object]:
@@ -134,7 +164,28 @@ def finding_json(finding: Finding) -> dict[str, object]:
 
 
 def as_json(findings: Sequence[Finding]) -> str:
-    return json.dumps([finding_json(f) for f in findings], indent=2, ensure_ascii=False) + "\n"
+    return "".join(json_pieces(findings))
+
+
+def json_pieces(findings: Sequence[Finding]) -> Iterator[str]:
+    """The JSON report (``json.dumps`` of the list, two spaces an indent) some findings at a time,
+    for the reason :func:`concise_lines` gives (100k findings as one list of dicts and one string
+    peaked at 665 MB). In batches, not one by one: each indented ``json.dumps`` leaves a cycle of
+    closures that only the cyclic collector frees, and a run switches it off."""
+    if not findings:
+        yield "[]\n"
+        return
+    for start in range(0, len(findings), _JSON_BATCH):
+        batch = json.dumps([finding_json(finding) for finding in findings[start:start + _JSON_BATCH]], indent=2,
+                           ensure_ascii=False)
+        # the batch's elements, without its brackets (``[\n`` ... ``\n]``)
+        yield ("[\n" if start == 0 else ",\n") + batch[2:-2]
+    yield "\n]\n"
+
+
+def write_json(out: TextIO, findings: Sequence[Finding]) -> None:
+    for piece in json_pieces(findings):
+        out.write(piece)
 
 
 def summary(findings: Sequence[Finding], suppressed: int, *, fixed: int = 0, unsafe_fixes: bool = False,
@@ -148,7 +199,6 @@ def summary(findings: Sequence[Finding], suppressed: int, *, fixed: int = 0, uns
             return f"No findings, but the run met {errors} error{'s' if errors != 1 else ''}: not everything was checked.\n"
         return "All checks passed!\n"
     from mtplint.checks import available
-    from mtplint.report.fixes import fix_counts
 
     counts: dict[str, int] = {}
     for finding in findings:
