@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 
+from mtplint.extract.shell.scanning import skip_backticks, skip_braces, skip_parens
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-from mtplint.extract.shell.scanning import skip_backticks, skip_braces, skip_parens
 
 _PLACEHOLDER = "\x00unresolved\x00"
 
