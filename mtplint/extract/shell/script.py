@@ -66,6 +66,11 @@ class Script:
         self.wide = None if len(data) == len(parse_text) else _WideCharacters(parse_text)
         self.tree = _parse(data)
         self.root = self.tree.root_node
+        if self.root.has_error:
+            plain = _command_operators_as_words(self.root, data)
+            if plain is not None:
+                self.tree = _parse(plain)
+                self.root = self.tree.root_node
 
     def chars(self, node: Node) -> tuple[int, int]:
         wide = self.wide
@@ -107,6 +112,23 @@ class Script:
                     raise Malformed(f"shell syntax error: {message}", self.file_offset(start))
             if head[:1] in ('"', "'") and not balanced_quotes(head):
                 raise Malformed(f"shell syntax error: {_FATAL_ERROR_STARTS[head[:1]]}", self.file_offset(start))
+
+
+def _command_operators_as_words(root: Node, data: bytes) -> bytes | None:
+    """``data`` with each ``==``/``=~`` that tree-sitter-bash took for a regular-expression operator
+    among a plain command's arguments (``vllm serve M == x '0}'``) made a word of the same length,
+    or None when there is none. The grammar reads a pattern after such a word and fails on a ``}``
+    or quote in it, where bash sees plain words; words are read from the original text, so the
+    substitute never reaches a value."""
+    starts = [node.prev_sibling.start_byte for node in walk(root)
+              if node.type == "regex" and node.parent is not None and node.parent.type == "command"
+              and node.prev_sibling is not None and node.prev_sibling.type in ("==", "=~")]
+    if not starts:
+        return None
+    patched = bytearray(data)
+    for start in starts:
+        patched[start + 1:start + 2] = b"_"
+    return bytes(patched)
 
 
 class _WideCharacters:
