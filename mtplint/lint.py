@@ -180,7 +180,7 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
     if workers > 1:
         from mtplint.parallel import analyse_in_workers
 
-        for index, candidate, result, deps in analyse_in_workers(pending, run.groups, workers, run.with_deps,
+        for index, candidate, result, deps in analyse_in_workers(pending, run.groups, workers, run.use_cache,
                                                                  run.analyse):
             run.take(index, candidate.group, result, deps)
     else:
@@ -205,7 +205,6 @@ class _Run:
                  progress: Progress | None) -> None:
         self.settings = settings
         self.use_cache = use_cache
-        self.with_deps = use_cache
         self.progress = progress
         self.tree = settings.configs
         self.loader = loader
@@ -281,10 +280,9 @@ class _Run:
             # another configuration was read (and its catalog registered): this file's is made active
             activate(group.settings)
             self.active = number
-        # bytes read for the key in this process are its file's as the walk found it; a chunk a
-        # worker failed is read again, as the worker would have
+        # the bytes read for the cache key go on to the analysis: the file is read once
         result = analyse_file(candidate, self.run_loader, group, self.read.pop(index, None) if self.read else None)
-        if not self.with_deps or not isinstance(self.run_loader, RecordingLoader):
+        if not isinstance(self.run_loader, RecordingLoader):
             return result, None
         return result, dependencies(candidate.path, self.run_loader, group)
 
