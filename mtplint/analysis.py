@@ -170,16 +170,15 @@ class RecordingLoader(FileLoader):
         return source
 
 
-def analyse_file(candidate: Candidate, loader: FileLoader, group: RunGroup,
-                 read: tuple[os.stat_result, bytes] | None = None) -> FileResult:
+def analyse_file(candidate: Candidate, loader: FileLoader, group: RunGroup, prefiltered: bool = False) -> FileResult:
     """Extract, model and check one discovered file under its configuration ``group``. With a
     :class:`RecordingLoader`, its ``requested`` holds the files this analysis read afterwards.
-    ``read``: the file's status and bytes, read already (see :func:`mtplint.pipeline.extract_file`)."""
+    ``prefiltered``: see :func:`mtplint.pipeline.extract_file`."""
     if isinstance(loader, RecordingLoader):
         loader.requested = {}
     scratch = Result(loader=loader)
     issues = Issues()
-    launches = extract_file(candidate, loader, issues, scratch, read)
+    launches = extract_file(candidate, loader, issues, scratch, prefiltered)
     if not (launches or issues.items or scratch.internal_errors):
         return quiet_result(scratch.files_skipped)
     return FileResult(scratch.files_skipped, issues.items, list(scratch.internal_errors),

@@ -218,8 +218,8 @@ class _Run:
         self.kept: list[tuple[int, FileResult, int]] = []
         #: the cache keys of the files whose results are not known yet
         self.keys: dict[int, str] = {}
-        #: the bytes read for a cache key, handed to the file's analysis in this process
-        self.read: dict[int, tuple[os.stat_result, bytes]] = {}
+        #: the files read for their cache key and found worth reading: not read or prefiltered again
+        self.prefiltered: set[int] = set()
         self.candidate_groups: dict[str, int] = {}
         self.grouped = False
         self.active: int | None = None
@@ -257,7 +257,7 @@ class _Run:
         """The file's result when the cache holds it, or when the prefilter skips the file (most
         files of a tree: one byte search, less than reading an entry)."""
         try:
-            status, data = self.run_loader.read_regular(candidate.path)
+            data = self.run_loader.read_regular(candidate.path)[1]
         except OSError:
             return None
         if data is None:
@@ -268,7 +268,7 @@ class _Run:
         result = cache.get(key, group.catalog)
         if result is None:
             self.keys[index] = key
-            self.read[index] = (status, data)
+            self.prefiltered.add(index)
         return result
 
     def analyse(self, index: int, candidate: Candidate) -> tuple[FileResult, Dependencies | None]:
@@ -280,8 +280,8 @@ class _Run:
             # another configuration was read (and its catalog registered): this file's is made active
             activate(group.settings)
             self.active = number
-        # the bytes read for the cache key go on to the analysis: the file is read once
-        result = analyse_file(candidate, self.run_loader, group, self.read.pop(index, None) if self.read else None)
+        # the loader keeps the bytes it read last: the cache key's, when the file is analysed next
+        result = analyse_file(candidate, self.run_loader, group, index in self.prefiltered)
         if not isinstance(self.run_loader, RecordingLoader):
             return result, None
         return result, dependencies(candidate.path, self.run_loader, group)
@@ -289,7 +289,7 @@ class _Run:
     def take(self, index: int, number: int, result: FileResult, deps: Dependencies | None) -> None:
         """The result of the file at ``index`` in the walk, of configuration group ``number``."""
         if deps is not None:
-            self.read.pop(index, None)
+            self.prefiltered.discard(index)
             key = self.keys.pop(index, None)
             cache = self.groups[number].cache
             if cache is not None and key is not None:

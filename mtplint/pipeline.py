@@ -335,11 +335,11 @@ def worth_reading(data: bytes, kind: str) -> bool:
 
 
 def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, result: Result,
-                 read: tuple[os.stat_result, bytes] | None = None) -> list[Launch]:
-    """The launches of one discovered file. ``read``: its status and bytes, already read (and
-    found worth reading) by the run, which keys the cache by them."""
+                 prefiltered: bool = False) -> list[Launch]:
+    """The launches of one discovered file. ``prefiltered``: the run has read it through ``loader``
+    (for its cache key: :meth:`FileLoader.read_regular`) and found it worth reading."""
     path = candidate.path
-    if read is not None:
+    if prefiltered:
         return _extract_text(candidate, loader, issues)
     try:
         # a text seeded into the loader (a fix being re-linted in memory) stands for the file's bytes
