@@ -7,8 +7,8 @@ cache (:mod:`mtplint.cache` stores a file's result) and the re-lint of each fix
 (:mod:`mtplint.fix.relint`). What looks across files -- a script's stand-alone launch dropped when a
 unit started it, one MTP001 per malformed file, suppressions -- happens afterwards, over the results
 in discovery order (:func:`mtplint.lint.assemble`). A result keeps what that needs of each launch and
-the lines the report shows around each finding, not the launch's model: a run's memory follows its
-findings, not the files it walked.
+the lines the report shows around each finding, not the launch's model (its parsed flags, settings,
+the texts it read).
 """
 
 from __future__ import annotations
