@@ -92,13 +92,15 @@ class ProjectLinter:
         #: record -> the display names of the files it read (at any point of the fixing)
         self.read_names: dict[int, set[str]] = {}
         self._real_paths: dict[str, str] = {}
+        #: the loader of the first lint, whose answers about paths every later lint shares
+        self._paths = RecordingLoader(self.root)
         #: lints run (the first included), and records analysed, for the tests' accounting
         self.runs = 0
         self.analysed = 0
 
     def first(self) -> tuple[ProjectLint, RecordingLoader]:
         """The lint of the files as they are on disk, and the loader that read them."""
-        loader = RecordingLoader(self.root)
+        loader = self._paths = RecordingLoader(self.root)
         records = self._analyse(range(len(self.candidates)), loader)
         return ProjectLint(tuple(records), self._assemble(records, loader)), loader
 
@@ -107,6 +109,8 @@ class ProjectLinter:
         standing for their files, where ``before`` was its lint with the ``changed`` files' previous
         texts."""
         loader = RecordingLoader(self.root)
+        # the file system's shape is asked once per fixing: each try has thousands of texts to seed
+        loader.share_paths(self._paths)
         for source in texts.values():
             loader.put(source)
         affected = self.reaching([source.path for source in changed])
