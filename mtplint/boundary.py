@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
+from mtplint.checks import UNDECIDED, Finding, RuleContext, run_rules
 from mtplint.errors import reason
 
 TYPE_CHECKING = False
@@ -17,7 +18,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any
 
-    from mtplint.checks import Finding
     from mtplint.checks.catalog import Rule
     from mtplint.pipeline import LaunchReport
 
@@ -50,8 +50,6 @@ def guarded_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
     """:func:`mtplint.checks.run_rules` with one boundary per rule: a rule that raises gives a finding
     under its own code at the launch (the other rules' findings are kept). The rules run together
     first (one call per launch, the fast path); only when that raises are they run one by one."""
-    from mtplint.checks import UNDECIDED, run_rules
-
     chosen = list(rules)
     try:
         return run_rules(chosen, report)
@@ -73,8 +71,7 @@ def guarded_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
 
 
 def _undecided_finding(rule: Rule, report: LaunchReport) -> list[Finding]:
-    from mtplint.checks import RuleContext
-    from mtplint.checks.mtp004 import undecided_finding
+    from mtplint.checks.mtp004 import undecided_finding  # a rule's module: loaded when the rule runs
 
     return [undecided_finding(RuleContext(rule, report))]
 
@@ -86,8 +83,6 @@ def guarded_rule(rule: Rule, report: LaunchReport, produce: Callable[..., Iterab
     try:
         return list(produce(*arguments))
     except Exception as error:
-        from mtplint.checks import Finding
-
         launch = report.launch
         report_traceback(f"rule {rule.code} on {launch.source.display}")
         span = launch.span or launch.source.span(0, 0)

@@ -39,11 +39,19 @@ import os
 from pathlib import Path
 
 from mtplint import __version__
+from mtplint.analysis import FileResult, LaunchResult, RecordingLoader, RunGroup
+from mtplint.checks import Edit, Finding, Fix
 from mtplint.digest import sha256, sha256_hex
+from mtplint.files import open_regular, read_regular
+from mtplint.records import Record
+from mtplint.source import Diagnostic, Span
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
+
+    from mtplint.checks.catalog import Rule
 
 #: bump when the entry format changes (an entry of the format before the digest line is a miss
 #: under the digest check, and rewritten, so that change kept 1)
@@ -102,11 +110,29 @@ class Probe:
         self._dirs: dict[str, str] = {}
         #: the cache directory itself is not part of any listing (creating it must not invalidate)
         self._cache = os.path.abspath(cache) if cache is not None else None
+        self._folders_up: dict[str, tuple[str, ...]] = {}
+        self._top: dict[Path, Path] = {}
+
+    def folders_up(self, folder: str, root: Path) -> tuple[str, ...]:
+        """``folder`` and the folders above it up to ``root`` (only ``folder`` when it is outside
+        ``root``), worked out once per folder in a run: the files of one folder share them."""
+        chain = self._folders_up.get(folder)
+        if chain is None:
+            top = self._top.get(root)
+            if top is None:
+                top = self._top[root] = root.resolve()
+            directory = Path(folder)
+            found: list[str] = []
+            while True:
+                found.append(str(directory))
+                if directory == top or directory.parent == directory or top not in directory.parents:
+                    break
+                directory = directory.parent
+            chain = self._folders_up[folder] = tuple(found)
+        return chain
 
     def file(self, path: str) -> str:
         if path not in self._files:
-            from mtplint.files import open_regular
-
             try:
                 # in pieces: a dependency may be any size; a FIFO or device is not opened (ABSENT)
                 with open_regular(path) as handle:
@@ -150,23 +176,29 @@ class Cache:
     def _path(self, key: str) -> Path:
         return self.directory / f"v{FORMAT}" / key[:2] / f"{key[2:]}.json"
 
-    def get(self, key: str) -> dict[str, Any] | None:
-        """The record stored for ``key`` if its entry is intact and its dependencies unchanged; any
-        other entry (missing, unreadable, damaged, of another shape) is a miss, replaced by :meth:`put`."""
+    def get(self, key: str, catalog: Mapping[str, Rule]) -> FileResult | None:
+        """The result stored for ``key`` if its entry is intact and its dependencies unchanged; any
+        other entry (missing, unreadable, damaged, of another shape) is a miss, replaced by :meth:`put`.
+        ``catalog``: the rules of the run, by code (an entry names its findings' rules)."""
         entry = _read_entry(self._path(key))
-        if entry is None or not self._still_valid(entry["deps"]):
+        result = None
+        if entry is not None and self._still_valid(entry["deps"]):
+            try:
+                result = file_result_from(entry["record"], catalog)
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+                result = None  # written by another version of the entry's format, or not by mtplint
+        if result is None:
             self.misses += 1
             return None
         self.hits += 1
-        record: dict[str, Any] = entry["record"]
-        return record
+        return result
 
     def _still_valid(self, deps: dict[str, dict[str, str]]) -> bool:
         files, dirs = deps["files"], deps["dirs"]
         return (all(self.probe.file(path) == digest for path, digest in files.items())
                 and all(self.probe.directory(path) == digest for path, digest in dirs.items()))
 
-    def put(self, key: str, record: dict[str, Any], deps: dict[str, dict[str, str]]) -> None:
+    def put(self, key: str, result: FileResult, deps: Dependencies) -> None:
         """Write an entry (atomically: a concurrent run sees the old entry or the new, never half)."""
         import tempfile  # only a miss writes (~2 ms of start-up for a run of hits)
 
@@ -174,7 +206,8 @@ class Cache:
             self._prepare()
             path = self._path(key)
             path.parent.mkdir(parents=True, exist_ok=True)
-            payload = json.dumps({"deps": deps, "record": record}, ensure_ascii=False,
+            payload = json.dumps({"deps": {"files": deps.files, "dirs": deps.dirs}, "record": file_result_json(result)},
+                                 ensure_ascii=False,
                                  separators=(",", ":")).encode("utf-8", "surrogateescape")
             handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
             with os.fdopen(handle, "wb") as out:
@@ -196,6 +229,114 @@ class Cache:
         self._ready = True
 
 
+class Dependencies(Record):
+    """What a cache entry's result depends on besides its file: the digests of the other files its
+    analysis read (or :data:`ABSENT`), and of the listings of the directories involved."""
+
+    __slots__ = ("files", "dirs")
+    files: dict[str, str]
+    dirs: dict[str, str]
+
+    def __init__(self, files: dict[str, str], dirs: dict[str, str]) -> None:
+        self.files = files
+        self.dirs = dirs
+
+
+def dependencies(path: Path, loader: RecordingLoader, group: RunGroup) -> Dependencies:
+    """What the result of the file at ``path`` depends on, from the files its analysis asked for
+    ``loader``; each file's and directory's digest computed once for the run (``group.probe``)."""
+    root = group.settings.pipeline.root
+    if group.probe is None:
+        group.probe = group.cache.probe if group.cache is not None else Probe(cache_dir(root))
+    probe = group.probe
+    files: dict[str, str] = {}
+    directories: set[str] = set()
+    for name, source in loader.requested.items():
+        # the digest of the bytes read, or (a binary file, a folder, nothing there) what the probe sees
+        files[name] = source.digest if source is not None and source.digest else probe.file(name)
+        directories.add(os.path.dirname(name))
+    # files found by listing a directory (compose override files, version pins up to the root,
+    # systemd drop-ins) appear or disappear without being asked for by name
+    directories.update(probe.folders_up(os.path.dirname(os.path.abspath(path)), root))
+    return Dependencies(files, {name: probe.directory(name) for name in sorted(directories)})
+
+
+# -- an entry's result as JSON, and back ------------------------------------------------------------
+
+def _span_json(span: Span | None) -> list[Any] | None:
+    if span is None:
+        return None
+    return [span.file, span.start, span.end, span.line, span.column, span.end_line, span.end_column]
+
+
+def _span_from(data: list[Any] | None) -> Span | None:
+    return None if data is None else Span(*data)
+
+
+def _edit_json(edit: Edit) -> list[Any]:
+    recipe = getattr(edit, "recipe", None)
+    if recipe is not None:
+        # a Python edit stays what to do: working it out (libcst) is left to whoever needs its text
+        return ["python", recipe()]
+    return [_span_json(edit.span), edit.content]
+
+
+def _edit_from(data: list[Any]) -> Edit:
+    if data[0] == "python":
+        from mtplint.edits.pyedit import PythonEdit
+
+        return PythonEdit.from_recipe(data[1])
+    return Edit(Span(*data[0]), data[1])
+
+
+def _finding_json(finding: Finding) -> list[Any]:
+    fix = finding.fix
+    return [finding.rule.code, finding.message, _span_json(finding.span),
+            None if fix is None else [fix.applicability, fix.message, [_edit_json(edit) for edit in fix.edits]],
+            _span_json(finding.launch_span), finding.severity_override]
+
+
+def _finding_from(data: list[Any], catalog: Mapping[str, Rule]) -> Finding:
+    code, message, span, fix, launch, severity = data
+    return Finding(catalog[code], message, Span(*span),
+                   None if fix is None else Fix(fix[0], fix[1], [_edit_from(edit) for edit in fix[2]]),
+                   _span_from(launch), severity_override=severity)
+
+
+def _diagnostics_json(items: list[Diagnostic]) -> list[list[Any]]:
+    return [[item.code, item.message, _span_json(item.span)] for item in items]
+
+
+def _diagnostics_from(items: list[list[Any]]) -> list[Diagnostic]:
+    return [Diagnostic(code, message, Span(*span)) for code, message, span in items]
+
+
+def file_result_json(result: FileResult) -> dict[str, Any]:
+    """``result`` as JSON data (the part of a cache entry :func:`file_result_from` reads back)."""
+    return {
+        "skipped": result.skipped, "diagnostics": _diagnostics_json(result.diagnostics), "errors": result.errors,
+        "shown": result.shown,
+        "launches": [[list(launch.key), launch.context, launch.via_other, launch.path, launch.text, launch.noqa,
+                      None if launch.span_key is None else list(launch.span_key), launch.end,
+                      [_finding_json(finding) for finding in launch.findings],
+                      _diagnostics_json(launch.diagnostics), launch.without_gpu, launch.shown]
+                     for launch in result.launches],
+    }
+
+
+def file_result_from(data: dict[str, Any], catalog: Mapping[str, Rule]) -> FileResult:
+    """The result :func:`file_result_json` wrote, its findings' rules taken from ``catalog``."""
+    launches = []
+    for key, context, via_other, path, text, noqa, span_key, end, findings, diagnostics, without_gpu, shown \
+            in data["launches"]:
+        launches.append(LaunchResult((key[0], key[1]), context, via_other, path, text, noqa,
+                                     None if span_key is None else (span_key[0], span_key[1]), end,
+                                     [_finding_from(finding, catalog) for finding in findings],
+                                     _diagnostics_from(diagnostics), without_gpu, shown))
+    return FileResult(data["skipped"], _diagnostics_from(data["diagnostics"]), data["errors"], launches,
+                      data["shown"])
+
+
 class ForeignDirectory(OSError):
     """The cache location exists but mtplint did not create it: nothing is written there."""
 
@@ -203,8 +344,6 @@ class ForeignDirectory(OSError):
 def _read_entry(path: Path) -> dict[str, Any] | None:
     """An entry as :meth:`Cache.put` wrote it: its digest line matches the JSON after it, and its
     ``deps`` map file and directory names to digests; None for anything else."""
-    from mtplint.files import read_regular
-
     try:
         data = read_regular(path, MAX_ENTRY_BYTES)
     except OSError:

@@ -1,18 +1,52 @@
-"""``mtplint check``: the pipeline's launches through the selected rules, then suppressions."""
+"""``mtplint check``: each discovered file analysed (:func:`mtplint.analysis.analyse_file`: its
+launches modelled and checked by the selected rules), then the results assembled into one run.
+
+The files are analysed as the walk finds them: in this process, in worker processes as well
+(``--jobs``, :mod:`mtplint.parallel`), or taken from the on-disk cache (:mod:`mtplint.cache`). What
+looks across files happens in :func:`assemble`, over the results in discovery order, whichever way
+each was obtained:
+
+* a script's stand-alone launch is dropped when a unit, Dockerfile or wrapper elsewhere in the run
+  also started it (:func:`mtplint.pipeline.unique_launches`),
+* the same malformed file reported by several launches becomes one MTP001,
+* a specific rule supersedes a general one on the same token,
+* ``noqa`` comments and ``per-file-ignores`` (MTP002 "unused noqa" needs every finding of the run),
+* the final order (by file, line, column, code).
+
+So ``--jobs 1``, ``--jobs N`` and a cached run give the same output (tests/test_parallel.py,
+tests/test_cache.py). Files of several configurations (:class:`mtplint.config.ConfigTree`) are each
+analysed with their configuration's settings and assembled as one run
+(tests/test_config_hierarchy.py). Only the results of files that start or say something are kept
+until the assembly, without their launches' models: the files the prefilter skips (most of a tree)
+cost nothing once walked.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
 from pathlib import Path
 
-from mtplint.boundary import guarded_rule, guarded_rules
+from mtplint.analysis import (
+    META_RULES,
+    FileResult,
+    LaunchResult,
+    RecordingLoader,
+    RunGroup,
+    analyse_file,
+    quiet_result,
+)
+from mtplint.cache import Cache, Dependencies, cache_dir, dependencies, settings_key
 from mtplint.checks import Finding, one_finding_per_mistake, unparsable_findings
-from mtplint.checks.catalog import Rule, load_catalog
-from mtplint.checks.selection import selected_rules
-from mtplint.discover import discover
+from mtplint.checks.catalog import Rule
+from mtplint.checks.suppress import apply_suppressions
+from mtplint.config import LintSettings
+from mtplint.discover import Candidate, discover_as_walked
 from mtplint.extract import FileLoader
-from mtplint.pipeline import Result, run
+from mtplint.pipeline import Result, unique_launches, worth_reading
 from mtplint.records import Record
+from mtplint.source import SourceFile
 
 #: below this many files to lint, worker processes cost more than they save (process start-up and
 #: imports are ~0.1 s per worker; one file takes ~1-5 ms): ``--jobs`` left to its default runs in-process
@@ -20,11 +54,12 @@ PARALLEL_THRESHOLD = 64
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from mtplint.config import LintSettings
+    from typing import Any
+
+    from mtplint.config import ConfigTree
     from mtplint.progress import Progress
 
-#: rules about the input itself, produced by the pipeline or by suppression handling, not by predicates
-META_RULES = ("MTP001", "MTP002", "MTP003")
+__all__ = ["META_RULES", "LintResult", "LintSettings", "assemble", "lint"]
 
 
 class LintResult(Record):
@@ -58,77 +93,280 @@ def count_without_gpu(unchecked: Iterable[Sequence[str]], catalog: dict[str, Rul
     return launches, tuple(sorted(codes, key=lambda code: order.index(code) if code in order else len(order)))
 
 
+def cpu_count() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def default_jobs(files: int) -> int:
+    """One process for a few files (a pre-commit hook, an editor), one per CPU for a tree -- as ruff."""
+    return 1 if files < PARALLEL_THRESHOLD else cpu_count()
+
+
 def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = None, *,
          jobs: int | None = 1, cache: bool = False, progress: Progress | None = None) -> LintResult:
-    """``loader``: see :func:`mtplint.pipeline.run` (``--fix`` passes one seeded with fixed texts).
+    """Every file ``paths`` hold, analysed and assembled (see the module docstring).
 
-    ``jobs``: worker processes (None: as many as CPUs when there are enough files, see
-    :func:`mtplint.parallel.default_jobs`); ``cache``: reuse and store per-file results in the
-    on-disk cache (:mod:`mtplint.cache`). Both give the same findings, in the same order, as the
-    plain run; neither applies to a seeded ``loader`` (a fix being re-linted in memory).
-    ``progress``: counts of files and findings as they are linted (:mod:`mtplint.progress`).
+    ``loader``: one seeded with texts that stand for files (standard input for an unsaved buffer);
+    such a run is linted in this process, without the cache. ``jobs``: processes (None: as many as
+    CPUs when there are enough files, :func:`default_jobs`); ``cache``: reuse and store per-file
+    results in the on-disk cache. Neither changes the findings or their order. ``progress``: counts
+    of files and findings as they are linted (:mod:`mtplint.progress`).
 
     With ``settings.configs``, files governed by another configuration than the first path's are
-    checked with that configuration's settings (:class:`mtplint.config.ConfigTree`), in the same
-    single run: one discovery walk, one report."""
-    # in this process, without the worker and record machinery: a fix's seeded loader, or a run
-    # without the cache that asks for one process or leaves it to a few files named
-    in_process = loader is not None or (not cache and progress is None
-                                        and (jobs == 1 or (jobs is None and _few_named_files(paths))))
-    if not in_process:
-        from mtplint.parallel import lint_units
+    checked with that configuration's settings, in the same single run: one walk, one report."""
+    options = settings.pipeline
+    run = _Run(settings, cache and loader is None, loader, progress)
+    found: Iterator[Candidate] = discover_as_walked(paths, options.root, options.excludes, options.respect_gitignore,
+                                                    settings.configs)
+    if progress is not None:
+        found = _walk_counted(found, progress)
+    work = filter(None, map(run.add, found))
+    wanted = 1 if loader is not None else jobs
+    taken: list[tuple[int, Candidate]] = []
+    if wanted is None or (wanted > 1 and not all(path.is_dir() for path in paths)):
+        # files are taken until the number of processes is decided: the run's worth of them when few
+        # (as ruff, one process for a pre-commit hook's handful), else as many as asked for
+        enough = PARALLEL_THRESHOLD if wanted is None else wanted
+        for item in work:
+            taken.append(item)
+            if len(taken) >= enough:
+                break
+        workers = default_jobs(len(taken)) if wanted is None else min(wanted, max(1, len(taken)))
+    else:
+        # a directory to walk: the workers start, and load what linting needs, while the walk begins
+        workers = wanted
+    pending = chain(taken, work)
+    if workers > 1:
+        from mtplint.parallel import analyse_in_workers
 
-        # discovers under the run's configurations itself, and lints while it walks
-        return lint_units(paths, settings, jobs=jobs, use_cache=cache, progress=progress)
-    candidates = None
-    tree = settings.configs
-    if tree is not None:
-        options = settings.pipeline
-        candidates = discover(paths, options.root, options.excludes, options.respect_gitignore, tree)
-        if any(candidate.group for candidate in candidates):
-            from mtplint.parallel import lint_units
+        for index, candidate, result, deps in analyse_in_workers(pending, run.groups, workers, run.use_cache,
+                                                                 run.analyse):
+            run.take(index, candidate.group, result, deps)
+    else:
+        for index, candidate in pending:
+            run.take(index, candidate.group, *run.analyse(index, candidate))
+    return run.assemble()
 
-            return lint_units(paths, settings, jobs=1, use_cache=False, candidates=candidates, loader=loader)
-    catalog = load_catalog(settings.extend_rules)
-    rules = selected_rules(catalog, settings.select, settings.extend_select, settings.ignore)
-    chosen = {rule.code for rule in rules}
-    pipeline_result = run(paths, settings.pipeline, loader, candidates=candidates)
-    findings: list[Finding] = []
-    checked = [rule for rule in rules if rule.code not in META_RULES]
-    # each launch's findings, for the launches of a command that runs differently on different paths
-    per_launch: list[list[Finding]] = [[] for _ in pipeline_result.launches]
-    for report, found in zip(pipeline_result.launches, per_launch, strict=True):
-        report.objective = settings.objective
-        found.extend(guarded_rules(checked, report))
-        findings.extend(found)
-    without_gpu: tuple[int, tuple[str, ...]] = (0, ())
-    if "MTP003" in chosen:
-        from mtplint.checks.mtp003 import rules_without_gpu, unresolved_findings
 
-        unresolved_rule = catalog["MTP003"]
-        for report, found in zip(pipeline_result.launches, per_launch, strict=True):
-            unresolved = guarded_rule(unresolved_rule, report, unresolved_findings, unresolved_rule, report, rules)
-            found.extend(unresolved)
-            findings.extend(unresolved)
-        without_gpu = count_without_gpu((rules_without_gpu(catalog["MTP003"], report, rules)
-                                         for report in pipeline_result.launches), catalog)
-    if any(report.launch.paths is not None for report in pipeline_result.launches):
-        from mtplint.checks.paths import name_path_conditions
+def _walk_counted(found: Iterator[Candidate], progress: Progress) -> Iterator[Candidate]:
+    for candidate in found:
+        progress.add_found()
+        yield candidate
+    progress.walk_over()
 
-        name_path_conditions([(report.launch, found)
-                              for report, found in zip(pipeline_result.launches, per_launch, strict=True)])
-    if "MTP001" in chosen:
-        findings.extend(unparsable_findings(catalog["MTP001"], pipeline_result.diagnostics))
+
+class _Run:
+    """The files of a run as the walk hands them over, and their results: each one's from the
+    cache, or analysed here or in a worker. Only the results of files that start or say something
+    are kept (with their place in the walk); the others are counted."""
+
+    def __init__(self, settings: LintSettings, use_cache: bool, loader: FileLoader | None,
+                 progress: Progress | None) -> None:
+        self.settings = settings
+        self.use_cache = use_cache
+        self.progress = progress
+        self.tree = settings.configs
+        self.loader = loader
+        #: the loader files are read through in this process (noting what each analysis reads, for the cache)
+        self.run_loader = loader if loader is not None else (
+            RecordingLoader(settings.pipeline.root) if use_cache else FileLoader(settings.pipeline.root))
+        self.groups: list[RunGroup] = [RunGroup(settings.without_configs())]
+        self.files_seen = 0
+        self.files_skipped = 0
+        #: (place in the walk, result, configuration group) of each file that starts or says something
+        self.kept: list[tuple[int, FileResult, int]] = []
+        #: the cache keys of the files whose results are not known yet
+        self.keys: dict[int, str] = {}
+        #: the files read for their cache key and found worth reading: not read or prefiltered again
+        self.prefiltered: set[int] = set()
+        self.candidate_groups: dict[str, int] = {}
+        self.grouped = False
+        self.display = FileLoader(settings.pipeline.root).display
+
+    def group(self, number: int) -> RunGroup:
+        """A configuration group's settings, rules and cache, read the first time a file needs them."""
+        tree = self.tree
+        while len(self.groups) <= number and tree is not None:
+            self.groups.append(RunGroup(tree.groups[len(self.groups)].without_configs()))
+        group = self.groups[number]
+        if self.use_cache and group.cache is None:
+            group.cache = _open_cache(group.settings, group.rules, group.catalog)
+        return group
+
+    def add(self, candidate: Candidate) -> tuple[int, Candidate] | None:
+        """Take a discovered file: None when its result is known (the cache's, or the prefilter's
+        with the bytes read for the key), else the work to do."""
+        index = self.files_seen
+        self.files_seen += 1
+        number = candidate.group
+        self.grouped = self.grouped or number != 0
+        if number != 0 or (self.tree is not None and self.tree.nested):
+            # the file a finding sits in follows its own configuration (few runs have several)
+            self.candidate_groups[self.display(candidate.path)] = number
+        group = self.group(number)
+        if group.cache is not None:
+            known = self._cached(index, candidate, group.cache, group)
+            if known is not None:
+                self._keep(index, known, number)
+                return None
+        return index, candidate
+
+    def _cached(self, index: int, candidate: Candidate, cache: Cache, group: RunGroup) -> FileResult | None:
+        """The file's result when the cache holds it, or when the prefilter skips the file (most
+        files of a tree: one byte search, less than reading an entry)."""
+        try:
+            data = self.run_loader.read_regular(candidate.path)[1]
+        except OSError:
+            return None
+        if data is None:
+            return None  # not a regular file, or too large: reported by the analysis, every time
+        if not worth_reading(data, candidate.kind):
+            return quiet_result(1)
+        key = cache.key(f"{candidate.kind}\0{self.display(candidate.path)}\0{candidate.path}", data)
+        result = cache.get(key, group.catalog)
+        if result is None:
+            self.keys[index] = key
+            self.prefiltered.add(index)
+        return result
+
+    def analyse(self, index: int, candidate: Candidate) -> tuple[FileResult, Dependencies | None]:
+        """Analyse a file in this process (its share of a run with workers, or a chunk a worker failed)."""
+        number = candidate.group
+        group = self.groups[number]
+        # the loader keeps the bytes it read last: the cache key's, when the file is analysed next
+        result = analyse_file(candidate, self.run_loader, group, index in self.prefiltered)
+        if not isinstance(self.run_loader, RecordingLoader):
+            return result, None
+        return result, dependencies(candidate.path, self.run_loader, group)
+
+    def take(self, index: int, number: int, result: FileResult, deps: Dependencies | None) -> None:
+        """The result of the file at ``index`` in the walk, of configuration group ``number``."""
+        if deps is not None:
+            self.prefiltered.discard(index)
+            key = self.keys.pop(index, None)
+            cache = self.groups[number].cache
+            if cache is not None and key is not None:
+                cache.put(key, result, deps)
+        self._keep(index, result, number)
+
+    def _keep(self, index: int, result: FileResult, number: int) -> None:
+        self.files_skipped += result.skipped
+        if not result.quiet:
+            self.kept.append((index, result, number))
+        if self.progress is not None:
+            self.progress.add_done(result.finding_count())
+
+    def assemble(self) -> LintResult:
+        tree = self.tree
+        grouped = tree is not None and self.grouped
+        if grouped and tree is not None:
+            self.group(len(tree.groups) - 1)  # every configuration the run read, as the report lists their rules
+        self.kept.sort(key=lambda kept: kept[0])  # workers finish files out of the walk's order
+        return assemble([(result, number) for _, result, number in self.kept], self.groups, self.files_seen,
+                        self.files_skipped, tree if grouped else None, self.loader,
+                        self.candidate_groups if grouped else None)
+
+
+def _open_cache(settings: LintSettings, rules: Sequence[Rule], catalog: dict[str, Rule]) -> Cache:
+    options = settings.pipeline
+    house = {code: [rule.to_json(), rule.when, rule.message, rule.docs]
+             for code, rule in catalog.items() if rule.origin != "builtin"}
+    key = settings_key({
+        "rules": [rule.code for rule in rules],
+        "house": house,
+        "root": str(options.root.resolve()),
+        "cwd": os.getcwd(),
+        "excludes": list(options.excludes),
+        "gitignore": options.respect_gitignore,
+        "engine_versions": options.engine_versions,
+        "gpu": options.gpu,
+        "objective": settings.objective,
+        # the configuration's GPUs and models: a finding's memory figures come from them
+        "gpus": list(options.catalogs.gpu_entries),
+        "models": list(options.catalogs.model_entries_added),
+    })
+    return Cache(cache_dir(options.root), key)
+
+
+def assemble(results: Sequence[tuple[FileResult, int]], groups: Sequence[RunGroup], files_seen: int,
+             files_skipped: int, configs: ConfigTree | None = None, loader: FileLoader | None = None,
+             candidate_groups: dict[str, int] | None = None) -> LintResult:
+    """The run's result from its files' results in discovery order, each with its configuration
+    group (index into ``groups``: its launches were checked with that group's rules); quiet files
+    may be left out, their counts given (see the module docstring).
+
+    Under several configurations (``configs``), a finding's ``per-file-ignores``, and the noqa
+    comments of a file (MTP002), follow the configuration of the file they sit in: a candidate's
+    own group (``candidate_groups``, by display name), else its closest configuration's.
+    ``loader``: the texts the run read (a fix re-linted in memory, standard input)."""
+    first = groups[0]
+    loader = loader if loader is not None else FileLoader(first.settings.pipeline.root)
+    result = Result(loader=loader, files_seen=files_seen, files_skipped=files_skipped)
+    diagnostics: list[tuple[Any, int]] = []
+    launches: list[tuple[tuple[str, int], str, bool, tuple[LaunchResult, int]]] = []
+    for file_result, group in results:
+        if file_result.quiet:
+            continue
+        result.shown.add(file_result.shown)
+        diagnostics.extend((item, group) for item in file_result.diagnostics)
+        result.internal_errors.extend(file_result.errors)
+        launches.extend((item.key, item.context, item.via_other, (item, group)) for item in file_result.launches)
+    unique = unique_launches(launches)
+    for item, group in unique:
+        diagnostics.extend((diagnostic, group) for diagnostic in item.diagnostics)
+        result.shown.add(item.shown)
+    result.diagnostics = [diagnostic for diagnostic, _ in diagnostics]
+
+    chosen = [group.chosen for group in groups]
+    findings = [finding for item, _ in unique for finding in item.findings]
+    findings.extend(unparsable_findings(first.catalog["MTP001"], (
+        diagnostic for diagnostic, group in diagnostics if "MTP001" in chosen[group])))
     findings = one_finding_per_mistake(findings)
 
-    from mtplint.checks.suppress import apply_suppressions
+    sources: dict[str, SourceFile] = {}
+    ends: dict[tuple[str, int], int] = {}
+    # a file with no noqa anywhere (most) is not read again here: it suppresses nothing
+    without_noqa = frozenset(item.display for item, _ in unique if not item.noqa)
+    for item, _ in unique:
+        if item.display not in sources and item.display not in without_noqa:
+            source = (SourceFile(Path(item.path), item.display, item.text) if item.text is not None
+                      else loader.load(Path(item.path)))
+            if source is not None:
+                sources[item.display] = source
+        if item.span_key is not None and item.end is not None:
+            ends[item.span_key] = item.end
+    # each configuration's per-file-ignores and MTP002 over the files it governs (without
+    # ``configs``, the one configuration over all)
+    known = candidate_groups or {}
+    group_of: dict[str, int] = {}
 
-    kept, suppressed = apply_suppressions(findings, pipeline_result, settings.per_file_ignores, catalog, chosen)
+    def file_group(file: str) -> int:
+        if configs is None:
+            return 0
+        if file not in group_of:
+            group_of[file] = configs.group_of_file(file, known)
+        return group_of[file]
+
+    governed = list(groups)
+    if configs is not None:
+        files = {finding.span.file for finding in findings} | set(sources)
+        governed += [RunGroup(configs.groups[number].without_configs())
+                     for number in range(len(groups), max(map(file_group, files), default=0) + 1)]
+    kept, suppressed = [], []
+    for number, governing in enumerate(governed):
+        own = [finding for finding in findings if file_group(finding.span.file) == number]
+        own_sources = {name: source for name, source in sources.items() if file_group(name) == number}
+        if not own and not own_sources:
+            continue  # nothing to suppress, no noqa comment to judge
+        group_kept, group_suppressed = apply_suppressions(
+            own, result, governing.settings.per_file_ignores, governing.catalog, set(governing.chosen),
+            launch_sources=own_sources, launch_ends=ends, without_noqa=without_noqa)
+        kept.extend(group_kept)
+        suppressed.extend(group_suppressed)
     kept.sort(key=Finding.sort_key)
-    return LintResult(kept, suppressed, pipeline_result, rules, without_gpu)
-
-
-def _few_named_files(paths: list[Path]) -> bool:
-    """Files named on the command line (a pre-commit hook's), too few for worker processes: the
-    plain run is then the one :func:`mtplint.parallel.lint_units` would choose, without loading it."""
-    return len(paths) < PARALLEL_THRESHOLD and all(path.is_file() for path in paths)
+    rules = list({rule.code: rule for group in groups for rule in group.rules}.values())
+    without_gpu = count_without_gpu((item.without_gpu for item, _ in unique), first.catalog)
+    return LintResult(kept, suppressed, result, rules, without_gpu)

@@ -15,9 +15,11 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
 
+from mtplint.boundary import report_traceback
 from mtplint.catalogs import SHIPPED, Catalogs
 from mtplint.discover import Candidate, discover, relevant, relevant_file
 from mtplint.engines import CliError, EngineContext, Parsed, engine_for
+from mtplint.errors import reason
 from mtplint.extract import (
     MAX_FILE_BYTES,
     ExtractContext,
@@ -45,9 +47,11 @@ from mtplint.versions import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, TypeVar
 
     from mtplint.engines import Engine
+
+    T = TypeVar("T")
 
 EXTRACTORS = {
     "compose": "mtplint.extract.compose",
@@ -235,7 +239,7 @@ def _older_versions(known: tuple[str, ...], low: str | None, newest: str) -> tup
 
 def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, context: EngineContext,
                     parsed: Parsed | None = None) -> EngineVersion:
-    """RULES.md "Versions": flags that exist only in some versions narrow the possible range.
+    """Flags that exist only in some versions narrow the possible range of the engine's version.
 
     A flag the assumed (newest possible) version knows but older versions reject means the launch
     runs a version that has it: the lower bound moves. A flag the newest version rejects but an
@@ -325,16 +329,29 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
 
 def modelling_failed(launch: Launch, error: Exception, issues: Issues) -> None:
     """An exception while modelling ``launch``, as an MTP001 finding at it (the other launches go on)."""
-    from mtplint.boundary import report_traceback
-    from mtplint.errors import reason
-
     report_traceback(f"modelling a launch in {launch.source.display}")
     issues.add("MTP001", f"internal error while modelling this launch ({reason(error)}); its rules did not run "
                "(please report it; `--verbose` shows the traceback)", launch.span or launch.source.span(0))
 
 
-def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, result: Result) -> list[Launch]:
+def worth_reading(data: bytes, kind: str) -> bool:
+    """The prefilter on a file's bytes (:func:`mtplint.discover.relevant`): UTF-16 text is searched
+    as its text, the prefilter's words being ASCII."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:  # noqa: SIM105 - contextlib would be start-up nothing else of a run needs
+            data = decode(data).encode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    return relevant(data, kind)
+
+
+def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, result: Result,
+                 prefiltered: bool = False) -> list[Launch]:
+    """The launches of one discovered file. ``prefiltered``: the run has read it through ``loader``
+    (for its cache key: :meth:`FileLoader.read_regular`) and found it worth reading."""
     path = candidate.path
+    if prefiltered:
+        return _extract_text(candidate, loader, issues)
     try:
         # a text seeded into the loader (a fix being re-linted in memory) stands for the file's bytes
         seeded = loader.peek(path) if loader.seeded else None
@@ -360,8 +377,8 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
             status = _UNSAVED_BUFFER
             candidate = Candidate(path, buffer_kind(path, seeded.text), explicit=True, group=candidate.group)
         if status is None or not stat.S_ISREG(status.st_mode):
-            reason = "does not exist" if candidate.kind == "missing" else "is not a regular file"
-            result.internal_errors.append(f"{loader.display(path)}: {reason}")
+            why = "does not exist" if candidate.kind == "missing" else "is not a regular file"
+            result.internal_errors.append(f"{loader.display(path)}: {why}")
             return []
         size = status.st_size
         if size > MAX_FILE_BYTES:
@@ -379,15 +396,15 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
         unreadable = SourceFile(path, loader.display(path), "")
         issues.add("MTP001", f"cannot read file: {error.strerror or error}", unreadable.span(0))
         return []
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        # the prefilter's words are ASCII: look for them in the text, not in UTF-16/32 bytes
-        try:  # noqa: SIM105 - contextlib would be start-up nothing else of a run needs
-            data = decode(data).encode("utf-8")
-        except UnicodeDecodeError:
-            pass
-    if not relevant(data, candidate.kind):
+    if not worth_reading(data, candidate.kind):
         result.files_skipped += 1
         return []
+    return _extract_text(candidate, loader, issues)
+
+
+def _extract_text(candidate: Candidate, loader: FileLoader, issues: Issues) -> list[Launch]:
+    """The launches of a file whose bytes passed the prefilter (the loader decodes the bytes it just read)."""
+    path = candidate.path
     source = loader.load(path)
     if source is None:
         shown = SourceFile(path, loader.display(path), "")
@@ -404,11 +421,8 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
     except RecursionError:
         issues.add("MTP001", "input nested too deeply to read", source.span(0))
     except Exception as error:  # one bad file must not stop the run: a finding for this file
-        from mtplint.boundary import report_traceback
-        from mtplint.errors import reason as error_reason
-
         report_traceback(f"reading {source.display}")
-        issues.add("MTP001", f"internal error while reading this file ({error_reason(error)}); it was not checked "
+        issues.add("MTP001", f"internal error while reading this file ({reason(error)}); it was not checked "
                    "(please report it; `--verbose` shows the traceback)", source.span(0))
     return []
 
@@ -428,27 +442,31 @@ def _extracted(candidates: list[Candidate], loader: FileLoader, issues: Issues,
             yield launch, through_another, candidate.group
 
 
-def _unique(found: Iterable[tuple[Launch, bool, int]]) -> list[tuple[Launch, int]]:
+def unique_launches(found: Iterable[tuple[tuple[str, int], str, bool, T]]) -> list[T]:
     """Drop a script's stand-alone reading when the same command was also read through the unit,
-    Dockerfile or wrapper that starts it: that reading has the environment the command really gets."""
+    Dockerfile or wrapper that starts it: that reading has the environment the command really gets.
+
+    ``found``: each launch as its key (its file's display name and where it starts there, -1 for
+    nowhere), its context, whether it was read through another file, and what to keep of it."""
     items = list(found)
-
-    def key(launch: Launch) -> tuple[str, int]:
-        return launch.source.display, launch.span.start if launch.span else -1
-
-    started = {key(launch) for launch, via_other, _ in items if via_other}
+    started = {key for key, _, via_other, _ in items if via_other}
     seen: set[tuple[str, int, str]] = set()
     unique = []
-    for launch, via_other, group in items:
+    for key, context, via_other, kept in items:
         if not via_other:
-            if key(launch) not in started:
-                unique.append((launch, group))
+            if key not in started:
+                unique.append(kept)
             continue
-        identity = (*key(launch), launch.context)
+        identity = (*key, context)
         if identity not in seen:
             seen.add(identity)
-            unique.append((launch, group))
+            unique.append(kept)
     return unique
+
+
+def launch_key(launch: Launch) -> tuple[str, int]:
+    """What :func:`unique_launches` knows a launch by."""
+    return launch.source.display, launch.span.start if launch.span else -1
 
 
 def run(paths: list[Path], options: Options, loader: FileLoader | None = None, *,
@@ -464,7 +482,9 @@ def run(paths: list[Path], options: Options, loader: FileLoader | None = None, *
     if candidates is None:
         candidates = discover(paths, options.root, options.excludes, options.respect_gitignore)
     active = 0
-    for launch, group in _unique(_extracted(candidates, loader, issues, result)):
+    found = _extracted(candidates, loader, issues, result)
+    for launch, group in unique_launches((launch_key(launch), launch.context, via_other, (launch, group))
+                                         for launch, via_other, group in found):
         if activate is not None and group != active:
             activate(group)
             active = group

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -308,3 +310,37 @@ def test_editing_a_version_pin_invalidates_every_launch_below_it(tmp_path: Path)
     assert flagged() == ["a.sh", "b.sh"]  # --spec-method is not a flag of vLLM 0.20
     (tmp_path / "requirements.txt").write_text("vllm==0.30.0\n")
     assert flagged() == []
+
+
+def test_a_cold_cached_run_opens_each_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache key is made of a file's bytes: they are read once, for the key, the prefilter and
+    the analysis alike (a file the prefilter skips is not analysed at all)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    for number in range(3):
+        (project / f"svc{number}").mkdir()
+        (project / f"svc{number}" / "compose.yaml").write_text(
+            "services:\n  llm:\n    image: vllm/vllm-openai:v0.9.0\n    command: >\n      --model Qwen/Qwen3-8B\n"
+            "      --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 2}'\n")
+    for number in range(40):
+        (project / f"job-{number:02}.sh").write_text("#!/usr/bin/env bash\nset -euo pipefail\necho done\n")
+    opened: list[str] = []
+    real_open, real_io_open = os.open, io.open
+
+    def noting(path: Any, *args: Any, **kwargs: Any) -> int:
+        opened.append(os.path.abspath(path))
+        return real_open(path, *args, **kwargs)
+
+    def noting_io(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(path, int):
+            opened.append(os.path.abspath(path))
+        return real_io_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", noting)
+    monkeypatch.setattr(io, "open", noting_io)
+    code, out, _ = _check(project, "--jobs", "1")
+    monkeypatch.undo()
+    assert code == 1 and "MTP102" in out  # the compose files were analysed
+    linted = [str(path) for path in sorted(project.rglob("*")) if path.is_file() and ".mtplint_cache" not in path.parts]
+    assert [opened.count(path) for path in linted] == [1] * len(linted)
+    assert _check(project, "--jobs", "1") == (code, out, "")  # and their results stored

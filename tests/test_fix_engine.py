@@ -514,7 +514,7 @@ def test_a_bad_fix_among_many_files_costs_lints_of_what_changed_not_of_the_tree(
     """Each try of a fix re-lints the files it changes, not the whole project; and when the pass
     is refused, the fixes that cannot have caused the new finding are kept together, so one bad
     fix among n costs a few tries, not n (each of the whole tree)."""
-    import mtplint.parallel
+    import mtplint.analysis
     import mtplint.pipeline
 
     def check(ctx: RuleContext) -> Iterator[Finding]:
@@ -533,7 +533,7 @@ def test_a_bad_fix_among_many_files_costs_lints_of_what_changed_not_of_the_tree(
         return real_extract(candidate, *args)
 
     monkeypatch.setattr(mtplint.pipeline, "extract_file", counting_extract)
-    monkeypatch.setattr(mtplint.parallel, "extract_file", counting_extract)  # the fixer lints file by file
+    monkeypatch.setattr(mtplint.analysis, "extract_file", counting_extract)  # every run lints file by file
     rule(check)
     files = 40
     _project(tmp_path, {f"serve-{number:02}.sh": SERVE for number in range(files)})

@@ -393,9 +393,9 @@ def test_modelling_that_raises_is_mtp001_at_the_launch(two_launches: Path, monke
 
 def test_an_error_outside_every_file_is_exit_2_with_one_line(two_launches: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    import mtplint.lint as lint
+    import mtplint.analysis as analysis
 
-    monkeypatch.setattr(lint, "selected_rules", _boom)  # choosing the rules fails: nothing can be checked
+    monkeypatch.setattr(analysis, "selected_rules", _boom)  # choosing the rules fails: nothing can be checked
     code, out, err = run_cli(["check", "--no-cache", "--isolated", "compose.yaml", "serve.sh"], cwd=two_launches)
     assert code == 2 and out == ""
     assert err == ("mtplint: error: internal error, the run did not complete (ZeroDivisionError: planted "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from pathlib import Path
@@ -84,7 +83,7 @@ def test_jobs_must_be_a_positive_number(tmp_path: Path) -> None:
 
 
 def test_default_jobs_follow_the_number_of_files() -> None:
-    from mtplint.parallel import PARALLEL_THRESHOLD, cpu_count, default_jobs
+    from mtplint.lint import PARALLEL_THRESHOLD, cpu_count, default_jobs
 
     assert default_jobs(1) == 1
     assert default_jobs(PARALLEL_THRESHOLD) == cpu_count()
@@ -122,18 +121,19 @@ def test_this_process_lints_part_of_the_files(tmp_path: Path, monkeypatch: pytes
     """``--jobs 2`` is one worker process and this one: the worker lints chunks while this process
     walks, then both lint what is left, this one from the last file back. The report is the
     one-process report either way."""
-    from mtplint import parallel
+    from mtplint import analysis, lint, parallel
 
     tree = build(tmp_path, copies=40)  # ~400 files: several chunks
     log = tmp_path / "linted.log"
-    analyse = parallel.analyse
+    analyse = analysis.analyse_file
 
     def noting(candidate: Any, *args: Any, **options: Any) -> Any:
         with log.open("a") as out:  # each process, this one and the forked worker, appends its lines
             out.write(f"{os.getpid()} {candidate.path}\n")
         return analyse(candidate, *args, **options)
 
-    monkeypatch.setattr(parallel, "analyse", noting)
+    monkeypatch.setattr(parallel, "analyse_file", noting)  # in the worker
+    monkeypatch.setattr(lint, "analyse_file", noting)  # in this process
     two = _check(tree, "--jobs", "2")
     monkeypatch.undo()
     by_process: dict[str, list[str]] = {}
@@ -169,22 +169,23 @@ def test_a_failing_worker_loses_no_file(tmp_path: Path, monkeypatch: pytest.Monk
     assert _check(tree, "--jobs", "3") == one
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="forked workers only where the system forks")
-def test_a_forked_workers_channel_carries_messages_larger_than_a_pipe() -> None:
-    """Chunks and records go through pipes whose buffers hold 64 KiB: a message of megabytes is
-    written and read in parts, and arrives whole; a closed end reads as the end of the conversation."""
-    from mtplint.parallel import _Channel, _fork
+def test_a_result_crosses_to_this_process_whole(tmp_path: Path) -> None:
+    """A worker sends each file's result pickled, its findings' rules by code and a Python edit as
+    its recipe: what arrives is the result this process would have had, with this process's rules."""
+    from mtplint.analysis import RunGroup, analyse_file
+    from mtplint.discover import Candidate
+    from mtplint.extract import FileLoader
+    from mtplint.lint import LintSettings
+    from mtplint.parallel import _dumps, _loads
+    from mtplint.pipeline import Options
 
-    def echo(channel: _Channel) -> None:  # in the child, until this process closes its end
-        with contextlib.suppress(EOFError):
-            while True:
-                channel.send(channel.recv())
-
-    parent, pid = _fork(echo)
-    message = {"records": [os.urandom(1 << 16) for _ in range(48)], "text": "é" * 100_000}
-    parent.send(message)
-    assert parent.recv() == message
-    parent.send(None)
-    assert parent.recv() is None
-    parent.close()
-    assert os.waitpid(pid, 0)[1] == 0
+    script = tmp_path / "serve.py"
+    script.write_text("from vllm import LLM\n\nllm = LLM(model=\"Qwen/Qwen3-8B\", enable_prefix_caching=False,\n"
+                      "          speculative_config={\"method\": \"qwen3_next_mtp\", \"num_speculative_tokens\": 2})\n")
+    group = RunGroup(LintSettings(Options(tmp_path)))
+    result = analyse_file(Candidate(script, "python"), FileLoader(tmp_path), group)
+    findings = [finding for launch in result.launches for finding in launch.findings]
+    assert findings and any(finding.fix for finding in findings)
+    arrived = _loads(_dumps(result), group)
+    assert arrived == result
+    assert all(a.rule is group.catalog[a.code] for launch in arrived.launches for a in launch.findings)

@@ -334,6 +334,17 @@ class FileLoader:
         """A file already read, by the name findings show for it."""
         return self._by_display.get(display)
 
+    def share_paths(self, other: FileLoader) -> None:
+        """Take (and from now on share) ``other``'s answers about paths: real paths, display names,
+        which names are files, directory listings. For loaders over the same files at different
+        points of ``--fix``, which edits files but never creates or deletes one."""
+        self._keys = other._keys
+        self._directories = other._directories
+        self._displays = other._displays
+        self._plain_real_paths = other._plain_real_paths
+        self._is_file = other._is_file
+        self._listings = other._listings
+
     def put(self, source: SourceFile) -> None:
         self.seeded = True
         source.parses = self.parses

@@ -225,16 +225,31 @@ def _conflicts(edit: Edit, taken: Sequence[Edit]) -> bool:
 def _non_overlapping(candidates: Sequence[_Candidate]) -> list[_Candidate]:
     chosen: list[_Candidate] = []
     taken: list[Edit] = []
+    #: the edits taken in each file: an edit conflicts only with those of its own file (a pass over
+    #: a tree offers thousands, and comparing each with all of them grew with the square)
+    taken_in: dict[str, list[Edit]] = {}
     identities: set[tuple[object, ...]] = set()
     for candidate in candidates:
         if candidate.identity in identities and all(e in taken for e in candidate.fix.edits):
             continue  # the same edits, offered by two findings: applied once
-        if any(_conflicts(edit, taken) for edit in candidate.fix.edits):
+        if any(_conflicts(edit, taken_in.get(edit.span.file, ())) for edit in candidate.fix.edits):
             continue  # retried on the next pass, against the new text
         chosen.append(candidate)
         taken.extend(candidate.fix.edits)
+        for edit in candidate.fix.edits:
+            taken_in.setdefault(edit.span.file, []).append(edit)
         identities.add(candidate.identity)
     return chosen
+
+
+def _left_out(candidates: Sequence[_Candidate], chosen: Sequence[_Candidate]) -> list[_Candidate]:
+    """The candidates not in ``chosen`` (by equality, as ``not in``), in their order: compared only
+    with the chosen of the same identity, not with every one of a tree's thousands."""
+    by_identity: dict[tuple[object, ...], list[_Candidate]] = {}
+    for candidate in chosen:
+        by_identity.setdefault(candidate.identity, []).append(candidate)
+    return [candidate for candidate in candidates
+            if not any(other is candidate or other == candidate for other in by_identity.get(candidate.identity, ()))]
 
 
 def _same_edits_taken(candidate: _Candidate, applied: Sequence[_Candidate]) -> bool:
@@ -658,10 +673,11 @@ def _fixed_point(state: _State, unsafe: bool, max_passes: int, relint: ProjectLi
         applied.extend(AppliedFix(c.finding, passes) for c in outcome.applied)
         # a finding whose fix is the very edits another finding's applied fix made is fixed too
         made = {c.identity for c in outcome.applied}
-        applied.extend(AppliedFix(c.finding, passes) for c in candidates
-                       if c.identity in made and c not in chosen and _same_edits_taken(c, outcome.applied))
+        left = _left_out(candidates, chosen)
+        applied.extend(AppliedFix(c.finding, passes) for c in left
+                       if c.identity in made and _same_edits_taken(c, outcome.applied))
         last_applied = Counter(c.identity for c in outcome.applied)
-        last_deferred = Counter(c.identity for c in candidates if c not in chosen)
+        last_deferred = Counter(c.identity for c in left)
     texts = {name: source.text for name, source in state.texts.items()}
     for name in list(originals):
         if name not in texts:

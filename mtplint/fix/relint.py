@@ -3,8 +3,8 @@
 ``--fix`` checks each pass of fixes (and, when a pass is refused, each part of it) by linting the
 fixed texts in memory. Linting the whole project for each try costs the whole tree every time --
 seconds on a tree of thousands of files, times the fixes tried. Here the project is linted file by
-file, as :mod:`mtplint.parallel` does (one *record* per discovered file: its extraction, the
-modelling of its launches and the rules on them), noting the files each record read. A change
+file (:func:`mtplint.analysis.analyse_file`, as every run: one result per discovered file, its
+extraction, the modelling of its launches and the rules on them), noting the files each read. A change
 re-analyses only the records that read a changed file, then assembles every record into the project's result as a plain run
 does -- the same findings, in the same order, as linting everything again.
 
@@ -27,18 +27,16 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from mtplint.analysis import FileResult, RecordingLoader, RunGroup, analyse_file
 from mtplint.config import LintSettings
 from mtplint.discover import discover
-from mtplint.lint import LintResult
-from mtplint.parallel import RecordingLoader, _Group, analyse, assemble
+from mtplint.lint import LintResult, assemble
 from mtplint.records import FrozenRecord
 from mtplint.source import SourceFile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Final
-
-    Record = dict[str, Any]
+    from typing import Final
 
 
 #: the rules that report what the engine refuses (MTP509: any rejection no specific rule reports)
@@ -46,14 +44,14 @@ ENGINE_REJECTIONS = ("MTP509",)
 
 
 class ProjectLint(FrozenRecord):
-    """The lint of the project's texts at one point of the fixing: each discovered file's record
+    """The lint of the project's texts at one point of the fixing: each discovered file's result
     (in discovery order) and the assembled result."""
 
     __slots__ = ("records", "result")
-    records: Final[tuple[Record, ...]]
+    records: Final[tuple[FileResult, ...]]
     result: Final[LintResult]
 
-    def __init__(self, records: tuple[Record, ...], result: LintResult) -> None:
+    def __init__(self, records: tuple[FileResult, ...], result: LintResult) -> None:
         self.records = records
         self.result = result
 
@@ -72,7 +70,7 @@ class ProjectLinter:
         members = [member.without_configs() for member in (tree.groups if tree is not None and self.grouped
                                                            else [settings])]
         self.members = members
-        self.groups = [_Group(member) for member in members]
+        self.groups = [RunGroup(member) for member in members]
         # the engine's rejection of an argv is damage whether or not its rule is selected (a fix
         # must not hand vLLM '4 --no-enable-prefix-caching' under `--select MTP102`): checked in
         # every lint of the fixing, and left out of what is reported
@@ -82,7 +80,7 @@ class ProjectLinter:
             missing = [code for code in ENGINE_REJECTIONS if code not in codes and code in group.catalog]
             if missing:
                 self.hidden_codes.update(missing)
-                self.groups[index] = _Group(members[index], [*codes, *missing])
+                self.groups[index] = RunGroup(members[index], [*codes, *missing])
         display = RecordingLoader(options.root).display
         self.candidate_groups = ({display(candidate.path): candidate.group for candidate in self.candidates}
                                  if self.grouped else None)
@@ -92,6 +90,8 @@ class ProjectLinter:
         #: record -> the display names of the files it read (at any point of the fixing)
         self.read_names: dict[int, set[str]] = {}
         self._real_paths: dict[str, str] = {}
+        #: the loader of the first lint, whose answers about paths every later lint shares
+        self._paths = RecordingLoader(self.root)
         #: lints run (the first included), and records analysed, for the tests' accounting
         self.runs = 0
         self.analysed = 0
@@ -99,7 +99,7 @@ class ProjectLinter:
     def first(self, buffers: Iterable[SourceFile] = ()) -> tuple[ProjectLint, RecordingLoader]:
         """The lint of the files as they are on disk (or as ``buffers`` stand for them), and the
         loader that read them."""
-        loader = RecordingLoader(self.root)
+        loader = self._paths = RecordingLoader(self.root)
         for source in buffers:
             loader.put(source)
         records = self._analyse(range(len(self.candidates)), loader)
@@ -110,6 +110,8 @@ class ProjectLinter:
         standing for their files, where ``before`` was its lint with the ``changed`` files' previous
         texts."""
         loader = RecordingLoader(self.root)
+        # the file system's shape is asked once per fixing: each try has thousands of texts to seed
+        loader.share_paths(self._paths)
         for source in texts.values():
             loader.put(source)
         affected = self.reaching([source.path for source in changed])
@@ -118,15 +120,14 @@ class ProjectLinter:
             records[index] = record
         return ProjectLint(tuple(records), self._assemble(records, loader))
 
-    def _analyse(self, indices: Iterable[int], loader: RecordingLoader) -> list[Record]:
-        """The records of the candidates at ``indices`` (ascending), read through ``loader``; notes
+    def _analyse(self, indices: Iterable[int], loader: RecordingLoader) -> list[FileResult]:
+        """The results of the candidates at ``indices`` (ascending), read through ``loader``; notes
         what each read."""
         records = []
         for index in indices:
             candidate = self.candidates[index]
             group = self.groups[candidate.group]
-            record, _ = analyse(candidate, loader, group, False)
-            records.append(record)
+            records.append(analyse_file(candidate, loader, group))
             self.analysed += 1
             read = [candidate.path, *map(Path, loader.requested)]
             for path in read:
@@ -142,9 +143,10 @@ class ProjectLinter:
                           [f for f in result.suppressed if f.code not in self.hidden_codes], result.pipeline,
                           result.rules)
 
-    def _assemble(self, records: list[Record], loader: RecordingLoader) -> LintResult:
+    def _assemble(self, records: list[FileResult], loader: RecordingLoader) -> LintResult:
         self.runs += 1
-        return assemble(records, self.groups, [candidate.group for candidate in self.candidates], self.tree,
+        return assemble(list(zip(records, [candidate.group for candidate in self.candidates], strict=True)),
+                        self.groups, len(records), sum(record.skipped for record in records), self.tree,
                         loader, self.candidate_groups)
 
     def reaching(self, changed: Iterable[Path]) -> list[int]:
