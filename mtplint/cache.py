@@ -16,7 +16,7 @@ script a unit starts, version pins up the tree. The entry lists each with the ha
 A cache can therefore make a run faster, never different.
 
 It also remembers which configurations and house-rule files passed their JSON schema
-(:class:`ValidDocuments`), so a run does not import the validator for documents it has seen.
+(:class:`mtplint.cache_directory.ValidDocuments`), so a run does not import the validator for documents it has seen.
 
 An entry file is the SHA-256 of its JSON, a line feed, then the JSON: an entry that is cut short,
 damaged, or written by anything but mtplint (valid JSON of another shape, ``NaN``, nesting a
@@ -29,7 +29,7 @@ only a directory it created itself: creating it, it writes an ownership marker
 (:data:`OWNER_MARKER`), a ``CACHEDIR.TAG`` (backup tools skip it) and a ``.gitignore`` of ``*``
 (git does too). A directory that already existed without the marker (``$MTPLINT_CACHE_DIR=.``,
 ``$HOME``, a folder of the user's) is never written to: the run goes without the cache
-(:func:`unusable_reason`), and ``mtplint clean`` refuses it (:func:`clean`).
+(:func:`mtplint.cache_directory.unusable_reason`), and ``mtplint clean`` refuses it (:func:`clean`).
 """
 
 from __future__ import annotations
@@ -40,6 +40,14 @@ from pathlib import Path
 
 from mtplint import __version__
 from mtplint.analysis import FileResult, LaunchResult, RecordingLoader, RunGroup
+from mtplint.cache_directory import (
+    FORMAT,
+    OWNER_MARKER,
+    ForeignDirectory,
+    cache_dir,
+    owned,
+    prepare,
+)
 from mtplint.checks import Edit, Finding, Fix
 from mtplint.digest import sha256, sha256_hex
 from mtplint.files import open_regular, read_regular
@@ -53,28 +61,9 @@ if TYPE_CHECKING:
 
     from mtplint.checks.catalog import Rule
 
-#: bump when the entry format changes (an entry of the format before the digest line is a miss
-#: under the digest check, and rewritten, so that change kept 1)
-FORMAT = 1
 #: the largest entry file read (a file's record is its findings and the lines they show: kilobytes)
 MAX_ENTRY_BYTES = 64 << 20
-CACHE_DIR_NAME = ".mtplint_cache"
-CACHEDIR_TAG = (
-    "Signature: 8a477f597d28d172789f06886806bc55\n"
-    "# This file is a cache directory tag created by mtplint.\n"
-    "# For information about cache directory tags see https://bford.info/cachedir/\n"
-)
 ABSENT = "-"
-#: written only into a directory mtplint has just created: what makes the directory its own (a
-#: CACHEDIR.TAG alone does not, an older mtplint wrote one into existing directories)
-OWNER_MARKER = ".mtplint-cache-owner"
-OWNER_TEXT = ("This directory was created by mtplint as its cache; `mtplint clean` removes it.\n"
-              "mtplint writes only into a cache directory holding this file.\n")
-
-
-def cache_dir(root: Path) -> Path:
-    configured = os.environ.get("MTPLINT_CACHE_DIR")
-    return Path(configured) if configured else root / CACHE_DIR_NAME
 
 
 def package_fingerprint() -> str:
@@ -203,7 +192,7 @@ class Cache:
         import tempfile  # only a miss writes (~2 ms of start-up for a run of hits)
 
         try:
-            self._prepare()
+            self.prepare()
             path = self._path(key)
             path.parent.mkdir(parents=True, exist_ok=True)
             payload = json.dumps({"deps": {"files": deps.files, "dirs": deps.dirs}, "record": file_result_json(result)},
@@ -216,13 +205,13 @@ class Cache:
         except (OSError, ValueError):
             pass  # a read-only tree, a directory of the user's, or a name no encoding writes: lint without caching
 
-    def _prepare(self) -> None:
+    def prepare(self) -> None:
         if self._ready:
             return
         if self._refused is not None:
             raise self._refused  # once refused, the directory is not looked at again this run
         try:
-            _prepare(self.directory)
+            prepare(self.directory)
         except ForeignDirectory as error:
             self._refused = error
             raise
@@ -337,10 +326,6 @@ def file_result_from(data: dict[str, Any], catalog: Mapping[str, Rule]) -> FileR
                       data["shown"])
 
 
-class ForeignDirectory(OSError):
-    """The cache location exists but mtplint did not create it: nothing is written there."""
-
-
 def _read_entry(path: Path) -> dict[str, Any] | None:
     """An entry as :meth:`Cache.put` wrote it: its digest line matches the JSON after it, and its
     ``deps`` map file and directory names to digests; None for anything else."""
@@ -365,98 +350,6 @@ def _read_entry(path: Path) -> dict[str, Any] | None:
 
 def _names_to_digests(value: Any) -> bool:
     return isinstance(value, dict) and all(type(name) is str and type(digest) is str for name, digest in value.items())
-
-
-def _prepare(directory: Path) -> None:
-    """Make sure ``directory`` is mtplint's own cache directory: create it, marked as its own, for
-    backup tools (CACHEDIR.TAG) and for git (``*``), or find it already marked. Raises
-    :class:`ForeignDirectory` for a directory that exists without the marker (nothing is written)."""
-    try:
-        directory.mkdir(parents=True)
-    except FileExistsError:
-        if not owned(directory):
-            raise ForeignDirectory(unusable_reason(directory) or f"{directory}: not an mtplint cache") from None
-        return
-    # the marker first: a concurrent run that finds the directory before it is marked goes without the cache
-    (directory / OWNER_MARKER).write_text(OWNER_TEXT, encoding="utf-8")
-    (directory / "CACHEDIR.TAG").write_text(CACHEDIR_TAG, encoding="utf-8")
-    (directory / ".gitignore").write_text("# created by mtplint\n*\n", encoding="utf-8")
-
-
-def owned(directory: Path) -> bool:
-    """Whether mtplint created ``directory`` (it holds the marker written at creation, as a file)."""
-    return not directory.is_symlink() and (directory / OWNER_MARKER).is_file() \
-        and not (directory / OWNER_MARKER).is_symlink()
-
-
-def unusable_reason(directory: Path) -> str | None:
-    """Why the cache cannot live in ``directory`` (None: it is mtplint's, or does not exist yet and
-    will be created): a run then lints without the cache rather than write into a folder of the user's."""
-    if not os.path.lexists(directory):
-        return None
-    if directory.is_symlink():
-        return f"{directory} is a symbolic link"
-    if not directory.is_dir():
-        return f"{directory} exists and is not a directory"
-    if owned(directory):
-        return None
-    return f"{directory} already existed and was not created by mtplint"
-
-
-def _plain_json(value: Any, depth: int = 0) -> bool:
-    """Whether ``value`` is made of what JSON writes back as itself: str-keyed dicts, lists,
-    strings, numbers, booleans and None (not YAML's int keys, tuples, dates or sets)."""
-    if depth > 100:
-        return False
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return True
-    if type(value) is list:
-        return all(_plain_json(item, depth + 1) for item in value)
-    if type(value) is dict:
-        return all(type(key) is str and _plain_json(item, depth + 1) for key, item in value.items())
-    return False
-
-
-class ValidDocuments:
-    """Documents that passed their JSON schema (a configuration's table, a house-rule file), kept
-    in the cache directory so a later run given the same document skips the validator: importing
-    jsonschema costs ~40 ms, most of a one-file pre-commit run in a project with a configuration.
-
-    A document is found by mtplint's version, the bytes of every schema and the document itself.
-    Only successes are kept: a failing document is validated on every run, so its message is the
-    one today's schemas give, and a memo can make a run faster, never different.
-    """
-
-    def __init__(self, directory: Path, schemas_digest: str) -> None:
-        self.directory = directory
-        self.schemas_digest = schemas_digest
-
-    def key(self, schema_name: str, document: Any) -> str | None:
-        """The document's key, or None when it is not plain JSON data (then it is just validated):
-        a YAML ``1:`` key or an ``!!omap`` would dump as the JSON of another document."""
-        if not _plain_json(document):
-            return None
-        try:
-            text = json.dumps([FORMAT, __version__, self.schemas_digest, schema_name, document],
-                              sort_keys=True, ensure_ascii=False)
-        except (TypeError, ValueError):  # e.g. a TOML date: no key, no memo
-            return None
-        return sha256_hex(text.encode("utf-8", "surrogateescape"))
-
-    def _path(self, key: str) -> Path:
-        return self.directory / f"v{FORMAT}" / "valid" / key
-
-    def known(self, key: str) -> bool:
-        return self._path(key).is_file()
-
-    def add(self, key: str) -> None:
-        try:
-            _prepare(self.directory)
-            path = self._path(key)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.touch()  # an empty marker: its name is all it says
-        except OSError:
-            pass  # a read-only tree: validate every time
 
 
 def settings_key(parts: dict[str, Any]) -> str:

@@ -173,7 +173,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # as the findings cache: not for --no-cache, and not for runs that write nothing there (--fix,
     # --diff and an editor's buffer on standard input lint in memory)
     if not (args.no_cache or args.fix or args.fix_only or args.diff or args.stdin_filename is not None):
-        from mtplint.cache import cache_dir, unusable_reason
+        from mtplint.cache_directory import cache_dir, unusable_reason
 
         directory = cache_dir(Path.cwd())
         refused = unusable_reason(directory)

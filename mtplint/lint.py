@@ -37,7 +37,8 @@ from mtplint.analysis import (
     analyse_file,
     quiet_result,
 )
-from mtplint.cache import Cache, Dependencies, cache_dir, dependencies, settings_key
+from mtplint.cache import Cache, Dependencies, dependencies, settings_key
+from mtplint.cache_directory import cache_dir
 from mtplint.checks import Finding, one_finding_per_mistake, unparsable_findings
 from mtplint.checks.catalog import Rule
 from mtplint.checks.suppress import apply_suppressions

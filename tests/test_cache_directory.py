@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mtplint.cache import OWNER_MARKER
+from mtplint.cache_directory import OWNER_MARKER
 from tests.conftest import run_cli, write_files
 from tests.speedtree import build
 

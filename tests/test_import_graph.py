@@ -144,15 +144,9 @@ def _cycle_in(component: list[str], edges: dict[str, set[str]]) -> list[str]:
     raise AssertionError(f"{component} is not strongly connected")
 
 
-#: a cycle the run layer's rewrite removes (issue #23: lint.py and the parallel module share one
-#: per-file path; that work is on its own branch): tolerated exactly as it stands, never grown --
-#: delete this entry once that rewrite is in
-IN_REWRITE = [["mtplint.lint", "mtplint.parallel"]]
-
-
 def test_the_package_imports_without_a_cycle() -> None:
     edges = import_edges(package_modules())
-    found = [component for component in components(edges) if component not in IN_REWRITE]
+    found = components(edges)
     described = "\n".join(f"{' -> '.join(_cycle_in(component, edges))}  (modules that import each other: "
                           f"{', '.join(component)})" for component in found)
     assert not found, f"import cycles in mtplint/:\n{described}"

@@ -344,7 +344,7 @@ def test_only_plain_json_documents_are_remembered(tmp_path: Path) -> None:
     document: such documents get no key and are validated every time."""
     import datetime
 
-    from mtplint.cache import ValidDocuments
+    from mtplint.cache_directory import ValidDocuments
 
     memo = ValidDocuments(tmp_path, "schemas")
     plain = {"objective": "latency", "select": ["MTP1"], "gpus": [{"id": "x", "memory_gib": 24.0, "nvlink": None}]}

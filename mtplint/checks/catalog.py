@@ -15,7 +15,6 @@ import string
 from functools import cache
 from pathlib import Path
 
-from mtplint.cache import ValidDocuments
 from mtplint.digest import sha256_hex
 from mtplint.errors import reason
 from mtplint.extract import read_file
@@ -201,7 +200,7 @@ _VALID_DOCUMENTS_DIR: list[Path | None] = [None]
 
 class remembering_valid_documents:
     """Within the block, :func:`validate` skips a document that passed the same schemas in an
-    earlier run (see :class:`mtplint.cache.ValidDocuments`); ``None`` (``--no-cache``) turns it off.
+    earlier run (see :class:`mtplint.cache_directory.ValidDocuments`); ``None`` (``--no-cache``) turns it off.
     (A class, not ``contextlib.contextmanager``: contextlib is start-up no other module needs.)"""
 
     def __init__(self, directory: Path | None) -> None:
@@ -226,6 +225,10 @@ def validate(document: Any, schema_name: str, where: str) -> None:
     """Validate against a schema in ``schemas/``; errors name the file, the key and the problem."""
     memo = memo_key = None
     if _VALID_DOCUMENTS_DIR[0] is not None:
+        # a document to validate is a configuration's or house rules' (a run without either never
+        # gets here); the cache module sits above the rules, which it stores the findings of
+        from mtplint.cache_directory import ValidDocuments
+
         memo = ValidDocuments(_VALID_DOCUMENTS_DIR[0], _schemas_digest())
         memo_key = memo.key(schema_name, document)
         if memo_key is not None and memo.known(memo_key):

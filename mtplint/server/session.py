@@ -25,7 +25,7 @@ from mtplint.config import LintSettings, settings_for
 from mtplint.config_files import ConfigError
 from mtplint.extract import FileLoader
 from mtplint.lint import lint
-from mtplint.pipeline import LaunchReport
+from mtplint.pipeline import LaunchReport, run
 from mtplint.records import Record
 from mtplint.source import SourceFile, Span
 
@@ -131,18 +131,21 @@ def lint_document(path: str, buffers: Mapping[str, str], extra: Sequence[str] = 
         settings = check_arguments(extra, file, root)
         loader = BufferLoader(settings.pipeline.root, buffers)
         result = lint([file], settings, loader)
+        # a run keeps its launches' findings, not their models: the settings a hover shows (and the
+        # launch ends a noqa comment may follow) are modelled again, from the same buffers
+        launches = run([file], settings.pipeline, BufferLoader(settings.pipeline.root, buffers)).launches
     except (ConfigError, CatalogError, UsageError) as error:
         return _failed(file, text, version, f"mtplint configuration error: {error}")
     except Exception as error:  # the linter's own failure: reported on the document, the server goes on
         detail = "".join(traceback.format_exception_only(type(error), error)).strip()
         return _failed(file, text, version, f"internal error, this file was not linted ({detail}); please report it")
-    sources = _sources(loader, result.findings, result.pipeline.launches)
+    sources = _sources(loader, result.findings, launches)
     internal = result.pipeline.internal_errors
     # a launch or file the pipeline could not check: its own finding says so where it can; the
     # run's first such error is shown on the document, as `check` prints it on stderr
     problem = f"internal error: {internal[0].partition(chr(10))[0]}" if internal else None
     return DocumentLint(path, version, result.findings, sources, frozenset(loader.requested | {path}),
-                        result.pipeline.launches, problem)
+                        launches, problem)
 
 
 def _failed(file: Path, text: str, version: int | None, problem: str) -> DocumentLint:
