@@ -20,6 +20,19 @@ if os.environ.get("CI") == "true":
 DATA = Path(__file__).parent / "data"
 
 
+# A parallel run (pytest-xdist: `--numprocesses auto --dist loadgroup` in pyproject.toml) hands each
+# test to whichever worker is free, except the tests of the xdist_group "timed": those hold runs to
+# a wall-clock or memory bound, measure processor time, or race a clock, and run one after another on
+# one worker, so that they never compete with each other for the machine's cores. Every other test
+# keeps to its own tmp_path (one base folder per worker), environment and working directory.
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked ``slow`` first (in their order), so that a parallel run does not end with one
+    worker busy on a long test while the others have nothing left."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _cache_outside_the_checkout(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Runs with cwd inside tests/data would otherwise leave ``.mtplint_cache`` folders in the checkout

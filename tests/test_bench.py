@@ -83,6 +83,7 @@ def test_mtplint_finds_launches_and_no_malformed_files(tmp_path: Path) -> None:
     assert not any(str(finding.get("filename", "")).startswith("tmp/") for finding in findings)  # .gitignore'd
 
 
+@pytest.mark.slow
 def test_runner_end_to_end(tmp_path: Path) -> None:
     output = tmp_path / "RESULTS.md"
     result = subprocess.run([sys.executable, str(BENCH / "run.py"), "--quick", "--files", "200", "--repeats", "1",

@@ -98,6 +98,7 @@ def _ignore(lines: list[str]) -> Any:
 
 
 @pytest.mark.filterwarnings("ignore:Possible nested set:FutureWarning")  # a pattern's "[[" (pathspec passes it on)
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.one_of(_gitignore_lines(negations=False), _gitignore_lines(negations=True)),
        st.lists(_walked_paths(), min_size=1, max_size=20))

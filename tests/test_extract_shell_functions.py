@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from mtplint.extract import ExtractContext, FileLoader
 from mtplint.extract.launch import Launch
 from mtplint.extract.shell import ShellCommand, extract, script_commands
@@ -194,6 +196,7 @@ exec vllm serve Qwen/Qwen3.6-27B "${SPEC_ARGS[@]}"
     ]
 
 
+@pytest.mark.xdist_group("timed")  # a wall-time bound
 def test_functions_calling_each_other_many_times_stay_within_a_bound() -> None:
     # each function calls the next ten times, seven deep: 10**7 bodies if all were read
     chain = "\n".join(f"f{level}() {{ {'; '.join([f'f{level + 1} x'] * 10)}; }}" for level in range(7))

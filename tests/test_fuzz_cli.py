@@ -320,6 +320,7 @@ def property_for(kind: str) -> Callable[[], None]:
     return test
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_any_file_ends_in_0_1_or_2_and_touches_nothing_outside(kind: str) -> None:
     property_for(kind)()

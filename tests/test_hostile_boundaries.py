@@ -24,6 +24,9 @@ import pytest
 from tests.conftest import DATA, run_cli, write_files
 from tests.test_hostile_input import BROKEN_COMPOSE
 
+# holds every run to 10 s and 300 MB: with the other timed tests, one at a time on one worker (tests/conftest.py)
+pytestmark = pytest.mark.xdist_group("timed")
+
 CORPUS = DATA / "hostile" / "boundaries"
 
 

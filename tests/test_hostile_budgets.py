@@ -24,6 +24,9 @@ from mtplint.cache import _read_entry
 from tests.conftest import DATA, run_cli
 from tests.test_hostile_input import BROKEN_COMPOSE, RUNNER
 
+# holds every run to 10 s and 300 MB: with the other timed tests, one at a time on one worker (tests/conftest.py)
+pytestmark = pytest.mark.xdist_group("timed")
+
 CORPUS = DATA / "hostile"
 MAX_RSS_KB = 300 * 1024
 MAX_SECONDS = 10.0

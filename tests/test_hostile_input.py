@@ -19,6 +19,9 @@ import pytest
 from mtplint.extract import MAX_FILE_BYTES
 from tests.conftest import write_files
 
+# holds runs to a peak memory and timeouts: with the other timed tests, one at a time on one worker (tests/conftest.py)
+pytestmark = pytest.mark.xdist_group("timed")
+
 BROKEN_COMPOSE = textwrap.dedent("""\
     services:
       vllm:

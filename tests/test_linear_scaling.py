@@ -35,6 +35,9 @@ import pytest
 
 from tests.test_hostile_input import RUNNER
 
+# measures processor time and peak memory: with the other timed tests, one at a time on one worker (tests/conftest.py)
+pytestmark = pytest.mark.xdist_group("timed")
+
 MAX_RSS_KB = 300 * 1024
 SPEC = "--speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":2}'"
 

@@ -12,6 +12,9 @@ import pytest
 from tests.conftest import run_cli
 from tests.speedtree import build
 
+# `--jobs` worker processes, some killed on purpose: with the other timed tests, one at a time on one worker (tests/conftest.py)
+pytestmark = pytest.mark.xdist_group("timed")
+
 
 def _check(tree: Path, *extra: str) -> tuple[int, str, str]:
     return run_cli(["check", "--output-format", "json", "--no-cache", *extra, str(tree)], cwd=tree.parent)

@@ -251,6 +251,7 @@ def _pre_commit(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProces
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.slow
 def test_pre_commit_try_repo_reports_then_fixes(tmp_path: Path) -> None:
     pytest.importorskip("pre_commit")
     if not (ROOT / ".git").exists():

@@ -14,6 +14,9 @@ import pytest
 
 from mtplint.progress import Progress
 
+# a progress line throttled by the clock: with the other timed tests, one at a time on one worker (tests/conftest.py)
+pytestmark = pytest.mark.xdist_group("timed")
+
 ROOT = Path(__file__).resolve().parents[1]
 
 LAUNCH = """\

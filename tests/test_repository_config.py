@@ -34,6 +34,7 @@ def _findings(*args: str) -> list[str]:
     return [finding["filename"] for finding in json.loads(out)]
 
 
+@pytest.mark.slow
 def test_check_at_the_root_reports_no_fixture() -> None:
     assert _findings() == []  # no path: `.`
     # what the configuration keeps out: every finding of a run without it lies in an excluded folder

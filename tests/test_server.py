@@ -424,6 +424,7 @@ def _long_script(lines: int) -> str:
     return "\n".join([*head, *body, *launch, *tail]) + "\n"
 
 
+@pytest.mark.xdist_group("timed")  # a wall-time bound
 async def test_a_burst_of_edits_to_a_long_document_leaves_the_server_responsive(client: LanguageClient,
                                                                                  workspace: Path) -> None:
     text = _long_script(10_000)
@@ -455,6 +456,7 @@ def _rss_kib(pid: int) -> int:
     raise AssertionError("no VmRSS")
 
 
+@pytest.mark.xdist_group("timed")  # measures the server's memory
 async def test_memory_stays_flat_over_a_thousand_edits(client: LanguageClient, workspace: Path) -> None:
     server = client._server  # the subprocess pytest-lsp started
     if server is None or not Path(f"/proc/{server.pid}/status").exists():

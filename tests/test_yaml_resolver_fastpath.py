@@ -89,6 +89,7 @@ def _resolver_expressions() -> list[re.Pattern[str]]:
 _MATCHING = st.sampled_from(_resolver_expressions()).flatmap(lambda pattern: st.from_regex(pattern, fullmatch=True))
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(st.one_of(_MATCHING, st.tuples(_MATCHING, st.text(alphabet=_ALPHABET, max_size=3)).map("".join)))
 def test_texts_an_expression_matches_get_pyyamls_tags(value: str) -> None:
