@@ -102,7 +102,7 @@ def test_runner_end_to_end(tmp_path: Path) -> None:
     for tree in ("mixed 100", "mixed 200", "deploy 100", "deploy 200"):  # every tree size, both trees
         jobs = rows[f"3. default jobs / `--jobs 1` ({tree})"]
         assert "<= 1x" in jobs and (" | PASS" in jobs or " | FAIL" in jobs)
-    scaling = rows["6. time(200) / time(100), mixed tree, `--jobs 1`"]
+    scaling = rows["6. work(200) / work(100), mixed tree, `--jobs 1`"]
     assert "<= 2.2x" in scaling and ("PASS" in scaling or "FAIL" in scaling)
     assert "5. peak RSS, `--jobs 1` (mixed 200)" in rows
     assert "one compose file: mtplint / `python -c pass`" in rows
@@ -146,6 +146,18 @@ def test_pair_ratios_divide_the_runs_of_each_round_not_the_medians() -> None:
     assert ratios == pytest.approx([0.5, 0.5, 0.5, 0.5])
     with pytest.raises(ValueError):  # a series missing a run is no set of pairs
         runner.pair_ratios(_series(1.0, 2.0), _series(1.0))
+
+
+def test_growth_takes_the_fixed_cost_of_a_run_off_both_sizes() -> None:
+    # 0.3 s of start-up and 0.1 ms a file: linear, though t(10N) / t(N) is only 4.3x
+    base = _series(0.30, 0.33)
+    small = _series(0.40, 0.43)
+    large = _series(1.30, 1.33)
+    assert runner.growth_ratios(base, small, large) == pytest.approx([10.0, 10.0])
+    # 0.1 ms a file at N, 0.2 ms at 10N: twice linear
+    assert runner.growth_ratios(_series(0.3), _series(0.4), _series(2.3)) == pytest.approx([20.0])
+    # a small run within noise of the fixed cost divides by a floor, not by zero or a negative
+    assert runner.growth_ratios(_series(0.40), _series(0.39), _series(0.41)) == pytest.approx([10.0])
 
 
 def test_spread_has_the_median_quartiles_and_range_of_the_pairs() -> None:
@@ -202,8 +214,8 @@ def test_target_rows_judge_each_line_only_at_its_tree_size() -> None:
     assert rows["5. peak RSS, `--jobs 1` (mixed 100,000)"].verdict == "PASS"
     growth = rows["5. peak RSS 100,000 / 10,000 files, `--jobs 1`"]
     assert growth.verdict == "FAIL" and growth.value.startswith("1.33x")
-    assert rows["6. time(10,000) / time(1,000), mixed tree, `--jobs 1`"].verdict == "PASS"
-    assert rows["6. time(100,000) / time(10,000), mixed tree, `--jobs 1`"].verdict == "FAIL"
+    assert rows["6. work(10,000) / work(1,000), mixed tree, `--jobs 1`"].verdict == "PASS"
+    assert rows["6. work(100,000) / work(10,000), mixed tree, `--jobs 1`"].verdict == "FAIL"
 
 
 def test_target_rows_of_a_quick_run_judge_no_10k_line() -> None:
