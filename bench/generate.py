@@ -11,6 +11,8 @@ method aliases, removed flags, too many draft tokens, TurboQuant KV with MTP, ..
 File sizes follow a log-normal distribution (a few hundred bytes to tens of KB), roughly what a real
 repository holds. A root ``.gitignore`` is written, plus a few files it ignores (not counted in N).
 
+With ``--deployment-only`` every file is a deployment file (the tree of the files mtplint lints).
+
     python bench/generate.py --files 10000 --seed 7 /tmp/tree
 """
 
@@ -839,10 +841,11 @@ tmp/
 """
 
 
-def build(files: int, seed: int) -> Tree:
-    """The synthetic tree in memory: ``files`` tracked files (plus the .gitignore and a few ignored ones)."""
+def build(files: int, seed: int, deployment_only: bool = False) -> Tree:
+    """The synthetic tree in memory: ``files`` tracked files (plus the .gitignore and a few ignored ones).
+    ``deployment_only``: every file but the .gitignore is a deployment file (the kinds mtplint lints)."""
     tree = Tree(random.Random(seed))
-    deployment = round(files * DEPLOYMENT_SHARE)
+    deployment = files - 1 if deployment_only else round(files * DEPLOYMENT_SHARE)
     unrelated = files - deployment - 1  # the .gitignore counts as one
     tree.add(".gitignore", GITIGNORE, "gitignore")
     deployment_makers = _deployment_makers()
@@ -864,8 +867,8 @@ def write(tree: Tree, root: Path) -> None:
             path.chmod(0o755)
 
 
-def generate(root: Path, files: int = DEFAULT_FILES, seed: int = DEFAULT_SEED) -> Tree:
-    tree = build(files, seed)
+def generate(root: Path, files: int = DEFAULT_FILES, seed: int = DEFAULT_SEED, deployment_only: bool = False) -> Tree:
+    tree = build(files, seed, deployment_only)
     write(tree, root)
     return tree
 
@@ -875,11 +878,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("target", nargs="?", type=Path, help="directory to write (default: a new temporary directory)")
     parser.add_argument("--files", type=int, default=DEFAULT_FILES, help=f"tracked files to write (default {DEFAULT_FILES})")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--deployment-only", action="store_true",
+                        help="only deployment files (compose, k8s, scripts, Dockerfiles, units, Python launchers, .env)")
     args = parser.parse_args(argv)
     root = args.target or Path(tempfile.mkdtemp(prefix="mtplint-bench-"))
     if root.exists() and any(root.iterdir()):
         parser.error(f"{root} is not empty")
-    tree = generate(root, args.files, args.seed)
+    tree = generate(root, args.files, args.seed, args.deployment_only)
     size = sum(len(text.encode()) for text in tree.files.values())
     print(f"{root}: {sum(tree.kinds.values())} files, {size / 1e6:.1f} MB")
     for kind, count in sorted(tree.kinds.items(), key=lambda item: -item[1]):
