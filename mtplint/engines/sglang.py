@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from functools import cache
-from typing import Protocol
 
 from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed, WordReadings
 from mtplint.engines.argparse_model import (
@@ -42,9 +41,27 @@ from mtplint.versions import EngineVersion, compare
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Final
+    from collections.abc import Container, Mapping
+    from typing import Any, Final, Protocol
 
     from mtplint.catalogs import Catalogs
+
+    class _ReadsWords(Protocol):
+        """What reading a word needs of a release: its option strings and each one's action (a
+        :class:`FlagTable`, or a :class:`_IndexedRelease` made from the flag index)."""
+
+        @property
+        def version(self) -> str: ...
+
+        @property
+        def options(self) -> ParserOptions: ...
+
+        @property
+        def index(self) -> Mapping[str, Action]: ...
+
+        @property
+        def fields(self) -> Container[str]: ...
+
 
 # --- version boundaries (each checked in the release wheel named) ---------------------------------
 
@@ -223,23 +240,6 @@ def _help_action() -> Action:
 def _shared_action(number: int) -> Action:
     """The action of a row several releases share (one for all their tables)."""
     return _action(TABLE_FILES.rows("actions")[number])
-
-
-class _ReadsWords(Protocol):
-    """What reading a word needs of a release: its option strings and each one's action (a
-    :class:`FlagTable`, or a :class:`_IndexedRelease` made from the flag index)."""
-
-    @property
-    def version(self) -> str: ...
-
-    @property
-    def options(self) -> ParserOptions: ...
-
-    @property
-    def index(self) -> Mapping[str, Action]: ...
-
-    @property
-    def fields(self) -> Container[str]: ...
 
 
 def _reading_row(action: Action) -> dict[str, Any]:
