@@ -1,8 +1,8 @@
-"""SGLang's flag index: an unpinned launch is narrowed across every release without reading every
-release's flag table, and the index reads each word as the release's own table does.
+"""The engines' flag indexes: an unpinned launch is narrowed across every release without reading
+every release's flag table, and an index reads each word as the release's own table does.
 
-Facts the tests rest on (the tables under ``mtplint/engines/data/sglang``): ``--attn-dp-size`` is
-registered from SGLang 0.5.22 on; 0.5.23 is the newest release with a table.
+Facts the tests rest on (the tables under ``mtplint/engines/data``): ``--attn-dp-size`` is
+registered from SGLang 0.5.22 on; 0.5.23 is SGLang's newest release with a table, 0.33.0 vLLM's.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mtplint.engines import sglang
+from mtplint.engines import sglang, vllm
 from mtplint.engines.compact import TableFiles
 from mtplint.shipped import package_path
 
@@ -46,6 +46,14 @@ print(json.dumps({"code": code, "opened": opened}))
 """
 
 
+VLLM_SCRIPT = """#!/usr/bin/env bash
+set -euo pipefail
+exec vllm serve Qwen/Qwen3-8B \\
+  --speculative-config '{"method": "eagle3", "model": "Tengyunw/qwen3_8b_eagle3", "num_speculative_tokens": 3}' \\
+  --gpu-memory-utilization 0.9 --max-model-len 32768
+"""
+
+
 def _inspect_opening(tmp_path: Path, script: str) -> tuple[dict[str, object], list[str]]:
     (tmp_path / "serve.sh").write_text(script, encoding="utf-8")
     done = subprocess.run([sys.executable, "-c", _OPENED, "serve.sh"], cwd=tmp_path, capture_output=True, text=True,
@@ -68,6 +76,13 @@ def test_an_unpinned_launch_reads_only_the_table_it_is_parsed_with(tmp_path: Pat
     assert tables == ["sglang-flags.json", "sglang/0.5.23.json"]
 
 
+def test_an_unpinned_vllm_launch_reads_only_the_table_it_is_parsed_with(tmp_path: Path) -> None:
+    launch, opened = _inspect_opening(tmp_path, VLLM_SCRIPT)
+    assert (launch["engine_version"], launch["version_source"]) == ("0.33.0", "assumed")
+    tables = sorted(name for name in opened if name.startswith("vllm") and not name.startswith("vllm/speculative/"))
+    assert tables == ["vllm-flags.json", "vllm/0.33.0.json"]
+
+
 def test_a_flag_that_narrows_reads_the_release_before_it(tmp_path: Path) -> None:
     """A flag added in 0.5.22: the index tells the releases that read the launch alike apart from
     the first that does not, and only that one is parsed to name the flag it rejects."""
@@ -87,6 +102,23 @@ def _vocabulary() -> set[str]:
     for option in options:
         words.update({option[:-1], option[: max(3, len(option) // 2)], f"{option}=fp8", f"{option}=2"})
     return words | {"-", "--", "-1", "-0.5", "-x", "-hx", "--not-a-flag", "--not-a-flag=3", "--tp=x"}
+
+
+def test_the_vllm_index_reads_every_word_as_each_release_table_does() -> None:
+    tables = {release: vllm.load_table(release) for release in vllm.table_versions()}
+    options = {option for table in tables.values() for option in table.by_option}
+    words = set(options)
+    for option in options:
+        words.update({option[:-1], option[: max(3, len(option) // 2)], f"{option}=x", f"{option[:6]}=1"})
+    words |= {"-", "--", "-1", "-O", "-O3", "-x", "--not-a-flag"}
+    indexed = vllm._indexed_releases()
+    assert indexed is not None and list(indexed) == list(tables)
+    for release, view in indexed.items():
+        table = tables[release]
+        assert (view.keywords, view.has_positional, view.options.allow_abbrev) == (
+            table.keywords, table.has_positional, table.allow_abbrev), release
+        assert [word for word in sorted(words)
+                if vllm._word_reading(view, word) != vllm._word_reading(table, word)] == [], release
 
 
 def test_the_index_reads_every_word_as_each_release_table_does() -> None:

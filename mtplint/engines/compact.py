@@ -29,6 +29,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    #: one release in a flag index: option string -> reading row, names, facts about its parser
+    ReleaseReading = tuple[dict[str, dict[str, Any]], set[str], dict[str, Any]]
+
 
 def _source_key(data: bytes) -> list[int]:
     """What identifies a table file's bytes: their length and CRC-32."""
@@ -109,19 +112,19 @@ class TableFiles:
             return None
         return index
 
-    def index_of(self, readings: dict[str, tuple[dict[str, dict[str, Any]], set[str]]]) -> dict[str, Any]:
+    def index_of(self, readings: dict[str, ReleaseReading]) -> dict[str, Any]:
         """The flag index of ``readings``: for each release, each option string's row of what
-        decides how a word naming it is read, and the names a Python API launch may pass. Each
-        option is written as runs over the releases (oldest first): ``[first, row]``, the row's
-        number from that release on (None: not registered); each name as its ``[first, end)``
-        ranges."""
+        decides how a word naming it is read, the names a Python API launch may pass, and facts
+        about the release's parser. Each option is written as runs over the releases (oldest
+        first): ``[first, row]``, the row's number from that release on (None: not registered);
+        each name as its ``[first, end)`` ranges."""
         releases = list(self.releases())
         rows: list[dict[str, Any]] = []
         numbers: dict[str, int] = {}
         at: dict[str, list[int | None]] = {}
         named: dict[str, list[bool]] = {}
         for position, release in enumerate(releases):
-            options, names = readings[release]
+            options, names, _ = readings[release]
             for option, row in options.items():
                 written = json.dumps(row, sort_keys=True)
                 if written not in numbers:
@@ -133,6 +136,7 @@ class TableFiles:
         return {"about": f"derived from {self.directory.name}/*.json by 'python tools/regenerate.py'",
                 "releases": releases,
                 "sizes": {release: self.directory.joinpath(f"{release}.json").stat().st_size for release in releases},
+                "facts": [readings[release][2] for release in releases],
                 "rows": rows,
                 "options": {option: _runs(per_release) for option, per_release in sorted(at.items())},
                 "names": {name: _ranges(present) for name, present in sorted(named.items())}}
@@ -181,6 +185,26 @@ class TableFiles:
 
     def write(self) -> None:
         self.compact.write_text(json.dumps(self.compacted(), separators=(",", ":")) + "\n", encoding="utf-8")
+
+
+def index_releases(index: dict[str, Any]) -> list[tuple[str, dict[str, int], frozenset[str], dict[str, Any]]]:
+    """Each release of a flag index (as :meth:`TableFiles.index_of` writes it), oldest first: its
+    option strings with their row numbers, its names and its facts."""
+    releases: list[str] = index["releases"]
+    options: list[dict[str, int]] = [{} for _ in releases]
+    for option, runs in index["options"].items():
+        ends = [first for first, _ in runs[1:]] + [len(releases)]
+        for (first, number), end in zip(runs, ends, strict=True):
+            if number is not None:
+                for position in range(first, end):
+                    options[position][option] = number
+    names: list[set[str]] = [set() for _ in releases]
+    for name, ranges in index["names"].items():
+        for first, end in ranges:
+            for position in range(first, end):
+                names[position].add(name)
+    return [(release, options[position], frozenset(names[position]), index["facts"][position])
+            for position, release in enumerate(releases)]
 
 
 def _runs(values: list[int | None]) -> list[list[int | None]]:

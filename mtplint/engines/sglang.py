@@ -29,7 +29,7 @@ from mtplint.engines.argparse_model import (
     unrecognized_message,
     values_taken,
 )
-from mtplint.engines.compact import TableFiles
+from mtplint.engines.compact import TableFiles, index_releases
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import ModelInfo
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from typing import Any, Final, Protocol
 
     from mtplint.catalogs import Catalogs
+    from mtplint.engines.compact import ReleaseReading
 
     class _ReadsWords(Protocol):
         """What reading a word needs of a release: its option strings and each one's action (a
@@ -251,11 +252,11 @@ def _reading_row(action: Action) -> dict[str, Any]:
 
 def flag_index() -> dict[str, Any]:
     """The flag index of the tables as they are (``tools/regenerate.py`` writes it)."""
-    readings = {}
+    readings: dict[str, ReleaseReading] = {}
     for release in TABLE_FILES.releases():
         table = _table_of(release)
         readings[release] = ({option: _reading_row(action) for option, action in table.index.items()},
-                             set(table.fields))
+                             set(table.fields), {})
     return TABLE_FILES.index_of(readings)
 
 
@@ -282,26 +283,12 @@ def _indexed_releases() -> dict[str, _IndexedRelease] | None:
     index = TABLE_FILES.index()
     if index is None:
         return None
-    releases: list[str] = index["releases"]
     actions = [Action((), "", row["kind"], row["nargs"], row["type"],
                       None if row["choices"] is None else tuple(row["choices"]), None, row["const"], False,
                       row["deprecated"], row["error_message"], "")
                for row in index["rows"]]
-    options: list[dict[str, Action]] = [{} for _ in releases]
-    for option, runs in index["options"].items():
-        ends = [first for first, _ in runs[1:]] + [len(releases)]
-        for (first, number), end in zip(runs, ends, strict=True):
-            if number is not None:
-                action = actions[number]
-                for position in range(first, end):
-                    options[position][option] = action
-    names: list[set[str]] = [set() for _ in releases]
-    for name, ranges in index["names"].items():
-        for first, end in ranges:
-            for position in range(first, end):
-                names[position].add(name)
-    return {release: _IndexedRelease(release, options[position], frozenset(names[position]))
-            for position, release in enumerate(releases)}
+    return {release: _IndexedRelease(release, {option: actions[number] for option, number in options.items()}, names)
+            for release, options, names, _ in index_releases(index)}
 
 
 def _reading_release(version: str) -> _ReadsWords:
