@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 
-from mtplint.extract.shell.scanning import skip_backticks, skip_braces, skip_parens
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -86,6 +84,10 @@ def _replace_expansions(text: str) -> str | None:
 def _expansion_end(text: str, index: int) -> int:
     """Just past the expansion at ``index`` (``$NAME``, ``${...}``, ``$(...)``, backquotes), where
     the shell ends it: a ``)`` or ``}`` in quotes inside it does not close it."""
+    # only JSON that holds an expansion gets here: importing the shell package (its interpreter and
+    # lexer, ~2 ms) for every vLLM launch would load it for a compose file or a manifest too
+    from mtplint.extract.shell.scanning import skip_backticks, skip_braces, skip_parens
+
     if text[index] == "`":
         return min(skip_backticks(text, index + 1) + 1, len(text))
     if text.startswith("${", index):

@@ -76,6 +76,7 @@ if TYPE_CHECKING:
         @property
         def has_positional(self) -> bool: ...
 
+
 # --- flag tables ----------------------------------------------------------------------------------
 
 
