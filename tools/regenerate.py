@@ -12,6 +12,9 @@ The artefacts:
 * ``mtplint/engines/data/vllm-tables.json`` and ``sglang-tables.json``: each engine's per-release
   flag tables in one file, each row several releases share written once (see
   :mod:`mtplint.engines.compact`).
+* ``mtplint/engines/data/vllm-flags.json`` and ``sglang-flags.json``: for each option string the
+  releases that register it and how each reads it, so that a launch whose release is not pinned is
+  narrowed without reading every release's table.
 
 Not here: the per-release flag tables themselves (``tools/gen_*.py``), which are generated from
 released engine wheels that have to be downloaded first (CONTRIBUTING.md, "Adding an engine flag
@@ -61,6 +64,10 @@ def artefacts() -> list[Artefact]:
         # the form TableFiles.write gives them
         found.append(Artefact(tables.compact,
                               lambda tables=tables: json.dumps(tables.compacted(), separators=(",", ":")) + "\n"))
+    for engine in (vllm, sglang):
+        assert engine.TABLE_FILES.flag_index is not None
+        found.append(Artefact(engine.TABLE_FILES.flag_index,
+                              lambda engine=engine: json.dumps(engine.flag_index(), separators=(",", ":")) + "\n"))
     return found
 
 

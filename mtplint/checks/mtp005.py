@@ -69,9 +69,12 @@ def _consequence(reader: str, engine: str) -> tuple[str, str]:
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
+    sources = list(_yaml_sources(ctx))
+    if not sources:
+        return  # a launch in a shell script or a Dockerfile: no YAML reader to load
     from mtplint.extract.yamlpos import YamlError, duplicate_keys
 
-    for source, reader in _yaml_sources(ctx):
+    for source, reader in sources:
         try:
             duplicates = duplicate_keys(source)
         except YamlError:

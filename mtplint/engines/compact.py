@@ -8,6 +8,12 @@ compact file only while the release's own file holds the bytes it was made from 
 CRC-32), else from its own file. The first table a process reads comes from its own file too
 (a launch of a known release needs no other, and one table alone is quicker to read that way).
 
+A launch whose release is not pinned is read at every release to narrow the range; an engine may
+also ship a flag index (``<engine>-flags.json``, written by ``tools/regenerate.py``): for each option
+string the releases that register it and how each reads it, so that this narrowing needs no table
+but the one the launch is parsed with. The index is used only while each table file has the size it
+was made from.
+
 Rewrite the compact files after regenerating a table: ``python -m mtplint.engines.compact``.
 """
 
@@ -23,6 +29,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    #: one release in a flag index: option string -> reading row, names, facts about its parser
+    ReleaseReading = tuple[dict[str, dict[str, Any]], set[str], dict[str, Any]]
+
 
 def _source_key(data: bytes) -> list[int]:
     """What identifies a table file's bytes: their length and CRC-32."""
@@ -33,10 +42,14 @@ class TableFiles:
     """The tables of one engine, ``<release>.json`` in ``directory``; the rows under the keys
     ``shared`` (lists of rows) are written once in the compact file ``compact``."""
 
-    def __init__(self, directory: Path, compact: Path, shared: tuple[str, ...]) -> None:
+    def __init__(self, directory: Path, compact: Path, shared: tuple[str, ...], flag_index: Path | None = None) -> None:
         self.directory = directory
         self.compact = compact
         self.shared = shared
+        #: the engine's flag index, if it ships one
+        self.flag_index = flag_index
+        self._index: dict[str, Any] | None = None
+        self._index_read = False
         #: how many tables were read (the first one is read from its own file)
         self.read_count = 0
         #: the compact file once read (None: missing or unreadable)
@@ -76,6 +89,57 @@ class TableFiles:
             except (OSError, ValueError):
                 self._compact = None
         return self._compact
+
+    def index(self) -> dict[str, Any] | None:
+        """The flag index as :meth:`index_of` wrote it, while it covers the releases of the tables
+        as they are (None: no index, unreadable, or stale)."""
+        if not self._index_read:
+            self._index_read = True
+            self._index = self._current_index()
+        return self._index
+
+    def _current_index(self) -> dict[str, Any] | None:
+        if self.flag_index is None:
+            return None
+        try:
+            index: dict[str, Any] = json.loads(self.flag_index.read_text(encoding="utf-8"))
+            sizes = {release: self.directory.joinpath(f"{release}.json").stat().st_size
+                     for release in self.releases()}
+        except (OSError, ValueError):
+            return None
+        # a size per table: reading every table's bytes to check them would cost what the index saves
+        if index.get("sizes") != sizes or index.get("releases") != list(self.releases()):
+            return None
+        return index
+
+    def index_of(self, readings: dict[str, ReleaseReading]) -> dict[str, Any]:
+        """The flag index of ``readings``: for each release, each option string's row of what
+        decides how a word naming it is read, the names a Python API launch may pass, and facts
+        about the release's parser. Each option is written as runs over the releases (oldest
+        first): ``[first, row]``, the row's number from that release on (None: not registered);
+        each name as its ``[first, end)`` ranges."""
+        releases = list(self.releases())
+        rows: list[dict[str, Any]] = []
+        numbers: dict[str, int] = {}
+        at: dict[str, list[int | None]] = {}
+        named: dict[str, list[bool]] = {}
+        for position, release in enumerate(releases):
+            options, names, _ = readings[release]
+            for option, row in options.items():
+                written = json.dumps(row, sort_keys=True)
+                if written not in numbers:
+                    numbers[written] = len(rows)
+                    rows.append(row)
+                at.setdefault(option, [None] * len(releases))[position] = numbers[written]
+            for name in names:
+                named.setdefault(name, [False] * len(releases))[position] = True
+        return {"about": f"derived from {self.directory.name}/*.json by 'python tools/regenerate.py'",
+                "releases": releases,
+                "sizes": {release: self.directory.joinpath(f"{release}.json").stat().st_size for release in releases},
+                "facts": [readings[release][2] for release in releases],
+                "rows": rows,
+                "options": {option: _runs(per_release) for option, per_release in sorted(at.items())},
+                "names": {name: _ranges(present) for name, present in sorted(named.items())}}
 
     def versions(self) -> list[str]:
         return [entry.name[: -len(".json")] for entry in self.directory.iterdir() if entry.name.endswith(".json")]
@@ -121,6 +185,44 @@ class TableFiles:
 
     def write(self) -> None:
         self.compact.write_text(json.dumps(self.compacted(), separators=(",", ":")) + "\n", encoding="utf-8")
+
+
+def index_releases(index: dict[str, Any]) -> list[tuple[str, dict[str, int], frozenset[str], dict[str, Any]]]:
+    """Each release of a flag index (as :meth:`TableFiles.index_of` writes it), oldest first: its
+    option strings with their row numbers, its names and its facts."""
+    releases: list[str] = index["releases"]
+    options: list[dict[str, int]] = [{} for _ in releases]
+    for option, runs in index["options"].items():
+        ends = [first for first, _ in runs[1:]] + [len(releases)]
+        for (first, number), end in zip(runs, ends, strict=True):
+            if number is not None:
+                for position in range(first, end):
+                    options[position][option] = number
+    names: list[set[str]] = [set() for _ in releases]
+    for name, ranges in index["names"].items():
+        for first, end in ranges:
+            for position in range(first, end):
+                names[position].add(name)
+    return [(release, options[position], frozenset(names[position]), index["facts"][position])
+            for position, release in enumerate(releases)]
+
+
+def _runs(values: list[int | None]) -> list[list[int | None]]:
+    found: list[list[int | None]] = []
+    for position, value in enumerate(values):
+        if not found or found[-1][1] != value:
+            found.append([position, value])
+    return found
+
+
+def _ranges(present: list[bool]) -> list[list[int]]:
+    found: list[list[int]] = []
+    for position, there in enumerate(present):
+        if there and found and found[-1][1] == position:
+            found[-1][1] = position + 1
+        elif there:
+            found.append([position, position + 1])
+    return found
 
 
 #: the engine modules whose tables are compacted (each builds its ``TABLE_FILES`` on this module)

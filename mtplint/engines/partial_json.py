@@ -84,8 +84,8 @@ def _replace_expansions(text: str) -> str | None:
 def _expansion_end(text: str, index: int) -> int:
     """Just past the expansion at ``index`` (``$NAME``, ``${...}``, ``$(...)``, backquotes), where
     the shell ends it: a ``)`` or ``}`` in quotes inside it does not close it."""
-    # the shell package is loaded only for a value holding an expansion (a compose file's run needs
-    # none of it: tests/test_startup.py)
+    # only JSON that holds an expansion gets here: importing the shell package (its interpreter and
+    # lexer, ~2 ms) for every vLLM launch would load it for a compose file or a manifest too
     from mtplint.extract.shell.scanning import skip_backticks, skip_braces, skip_parens
 
     if text[index] == "`":

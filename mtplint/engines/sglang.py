@@ -29,7 +29,7 @@ from mtplint.engines.argparse_model import (
     unrecognized_message,
     values_taken,
 )
-from mtplint.engines.compact import TableFiles
+from mtplint.engines.compact import TableFiles, index_releases
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import ModelInfo
@@ -41,9 +41,28 @@ from mtplint.versions import EngineVersion, compare
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Final
+    from collections.abc import Container, Mapping
+    from typing import Any, Final, Protocol
 
     from mtplint.catalogs import Catalogs
+    from mtplint.engines.compact import ReleaseReading
+
+    class _ReadsWords(Protocol):
+        """What reading a word needs of a release: its option strings and each one's action (a
+        :class:`FlagTable`, or a :class:`_IndexedRelease` made from the flag index)."""
+
+        @property
+        def version(self) -> str: ...
+
+        @property
+        def options(self) -> ParserOptions: ...
+
+        @property
+        def index(self) -> Mapping[str, Action]: ...
+
+        @property
+        def fields(self) -> Container[str]: ...
+
 
 # --- version boundaries (each checked in the release wheel named) ---------------------------------
 
@@ -183,7 +202,7 @@ def _action(row: dict[str, Any]) -> Action:
 
 #: the tables, read one by one or (from the second one a process needs) from one derived file
 TABLE_FILES = TableFiles(package_path("engines", "data", "sglang"), package_path("engines", "data", "sglang-tables.json"),
-                         ("actions", "fields"))
+                         ("actions", "fields"), package_path("engines", "data", "sglang-flags.json"))
 
 
 @cache
@@ -222,6 +241,64 @@ def _help_action() -> Action:
 def _shared_action(number: int) -> Action:
     """The action of a row several releases share (one for all their tables)."""
     return _action(TABLE_FILES.rows("actions")[number])
+
+
+def _reading_row(action: Action) -> dict[str, Any]:
+    """The parts of an action that decide how a word naming it is read (:func:`_word_reading`)."""
+    return {"kind": action.kind, "nargs": action.nargs, "type": action.type,
+            "choices": None if action.choices is None else list(action.choices), "const": action.const,
+            "deprecated": action.deprecated, "error_message": action.error_message}
+
+
+def flag_index() -> dict[str, Any]:
+    """The flag index of the tables as they are (``tools/regenerate.py`` writes it)."""
+    readings: dict[str, ReleaseReading] = {}
+    for release in TABLE_FILES.releases():
+        table = _table_of(release)
+        readings[release] = ({option: _reading_row(action) for option, action in table.index.items()},
+                             set(table.fields), {})
+    return TABLE_FILES.index_of(readings)
+
+
+class _IndexedRelease(Record):
+    """One release as the flag index tells it: its option strings, each with an action holding
+    only what decides how a word is read (no dest, default or help), and its field names."""
+
+    __slots__ = ("version", "options", "index", "fields")
+    version: str
+    options: ParserOptions
+    index: dict[str, Action]
+    fields: frozenset[str]
+
+    def __init__(self, version: str, index: dict[str, Action], fields: frozenset[str]) -> None:
+        self.version = version
+        self.index = index
+        self.options = ParserOptions(index)
+        self.fields = fields
+
+
+@cache
+def _indexed_releases() -> dict[str, _IndexedRelease] | None:
+    """Every release as the flag index tells it (None: no current index)."""
+    index = TABLE_FILES.index()
+    if index is None:
+        return None
+    actions = [Action((), "", row["kind"], row["nargs"], row["type"],
+                      None if row["choices"] is None else tuple(row["choices"]), None, row["const"], False,
+                      row["deprecated"], row["error_message"], "")
+               for row in index["rows"]]
+    return {release: _IndexedRelease(release, {option: actions[number] for option, number in options.items()}, names)
+            for release, options, names, _ in index_releases(index)}
+
+
+def _reading_release(version: str) -> _ReadsWords:
+    """The release ``version`` is read with, as far as reading words goes: from the flag index
+    (no table to load), or its table when there is no current index."""
+    indexed = _indexed_releases()
+    chosen = _table_version(version)
+    if indexed is None or chosen not in indexed:
+        return load_table(version)
+    return indexed[chosen]
 
 
 # --- words --------------------------------------------------------------------------------------
@@ -336,7 +413,7 @@ class _ParseState(Record):
         self.seen = seen if seen is not None else set()
 
 
-def _parse_optional(table: FlagTable, text: str) -> _Optional | None:
+def _parse_optional(table: _ReadsWords, text: str) -> _Optional | None:
     """The option ``text`` names with its glued value (``None``: a positional); raises for an
     ambiguous prefix."""
     found = table.options.parse_optional(text)
@@ -347,7 +424,7 @@ def _parse_optional(table: FlagTable, text: str) -> _Optional | None:
     return _Optional(table.index[found.option] if found.known else None, found.option, found.explicit)
 
 
-def _classify(table: FlagTable, word: Word) -> _Optional | None:
+def _classify(table: _ReadsWords, word: Word) -> _Optional | None:
     """Optional or positional; for a word with an unresolved part, judge by its literal head."""
     if word.resolved:
         return _parse_optional(table, word.text)
@@ -637,7 +714,7 @@ def _config_action_keys(table: FlagTable, generation: int) -> tuple[set[str], di
 # --- the engine -----------------------------------------------------------------------------------
 
 
-def _word_reading(table: FlagTable, word: Word) -> object:
+def _word_reading(table: _ReadsWords, word: Word) -> object:
     """How ``table`` classifies one word, for :meth:`SGLangEngine.flags_reading`."""
     try:
         found = _classify(table, word)
@@ -703,7 +780,8 @@ class SGLangEngine:
         return version  # every known version has a table of its own
 
     def flags_reading(self, launch: Launch, version: str) -> object | None:
-        table = load_table(version)
+        # an unpinned launch is read at every release: the flag index, not every release's table
+        table = _reading_release(version)
         words = _LAUNCH_WORDS.get(launch, _reading_words)
         if words is None:
             return None  # the serve pre-scan and the config merge depend on the release: only parsing tells

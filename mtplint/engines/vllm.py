@@ -38,7 +38,7 @@ from mtplint.engines.argparse_model import (
     unrecognized_message,
     values_taken,
 )
-from mtplint.engines.compact import TableFiles
+from mtplint.engines.compact import TableFiles, index_releases
 from mtplint.engines.partial_json import partial_object
 from mtplint.errors import reason
 from mtplint.extract import FileLoader
@@ -51,9 +51,31 @@ from mtplint.versions import EngineVersion, compare
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Container, Mapping
+    from typing import Any, Protocol
 
     from mtplint.catalogs import Catalogs
+    from mtplint.engines.compact import ReleaseReading
+
+    class _ReadsWords(Protocol):
+        """What reading a launch's words needs of a release (a :class:`FlagTable`, or an
+        :class:`_IndexedRelease` made from the flag index)."""
+
+        @property
+        def version(self) -> str: ...
+
+        @property
+        def options(self) -> ParserOptions: ...
+
+        @property
+        def by_option(self) -> Mapping[str, Flag]: ...
+
+        @property
+        def keywords(self) -> Container[str]: ...
+
+        @property
+        def has_positional(self) -> bool: ...
+
 
 # --- flag tables ----------------------------------------------------------------------------------
 
@@ -105,10 +127,14 @@ class FlagTable:
         #: the positional argument (the model tag)
         self.positional: Flag | None = next((flag for flag in flags if not flag.options), None)
 
+    @property
+    def has_positional(self) -> bool:
+        return self.positional is not None
+
 
 #: the tables, read one by one or (from the second one a process needs) from one derived file
 TABLE_FILES = TableFiles(package_path("engines", "data", "vllm"), package_path("engines", "data", "vllm-tables.json"),
-                         ("actions",))
+                         ("actions",), package_path("engines", "data", "vllm-flags.json"))
 
 
 @cache
@@ -137,6 +163,56 @@ def _table_of(chosen: str) -> FlagTable:
         flags = [_shared_flag(number) for entry, number in zip(entries, numbers["actions"], strict=True)
                  if entry["action"] != "exit"]
     return FlagTable(chosen, tuple(flags), bool(data.get("allow_abbrev", True)))
+
+
+def flag_index() -> dict[str, Any]:
+    """The flag index of the tables as they are (``tools/regenerate.py`` writes it): for each
+    option string what decides how a word naming it is read (:func:`_word_reading`)."""
+    readings: dict[str, ReleaseReading] = {}
+    for release in TABLE_FILES.releases():
+        table = _table_of(release)
+        readings[release] = ({option: {"action": flag.action, "nargs": flag.nargs}
+                              for option, flag in table.by_option.items()},
+                             set(table.keywords),
+                             {"allow_abbrev": table.allow_abbrev, "positional": table.has_positional})
+    return TABLE_FILES.index_of(readings)
+
+
+class _IndexedRelease:
+    """One release as the flag index tells it: its option strings, each with a flag holding only
+    what decides how a word is read (its action and arity), its keywords, and its parser's facts."""
+
+    __slots__ = ("by_option", "has_positional", "keywords", "options", "version")
+
+    def __init__(self, version: str, by_option: dict[str, Flag], keywords: frozenset[str],
+                 facts: dict[str, Any]) -> None:
+        self.version = version
+        self.by_option = by_option
+        self.options = ParserOptions(by_option, bool(facts["allow_abbrev"]))
+        self.keywords = keywords
+        self.has_positional = bool(facts["positional"])
+
+
+@cache
+def _indexed_releases() -> dict[str, _IndexedRelease] | None:
+    """Every release as the flag index tells it (None: no current index)."""
+    index = TABLE_FILES.index()
+    if index is None:
+        return None
+    flags = [Flag((), "", row["nargs"], row["action"], "str", None, None, frozenset()) for row in index["rows"]]
+    return {release: _IndexedRelease(release, {option: flags[number] for option, number in options.items()},
+                                     names, facts)
+            for release, options, names, facts in index_releases(index)}
+
+
+def _reading_release(version: str) -> _ReadsWords:
+    """The release ``version`` is read with, as far as reading words goes: from the flag index
+    (no table to load), or its table when there is no current index."""
+    indexed = _indexed_releases()
+    chosen = _table_version(version)
+    if indexed is None or chosen not in indexed:
+        return load_table(version)
+    return indexed[chosen]
 
 
 def _flag(entry: dict[str, Any]) -> Flag:
@@ -313,7 +389,7 @@ def _normalised(text: str) -> str:
     return "--" + key[2:].replace("_", "-") + (("=" + value) if has_value else "")
 
 
-def _word_reading(table: FlagTable, text: str) -> object:
+def _word_reading(table: _ReadsWords, text: str) -> object:
     """How ``table`` reads one known word, for :meth:`VllmEngine.flags_reading`."""
     found = table.options.parse_optional(text)
     if found is None:
@@ -366,8 +442,10 @@ class VllmEngine:
         return version  # every known version has a table of its own
 
     def flags_reading(self, launch: Launch, version: str) -> object | None:
-        table = load_table(version)
         words = _LAUNCH_WORDS.get(launch, _reading_words)
+        # an unpinned launch is read at every release: the flag index, not every release's table,
+        # unless the preprocessing (which needs the whole table) treats a word by release
+        table = load_table(version) if words is _NOT_PLAIN else _reading_release(version)
         if words is None:
             return None  # --config: the file's options are written per release (and looked up in its table)
         if launch.kwargs is not None:
@@ -379,6 +457,7 @@ class VllmEngine:
         # word is one that preprocessing treats by release, else those this release leaves
         preprocessed: object = "as written"
         if words is _NOT_PLAIN:
+            assert isinstance(table, FlagTable)
             run = _Run(launch, version, None, Parsed(), serve)
             argv = [Word(token.value, token.span, "explicit", token.unresolved)
                     for token in launch.args if not token.splat]
@@ -391,7 +470,7 @@ class VllmEngine:
         # _argparse rejects a word by whether each word is an option, which flag it sets (or that it
         # is ambiguous) and whether a value is glued to it; where it goes on depends only on the
         # flag's action and arity. The words and their spans are the same at both releases.
-        return (preprocessed, serve and table.positional is not None,
+        return (preprocessed, serve and table.has_positional,
                 *_WORD_READINGS.of(table.version, words, lambda text: _word_reading(table, text)))
 
     # .. parse ......................................................................................

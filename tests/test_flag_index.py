@@ -1,0 +1,154 @@
+"""The engines' flag indexes: an unpinned launch is narrowed across every release without reading
+every release's flag table, and an index reads each word as the release's own table does.
+
+Facts the tests rest on (the tables under ``mtplint/engines/data``): ``--attn-dp-size`` is
+registered from SGLang 0.5.22 on; 0.5.23 is SGLang's newest release with a table, 0.33.0 vLLM's.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from mtplint.engines import sglang, vllm
+from mtplint.engines.compact import TableFiles
+from mtplint.shipped import package_path
+
+EAGLE3_SCRIPT = """#!/usr/bin/env bash
+set -euo pipefail
+MODEL=${{MODEL:-Qwen/Qwen3-8B}}
+exec python3 -m sglang.launch_server --model-path "$MODEL" \\
+  --speculative-algorithm EAGLE3 \\
+  --speculative-draft-model-path Tengyunw/qwen3_8b_eagle3 \\
+  --speculative-num-steps 3 --speculative-eagle-topk 1 \\
+  --speculative-num-draft-tokens 4 --tp 2{extra} --port 30000
+"""
+
+# runs mtplint on the files named in argv and prints, as JSON, its report and the files under the
+# engines' data directory it opened (an audit hook sees every open)
+_OPENED = """
+import json, sys
+from pathlib import Path
+from mtplint.cli import main
+from mtplint.shipped import package_path
+
+data = str(package_path("engines", "data"))
+opened = []
+def audit(event, args):
+    if event == "open" and isinstance(args[0], str) and args[0].startswith(data):
+        opened.append(Path(args[0]).relative_to(data).as_posix())
+sys.addaudithook(audit)
+code = main(["inspect", "--format", "json", *sys.argv[1:]])
+print(json.dumps({"code": code, "opened": opened}))
+"""
+
+
+VLLM_SCRIPT = """#!/usr/bin/env bash
+set -euo pipefail
+exec vllm serve Qwen/Qwen3-8B \\
+  --speculative-config '{"method": "eagle3", "model": "Tengyunw/qwen3_8b_eagle3", "num_speculative_tokens": 3}' \\
+  --gpu-memory-utilization 0.9 --max-model-len 32768
+"""
+
+
+def _inspect_opening(tmp_path: Path, script: str) -> tuple[dict[str, object], list[str]]:
+    (tmp_path / "serve.sh").write_text(script, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", _OPENED, "serve.sh"], cwd=tmp_path, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    report_text, _, tail = done.stdout.rstrip("\n").rpartition("\n")
+    result = json.loads(tail)
+    assert result["code"] == 0
+    launch: dict[str, object] = json.loads(report_text)["launches"][0]
+    return launch, result["opened"]
+
+
+def test_an_unpinned_launch_reads_only_the_table_it_is_parsed_with(tmp_path: Path) -> None:
+    """No pin anywhere: every release is possible, and reading the launch at each of them takes
+    the flag index, not twenty tables."""
+    launch, opened = _inspect_opening(tmp_path, EAGLE3_SCRIPT.format(extra=""))
+    assert (launch["engine_version"], launch["version_source"]) == ("0.5.23", "assumed")
+    assert "possible_versions" not in launch  # no flag narrows it: any release may run it
+    tables = sorted(name for name in opened if name.startswith("sglang"))
+    assert tables == ["sglang-flags.json", "sglang/0.5.23.json"]
+
+
+def test_an_unpinned_vllm_launch_reads_only_the_table_it_is_parsed_with(tmp_path: Path) -> None:
+    launch, opened = _inspect_opening(tmp_path, VLLM_SCRIPT)
+    assert (launch["engine_version"], launch["version_source"]) == ("0.33.0", "assumed")
+    tables = sorted(name for name in opened if name.startswith("vllm") and not name.startswith("vllm/speculative/"))
+    assert tables == ["vllm-flags.json", "vllm/0.33.0.json"]
+
+
+def test_a_flag_that_narrows_reads_the_release_before_it(tmp_path: Path) -> None:
+    """A flag added in 0.5.22: the index tells the releases that read the launch alike apart from
+    the first that does not, and only that one is parsed to name the flag it rejects."""
+    launch, opened = _inspect_opening(tmp_path, EAGLE3_SCRIPT.format(extra=" --attn-dp-size 2"))
+    assert launch["possible_versions"] == {"min": "0.5.22", "below": None}
+    assert launch["version_evidence"] == [{"kind": "flag", "spec": ">=0.5.22", "origin": "serve.sh:8:43",
+                                           "detail": "`--attn-dp-size` is not accepted before sglang 0.5.22"}]
+    releases = sorted(name for name in opened if name.startswith("sglang/"))
+    assert releases == ["sglang/0.5.21.json", "sglang/0.5.23.json"]
+
+
+def _vocabulary() -> set[str]:
+    """Every option string of every release, some abbreviations of each, glued values, and words
+    argparse treats apart (a lone dash, a negative number, a one-letter switch with its value)."""
+    options = {option for release in sglang.table_versions() for option in sglang.load_table(release).index}
+    words = set(options)
+    for option in options:
+        words.update({option[:-1], option[: max(3, len(option) // 2)], f"{option}=fp8", f"{option}=2"})
+    return words | {"-", "--", "-1", "-0.5", "-x", "-hx", "--not-a-flag", "--not-a-flag=3", "--tp=x"}
+
+
+def test_the_vllm_index_reads_every_word_as_each_release_table_does() -> None:
+    tables = {release: vllm.load_table(release) for release in vllm.table_versions()}
+    options = {option for table in tables.values() for option in table.by_option}
+    words = set(options)
+    for option in options:
+        words.update({option[:-1], option[: max(3, len(option) // 2)], f"{option}=x", f"{option[:6]}=1"})
+    words |= {"-", "--", "-1", "-O", "-O3", "-x", "--not-a-flag"}
+    indexed = vllm._indexed_releases()
+    assert indexed is not None and list(indexed) == list(tables)
+    for release, view in indexed.items():
+        table = tables[release]
+        assert (view.keywords, view.has_positional, view.options.allow_abbrev) == (
+            table.keywords, table.has_positional, table.allow_abbrev), release
+        assert [word for word in sorted(words)
+                if vllm._word_reading(view, word) != vllm._word_reading(table, word)] == [], release
+
+
+def test_the_index_reads_every_word_as_each_release_table_does() -> None:
+    indexed = sglang._indexed_releases()
+    assert indexed is not None and list(indexed) == list(sglang.table_versions())
+    words = sorted(_vocabulary())
+    for release, view in indexed.items():
+        table = sglang.load_table(release)
+        assert view.fields == frozenset(table.fields), release
+        differ = [word for word in words
+                  if sglang._word_reading(view, sglang.Word(word, None))
+                  != sglang._word_reading(table, sglang.Word(word, None))]
+        assert differ == [], release
+
+
+def test_an_index_older_than_a_table_is_not_used(tmp_path: Path) -> None:
+    """A table regenerated without regenerating the index: the index is ignored (the tables are
+    read instead), as is a missing one."""
+    directory = tmp_path / "sglang"
+    shutil.copytree(package_path("engines", "data", "sglang"), directory)
+    index_path = tmp_path / "sglang-flags.json"
+    shutil.copy(package_path("engines", "data", "sglang-flags.json"), index_path)
+    assert TableFiles(directory, tmp_path / "none.json", ("actions",), index_path).index() is not None
+
+    newest = directory / "0.5.23.json"
+    table = json.loads(newest.read_text(encoding="utf-8"))
+    table["actions"].append({"options": ["--a-new-flag"], "dest": "a_new_flag"})
+    newest.write_text(json.dumps(table), encoding="utf-8")
+    stale = TableFiles(directory, tmp_path / "none.json", ("actions",), index_path)
+    assert stale.index() is None
+
+    missing = TableFiles(directory, tmp_path / "none.json", ("actions",), tmp_path / "absent.json")
+    assert missing.index() is None
