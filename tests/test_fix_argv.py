@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mtplint.checks import Edit
@@ -324,6 +324,8 @@ def test_each_word_knows_its_container(tmp_path: Path, name: str, text: str, val
 
 @settings(max_examples=400, deadline=None)
 @given(st.from_regex(r"[A-Za-z0-9_@%+=:,./-]{1,12}", fullmatch=True))
+@example("0._")  # YAML 1.1 reads it as the float 0.0
+@example("1_0")  # and this as the int 10
 def test_a_word_written_plain_loads_back_as_that_string(value: str) -> None:
     # PyYAML reads YAML 1.1 (booleans like `on`, base-60 numbers): stricter than compose-go's YAML 1.2
     if plain_yaml_ok(value):

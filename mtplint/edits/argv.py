@@ -34,6 +34,7 @@ from mtplint.edits.pyedit import deferred
 from mtplint.edits.substitution import substitutions
 from mtplint.edits.yamledit import quoted
 from mtplint.extract.yamlpos import YamlError, YNode, load_all
+from mtplint.pyyaml import yaml
 from mtplint.records import FrozenRecord
 from mtplint.source import SourceFile, Span, Token
 from mtplint.textpos import indentation, line_end, line_start, next_line_start
@@ -48,11 +49,12 @@ QUOTES = "\"'"
 #: text that is the same word in every container (shell bare word, YAML plain scalar, JSON or
 #: Python string body): what a fix may write without escaping
 _SAFE_WORD = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
-#: plain YAML scalars that would not load as strings (YAML 1.1 booleans/null, numbers)
-_YAML_NON_STRING = re.compile(
-    r"(?i:y|n|yes|no|true|false|on|off|null|~|=|[-+]?\.(?:inf|nan))|[-+]?(\d[\d_]*)?(\.\d*)?([eE][-+]?\d+)?"
-    r"|[-+]?0b[01_]+|[-+]?0x[0-9a-fA-F_]+|[-+]?0o?[0-7_]+|[-+]?\d[\d_]*(:[0-5]?\d)+(\.\d*)?"  # YAML 1.1 base 60
-    r"|\d{4}-\d\d?-\d\d?(?:[Tt].*)?")  # YAML 1.1 timestamps load as dates
+#: PyYAML's reading of a plain scalar (YAML 1.1, as the safe and C loaders resolve it): a word is
+#: written plain only when it loads back as a string
+_RESOLVER = yaml.resolver.Resolver()
+_STR_TAG = "tag:yaml.org,2002:str"
+#: YAML 1.1 booleans PyYAML reads as strings but go-yaml v2 (Kubernetes' sigs.k8s.io/yaml) does not
+_GO_YAML_BOOLEANS = frozenset({"y", "n"})
 
 
 # --- containers ------------------------------------------------------------------------------------
@@ -309,8 +311,14 @@ def plain_yaml_ok(value: str, flow: bool = False) -> bool:
         return False
     if re.fullmatch(r"--?[A-Za-z][\w.-]*", value):
         return True  # a flag: ``- --model`` is a string
-    return bool(_SAFE_WORD.fullmatch(value)) and not _YAML_NON_STRING.fullmatch(value) \
-        and not value.startswith(("-", ":", "@", "%", ",")) and not value.endswith(":")
+    return bool(_SAFE_WORD.fullmatch(value)) and not value.startswith(("-", ":", "@", "%", ",")) \
+        and not value.endswith(":") and value.lower() not in _GO_YAML_BOOLEANS and _loads_as_string(value)
+
+
+def _loads_as_string(plain: str) -> bool:
+    # types-PyYAML leaves Resolver.resolve unannotated
+    tag: str = _RESOLVER.resolve(yaml.ScalarNode, plain, (True, False))  # type: ignore[no-untyped-call]
+    return tag == _STR_TAG
 
 
 def sibling_quote(word: Word) -> str:
