@@ -114,7 +114,8 @@ def _add_check(commands: Any) -> None:
                        help="lint standard input as the content of PATH (an editor's unsaved buffer; PATH "
                             "need not exist); `-` as the path also reads standard input")
     check.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
-                       help="processes that lint files, this one included (default: 1 for fewer than 64 files, else one per CPU)")
+                       help="processes that lint files, this one included (default: 1, or one per idle CPU "
+                            "when many files need linting)")
     check.add_argument("--no-cache", action="store_true",
                        help="do not read or write the cache (.mtplint_cache, or $MTPLINT_CACHE_DIR)")
     fixing = check.add_argument_group("fixes")

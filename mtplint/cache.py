@@ -56,7 +56,7 @@ from mtplint.source import Diagnostic, Span
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
     from typing import Any
 
     from mtplint.checks.catalog import Rule
@@ -169,11 +169,11 @@ class Cache:
         """The result stored for ``key`` if its entry is intact and its dependencies unchanged; any
         other entry (missing, unreadable, damaged, of another shape) is a miss, replaced by :meth:`put`.
         ``catalog``: the rules of the run, by code (an entry names its findings' rules)."""
-        entry = _read_entry(self._path(key))
+        record = self.get_record(key)
         result = None
-        if entry is not None and self._still_valid(entry["deps"]):
+        if record is not None:
             try:
-                result = file_result_from(entry["record"], catalog)
+                result = file_result_from(record, catalog)
             except (KeyError, IndexError, TypeError, ValueError, AttributeError):
                 result = None  # written by another version of the entry's format, or not by mtplint
         if result is None:
@@ -182,6 +182,14 @@ class Cache:
         self.hits += 1
         return result
 
+    def get_record(self, key: str) -> dict[str, Any] | None:
+        """The JSON record of the entry for ``key``, if the entry is intact and its dependencies unchanged."""
+        entry = _read_entry(self._path(key))
+        if entry is None or not self._still_valid(entry["deps"]):
+            return None
+        record: dict[str, Any] = entry["record"]
+        return record
+
     def _still_valid(self, deps: dict[str, dict[str, str]]) -> bool:
         files, dirs = deps["files"], deps["dirs"]
         return (all(self.probe.file(path) == digest for path, digest in files.items())
@@ -189,13 +197,17 @@ class Cache:
 
     def put(self, key: str, result: FileResult, deps: Dependencies) -> None:
         """Write an entry (atomically: a concurrent run sees the old entry or the new, never half)."""
+        self.put_record(key, file_result_json(result), deps)
+
+    def put_record(self, key: str, record: dict[str, Any], deps: Dependencies) -> None:
+        """Write the entry of a JSON ``record`` (:meth:`put`)."""
         import tempfile  # only a miss writes (~2 ms of start-up for a run of hits)
 
         try:
             self.prepare()
             path = self._path(key)
             path.parent.mkdir(parents=True, exist_ok=True)
-            payload = json.dumps({"deps": {"files": deps.files, "dirs": deps.dirs}, "record": file_result_json(result)},
+            payload = json.dumps({"deps": {"files": deps.files, "dirs": deps.dirs}, "record": record},
                                  ensure_ascii=False,
                                  separators=(",", ":")).encode("utf-8", "surrogateescape")
             handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
@@ -247,6 +259,16 @@ def dependencies(path: Path, loader: RecordingLoader, group: RunGroup) -> Depend
     # files found by listing a directory (compose override files, version pins up to the root,
     # systemd drop-ins) appear or disappear without being asked for by name
     directories.update(probe.folders_up(os.path.dirname(os.path.abspath(path)), root))
+    return Dependencies(files, {name: probe.directory(name) for name in sorted(directories)})
+
+
+def files_dependencies(paths: Iterable[str], probe: Probe, root: Path) -> Dependencies:
+    """What a result worked out from the files at ``paths`` (absolute) depends on: their bytes, and
+    the listings of their folders and of those above them up to ``root``."""
+    files = {path: probe.file(path) for path in sorted(paths)}
+    directories: set[str] = set()
+    for path in files:
+        directories.update(probe.folders_up(os.path.dirname(path), root))
     return Dependencies(files, {name: probe.directory(name) for name in sorted(directories)})
 
 

@@ -49,9 +49,11 @@ from mtplint.pipeline import Result, unique_launches, worth_reading
 from mtplint.records import Record
 from mtplint.source import SourceFile
 
-#: below this many files to lint, worker processes cost more than they save (process start-up and
-#: imports are ~0.1 s per worker; one file takes ~1-5 ms): ``--jobs`` left to its default runs in-process
-PARALLEL_THRESHOLD = 64
+#: the work (files the prefilter passes, and their bytes) from which a second process pays for its
+#: start-up (a fork and the imports of the extractors, engines and rules, ~0.1-0.2 s) on an idle
+#: machine: a relevant file takes ~2-5 ms to analyse, so below this one process finishes first
+PARALLEL_RELEVANT_FILES = 400
+PARALLEL_RELEVANT_BYTES = 4 << 20
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -64,7 +66,7 @@ __all__ = ["META_RULES", "LintResult", "LintSettings", "assemble", "lint"]
 
 
 class LintResult(Record):
-    __slots__ = ("findings", "suppressed", "pipeline", "rules", "without_gpu")
+    __slots__ = ("findings", "suppressed", "pipeline", "rules", "without_gpu", "cache")
     findings: list[Finding]
     suppressed: list[Finding]
     pipeline: Result
@@ -72,6 +74,9 @@ class LintResult(Record):
     #: launches that rules needing the GPU did not check for want of its identity: how many, and
     #: those rules (:func:`mtplint.checks.mtp003.rules_without_gpu`), said once in the summary
     without_gpu: tuple[int, tuple[str, ...]]
+    #: the cache of a run with one configuration, for what the report works out from its findings
+    #: (:func:`mtplint.fix.verify.verified`)
+    cache: Cache | None
 
     def __init__(self, findings: list[Finding], suppressed: list[Finding], pipeline: Result,
                  rules: list[Rule], without_gpu: tuple[int, tuple[str, ...]] = (0, ())) -> None:
@@ -80,6 +85,7 @@ class LintResult(Record):
         self.pipeline = pipeline
         self.rules = rules
         self.without_gpu = without_gpu
+        self.cache = None
 
 
 def count_without_gpu(unchecked: Iterable[Sequence[str]], catalog: dict[str, Rule]) -> tuple[int, tuple[str, ...]]:
@@ -101,9 +107,24 @@ def cpu_count() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def default_jobs(files: int) -> int:
-    """One process for a few files (a pre-commit hook, an editor), one per CPU for a tree -- as ruff."""
-    return 1 if files < PARALLEL_THRESHOLD else cpu_count()
+def load_average() -> float:
+    """The run-queue length over the last minute (0 where the system does not say)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):  # pragma: no cover - not Unix
+        return 0.0
+
+
+def default_jobs(relevant_files: int, relevant_bytes: int, cpus: int, load: float) -> int:
+    """Processes for a run left to its default ``--jobs``: one unless the work is large enough that
+    more clearly win (:data:`PARALLEL_RELEVANT_FILES` files the prefilter passes, or
+    :data:`PARALLEL_RELEVANT_BYTES` of them), and then as many as the ``cpus`` this process may run
+    on leave idle under the ``load`` (one-minute load average): a second process on a CPU already
+    busy only shares it, and costs its start-up on top."""
+    if relevant_files < PARALLEL_RELEVANT_FILES and relevant_bytes < PARALLEL_RELEVANT_BYTES:
+        return 1
+    idle = int(cpus - load + 0.5)  # CPUs with nothing to run, a half-busy one counted as idle
+    return max(1, min(cpus, idle))
 
 
 def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = None, *,
@@ -112,7 +133,7 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
 
     ``loader``: one seeded with texts that stand for files (standard input for an unsaved buffer);
     such a run is linted in this process, without the cache. ``jobs``: processes (None: as many as
-    CPUs when there are enough files, :func:`default_jobs`); ``cache``: reuse and store per-file
+    idle CPUs when there is enough work, :func:`default_jobs`); ``cache``: reuse and store per-file
     results in the on-disk cache. Neither changes the findings or their order. ``progress``: counts
     of files and findings as they are linted (:mod:`mtplint.progress`).
 
@@ -127,15 +148,26 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
     work = filter(None, map(run.add, found))
     wanted = 1 if loader is not None else jobs
     taken: list[tuple[int, Candidate]] = []
-    if wanted is None or (wanted > 1 and not all(path.is_dir() for path in paths)):
-        # files are taken until the number of processes is decided: the run's worth of them when few
-        # (as ruff, one process for a pre-commit hook's handful), else as many as asked for
-        enough = PARALLEL_THRESHOLD if wanted is None else wanted
+    if wanted is None:
+        cpus, load = cpu_count(), load_average()
+        workers = 1
+        if default_jobs(PARALLEL_RELEVANT_FILES, PARALLEL_RELEVANT_BYTES, cpus, load) > 1:
+            # the machine has CPUs to spare: the files are prefiltered here until there is enough
+            # work for them (a file the prefilter rejects is done with then), or the walk ends
+            run.counting = True
+            for item in work:
+                taken.append(item)
+                if run.relevant_files >= PARALLEL_RELEVANT_FILES or run.relevant_bytes >= PARALLEL_RELEVANT_BYTES:
+                    break
+            run.counting = False
+            workers = default_jobs(run.relevant_files, run.relevant_bytes, cpus, load)
+    elif wanted > 1 and not all(path.is_dir() for path in paths):
+        # files named: no more processes than files to lint
         for item in work:
             taken.append(item)
-            if len(taken) >= enough:
+            if len(taken) >= wanted:
                 break
-        workers = default_jobs(len(taken)) if wanted is None else min(wanted, max(1, len(taken)))
+        workers = min(wanted, max(1, len(taken)))
     else:
         # a directory to walk: the workers start, and load what linting needs, while the walk begins
         workers = wanted
@@ -186,6 +218,11 @@ class _Run:
         self.candidate_groups: dict[str, int] = {}
         self.grouped = False
         self.display = FileLoader(settings.pipeline.root).display
+        #: the files to analyse found so far worth reading, and their bytes: what the default
+        #: ``--jobs`` is decided from (counted while :attr:`counting`, and for every cache miss)
+        self.counting = False
+        self.relevant_files = 0
+        self.relevant_bytes = 0
 
     def group(self, number: int) -> RunGroup:
         """A configuration group's settings, rules and cache, read the first time a file needs them."""
@@ -208,16 +245,17 @@ class _Run:
             # the file a finding sits in follows its own configuration (few runs have several)
             self.candidate_groups[self.display(candidate.path)] = number
         group = self.group(number)
-        if group.cache is not None:
-            known = self._cached(index, candidate, group.cache, group)
+        if group.cache is not None or self.counting:
+            known = self._known(index, candidate, group.cache, group)
             if known is not None:
                 self._keep(index, known, number)
                 return None
         return index, candidate
 
-    def _cached(self, index: int, candidate: Candidate, cache: Cache, group: RunGroup) -> FileResult | None:
-        """The file's result when the cache holds it, or when the prefilter skips the file (most
-        files of a tree: one byte search, less than reading an entry)."""
+    def _known(self, index: int, candidate: Candidate, cache: Cache | None, group: RunGroup) -> FileResult | None:
+        """The file's result when the prefilter skips it (most files of a tree: one byte search,
+        less than computing a cache key or reading an entry) or the cache holds it; else None, the
+        file counted as work to do."""
         try:
             data = self.run_loader.read_regular(candidate.path)[1]
         except OSError:
@@ -226,11 +264,16 @@ class _Run:
             return None  # not a regular file, or too large: reported by the analysis, every time
         if not worth_reading(data, candidate.kind):
             return quiet_result(1)
-        key = cache.key(f"{candidate.kind}\0{self.display(candidate.path)}\0{candidate.path}", data)
-        result = cache.get(key, group.catalog)
+        result = None
+        if cache is not None:
+            key = cache.key(f"{candidate.kind}\0{self.display(candidate.path)}\0{candidate.path}", data)
+            result = cache.get(key, group.catalog)
+            if result is None:
+                self.keys[index] = key
+                self.prefiltered.add(index)
         if result is None:
-            self.keys[index] = key
-            self.prefiltered.add(index)
+            self.relevant_files += 1
+            self.relevant_bytes += len(data)
         return result
 
     def analyse(self, index: int, candidate: Candidate) -> tuple[FileResult, Dependencies | None]:
@@ -266,9 +309,12 @@ class _Run:
         if grouped and tree is not None:
             self.group(len(tree.groups) - 1)  # every configuration the run read, as the report lists their rules
         self.kept.sort(key=lambda kept: kept[0])  # workers finish files out of the walk's order
-        return assemble([(result, number) for _, result, number in self.kept], self.groups, self.files_seen,
-                        self.files_skipped, tree if grouped else None, self.loader,
-                        self.candidate_groups if grouped else None)
+        result = assemble([(result, number) for _, result, number in self.kept], self.groups, self.files_seen,
+                          self.files_skipped, tree if grouped else None, self.loader,
+                          self.candidate_groups if grouped else None)
+        if not grouped and len(self.groups) == 1:
+            result.cache = self.groups[0].cache
+        return result
 
 
 def _open_cache(settings: LintSettings, rules: Sequence[Rule], catalog: dict[str, Rule]) -> Cache:

@@ -344,3 +344,58 @@ def test_a_cold_cached_run_opens_each_file_once(tmp_path: Path, monkeypatch: pyt
     linted = [str(path) for path in sorted(project.rglob("*")) if path.is_file() and ".mtplint_cache" not in path.parts]
     assert [opened.count(path) for path in linted] == [1] * len(linted)
     assert _check(project, "--jobs", "1") == (code, out, "")  # and their results stored
+
+
+def test_a_warm_run_parses_nothing_and_keys_only_the_files_worth_reading(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file with a valid entry is not extracted again, by the lint or by the check of its fixes;
+    a file the prefilter rejects gets no cache key at all (its bytes are searched, nothing more)."""
+    from mtplint import analysis
+    from mtplint.cache import Cache
+
+    project = tmp_path / "project"
+    project.mkdir()
+    for number in range(3):
+        (project / f"svc{number}").mkdir()
+        # a fix to check: MTP401, `deepseek_mtp` is a deprecated alias of `mtp`
+        (project / f"svc{number}" / "compose.yaml").write_text(
+            "services:\n  llm:\n    image: vllm/vllm-openai:${VLLM_TAG:-v0.11.0}\n    command: >\n      zai-org/GLM-4.6-FP8\n"
+            "      --speculative-config '{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 1}'\n"
+            "    env_file: ${ENV_FILE:-.env}\n")
+        (project / f"svc{number}" / ".env").write_text("HF_HOME=/models\n")
+    (project / "serve.sh").write_text(
+        "#!/usr/bin/env bash\nset -euo pipefail\nvllm serve Qwen/Qwen3-8B \\\n"
+        "  --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 1}' \\\n  --port 8000\n")
+    for number in range(20):
+        (project / f"job-{number:02}.sh").write_text("#!/usr/bin/env bash\nset -euo pipefail\nmake test\n")
+        (project / f"ci-{number:02}.yaml").write_text("steps:\n  - run: pytest -q\n")
+    cold = _check(project, "--jobs", "1")
+    assert cold[0] == 1 and '"MTP401"' in cold[1] and '"applicability": "safe"' in cold[1]
+
+    extracted: list[str] = []
+    keyed: list[str] = []
+    real_extract, real_key = analysis.extract_file, Cache.key
+
+    def extract_noted(candidate: Any, *args: Any) -> Any:
+        extracted.append(candidate.path.name)
+        return real_extract(candidate, *args)
+
+    def key_noted(cache: Cache, display: str, data: bytes) -> str:
+        keyed.append(display)
+        return real_key(cache, display, data)
+
+    monkeypatch.setattr(analysis, "extract_file", extract_noted)
+    monkeypatch.setattr(Cache, "key", key_noted)
+    warm = _check(project, "--jobs", "1")
+    assert warm == cold
+    assert extracted == []
+    linted = sorted(name.split("\0")[1] for name in keyed if not name.startswith("verified\0"))
+    assert linted == ["project/serve.sh", *(f"project/svc{number}/compose.yaml" for number in range(3))]
+    # the outcome of checking the fixes is one more entry, found by one key
+    assert sum(name.startswith("verified\0") for name in keyed) == 1
+
+    # a changed .env is a dependency of the compose entry and of the check of its fixes: both run again
+    (project / "svc1" / ".env").write_text("HF_HOME=/srv/models\n")
+    extracted.clear()
+    assert _check(project, "--jobs", "1") == cold
+    assert "compose.yaml" in extracted and "job-00.sh" not in extracted

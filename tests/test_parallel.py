@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import run_cli
 from tests.speedtree import build
+from tests.test_user_catalog import COMPOSE
 
 # `--jobs` worker processes, some killed on purpose: with the other timed tests, one at a time on one worker (tests/conftest.py)
 pytestmark = pytest.mark.xdist_group("timed")
@@ -85,11 +86,47 @@ def test_jobs_must_be_a_positive_number(tmp_path: Path) -> None:
     assert run_cli(["check", "-j", "many", str(tmp_path)])[0] == 2
 
 
-def test_default_jobs_follow_the_number_of_files() -> None:
-    from mtplint.lint import PARALLEL_THRESHOLD, cpu_count, default_jobs
+def test_default_jobs_follow_the_relevant_work_and_the_idle_cpus() -> None:
+    from mtplint.lint import PARALLEL_RELEVANT_BYTES, PARALLEL_RELEVANT_FILES, default_jobs
 
-    assert default_jobs(1) == 1
-    assert default_jobs(PARALLEL_THRESHOLD) == cpu_count()
+    few, small = PARALLEL_RELEVANT_FILES - 1, PARALLEL_RELEVANT_BYTES - 1
+    # a pre-commit hook's handful, or a large tree whose files the prefilter mostly skips: one process
+    assert default_jobs(few, small, cpus=8, load=0.0) == 1
+    # enough files, or a few large ones, on an idle machine: one process per CPU
+    assert default_jobs(PARALLEL_RELEVANT_FILES, small, cpus=2, load=0.05) == 2
+    assert default_jobs(3, PARALLEL_RELEVANT_BYTES, cpus=4, load=0.0) == 4
+    # a busy machine: only the CPUs left idle are used, never more than one when none is
+    assert default_jobs(5000, 50 << 20, cpus=8, load=5.8) == 2
+    assert default_jobs(5000, 50 << 20, cpus=2, load=1.2) == 1
+    assert default_jobs(5000, 50 << 20, cpus=2, load=3.7) == 1
+    assert default_jobs(5000, 50 << 20, cpus=1, load=0.0) == 1
+
+
+def test_default_jobs_prefilter_in_this_process_gives_the_same_output(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a machine with CPUs to spare, the default ``--jobs`` prefilters files in this process to
+    decide: files it rejects are not analysed again, and the output is the one of ``--jobs 1``."""
+    from mtplint import lint as lint_module
+
+    for number in range(6):
+        service = tmp_path / f"svc{number}"
+        service.mkdir()
+        (service / "compose.yaml").write_text(COMPOSE, encoding="utf-8")
+        (service / "ci.yaml").write_text("steps:\n  - run: make test\n", encoding="utf-8")
+    expected = run_cli(["check", "--isolated", "--no-cache", "--jobs", "1", "--output-format", "json", "."],
+                       cwd=tmp_path)
+    monkeypatch.setattr(lint_module, "load_average", lambda: 0.0)
+    monkeypatch.setattr(lint_module, "cpu_count", lambda: 2)
+    analysed: list[str] = []
+    real = lint_module.analyse_file
+
+    def counted(candidate: Any, *args: Any) -> Any:
+        analysed.append(candidate.path.name)
+        return real(candidate, *args)
+
+    monkeypatch.setattr(lint_module, "analyse_file", counted)
+    assert run_cli(["check", "--isolated", "--no-cache", "--output-format", "json", "."], cwd=tmp_path) == expected
+    assert sorted(set(analysed)) == ["compose.yaml"] and len(analysed) == 6
 
 
 def test_spawned_workers_know_the_configurations_gpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -88,7 +88,7 @@ class RejectedFix(FrozenRecord):
 class FixRun(Record):
     """The outcome of fixing: the new texts (nothing written yet) and what happened to each fix."""
 
-    __slots__ = ("originals", "texts", "applied", "rejected", "result", "initial", "passes", "converged")
+    __slots__ = ("originals", "texts", "applied", "rejected", "result", "initial", "passes", "converged", "read")
     #: every file that has a new text: its display name -> the file as first read from disk
     originals: dict[str, SourceFile]
     #: display name -> the fixed text (only files whose text changed)
@@ -102,6 +102,8 @@ class FixRun(Record):
     passes: int
     #: False when :data:`MAX_PASSES` ran out with fixes still applicable
     converged: bool
+    #: the real paths of the files the fixing read from disk (what its outcome depends on)
+    read: tuple[str, ...]
 
     def __init__(self, originals: dict[str, SourceFile], texts: dict[str, str], applied: list[AppliedFix],
                  rejected: list[RejectedFix], result: LintResult, initial: LintResult, passes: int = 0,
@@ -114,6 +116,7 @@ class FixRun(Record):
         self.initial = initial
         self.passes = passes
         self.converged = converged
+        self.read = ()
 
     def changed(self) -> list[tuple[SourceFile, str]]:
         """(file as read, new text) for each file a fix changed, in file-name order."""
@@ -619,6 +622,7 @@ def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = Fal
         if not applied_again:
             run.result = relint.shown(run.result)
             run.initial = relint.shown(run.initial)
+            run.read = tuple(relint.readers)
             return run
         # a fix that was applied and comes back must not be in what is written, nor anything built
         # on it: start again from the files as read, without it (each round refuses one more fix)

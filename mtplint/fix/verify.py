@@ -11,6 +11,7 @@ remains after its run.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -19,6 +20,9 @@ from mtplint.checks import Finding, Fix, applies
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
+    from mtplint.cache import Cache
     from mtplint.config import LintSettings
     from mtplint.fix.apply import FixRun, RejectedFix
 
@@ -52,10 +56,14 @@ def _reasons(rejected: Iterable[RejectedFix]) -> dict[tuple[str, str, str], str]
 def demote(findings: Sequence[Finding], refused: Sequence[Finding], rejected: Iterable[RejectedFix]) -> list[Finding]:
     """``findings`` with the fixes of the ``refused`` ones (the same objects) shown, not offered: a
     ``display-only`` fix whose message says why ``--fix`` does not apply it."""
+    return _shown_not_offered(findings, refused, _reasons(rejected))
+
+
+def _shown_not_offered(findings: Sequence[Finding], refused: Sequence[Finding],
+                       reasons: dict[tuple[str, str, str], str]) -> list[Finding]:
     if not refused:
         return list(findings)
     ids = {id(finding) for finding in refused}
-    reasons = _reasons(rejected)
     shown: list[Finding] = []
     for finding in findings:
         fix = finding.fix
@@ -69,23 +77,68 @@ def demote(findings: Sequence[Finding], refused: Sequence[Finding], rejected: It
     return shown
 
 
-def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool) -> list[Finding]:
+def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
+             cache: Cache | None = None) -> list[Finding]:
     """``findings`` of a ``check`` without ``--fix``, with every fix that ``--fix`` would refuse
     shown as not applied. The fixing runs over the files holding an applicable fix and the files
     its edits reach, not the whole tree: it costs what ``--diff`` on those files costs (a lint of
-    them and one of what each pass changes), and nothing when no fix applies."""
+    them and one of what each pass changes), and nothing when no fix applies. ``cache``: the run's
+    (:attr:`mtplint.lint.LintResult.cache`), which keeps which fixes were refused, and why, until
+    the settings, the findings offering fixes or a file the fixing read change."""
     from mtplint.edits.pyedit import edit_file
 
     files: set[str] = set()
+    offered: list[Finding] = []
     for finding in findings:
         if applies(finding.fix, unsafe) and finding.fix is not None:
+            offered.append(finding)
             files.add(finding.span.file)
             files.update(edit_file(edit) for edit in finding.fix.edits)
     if not files:
         return list(findings)
+    key = None
+    if cache is not None:
+        key = cache.key("verified\0" + json.dumps([unsafe, [_identity(finding) for finding in offered]]), b"")
+        stored = _refused_from(cache.get_record(key), offered)
+        if stored is not None:
+            return _shown_not_offered(findings, *stored)
     from mtplint.fix.apply import fix_project
 
     root = settings.pipeline.root
     paths = sorted(Path(name) if Path(name).is_absolute() else root / name for name in files)
     run = fix_project([path for path in paths if path.is_file()], settings, unsafe=unsafe)
-    return demote(findings, unapplied(findings, run, unsafe), run.rejected)
+    refused = unapplied(findings, run, unsafe)
+    reasons = _reasons(run.rejected)
+    if cache is not None and key is not None:
+        from mtplint.cache import files_dependencies
+
+        place = {id(finding): number for number, finding in enumerate(offered)}
+        record = {"refused": [[place[id(finding)], reasons.get(_key(finding))] for finding in refused]}
+        cache.put_record(key, record, files_dependencies(run.read, cache.probe, root))
+    return _shown_not_offered(findings, refused, reasons)
+
+
+def _identity(finding: Finding) -> list[object]:
+    span = finding.span
+    return [finding.code, span.file, span.start, span.end, finding.message]
+
+
+def _refused_from(record: dict[str, Any] | None, offered: Sequence[Finding]
+                  ) -> tuple[list[Finding], dict[tuple[str, str, str], str]] | None:
+    """The refused findings among ``offered``, and the reasons, from a cache record; None when
+    there is no record or it is not of that shape."""
+    if record is None:
+        return None
+    refused: list[Finding] = []
+    reasons: dict[tuple[str, str, str], str] = {}
+    try:
+        for place, reason in record["refused"]:
+            if type(place) is not int or not 0 <= place < len(offered) or not isinstance(reason, (str, type(None))):
+                return None
+            finding = offered[place]
+            refused.append(finding)
+            if reason is not None:
+                reasons.setdefault(_key(finding), reason)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return refused, reasons
