@@ -49,10 +49,12 @@ from mtplint.pipeline import Result, unique_launches, worth_reading
 from mtplint.records import Record
 from mtplint.source import SourceFile
 
-#: the work (files the prefilter passes, and their bytes) from which a second process pays for its
-#: start-up (a fork and the imports of the extractors, engines and rules, ~0.1-0.2 s) on an idle
-#: machine: a relevant file takes ~2-5 ms to analyse, so below this one process finishes first
-PARALLEL_RELEVANT_FILES = 400
+#: the work (files the prefilter passes, and their bytes) from which a second process clearly wins
+#: on an idle machine: a relevant file costs ~1 ms of a one-process run (walk and report included;
+#: 2,250 of the 10k-file bench tree's 5,970 candidates, 1.1 MB, take ~2.5 s), a worker ~0.1-0.2 s
+#: to start (a fork, the imports of the extractors, engines and rules); below this the saving is
+#: within that start-up and the noise of a shared machine
+PARALLEL_RELEVANT_FILES = 1000
 PARALLEL_RELEVANT_BYTES = 4 << 20
 
 TYPE_CHECKING = False
