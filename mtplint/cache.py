@@ -13,7 +13,9 @@ Linting a file also reads other files: ``.env``, compose override files, a ``--c
 script a unit starts, version pins up the tree. The entry lists each with the hash of its bytes
 (or "absent"), and the listing of every directory involved (a new ``compose.override.yaml`` or
 ``requirements.txt`` changes what is read); an entry is used only when all of them still match.
-A cache can therefore make a run faster, never different.
+A cache can therefore make a run faster, never different. ``check`` also keeps there which fixes
+``--fix`` would refuse, and why (:func:`mtplint.fix.verify.verified`): an entry keyed by the settings
+and the findings that offer a fix, depending on every file that fixing read.
 
 It also remembers which configurations and house-rule files passed their JSON schema
 (:class:`mtplint.cache_directory.ValidDocuments`), so a run does not import the validator for documents it has seen.
