@@ -88,7 +88,8 @@ def test_mtplint_finds_launches_and_no_malformed_files(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_runner_end_to_end(tmp_path: Path) -> None:
     output = tmp_path / "RESULTS.md"
-    result = subprocess.run([sys.executable, str(BENCH / "run.py"), "--sizes", "100", "200", "--pairs", "2",
+    # small trees: the runner takes the same paths at any size, and the larger sizes cost only time
+    result = subprocess.run([sys.executable, str(BENCH / "run.py"), "--sizes", "40", "80", "--pairs", "2",
                              "--peer-pairs", "1", "--file-pairs", "1", "--trees-dir", str(tmp_path / "trees"),
                              "--profile", "never", "--output", str(output)],
                             capture_output=True, text=True, timeout=600, check=False)
@@ -96,16 +97,16 @@ def test_runner_end_to_end(tmp_path: Path) -> None:
     report = output.read_text()
     assert "| measure | value | target | result |" in report
     rows = {line.split(" | ")[0].lstrip("| "): line for line in report.splitlines() if line.startswith("| ")}
-    # the 10k targets are not judged on a 200-file tree: the row says so instead of passing
-    warm = rows["1. warm cache / `--no-cache --jobs 1` (mixed 200)"]
+    # the 10k targets are not judged on an 80-file tree: the row says so instead of passing
+    warm = rows["1. warm cache / `--no-cache --jobs 1` (mixed 80)"]
     assert "IQR" in warm and "2 pairs" in warm and "n/a (" in warm and "the target is at 10,000" in warm
-    assert "n/a (" in rows["2. `--jobs 1` / honest floor (deploy 200)"]
-    for tree in ("mixed 100", "mixed 200", "deploy 100", "deploy 200"):  # every tree size, both trees
+    assert "n/a (" in rows["2. `--jobs 1` / honest floor (deploy 80)"]
+    for tree in ("mixed 40", "mixed 80", "deploy 40", "deploy 80"):  # every tree size, both trees
         jobs = rows[f"3. default jobs / `--jobs 1` ({tree})"]
         assert "<= 1x" in jobs and (" | PASS" in jobs or " | FAIL" in jobs)
-    scaling = rows["6. work(200) / work(100), mixed tree, `--jobs 1`"]
+    scaling = rows["6. work(80) / work(40), mixed tree, `--jobs 1`"]
     assert "<= 2.2x" in scaling and ("PASS" in scaling or "FAIL" in scaling)
-    assert "5. peak RSS, `--jobs 1` (mixed 200)" in rows
+    assert "5. peak RSS, `--jobs 1` (mixed 80)" in rows
     assert "one compose file: mtplint / `python -c pass`" in rows
     peers = {"yamllint": "4. one compose file: mtplint / yamllint", "shellcheck": "4. one shell script: mtplint / shellcheck",
              "hadolint": "4. one Dockerfile: mtplint / hadolint"}

@@ -245,7 +245,10 @@ def _snapshot_of_checkout(target: Path) -> Path:
 
 
 def _pre_commit(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never", "NO_COLOR": "1"}
+    # PIP_NO_COMPILE=0 is pip's `--no-compile` (pip reads a `--no-*` switch's variable as the value of
+    # what it negates): the hook's environment is not byte-compiled at install, only what the hook imports
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never", "NO_COLOR": "1",
+           "PIP_NO_COMPILE": "0"}
     return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=900)
 
