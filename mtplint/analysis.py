@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 
 from mtplint.boundary import guarded_rule, guarded_rules
-from mtplint.checks import UNDECIDED, predicate_for
+from mtplint.checks import REPORTED_BY_THE_RUN, UNDECIDED, predicate_for
 from mtplint.checks.catalog import Rule, load_catalog
 from mtplint.checks.selection import selected_rules
 from mtplint.checks.suppress import launch_end_line, may_hold_noqa
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     Shown = dict[str, list[Any]]
 
 #: rules about the input itself, produced by the run or by suppression handling, not by predicates
-META_RULES = ("MTP001", "MTP002", "MTP003")
+META_RULES = REPORTED_BY_THE_RUN
 
 
 class RunGroup:
