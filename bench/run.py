@@ -49,6 +49,7 @@ import pathspec
 BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 
+import before_after  # noqa: E402
 import generate  # noqa: E402
 
 #: skipped when walking a tree, as mtplint and the usual tools skip them
@@ -828,7 +829,9 @@ def _bench(args: argparse.Namespace, workdir: Path) -> int:
     report = _report(args, tools, results, scaling_series, one_series, chosen, rows, profile_text, load,
                      time.monotonic() - started)
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(report, encoding="utf-8")
+    # the before/after section of issue 23 comes from another harness (bench/before_after.py): kept
+    kept = before_after.kept_section(args.output.read_text(encoding="utf-8")) if args.output.exists() else ""
+    args.output.write_text(report + ("\n" + kept if kept else ""), encoding="utf-8")
     print(f"\nwrote {args.output}")
     return 0
 

@@ -31,6 +31,7 @@ def _load(name: str) -> ModuleType:
 generate = _load("generate")
 runner = _load("run")
 floor = _load("floor")
+before_after = _load("before_after")
 
 
 def test_generator_is_deterministic_and_has_the_requested_size() -> None:
@@ -120,7 +121,7 @@ def test_runner_end_to_end(tmp_path: Path) -> None:
     assert "| measure | value | target | result |" in result.stdout
 
 
-@pytest.mark.parametrize("name", ["generate", "run", "floor"])
+@pytest.mark.parametrize("name", ["generate", "run", "floor", "before_after"])
 def test_scripts_show_help(name: str) -> None:
     result = subprocess.run([sys.executable, str(BENCH / f"{name}.py"), "--help"], capture_output=True, text=True,
                             timeout=60, check=False)
@@ -264,3 +265,47 @@ def test_floor_parses_only_what_the_prefilter_passes(tmp_path: Path) -> None:
     assert counts["parsed systemd"] == 1  # a unit may start a script that holds the launch
     assert counts["read .env"] == 1
     assert "parsed yaml" not in counts  # values.yaml mentions no engine
+
+
+EARLIER_REPORT = """# mtplint benchmark results
+
+## Summary
+
+| measure | value | target | result |
+|---|---|---|---|
+| single file: mtplint / yamllint | {single} | <= 0.6x | {verdict} |
+| tree: 2 workers / 1 worker | 0.63x (per round: median 0.63x, 0.44-1.21x) | <= 0.65x | PASS |
+
+## All measurements
+
+| run | median wall (s) | min-max (s) | runs | max RSS (MB) |
+|---|---|---|---|---|
+| tree | 3.0 | 2.9-3.1 | 3 | 89 |
+"""
+
+
+def test_before_after_puts_the_two_summaries_side_by_side() -> None:
+    before = before_after.summary_rows(EARLIER_REPORT.format(single="0.57x", verdict="PASS"))
+    after = before_after.summary_rows(EARLIER_REPORT.format(single="0.71x", verdict="FAIL"))
+    assert [row["measure"] for row in before] == ["single file: mtplint / yamllint", "tree: 2 workers / 1 worker"]
+    lines = before_after.side_by_side(before, after)
+    assert lines[2] == "| single file: mtplint / yamllint | 0.57x | 0.71x | <= 0.6x | PASS | FAIL |"
+    section = before_after.section("241ed99", "abc1234", "241ed99", 10_000,
+                                   {"before": EARLIER_REPORT.format(single="0.57x", verdict="PASS"),
+                                    "after": EARLIER_REPORT.format(single="0.71x", verdict="FAIL")}, 600.0)
+    assert "Targets missed after: single file: mtplint / yamllint." in section
+
+
+def test_before_after_section_is_replaced_in_place_and_kept_by_a_rewrite() -> None:
+    first = before_after.section("241ed99", "abc1234", "241ed99", 1_000,
+                                 {"before": EARLIER_REPORT.format(single="0.57x", verdict="PASS"),
+                                  "after": EARLIER_REPORT.format(single="0.50x", verdict="PASS")}, 60.0)
+    results = before_after.replace_section("# mtplint benchmark results (issue 24)\n\nbody\n", first)
+    assert results.count(before_after.BEGIN) == 1 and "Every target of that harness holds after." in results
+    second = first.replace("0.50x", "0.52x")
+    replaced = before_after.replace_section(results, second)
+    assert replaced.count(before_after.BEGIN) == 1 and "0.52x" in replaced and "0.50x" not in replaced
+    assert replaced.startswith("# mtplint benchmark results (issue 24)")
+    # what bench/run.py appends to its fresh report
+    assert before_after.kept_section(replaced) == second
+    assert before_after.kept_section("no section here") == ""
