@@ -107,18 +107,26 @@ def _bench_generate() -> ModuleType:
 
 @pytest.fixture
 def spliced_tries(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
-    """Every try of the fixing checked against a whole re-assembly of the same records: each file's
-    problems, and the order of those assembled again. Notes (records assembled for the try, records
-    that say something) per try."""
+    """Every try of the fixing checked against the lint it stands for: each file's problems, and the
+    order of those assembled again, are those of the whole project assembled again after analysing
+    every record the change reaches afresh (none taken from an earlier try). Notes (records
+    assembled for the try, records that say something) per try."""
     tries: list[tuple[int, int]] = []
     real_again = ProjectLinter.again
 
     def again(linter: ProjectLinter, before: ProjectLint, texts: dict[str, SourceFile],
               changed: Any) -> ProjectLint:
+        changed = list(changed)
         assembled = linter.assembled
         linted = real_again(linter, before, texts, changed)
         part = linter.assembled - assembled
-        whole = problems(linted.result)
+        affected = linter.reaching([source.path for source in changed])
+        loader = linter._loader(texts)
+        records = list(before.records)
+        for index, record in zip(affected, linter._analyse(affected, loader), strict=True):
+            records[index] = record
+        whole = problems(linter._assemble(range(len(records)), records, loader))
+        assert problems(linted.result) == whole
         assert linted.by_file == problems_by_file(whole)
         assert linted.part == [item for item in whole if item[0][1] in linted.reassembled]
         assert before.problems_in(linted.reassembled) == [
@@ -218,19 +226,22 @@ def _context_rule(ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.report_finding("context", fix=Fix("safe", "Cap the context", [Edit(source.span(last.span.end), added)]))
 
 
-def test_each_try_of_fix_assembles_what_it_analyses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_try_of_fix_assembles_what_it_changes_and_analyses_each_text_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``--fix`` over 200 scripts, 8 of whose fixes are refused: the pass, the good fixes together,
-    the bad ones found among the rest -- each try assembles the records it analysed again (the
-    scripts read nothing of each other's), not the 200."""
+    the bad ones found among the rest -- each try assembles the records of the scripts it changes
+    (they read nothing of each other's), not the 200; and a script whose text a try has analysed
+    already (in the refused pass) is not analysed again."""
     monkeypatch.setattr("mtplint.checks.mtp102.check", _context_rule)
-    tries: list[tuple[int, int]] = []
+    tries: list[tuple[int, int, int]] = []
     real_again = ProjectLinter.again
 
     def again(linter: ProjectLinter, before: ProjectLint, texts: dict[str, SourceFile],
               changed: Any) -> ProjectLint:
+        changed = list(changed)
         analysed, assembled = linter.analysed, linter.assembled
         linted = real_again(linter, before, texts, changed)
-        tries.append((linter.analysed - analysed, linter.assembled - assembled))
+        tries.append((len(changed), linter.analysed - analysed, linter.assembled - assembled))
         return linted
 
     monkeypatch.setattr(relint.ProjectLinter, "again", again)
@@ -243,5 +254,7 @@ def test_each_try_of_fix_assembles_what_it_analyses(tmp_path: Path, monkeypatch:
     assert err.count("fix not applied (Cap the context): the result has a new finding") == len(bad)
     assert (tmp_path / "serve-000.sh").read_text().endswith("--enable-prefix-caching --max-model-len=4096\n")
     assert len(tries) > len(bad)
-    assert all(analysed == assembled for analysed, assembled in tries), tries
-    assert sum(assembled for _, assembled in tries) < 3 * scripts
+    assert all(changed == assembled for changed, _, assembled in tries), tries
+    assert sum(assembled for _, _, assembled in tries) < 3 * scripts
+    # the pass analyses every script's fixed text; its parts, tried after it, the same texts
+    assert sum(analysed for _, analysed, _ in tries) == scripts, tries

@@ -176,8 +176,12 @@ class ProjectLinter:
         #: real path of a file -> the records (indices into the candidates) that read it, at any
         #: point of the fixing: a record that no longer reads it is re-analysed for nothing, never missed
         self.readers: dict[str, set[int]] = {}
-        #: record -> the display names of the files it read (at any point of the fixing)
+        #: record -> the real paths, and the display names, of the files it read (at any point of the fixing)
+        self.reads: dict[int, set[str]] = {}
         self.read_names: dict[int, set[str]] = {}
+        #: records analysed together, reading none of the other records' files of their lint -> the
+        #: texts that stood for the files they read (real path -> text; None: the disk's), and their results
+        self._analyses: dict[tuple[int, ...], tuple[dict[str, str | None], list[FileResult]]] = {}
         self._real_paths: dict[str, str] = {}
         #: the loader of the first lint, whose answers about paths every later lint shares
         self._paths = RecordingLoader(self.root)
@@ -206,15 +210,11 @@ class ProjectLinter:
         standing for their files, where ``before`` was its lint with the ``changed`` files' previous
         texts. Only the records the change reaches are analysed again, and only those linked to them
         through the files they touch are assembled (see the module docstring)."""
-        loader = RecordingLoader(self.root)
-        # the file system's shape is asked once per fixing: each try has thousands of texts to seed
-        loader.share_paths(self._paths)
-        for source in texts.values():
-            loader.put(source)
         self.runs += 1
         affected = self.reaching([source.path for source in changed])
+        analysed, loader = self._analyse_again(affected, texts)
         records = list(before.records)
-        for index, record in zip(affected, self._analyse(affected, loader), strict=True):
+        for index, record in zip(affected, analysed, strict=True):
             records[index] = record
         together = self._linked(affected)
         files = frozenset(name for index in together for name in self.touched.get(index, ()))
@@ -227,6 +227,76 @@ class ProjectLinter:
 
         return ProjectLint(tuple(records), files_problems, whole, files, part)
 
+    def _loader(self, texts: dict[str, SourceFile]) -> RecordingLoader:
+        loader = RecordingLoader(self.root)
+        # the file system's shape is asked once per fixing: each try has thousands of texts to seed
+        loader.share_paths(self._paths)
+        for source in texts.values():
+            loader.put(source)
+        return loader
+
+    def _analyse_again(self, affected: list[int], texts: dict[str, SourceFile]) -> tuple[list[FileResult], RecordingLoader]:
+        """The results of the ``affected`` records (ascending) with ``texts`` standing for their
+        files, and the loader that read them. Records that read none of the other affected records'
+        files are analysed independently of them (what one analysis leaves in the loader for the
+        next -- compose services reported, version pins -- goes with the files both read); so a set
+        of such records whose files all have the texts of an earlier analysis of that very set is
+        not analysed again. It saves the second analysis of a refused try's innocent part: tried on
+        its own next, with the texts it had in the whole try."""
+        stands_for = {self._real(source.path): source.text for source in texts.values()}
+        known: dict[int, FileResult] = {}
+        for records in self._independent(affected):
+            earlier = self._same_analysis(records, stands_for)
+            if earlier is not None:
+                known.update(zip(records, earlier, strict=True))
+        loader = self._loader(texts)
+        fresh = [index for index in affected if index not in known]
+        results = dict(zip(fresh, self._analyse(fresh, loader), strict=True))
+        fresh_set = set(fresh)
+        if any(self.readers[path] & fresh_set for index in known for path in self.reads[index]):
+            # a new text made a record read the files of one taken as known: analysed together, as ever
+            known = {}
+            loader = self._loader(texts)
+            fresh = affected
+            results = dict(zip(fresh, self._analyse(fresh, loader), strict=True))
+        for records in self._independent(fresh):
+            read = {path for index in records for path in self.reads[index]}
+            self._analyses[tuple(records)] = ({path: stands_for.get(path) for path in read},
+                                             [results[index] for index in records])
+        return [known[index] if index in known else results[index] for index in affected], loader
+
+    def _independent(self, indices: list[int]) -> list[list[int]]:
+        """``indices`` (ascending) in sets (each ascending) that read none of each other's files,
+        in any lint of the fixing."""
+        parent = {index: index for index in indices}
+
+        def root(index: int) -> int:
+            while parent[index] != index:
+                parent[index] = parent[parent[index]]
+                index = parent[index]
+            return index
+
+        first_reader: dict[str, int] = {}
+        for index in indices:
+            for path in self.reads.get(index, ()):
+                other = first_reader.setdefault(path, index)
+                parent[root(index)] = root(other)
+        sets: dict[int, list[int]] = {}
+        for index in indices:
+            sets.setdefault(root(index), []).append(index)
+        return list(sets.values())
+
+    def _same_analysis(self, records: list[int], stands_for: dict[str, str]) -> list[FileResult] | None:
+        """The results of an earlier analysis of these ``records`` (and no others) when every file
+        they read then has the same text now."""
+        known = self._analyses.get(tuple(records))
+        if known is None:
+            return None
+        texts, results = known
+        if all(stands_for.get(path) == text for path, text in texts.items()):
+            return results
+        return None
+
     def _analyse(self, indices: Iterable[int], loader: RecordingLoader) -> list[FileResult]:
         """The results of the candidates at ``indices`` (ascending), read through ``loader``; notes
         what each read."""
@@ -237,8 +307,10 @@ class ProjectLinter:
             records.append(analyse_file(candidate, loader, group))
             self.analysed += 1
             read = [candidate.path, *map(Path, loader.requested)]
-            for path in read:
-                self.readers.setdefault(self._real(path), set()).add(index)
+            real = {self._real(path) for path in read}
+            self.reads.setdefault(index, set()).update(real)
+            for path in real:
+                self.readers.setdefault(path, set()).add(index)
             self.read_names.setdefault(index, set()).update(map(loader.display, read))
             files = touched(records[-1])
             self.touched.setdefault(index, set()).update(files)
