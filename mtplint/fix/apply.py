@@ -47,7 +47,7 @@ from mtplint.config import LintSettings
 from mtplint.edits.pyedit import resolved
 from mtplint.extract import FileLoader
 from mtplint.fix import apply_edits
-from mtplint.fix.relint import Problem, ProjectLint, ProjectLinter
+from mtplint.fix.relint import Problem, ProjectLint, ProjectLinter, linked_sets
 from mtplint.fix.scope import WriteScope
 from mtplint.lint import LintResult
 from mtplint.records import FrozenRecord, Record
@@ -542,29 +542,15 @@ def _parts(state: _State, group: Sequence[_Candidate], problems: Sequence[Proble
         paths = [source.path for source in map(state.source, {edit.span.file for edit in candidate.fix.edits})
                  if source is not None]
         reaches.append(relint.reach(paths) | {edit.span.file for edit in candidate.fix.edits})
-    # fixes whose reaches overlap may interact: one cluster (union-find over the files they reach)
-    cluster_of = list(range(len(group)))
-
-    def root(index: int) -> int:
-        while cluster_of[index] != index:
-            cluster_of[index] = cluster_of[cluster_of[index]]
-            index = cluster_of[index]
-        return index
-
-    first_reaching: dict[str, int] = {}
-    for index, reach in enumerate(reaches):
-        for name in reach:
-            other = first_reaching.setdefault(name, index)
-            cluster_of[root(index)] = root(other)
+    # fixes whose reaches overlap may interact: one cluster
+    clusters = linked_sets(range(len(group)), reaches.__getitem__)
     problem_files = {file for _, file, _, _ in problems}
     if all(any(file in reach for reach in reaches) for file in problem_files):
-        suspect_clusters = {root(index) for index, reach in enumerate(reaches) if reach & problem_files}
-        innocent = [candidate for index, candidate in enumerate(group) if root(index) not in suspect_clusters]
-        clusters: dict[int, list[_Candidate]] = {}
-        for index, candidate in enumerate(group):
-            if root(index) in suspect_clusters:
-                clusters.setdefault(root(index), []).append(candidate)
-        parts = [innocent, *clusters.values()] if innocent else list(clusters.values())
+        suspects = [cluster for cluster in clusters if any(reaches[index] & problem_files for index in cluster)]
+        suspected = {index for cluster in suspects for index in cluster}
+        innocent = [candidate for index, candidate in enumerate(group) if index not in suspected]
+        suspect_parts = [[group[index] for index in cluster] for cluster in suspects]
+        parts = [innocent, *suspect_parts] if innocent else suspect_parts
         if len(parts) > 1:
             return parts
     middle = len(group) // 2

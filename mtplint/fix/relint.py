@@ -98,6 +98,29 @@ def touched(record: FileResult) -> set[str]:
     return files
 
 
+def linked_sets(indices: Iterable[int], keys: Callable[[int], Iterable[str]]) -> list[list[int]]:
+    """``indices`` in the sets linked by sharing a key (``keys`` of each), each set in the order of
+    ``indices``, the sets in the order of their first index."""
+    parent: dict[int, int] = {}
+
+    def root(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    order = list(indices)
+    first_with: dict[str, int] = {}
+    for index in order:
+        parent[index] = index
+        for key in keys(index):
+            parent[root(index)] = root(first_with.setdefault(key, index))
+    sets: dict[int, list[int]] = {}
+    for index in order:
+        sets.setdefault(root(index), []).append(index)
+    return list(sets.values())
+
+
 class ProjectLint(Record):
     """The lint of the project's texts at one point of the fixing: each discovered file's result
     (in discovery order), what the assembly reports in each file, and the assembled result of the
@@ -266,25 +289,8 @@ class ProjectLinter:
         return [known[index] if index in known else results[index] for index in affected], loader
 
     def _independent(self, indices: list[int]) -> list[list[int]]:
-        """``indices`` (ascending) in sets (each ascending) that read none of each other's files,
-        in any lint of the fixing."""
-        parent = {index: index for index in indices}
-
-        def root(index: int) -> int:
-            while parent[index] != index:
-                parent[index] = parent[parent[index]]
-                index = parent[index]
-            return index
-
-        first_reader: dict[str, int] = {}
-        for index in indices:
-            for path in self.reads.get(index, ()):
-                other = first_reader.setdefault(path, index)
-                parent[root(index)] = root(other)
-        sets: dict[int, list[int]] = {}
-        for index in indices:
-            sets.setdefault(root(index), []).append(index)
-        return list(sets.values())
+        """``indices`` (ascending) in sets that read none of each other's files, in any lint of the fixing."""
+        return linked_sets(indices, lambda index: self.reads.get(index, ()))
 
     def _same_analysis(self, records: list[int], stands_for: dict[str, str]) -> list[FileResult] | None:
         """The results of an earlier analysis of these ``records`` (and no others) when every file
