@@ -47,7 +47,7 @@ from mtplint.config import LintSettings
 from mtplint.edits.pyedit import resolved
 from mtplint.extract import FileLoader
 from mtplint.fix import apply_edits
-from mtplint.fix.relint import ProjectLint, ProjectLinter
+from mtplint.fix.relint import Problem, ProjectLint, ProjectLinter, linked_sets
 from mtplint.fix.scope import WriteScope
 from mtplint.lint import LintResult
 from mtplint.records import FrozenRecord, Record
@@ -273,15 +273,13 @@ def conform_newlines(content: str, newline: str) -> str:
 class _State(Record):
     """The texts as they stand after the passes so far (changed files only), and their lint."""
 
-    __slots__ = ("texts", "lint", "disk", "_read", "_findings")
+    __slots__ = ("texts", "lint", "disk", "_read")
     texts: dict[str, SourceFile]
     lint: ProjectLint
     #: the files as first read, for the ones no fix has touched yet
     disk: FileLoader
     #: display name -> the file as first read
     _read: dict[str, SourceFile | None]
-    #: (code, file, message) -> the findings of the lint so saying, built when first asked
-    _findings: dict[tuple[str, str, str], list[Finding]] | None
 
     def __init__(self, texts: dict[str, SourceFile], lint: ProjectLint, disk: FileLoader,
                  read: dict[str, SourceFile | None] | None = None) -> None:
@@ -289,7 +287,6 @@ class _State(Record):
         self.lint = lint
         self.disk = disk
         self._read = read if read is not None else {}
-        self._findings = None
 
     @property
     def result(self) -> LintResult:
@@ -306,11 +303,8 @@ class _State(Record):
 
     def findings_saying(self, code: str, file: str, message: str) -> list[Finding]:
         """The findings of the current lint with this code, file and message, in order."""
-        if self._findings is None:
-            self._findings = {}
-            for finding in self.result.findings:
-                self._findings.setdefault((finding.code, finding.span.file, finding.message), []).append(finding)
-        return self._findings.get((code, file, message), [])
+        return [finding for finding in self.lint.findings_in([file])
+                if finding.code == code and finding.message == message]
 
     def moved_on(self, texts: dict[str, SourceFile], lint: ProjectLint) -> _State:
         return _State(texts, lint, self.disk, self._read)
@@ -367,31 +361,17 @@ def _back_mapper(edits: Sequence[Edit]) -> Callable[[int], int]:
     return mapped
 
 
-Problem = tuple[str, str, int, str]
-
-
-def _problems(result: LintResult) -> list[tuple[Problem, Finding | None]]:
-    """(code, file, offset, message) of everything a fix must not add: findings, MTP001 diagnostics
-    (also when MTP001 is not selected: an unparsable result is never acceptable), internal errors;
-    each with the finding it comes from."""
-    items: list[tuple[Problem, Finding | None]] = [
-        ((f.code, f.span.file, f.span.start, f.message), f) for f in result.findings]
-    items.extend((("MTP001", d.span.file, d.span.start, d.message), None)
-                 for d in result.pipeline.diagnostics if d.code == "MTP001")
-    items.extend((("internal", error.split(":", 1)[0], -1, error.split("\n", 1)[0]), None)
-                 for error in result.pipeline.internal_errors)
-    return items
-
-
-def _new_problems(before: LintResult, after: LintResult, edits: dict[str, list[Edit]],
-                  fixed: Sequence[Finding], unsafe: bool) -> list[Problem]:
-    """What ``after`` has that ``before`` had not. A problem is the same as one before when its
+def _new_problems(before: Sequence[tuple[Problem, Finding | None]], after: Sequence[tuple[Problem, Finding | None]],
+                  edits: dict[str, list[Edit]], fixed: Sequence[Finding], unsafe: bool) -> list[Problem]:
+    """What ``after`` has that ``before`` had not (the problems of two lints,
+    :func:`mtplint.fix.relint.problems`, in the files a change may have moved them in: the others'
+    are the same in both). A problem is the same as one before when its
     code, file, position (mapped back through the edits) and message match; or -- unless it is a
     finding a fix just applied was meant to remove -- its code, file and position, or its code, file
     and message (a message naming a value, a finding moved by an inserted line). Each problem before
     matches one after at most, the first in order of those that fit."""
     mappers = {name: _back_mapper(file_edits) for name, file_edits in edits.items()}
-    pool = _problems(before)
+    pool = before
     fixed_ids = {id(finding) for finding in fixed}
     meant_to_go = [finding is not None and id(finding) in fixed_ids for _, finding in pool]
     used = [False] * len(pool)
@@ -403,7 +383,7 @@ def _new_problems(before: LintResult, after: LintResult, edits: dict[str, list[E
         exactly.setdefault(problem, []).append(index)
         by_file.setdefault(problem[:2], []).append(index)
     added: list[Problem] = []
-    for problem, finding in _problems(after):
+    for problem, finding in after:
         if finding is not None and finding.severity == "info":
             # a note (MTP003: a check that could not run; MTP301 under the latency objective) is not damage:
             # turning speculation on, as MTP113's fix does, rightly makes "no GPU identity" appear
@@ -477,21 +457,23 @@ def _try(state: _State, chosen: Sequence[_Candidate], relint: ProjectLinter, uns
     texts = {**state.texts, **new_sources}
     linted = relint.again(state.lint, texts, new_sources.values())
     changed_edits = {name: applied[name] for name in new_sources}
-    added = _new_problems(state.result, linted.result, changed_edits, findings, unsafe)
-    added.extend(_still_there(findings, linted.result, changed_edits))
+    # only the files the new lint assembled again can differ from the previous one
+    added = _new_problems(state.lint.problems_in(linted.reassembled), linted.part, changed_edits, findings, unsafe)
+    added.extend(_still_there(findings, linted.findings_in({finding.span.file for finding in findings}),
+                              changed_edits))
     if added:
         return state, added
     return state.moved_on(texts, linted), []
 
 
-def _still_there(fixed: Sequence[Finding], after: LintResult, edits: dict[str, list[Edit]]) -> list[Problem]:
-    """The ``fixed`` findings that ``after`` still reports: same code, file and message, at the place
-    the finding was (mapped back through the edits). Such a fix does not do what it says, and a
-    second ``--fix`` would apply it again."""
+def _still_there(fixed: Sequence[Finding], after: Sequence[Finding], edits: dict[str, list[Edit]]) -> list[Problem]:
+    """The ``fixed`` findings that the findings ``after`` the fix (those of their files) still
+    report: same code, file and message, at the place the finding was (mapped back through the
+    edits). Such a fix does not do what it says, and a second ``--fix`` would apply it again."""
     mappers = {name: _back_mapper(file_edits) for name, file_edits in edits.items()}
     wanted = {(f.code, f.span.file, f.span.start, f.message) for f in fixed}
     remaining: list[Problem] = []
-    for finding in after.findings:
+    for finding in after:
         mapper = mappers.get(finding.span.file)
         start = mapper(finding.span.start) if mapper is not None else finding.span.start
         key = (finding.code, finding.span.file, start, finding.message)
@@ -560,29 +542,15 @@ def _parts(state: _State, group: Sequence[_Candidate], problems: Sequence[Proble
         paths = [source.path for source in map(state.source, {edit.span.file for edit in candidate.fix.edits})
                  if source is not None]
         reaches.append(relint.reach(paths) | {edit.span.file for edit in candidate.fix.edits})
-    # fixes whose reaches overlap may interact: one cluster (union-find over the files they reach)
-    cluster_of = list(range(len(group)))
-
-    def root(index: int) -> int:
-        while cluster_of[index] != index:
-            cluster_of[index] = cluster_of[cluster_of[index]]
-            index = cluster_of[index]
-        return index
-
-    first_reaching: dict[str, int] = {}
-    for index, reach in enumerate(reaches):
-        for name in reach:
-            other = first_reaching.setdefault(name, index)
-            cluster_of[root(index)] = root(other)
+    # fixes whose reaches overlap may interact: one cluster
+    clusters = linked_sets(range(len(group)), reaches.__getitem__)
     problem_files = {file for _, file, _, _ in problems}
     if all(any(file in reach for reach in reaches) for file in problem_files):
-        suspect_clusters = {root(index) for index, reach in enumerate(reaches) if reach & problem_files}
-        innocent = [candidate for index, candidate in enumerate(group) if root(index) not in suspect_clusters]
-        clusters: dict[int, list[_Candidate]] = {}
-        for index, candidate in enumerate(group):
-            if root(index) in suspect_clusters:
-                clusters.setdefault(root(index), []).append(candidate)
-        parts = [innocent, *clusters.values()] if innocent else list(clusters.values())
+        suspects = [cluster for cluster in clusters if any(reaches[index] & problem_files for index in cluster)]
+        suspected = {index for cluster in suspects for index in cluster}
+        innocent = [candidate for index, candidate in enumerate(group) if index not in suspected]
+        suspect_parts = [[group[index] for index in cluster] for cluster in suspects]
+        parts = [innocent, *suspect_parts] if innocent else suspect_parts
         if len(parts) > 1:
             return parts
     middle = len(group) // 2

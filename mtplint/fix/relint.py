@@ -19,41 +19,153 @@ What a record depends on, and why the set re-analysed is enough:
 
 Fixes only edit files that were read, and never create or delete one: the files discovered, and
 the directory listings the extraction looked at, stay as they were.
+
+Assembling the project after each try costs the whole tree too, so a try assembles only the records
+whose assembled findings it may change, and splices what they report, file by file, into the
+previous lint (:meth:`ProjectLinter.again`). Every step of :func:`mtplint.lint.assemble` that looks
+across records decides within one file:
+
+* :func:`mtplint.pipeline.unique_launches` compares launches by their key, which names the file
+  the launch is in;
+* one MTP001 per malformed file is keyed by file and offset; a specific rule supersedes a general
+  one, and a finding reached twice is reported once, on the same token of the same file;
+* suppressions: a ``noqa`` comment (and MTP002, "unused noqa") covers the findings of its own file,
+  ``per-file-ignores`` and the configuration governing a finding follow its file alone;
+* the final order sorts by file first.
+
+So the records that touch none of each other's files (:func:`touched`: where their launches,
+findings, diagnostics and internal errors are) assemble independently, and a file's findings are
+those of the assembly of the records touching it, together with everything linked to them through
+files they share. A try assembles that closure of the records it re-analyses (over the files each
+touched in any lint of the fixing, so it holds both before and after), and replaces the findings
+and problems of the files they touch; the other files' stay as they were. The lint of the whole
+project (:attr:`ProjectLint.result`) is assembled only when asked: once a pass, for its fixes, and
+for the outcome.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from mtplint.analysis import FileResult, RecordingLoader, RunGroup, analyse_file
+from mtplint.checks import Finding
 from mtplint.config import LintSettings
 from mtplint.discover import discover
 from mtplint.lint import LintResult, assemble
-from mtplint.records import FrozenRecord
+from mtplint.records import Record
 from mtplint.source import SourceFile
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Final
+#: (code, file, offset, message) of what a fix must not add
+Problem = tuple[str, str, int, str]
 
 
 #: the rules that report what the engine refuses (MTP509: any rejection no specific rule reports)
 ENGINE_REJECTIONS = ("MTP509",)
 
 
-class ProjectLint(FrozenRecord):
+def error_file(error: str) -> str:
+    """The file an internal error is about (the run writes ``file: what went wrong``)."""
+    return error.split(":", 1)[0]
+
+
+def problems(result: LintResult) -> list[tuple[Problem, Finding | None]]:
+    """(code, file, offset, message) of everything a fix must not add: findings, MTP001 diagnostics
+    (also when MTP001 is not selected: an unparsable result is never acceptable), internal errors;
+    each with the finding it comes from."""
+    items: list[tuple[Problem, Finding | None]] = [
+        ((f.code, f.span.file, f.span.start, f.message), f) for f in result.findings]
+    items.extend((("MTP001", d.span.file, d.span.start, d.message), None)
+                 for d in result.pipeline.diagnostics if d.code == "MTP001")
+    items.extend((("internal", error_file(error), -1, error.split("\n", 1)[0]), None)
+                 for error in result.pipeline.internal_errors)
+    return items
+
+
+def touched(record: FileResult) -> set[str]:
+    """The files (display names) where the assembly may put what ``record`` says, or take from
+    them what decides it: its launches' files, and those of its findings, diagnostics and internal
+    errors."""
+    files = {diagnostic.span.file for diagnostic in record.diagnostics}
+    files.update(map(error_file, record.errors))
+    for launch in record.launches:
+        files.add(launch.display)
+        if launch.span_key is not None:
+            files.add(launch.span_key[0])
+        files.update(finding.span.file for finding in launch.findings)
+        files.update(diagnostic.span.file for diagnostic in launch.diagnostics)
+    return files
+
+
+def linked_sets(indices: Iterable[int], keys: Callable[[int], Iterable[str]]) -> list[list[int]]:
+    """``indices`` in the sets linked by sharing a key (``keys`` of each), each set in the order of
+    ``indices``, the sets in the order of their first index."""
+    parent: dict[int, int] = {}
+
+    def root(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    order = list(indices)
+    first_with: dict[str, int] = {}
+    for index in order:
+        parent[index] = index
+        for key in keys(index):
+            parent[root(index)] = root(first_with.setdefault(key, index))
+    sets: dict[int, list[int]] = {}
+    for index in order:
+        sets.setdefault(root(index), []).append(index)
+    return list(sets.values())
+
+
+class ProjectLint(Record):
     """The lint of the project's texts at one point of the fixing: each discovered file's result
-    (in discovery order) and the assembled result."""
+    (in discovery order), what the assembly reports in each file, and the assembled result of the
+    whole project (built when first asked)."""
 
-    __slots__ = ("records", "result")
-    records: Final[tuple[FileResult, ...]]
-    result: Final[LintResult]
+    __slots__ = ("records", "by_file", "reassembled", "part", "_result")
+    records: tuple[FileResult, ...]
+    #: display name -> the problems (:func:`problems`) the assembled lint has in that file, in order
+    by_file: dict[str, list[tuple[Problem, Finding | None]]]
+    #: the files whose problems were assembled again for this lint (after the previous one)
+    reassembled: frozenset[str]
+    #: the problems of :attr:`reassembled`, in the order the whole project's lint has them
+    part: list[tuple[Problem, Finding | None]]
+    _result: LintResult | Callable[[], LintResult]
 
-    def __init__(self, records: tuple[FileResult, ...], result: LintResult) -> None:
+    def __init__(self, records: tuple[FileResult, ...], by_file: dict[str, list[tuple[Problem, Finding | None]]],
+                 result: LintResult | Callable[[], LintResult], reassembled: frozenset[str] = frozenset(),
+                 part: list[tuple[Problem, Finding | None]] | None = None) -> None:
         self.records = records
-        self.result = result
+        self.by_file = by_file
+        self.reassembled = reassembled
+        self.part = part if part is not None else []
+        self._result = result
+
+    @property
+    def result(self) -> LintResult:
+        if not isinstance(self._result, LintResult):
+            self._result = self._result()
+        return self._result
+
+    def problems_in(self, files: Iterable[str]) -> list[tuple[Problem, Finding | None]]:
+        """The problems in ``files``, by file name and then in the lint's order."""
+        return [item for name in sorted(set(files)) for item in self.by_file.get(name, ())]
+
+    def findings_in(self, files: Iterable[str]) -> list[Finding]:
+        """The findings in ``files``, in the lint's order (by file first)."""
+        return [finding for _, finding in self.problems_in(files) if finding is not None]
+
+
+def problems_by_file(items: Iterable[tuple[Problem, Finding | None]]) -> dict[str, list[tuple[Problem, Finding | None]]]:
+    """``items`` by the file each is in, in their order."""
+    files: dict[str, list[tuple[Problem, Finding | None]]] = {}
+    for item in items:
+        files.setdefault(item[0][1], []).append(item)
+    return files
 
 
 class ProjectLinter:
@@ -87,14 +199,23 @@ class ProjectLinter:
         #: real path of a file -> the records (indices into the candidates) that read it, at any
         #: point of the fixing: a record that no longer reads it is re-analysed for nothing, never missed
         self.readers: dict[str, set[int]] = {}
-        #: record -> the display names of the files it read (at any point of the fixing)
+        #: record -> the real paths, and the display names, of the files it read (at any point of the fixing)
+        self.reads: dict[int, set[str]] = {}
         self.read_names: dict[int, set[str]] = {}
+        #: records analysed together, reading none of the other records' files of their lint -> the
+        #: texts that stood for the files they read (real path -> text; None: the disk's), and their results
+        self._analyses: dict[tuple[int, ...], tuple[dict[str, str | None], list[FileResult]]] = {}
         self._real_paths: dict[str, str] = {}
         #: the loader of the first lint, whose answers about paths every later lint shares
         self._paths = RecordingLoader(self.root)
-        #: lints run (the first included), and records analysed, for the tests' accounting
+        #: record -> the files it touched (:func:`touched`) in any lint of the fixing, and the reverse
+        self.touched: dict[int, set[str]] = {}
+        self.touchers: dict[str, set[int]] = {}
+        #: lints run (the first included), records analysed, and records assembled (the whole
+        #: project's assemblies included), for the tests' accounting
         self.runs = 0
         self.analysed = 0
+        self.assembled = 0
 
     def first(self, buffers: Iterable[SourceFile] = ()) -> tuple[ProjectLint, RecordingLoader]:
         """The lint of the files as they are on disk (or as ``buffers`` stand for them), and the
@@ -102,23 +223,85 @@ class ProjectLinter:
         loader = self._paths = RecordingLoader(self.root)
         for source in buffers:
             loader.put(source)
+        self.runs += 1
         records = self._analyse(range(len(self.candidates)), loader)
-        return ProjectLint(tuple(records), self._assemble(records, loader)), loader
+        result = self._assemble(range(len(records)), records, loader)
+        return ProjectLint(tuple(records), problems_by_file(problems(result)), result), loader
 
     def again(self, before: ProjectLint, texts: dict[str, SourceFile], changed: Iterable[SourceFile]) -> ProjectLint:
         """The lint of the project with ``texts`` (every file whose text differs from the disk's)
         standing for their files, where ``before`` was its lint with the ``changed`` files' previous
-        texts."""
+        texts. Only the records the change reaches are analysed again, and only those linked to them
+        through the files they touch are assembled (see the module docstring)."""
+        self.runs += 1
+        affected = self.reaching([source.path for source in changed])
+        analysed, loader = self._analyse_again(affected, texts)
+        records = list(before.records)
+        for index, record in zip(affected, analysed, strict=True):
+            records[index] = record
+        together = self._linked(affected)
+        files = frozenset(name for index in together for name in self.touched.get(index, ()))
+        part = problems(self._assemble(together, records, loader))
+        files_problems = {name: items for name, items in before.by_file.items() if name not in files}
+        files_problems.update(problems_by_file(part))
+
+        def whole() -> LintResult:
+            return self._assemble(range(len(records)), records, loader)
+
+        return ProjectLint(tuple(records), files_problems, whole, files, part)
+
+    def _loader(self, texts: dict[str, SourceFile]) -> RecordingLoader:
         loader = RecordingLoader(self.root)
         # the file system's shape is asked once per fixing: each try has thousands of texts to seed
         loader.share_paths(self._paths)
         for source in texts.values():
             loader.put(source)
-        affected = self.reaching([source.path for source in changed])
-        records = list(before.records)
-        for index, record in zip(affected, self._analyse(affected, loader), strict=True):
-            records[index] = record
-        return ProjectLint(tuple(records), self._assemble(records, loader))
+        return loader
+
+    def _analyse_again(self, affected: list[int], texts: dict[str, SourceFile]) -> tuple[list[FileResult], RecordingLoader]:
+        """The results of the ``affected`` records (ascending) with ``texts`` standing for their
+        files, and the loader that read them. Records that read none of the other affected records'
+        files are analysed independently of them (what one analysis leaves in the loader for the
+        next -- compose services reported, version pins -- goes with the files both read); so a set
+        of such records whose files all have the texts of an earlier analysis of that very set is
+        not analysed again. It saves the second analysis of a refused try's innocent part: tried on
+        its own next, with the texts it had in the whole try."""
+        stands_for = {self._real(source.path): source.text for source in texts.values()}
+        known: dict[int, FileResult] = {}
+        for records in self._independent(affected):
+            earlier = self._same_analysis(records, stands_for)
+            if earlier is not None:
+                known.update(zip(records, earlier, strict=True))
+        loader = self._loader(texts)
+        fresh = [index for index in affected if index not in known]
+        results = dict(zip(fresh, self._analyse(fresh, loader), strict=True))
+        fresh_set = set(fresh)
+        if any(self.readers[path] & fresh_set for index in known for path in self.reads[index]):
+            # a new text made a record read the files of one taken as known: analysed together, as ever
+            known = {}
+            loader = self._loader(texts)
+            fresh = affected
+            results = dict(zip(fresh, self._analyse(fresh, loader), strict=True))
+        for records in self._independent(fresh):
+            read = {path for index in records for path in self.reads[index]}
+            self._analyses[tuple(records)] = ({path: stands_for.get(path) for path in read},
+                                             [results[index] for index in records])
+        return [known[index] if index in known else results[index] for index in affected], loader
+
+    def _independent(self, indices: list[int]) -> list[list[int]]:
+        """``indices`` (ascending) in sets that read none of each other's files, in any lint of the fixing."""
+        return linked_sets(indices, lambda index: self.reads.get(index, ()))
+
+    def _same_analysis(self, records: list[int], stands_for: dict[str, str]) -> list[FileResult] | None:
+        """The results of an earlier analysis of these ``records`` (and no others) when every file
+        they read then has the same text now."""
+        known = self._analyses.get(tuple(records))
+        if known is None:
+            return None
+        texts, results = known
+        if all(stands_for.get(path) == text for path, text in texts.items()):
+            return results
+        return None
 
     def _analyse(self, indices: Iterable[int], loader: RecordingLoader) -> list[FileResult]:
         """The results of the candidates at ``indices`` (ascending), read through ``loader``; notes
@@ -130,9 +313,15 @@ class ProjectLinter:
             records.append(analyse_file(candidate, loader, group))
             self.analysed += 1
             read = [candidate.path, *map(Path, loader.requested)]
-            for path in read:
-                self.readers.setdefault(self._real(path), set()).add(index)
+            real = {self._real(path) for path in read}
+            self.reads.setdefault(index, set()).update(real)
+            for path in real:
+                self.readers.setdefault(path, set()).add(index)
             self.read_names.setdefault(index, set()).update(map(loader.display, read))
+            files = touched(records[-1])
+            self.touched.setdefault(index, set()).update(files)
+            for name in files:
+                self.touchers.setdefault(name, set()).add(index)
         return records
 
     def shown(self, result: LintResult) -> LintResult:
@@ -143,11 +332,26 @@ class ProjectLinter:
                           [f for f in result.suppressed if f.code not in self.hidden_codes], result.pipeline,
                           result.rules)
 
-    def _assemble(self, records: list[FileResult], loader: RecordingLoader) -> LintResult:
-        self.runs += 1
-        return assemble(list(zip(records, [candidate.group for candidate in self.candidates], strict=True)),
-                        self.groups, len(records), sum(record.skipped for record in records), self.tree,
+    def _assemble(self, indices: Iterable[int], records: Sequence[FileResult], loader: RecordingLoader) -> LintResult:
+        """The assembly of the ``records`` at ``indices`` (ascending), as a run of those files."""
+        chosen = [(records[index], self.candidates[index].group) for index in indices]
+        self.assembled += len(chosen)
+        return assemble(chosen, self.groups, len(chosen), sum(record.skipped for record, _ in chosen), self.tree,
                         loader, self.candidate_groups)
+
+    def _linked(self, indices: Iterable[int]) -> list[int]:
+        """The records (ascending) linked to those at ``indices`` through the files they touched, at
+        any point of the fixing: what a change of those records may change the assembly of."""
+        linked = set(indices)
+        pending = list(linked)
+        seen: set[str] = set()
+        while pending:
+            for name in self.touched.get(pending.pop(), set()) - seen:
+                seen.add(name)
+                for index in self.touchers[name] - linked:
+                    linked.add(index)
+                    pending.append(index)
+        return sorted(linked)
 
     def reaching(self, changed: Iterable[Path]) -> list[int]:
         """The records (indices, ascending) a change of the ``changed`` files may change."""
