@@ -49,12 +49,14 @@ from mtplint.pipeline import Result, unique_launches, worth_reading
 from mtplint.records import Record
 from mtplint.source import SourceFile
 
-#: the work (files the prefilter passes, and their bytes) from which a second process clearly wins
-#: on an idle machine: a relevant file costs ~1 ms of a one-process run (walk and report included;
-#: 2,250 of the 10k-file bench tree's 5,970 candidates, 1.1 MB, take ~2.5 s), a worker ~0.1-0.2 s
-#: to start (a fork, the imports of the extractors, engines and rules); below this the saving is
-#: within that start-up and the noise of a shared machine
-PARALLEL_RELEVANT_FILES = 1000
+#: the work (files the prefilter passes, and their bytes) from which a second process wins on an
+#: idle machine. Measured on 2 CPUs (CPU time of each process, side by side with one process): a
+#: worker costs ~0.25 s of CPU to start and warm up (a fork, the imports of the extractors, engines
+#: and rules); on the benchmark's mixed 1k tree (217 relevant files, 0.8 s of CPU in one process)
+#: the busier of two processes still takes ~0.93 of one process's time, on its deployment-only 1k
+#: tree (750 files, 1.7 s) ~0.82: below some 500 files the saving is within the worker's start-up
+#: and the noise of a shared machine
+PARALLEL_RELEVANT_FILES = 500
 PARALLEL_RELEVANT_BYTES = 4 << 20
 #: files analysed between two times the run's loader forgets the texts and paths it holds: few
 #: enough that its memory does not grow with the tree, many enough that the files a directory's
@@ -65,6 +67,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from mtplint.analysis import Shown
     from mtplint.config import ConfigTree
     from mtplint.progress import Progress
 
@@ -235,6 +238,7 @@ class _Run:
         self.files_skipped = 0
         #: (place in the walk, result, configuration group) of each file that starts or says something
         self.kept: list[tuple[int, FileResult, int]] = []
+        self.texts = SharedTexts()
         #: the cache keys of the files whose results are not known yet
         self.keys: dict[int, str] = {}
         #: the files read for their cache key and found worth reading: not read or prefiltered again
@@ -338,6 +342,7 @@ class _Run:
             self.progress.add_done(result.finding_count())
         needed = needed_by_the_assembly(result)
         if needed is not None:
+            self.texts.share(needed)
             self.kept.append((index, needed, number))
 
     def assemble(self) -> LintResult:
@@ -370,6 +375,34 @@ def needed_by_the_assembly(result: FileResult) -> FileResult | None:
     if not (launches or result.diagnostics or result.errors):
         return None
     return FileResult(result.skipped, result.diagnostics, result.errors, launches, result.shown)
+
+
+class SharedTexts:
+    """One copy of each message and shown line the kept results repeat: a tree's copied launch
+    files give the same findings over and over (the benchmark's mixed 10k tree: 1,826 findings of
+    297 messages, 3,802 shown lines of 329), and every finding is kept until the assembly."""
+
+    __slots__ = ("_texts",)
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+
+    def share(self, result: FileResult) -> None:
+        """Make ``result``'s messages and shown lines the copies already kept (equal texts: no
+        output changes)."""
+        result.shown = self._shown(result.shown)
+        for launch in result.launches:
+            launch.shown = self._shown(launch.shown)
+            for finding in launch.findings:
+                finding.message = self._text(finding.message)
+
+    def _text(self, text: str) -> str:
+        return self._texts.setdefault(text, text)
+
+    def _shown(self, shown: Shown) -> Shown:
+        text = self._text
+        return {file: [count, {text(number): text(line) for number, line in around.items()}]
+                for file, (count, around) in shown.items()}
 
 
 def _open_cache(settings: LintSettings, rules: Sequence[Rule], catalog: dict[str, Rule]) -> Cache:

@@ -92,6 +92,10 @@ def test_default_jobs_follow_the_relevant_work_and_the_idle_cpus() -> None:
     few, small = PARALLEL_RELEVANT_FILES - 1, PARALLEL_RELEVANT_BYTES - 1
     # a pre-commit hook's handful, or a large tree whose files the prefilter mostly skips: one process
     assert default_jobs(few, small, cpus=8, others=0) == 1
+    # the benchmark's 1k trees on an idle machine: the mixed one's 217 relevant files are done before a
+    # worker pays off, the deployment-only one's 750 are not
+    assert default_jobs(217, 113_011, cpus=2, others=0) == 1
+    assert default_jobs(750, 385_877, cpus=2, others=0) == 2
     # enough files, or a few large ones, on an idle machine: one process per CPU
     assert default_jobs(PARALLEL_RELEVANT_FILES, small, cpus=2, others=0) == 2
     assert default_jobs(3, PARALLEL_RELEVANT_BYTES, cpus=4, others=0) == 4
