@@ -92,3 +92,22 @@ def test_a_run_that_forgets_its_files_after_each_one_reports_the_same(monkeypatc
     expected = run_cli(args, cwd=examples)
     monkeypatch.setattr(lint_module, "FORGET_EVERY", 1)
     assert run_cli(args, cwd=examples) == expected
+
+
+def test_a_worker_holds_no_text_of_a_chunk_it_finished(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``--jobs`` worker forgets what its loader read once a chunk is done, as the run does every
+    so many files: its memory does not grow with the tree either."""
+    from mtplint import parallel
+    from mtplint.analysis import RunGroup
+    from mtplint.config import LintSettings
+    from mtplint.pipeline import Options
+
+    tree = _tree(tmp_path, 3)
+    monkeypatch.setattr(parallel, "_worker", None)
+    parallel._start_worker(RunGroup(LintSettings(Options(tree), select=["MTP101"])), False)
+    chunk = [(str(path), "shell", False, 0) for path in sorted(tree.glob("*/*/serve.sh"))]
+    assert len(parallel._worker_chunk(chunk, {})) == 3
+    state = parallel._worker
+    assert state is not None
+    assert all(state.loader.peek(Path(path)) is None for path, *_ in chunk)
+    assert not state.loader.path_memos
