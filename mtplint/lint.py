@@ -274,6 +274,11 @@ class _Run:
         self.files_seen += 1
         if index % FORGET_EVERY == 0:
             self.names.forget_files()
+            for group in self.groups:
+                if group.probe is not None:
+                    group.probe.forget()
+                if group.cache is not None:
+                    group.cache.probe.forget()
         number = candidate.group
         self.grouped = self.grouped or number != 0
         if number != 0 or (self.tree is not None and self.tree.nested):

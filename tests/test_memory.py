@@ -111,3 +111,24 @@ def test_a_worker_holds_no_text_of_a_chunk_it_finished(tmp_path: Path, monkeypat
     assert state is not None
     assert all(state.loader.peek(Path(path)) is None for path, *_ in chunk)
     assert not state.loader.path_memos
+
+
+def test_a_cached_run_that_forgets_its_hashes_after_each_file_reports_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache's hashes of files and folders, forgotten every so many files, are worked out
+    again: a cold and a warm run still give the output of a run without the cache, and the warm
+    run's entries are all hits."""
+    from mtplint import lint as lint_module
+
+    tree = _tree(tmp_path / "tree", 6)
+    args = ["check", "--output-format", "json", *(arg for arg in ARGS if arg != "--no-cache"), "."]
+    expected = run_cli(["check", "--output-format", "json", *ARGS, "."], cwd=tree)
+    monkeypatch.setenv("MTPLINT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(lint_module, "FORGET_EVERY", 1)
+    assert run_cli(args, cwd=tree) == expected  # cold: every entry written
+    analysed: list[str] = []
+    real = lint_module.analyse_file
+    monkeypatch.setattr(lint_module, "analyse_file", lambda candidate, *rest: analysed.append(candidate.path.name)
+                        or real(candidate, *rest))
+    assert run_cli(args, cwd=tree) == expected  # warm
+    assert analysed == []
