@@ -16,9 +16,10 @@ each was obtained:
 So ``--jobs 1``, ``--jobs N`` and a cached run give the same output (tests/test_parallel.py,
 tests/test_cache.py). Files of several configurations (:class:`mtplint.config.ConfigTree`) are each
 analysed with their configuration's settings and assembled as one run
-(tests/test_config_hierarchy.py). Only the results of files that start or say something are kept
-until the assembly, without their launches' models: the files the prefilter skips (most of a tree)
-cost nothing once walked.
+(tests/test_config_hierarchy.py). Only what the assembly reads of the files that say something is
+kept until then (:func:`needed_by_the_assembly`), without their launches' models, and the texts
+the run read are forgotten every so many files (:data:`FORGET_EVERY`): the files the prefilter
+skips and the clean ones (most of a tree) cost nothing once walked (tests/test_memory.py).
 """
 
 from __future__ import annotations
