@@ -94,7 +94,7 @@ def package_fingerprint() -> str:
 
 
 class Probe:
-    """Hashes of files and directory listings, each computed once per run."""
+    """Hashes of files and directory listings, each computed once per run (or until :meth:`forget`)."""
 
     def __init__(self, cache: Path | None = None) -> None:
         self._files: dict[str, str] = {}
@@ -121,6 +121,14 @@ class Probe:
                 directory = directory.parent
             chain = self._folders_up[folder] = tuple(found)
         return chain
+
+    def forget(self) -> None:
+        """Forget the hashes and folders worked out so far (a run over a large tree does every so
+        many files, so that its memory does not grow with the tree): asked again, they are worked
+        out again from the disk, which is what each entry is checked against anyway."""
+        self._files.clear()
+        self._dirs.clear()
+        self._folders_up.clear()
 
     def file(self, path: str) -> str:
         if path not in self._files:

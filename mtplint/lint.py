@@ -16,9 +16,10 @@ each was obtained:
 So ``--jobs 1``, ``--jobs N`` and a cached run give the same output (tests/test_parallel.py,
 tests/test_cache.py). Files of several configurations (:class:`mtplint.config.ConfigTree`) are each
 analysed with their configuration's settings and assembled as one run
-(tests/test_config_hierarchy.py). Only the results of files that start or say something are kept
-until the assembly, without their launches' models: the files the prefilter skips (most of a tree)
-cost nothing once walked.
+(tests/test_config_hierarchy.py). Only what the assembly reads of the files that say something is
+kept until then (:func:`needed_by_the_assembly`), without their launches' models, and the texts
+the run read are forgotten every so many files (:data:`FORGET_EVERY`): the files the prefilter
+skips and the clean ones (most of a tree) cost nothing once walked (tests/test_memory.py).
 """
 
 from __future__ import annotations
@@ -49,18 +50,25 @@ from mtplint.pipeline import Result, unique_launches, worth_reading
 from mtplint.records import Record
 from mtplint.source import SourceFile
 
-#: the work (files the prefilter passes, and their bytes) from which a second process clearly wins
-#: on an idle machine: a relevant file costs ~1 ms of a one-process run (walk and report included;
-#: 2,250 of the 10k-file bench tree's 5,970 candidates, 1.1 MB, take ~2.5 s), a worker ~0.1-0.2 s
-#: to start (a fork, the imports of the extractors, engines and rules); below this the saving is
-#: within that start-up and the noise of a shared machine
-PARALLEL_RELEVANT_FILES = 1000
+#: the work (files the prefilter passes, and their bytes) from which a second process wins on an
+#: idle machine. Measured on 2 CPUs (CPU time of each process, side by side with one process): a
+#: worker costs ~0.25 s of CPU to start and warm up (a fork, the imports of the extractors, engines
+#: and rules); on the benchmark's mixed 1k tree (217 relevant files, 0.8 s of CPU in one process)
+#: the busier of two processes still takes ~0.93 of one process's time, on its deployment-only 1k
+#: tree (750 files, 1.7 s) ~0.82: below some 500 files the saving is within the worker's start-up
+#: and the noise of a shared machine
+PARALLEL_RELEVANT_FILES = 500
 PARALLEL_RELEVANT_BYTES = 4 << 20
+#: files analysed between two times the run's loader forgets the texts and paths it holds: few
+#: enough that its memory does not grow with the tree, many enough that the files a directory's
+#: launches share (its ``.env``, the script a unit starts, version pins) are seldom read twice
+FORGET_EVERY = 256
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from mtplint.analysis import Shown
     from mtplint.config import ConfigTree
     from mtplint.progress import Progress
 
@@ -117,15 +125,32 @@ def load_average() -> float:
         return 0.0
 
 
-def default_jobs(relevant_files: int, relevant_bytes: int, cpus: int, load: float) -> int:
+def others_running() -> float:
+    """How many other tasks want a CPU right now: the runnable count of ``/proc/loadavg`` (its
+    fourth field, ``running/total``, this process among the running), else the one-minute load
+    average. Not the load average where the kernel says more: a benchmark's or CI's previous
+    command keeps it up for a minute after it ended, on a machine now idle."""
+    try:
+        with open("/proc/loadavg", "rb") as status:
+            return others_in_loadavg(status.read())
+    except (OSError, ValueError, IndexError):
+        return load_average()
+
+
+def others_in_loadavg(text: bytes) -> int:
+    """The tasks running besides this one, from the text of ``/proc/loadavg`` (``0.43 1.00 0.80 2/345 12345``)."""
+    return max(0, int(text.split()[3].partition(b"/")[0]) - 1)
+
+
+def default_jobs(relevant_files: int, relevant_bytes: int, cpus: int, others: float) -> int:
     """Processes for a run left to its default ``--jobs``: one unless the work is large enough that
     more clearly win (:data:`PARALLEL_RELEVANT_FILES` files the prefilter passes, or
     :data:`PARALLEL_RELEVANT_BYTES` of them), and then as many as the ``cpus`` this process may run
-    on leave idle under the ``load`` (one-minute load average): a second process on a CPU already
-    busy only shares it, and costs its start-up on top."""
+    on leave idle with ``others`` tasks running (:func:`others_running`): a second process on a CPU
+    already busy only shares it, and costs its start-up on top."""
     if relevant_files < PARALLEL_RELEVANT_FILES and relevant_bytes < PARALLEL_RELEVANT_BYTES:
         return 1
-    idle = int(cpus - load + 0.5)  # CPUs with nothing to run, a half-busy one counted as idle
+    idle = int(cpus - others + 0.5)  # CPUs with nothing to run, a half-busy one counted as idle
     return max(1, min(cpus, idle))
 
 
@@ -151,9 +176,9 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
     wanted = 1 if loader is not None else jobs
     taken: list[tuple[int, Candidate]] = []
     if wanted is None:
-        cpus, load = cpu_count(), load_average()
+        cpus = cpu_count()
         workers = 1
-        if default_jobs(PARALLEL_RELEVANT_FILES, PARALLEL_RELEVANT_BYTES, cpus, load) > 1:
+        if default_jobs(PARALLEL_RELEVANT_FILES, PARALLEL_RELEVANT_BYTES, cpus, others_running()) > 1:
             # the machine has CPUs to spare: the files are prefiltered here until there is enough
             # work for them (a file the prefilter rejects is done with then), or the walk ends
             run.counting = True
@@ -162,7 +187,8 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
                 if run.relevant_files >= PARALLEL_RELEVANT_FILES or run.relevant_bytes >= PARALLEL_RELEVANT_BYTES:
                     break
             run.counting = False
-            workers = default_jobs(run.relevant_files, run.relevant_bytes, cpus, load)
+            # asked again: the CPUs idle when the workers would start, not when the walk began
+            workers = default_jobs(run.relevant_files, run.relevant_bytes, cpus, others_running())
     elif wanted > 1 and not all(path.is_dir() for path in paths):
         # files named: no more processes than files to lint
         for item in work:
@@ -213,13 +239,19 @@ class _Run:
         self.files_skipped = 0
         #: (place in the walk, result, configuration group) of each file that starts or says something
         self.kept: list[tuple[int, FileResult, int]] = []
+        self.texts = SharedTexts()
         #: the cache keys of the files whose results are not known yet
         self.keys: dict[int, str] = {}
         #: the files read for their cache key and found worth reading: not read or prefiltered again
         self.prefiltered: set[int] = set()
         self.candidate_groups: dict[str, int] = {}
         self.grouped = False
-        self.display = FileLoader(settings.pipeline.root).display
+        #: the loader that names files in cache keys (:meth:`_known`): a loader of its own, the
+        #: run's may be the caller's
+        self.names = FileLoader(settings.pipeline.root)
+        self.display = self.names.display
+        #: files analysed since the loaders last forgot what they hold (:data:`FORGET_EVERY`)
+        self.analysed = 0
         #: the files to analyse found so far worth reading, and their bytes: what the default
         #: ``--jobs`` is decided from (counted while :attr:`counting`, and for every cache miss)
         self.counting = False
@@ -241,6 +273,13 @@ class _Run:
         with the bytes read for the key), else the work to do."""
         index = self.files_seen
         self.files_seen += 1
+        if index % FORGET_EVERY == 0:
+            self.names.forget_files()
+            for group in self.groups:
+                if group.probe is not None:
+                    group.probe.forget()
+                if group.cache is not None:
+                    group.cache.probe.forget()
         number = candidate.group
         self.grouped = self.grouped or number != 0
         if number != 0 or (self.tree is not None and self.tree.nested):
@@ -284,9 +323,14 @@ class _Run:
         group = self.groups[number]
         # the loader keeps the bytes it read last: the cache key's, when the file is analysed next
         result = analyse_file(candidate, self.run_loader, group, index in self.prefiltered)
-        if not isinstance(self.run_loader, RecordingLoader):
-            return result, None
-        return result, dependencies(candidate.path, self.run_loader, group)
+        deps = dependencies(candidate.path, self.run_loader, group) if isinstance(self.run_loader, RecordingLoader) \
+            else None
+        self.analysed += 1
+        if self.analysed >= FORGET_EVERY:
+            self.analysed = 0
+            if self.loader is None:  # a caller's loader (seeded texts, a fix's) is theirs to keep
+                self.run_loader.forget_files()
+        return result, deps
 
     def take(self, index: int, number: int, result: FileResult, deps: Dependencies | None) -> None:
         """The result of the file at ``index`` in the walk, of configuration group ``number``."""
@@ -300,10 +344,12 @@ class _Run:
 
     def _keep(self, index: int, result: FileResult, number: int) -> None:
         self.files_skipped += result.skipped
-        if not result.quiet:
-            self.kept.append((index, result, number))
         if self.progress is not None:
             self.progress.add_done(result.finding_count())
+        needed = needed_by_the_assembly(result)
+        if needed is not None:
+            self.texts.share(needed)
+            self.kept.append((index, needed, number))
 
     def assemble(self) -> LintResult:
         tree = self.tree
@@ -317,6 +363,52 @@ class _Run:
         if not grouped and len(self.groups) == 1:
             result.cache = self.groups[0].cache
         return result
+
+
+def needed_by_the_assembly(result: FileResult) -> FileResult | None:
+    """What :func:`assemble` reads of a file's result: None when the file starts nothing or only
+    launches that say nothing, most of a tree's launch files, whose results are then not kept.
+
+    A launch says nothing when it has no finding or diagnostic, no rule left unchecked for want
+    of the GPU, no ``noqa`` comment to judge (MTP002), and was read from its own file: such a
+    reading is dropped when another file starts the same command, never the other way round."""
+    if result.quiet:
+        return None
+    launches = [launch for launch in result.launches
+                if launch.via_other or launch.findings or launch.diagnostics or launch.without_gpu or launch.noqa]
+    if len(launches) == len(result.launches):
+        return result
+    if not (launches or result.diagnostics or result.errors):
+        return None
+    return FileResult(result.skipped, result.diagnostics, result.errors, launches, result.shown)
+
+
+class SharedTexts:
+    """One copy of each message and shown line the kept results repeat: a tree's copied launch
+    files give the same findings over and over (the benchmark's mixed 10k tree: 1,826 findings of
+    297 messages, 3,802 shown lines of 329), and every finding is kept until the assembly."""
+
+    __slots__ = ("_texts",)
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+
+    def share(self, result: FileResult) -> None:
+        """Make ``result``'s messages and shown lines the copies already kept (equal texts: no
+        output changes)."""
+        result.shown = self._shown(result.shown)
+        for launch in result.launches:
+            launch.shown = self._shown(launch.shown)
+            for finding in launch.findings:
+                finding.message = self._text(finding.message)
+
+    def _text(self, text: str) -> str:
+        return self._texts.setdefault(text, text)
+
+    def _shown(self, shown: Shown) -> Shown:
+        text = self._text
+        return {file: [count, {text(number): text(line) for number, line in around.items()}]
+                for file, (count, around) in shown.items()}
 
 
 def _open_cache(settings: LintSettings, rules: Sequence[Rule], catalog: dict[str, Rule]) -> Cache:

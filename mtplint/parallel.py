@@ -157,6 +157,9 @@ def _worker_chunk(chunk: list[SentFile], new_groups: dict[int, tuple[LintSetting
         result = analyse_file(candidate, loader, group)
         deps = dependencies(candidate.path, loader, group) if isinstance(loader, RecordingLoader) else None
         done.append((_dumps(result), deps))
+    # what the loader holds of the chunk's files and folders: a worker's memory must not grow with
+    # the tree either (a chunk's files are neighbours, the next chunk's seldom share them)
+    loader.forget_files()
     return done
 
 

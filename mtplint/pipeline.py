@@ -301,9 +301,9 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
     engine = engine_for(launch.engine)
     hints = [*launch.version_hints]
     if loader.exists(launch.source.path):
-        memo: PinMemo | None = loader.memos.get(_PINS)
+        memo: PinMemo | None = loader.path_memos.get(_PINS)
         if memo is None:
-            memo = loader.memos[_PINS] = PinMemo()
+            memo = loader.path_memos[_PINS] = PinMemo()
         hints.extend(pins_near(launch.source.path, options.root, loader.load, memo, loader.real_path))
     version = resolve(launch.engine, engine.known_versions(), hints, options.engine_versions.get(launch.engine))
     hardware = hardware_for(launch, options)

@@ -91,15 +91,33 @@ def test_default_jobs_follow_the_relevant_work_and_the_idle_cpus() -> None:
 
     few, small = PARALLEL_RELEVANT_FILES - 1, PARALLEL_RELEVANT_BYTES - 1
     # a pre-commit hook's handful, or a large tree whose files the prefilter mostly skips: one process
-    assert default_jobs(few, small, cpus=8, load=0.0) == 1
+    assert default_jobs(few, small, cpus=8, others=0) == 1
+    # the benchmark's 1k trees on an idle machine: the mixed one's 217 relevant files are done before a
+    # worker pays off, the deployment-only one's 750 are not
+    assert default_jobs(217, 113_011, cpus=2, others=0) == 1
+    assert default_jobs(750, 385_877, cpus=2, others=0) == 2
     # enough files, or a few large ones, on an idle machine: one process per CPU
-    assert default_jobs(PARALLEL_RELEVANT_FILES, small, cpus=2, load=0.05) == 2
-    assert default_jobs(3, PARALLEL_RELEVANT_BYTES, cpus=4, load=0.0) == 4
+    assert default_jobs(PARALLEL_RELEVANT_FILES, small, cpus=2, others=0) == 2
+    assert default_jobs(3, PARALLEL_RELEVANT_BYTES, cpus=4, others=0) == 4
     # a busy machine: only the CPUs left idle are used, never more than one when none is
-    assert default_jobs(5000, 50 << 20, cpus=8, load=5.8) == 2
-    assert default_jobs(5000, 50 << 20, cpus=2, load=1.2) == 1
-    assert default_jobs(5000, 50 << 20, cpus=2, load=3.7) == 1
-    assert default_jobs(5000, 50 << 20, cpus=1, load=0.0) == 1
+    assert default_jobs(5000, 50 << 20, cpus=8, others=6) == 2
+    assert default_jobs(5000, 50 << 20, cpus=2, others=1) == 1
+    assert default_jobs(5000, 50 << 20, cpus=2, others=4) == 1
+    assert default_jobs(5000, 50 << 20, cpus=1, others=0) == 1
+    # the one-minute load average where the kernel says nothing of now
+    assert default_jobs(5000, 50 << 20, cpus=2, others=0.4) == 2
+    assert default_jobs(5000, 50 << 20, cpus=2, others=1.2) == 1
+
+
+def test_the_tasks_running_now_are_read_from_proc_loadavg_without_this_one() -> None:
+    """What the default ``--jobs`` counts as busy: the tasks runnable this instant (the fourth field
+    of ``/proc/loadavg``, this process among them), not the one-minute average that a previous run
+    of a benchmark or a CI job keeps up on a machine now idle."""
+    from mtplint.lint import others_in_loadavg
+
+    assert others_in_loadavg(b"1.00 0.62 0.30 1/345 12345\n") == 0  # just this process: the machine is idle
+    assert others_in_loadavg(b"0.00 0.00 0.00 3/345 12345\n") == 2
+    assert others_in_loadavg(b"0.00 0.00 0.00 0/345 12345\n") == 0
 
 
 def test_default_jobs_prefilter_in_this_process_gives_the_same_output(tmp_path: Path,
@@ -115,7 +133,7 @@ def test_default_jobs_prefilter_in_this_process_gives_the_same_output(tmp_path: 
         (service / "ci.yaml").write_text("steps:\n  - run: make test\n", encoding="utf-8")
     expected = run_cli(["check", "--isolated", "--no-cache", "--jobs", "1", "--output-format", "json", "."],
                        cwd=tmp_path)
-    monkeypatch.setattr(lint_module, "load_average", lambda: 0.0)
+    monkeypatch.setattr(lint_module, "others_running", lambda: 0)
     monkeypatch.setattr(lint_module, "cpu_count", lambda: 2)
     analysed: list[str] = []
     real = lint_module.analyse_file

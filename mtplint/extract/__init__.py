@@ -113,6 +113,9 @@ class FileLoader:
         self.parses = Parses()
         #: what a stage remembers for as long as the run (the loader) lives, by the stage's own key
         self.memos: dict[str, Any] = {}
+        #: what a stage works out from the files and directories it read (version pins up the tree),
+        #: by its own key: forgotten with them (:meth:`forget_files`)
+        self.path_memos: dict[str, Any] = {}
 
     def display(self, path: Path) -> str:
         shown = self._displays.get(path)
@@ -344,6 +347,19 @@ class FileLoader:
         self._plain_real_paths = other._plain_real_paths
         self._is_file = other._is_file
         self._listings = other._listings
+
+    def forget_files(self) -> None:
+        """Forget the texts read and the answers about paths and directories, as a new loader
+        would not know them (a run over a large tree calls this every so many files, so that its
+        memory does not grow with the tree). What is asked again is read again; a loader seeded
+        with texts that stand for files (:meth:`put`) keeps everything. :attr:`memos` stay: what
+        the run has reported, not a view of files."""
+        if self.seeded:
+            return
+        # cleared, not replaced: loaders that share these answers (:meth:`share_paths`) keep sharing them
+        for remembered in (self._cache, self._by_display, self._keys, self._directories, self._displays,
+                           self._plain_real_paths, self._is_file, self._listings, self.path_memos):
+            remembered.clear()
 
     def put(self, source: SourceFile) -> None:
         self.seeded = True

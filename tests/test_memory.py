@@ -1,0 +1,134 @@
+"""A run's memory does not grow with the files that say nothing (issue 24: peak RSS at 100k files
+within 20% of 10k): a file the prefilter skips, or whose launches are clean, costs nothing once
+linted, and the run's loader does not hold every text it read."""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli, write_files
+
+#: a launch with no finding under ARGS
+CLEAN = """#!/usr/bin/env bash
+exec vllm serve Qwen/Qwen3.6-27B \\
+  --kv-cache-dtype fp8_e5m2 \\
+  --speculative-config '{"method": "mtp", "num_speculative_tokens": 2}' \\
+  --no-enable-prefix-caching
+"""
+DIRTY = CLEAN.replace("fp8_e5m2", "turboquant_4bit_nc")
+ARGS = ["--isolated", "--engine-version", "vllm=0.30.0", "--select", "MTP101", "--no-cache", "--jobs", "1"]
+
+
+def _tree(root: Path, services: int) -> Path:
+    """``services`` folders, each with a clean launch script and a YAML file the prefilter skips,
+    and one folder whose script has a finding. Twenty folders to a team's folder: the walk holds
+    the listing of each folder it is in, which grows with the folder, not with the tree."""
+    files: dict[str, str] = {"bad/serve.sh": DIRTY}
+    for number in range(services):
+        folder = f"team{number // 20:02}/svc{number:04}"
+        files[f"{folder}/serve.sh"] = CLEAN
+        files[f"{folder}/ci.yaml"] = f"steps:\n  - run: make test-{number}\n"
+    return write_files(root, files)
+
+
+def _peak(tree: Path) -> tuple[int, str]:
+    """The peak of the memory a ``check`` of ``tree`` allocated (bytes), and its output."""
+    tracemalloc.start()
+    try:
+        code, out, _ = run_cli(["check", "--output-format", "json", *ARGS, "."], cwd=tree)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == 1
+    return peak, out
+
+
+def test_clean_and_skipped_files_cost_no_memory_per_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mtplint import lint as lint_module
+
+    # the loader forgets what it holds every 16 files, so both trees pass that point many times
+    monkeypatch.setattr(lint_module, "FORGET_EVERY", 16)
+    small, large = _tree(tmp_path / "small", 40), _tree(tmp_path / "large", 200)
+    _peak(small)  # the first run imports the extractors, engines and rules
+    small_peak, small_out = _peak(small)
+    large_peak, large_out = _peak(large)
+    assert json.loads(small_out) == json.loads(large_out)  # the one finding, in bad/serve.sh
+    per_file = (large_peak - small_peak) / ((200 - 40) * 2)
+    # a launch script's text, its parse and its result are some kilobytes: none of it may stay
+    assert per_file < 200, f"{per_file:.0f} bytes per file"
+
+
+def test_a_clean_launch_is_not_kept_for_the_assembly() -> None:
+    from mtplint.analysis import FileResult, LaunchResult
+    from mtplint.lint import needed_by_the_assembly
+
+    def launch(**said: object) -> LaunchResult:
+        item = LaunchResult(("serve.sh", 0), "script", False, "/tree/serve.sh", None, False, ("serve.sh", 0))
+        for name, value in said.items():
+            setattr(item, name, value)
+        return item
+
+    assert needed_by_the_assembly(FileResult(launches=[launch()])) is None
+    # what the assembly needs: a launch another file starts (it drops the script's own reading), a
+    # rule left unchecked for want of the GPU (counted in the summary), a noqa comment (MTP002)
+    for said in ({"via_other": True}, {"without_gpu": ["MTP201"]}, {"noqa": True}):
+        kept = needed_by_the_assembly(FileResult(launches=[launch(), launch(**said)]))
+        assert kept is not None and [item.display for item in kept.launches] == ["serve.sh"]
+        assert len(kept.launches) == 1
+    diagnosed = FileResult(errors=["serve.sh: does not exist"], launches=[launch()])
+    assert needed_by_the_assembly(diagnosed) == FileResult(errors=["serve.sh: does not exist"])
+
+
+def test_a_run_that_forgets_its_files_after_each_one_reports_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loader forgetting the texts and paths it read changes no finding, no frame, no order."""
+    from mtplint import lint as lint_module
+
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    args = ["check", "--exit-zero", "--no-cache", "--jobs", "1", "--output-format", "full", "."]
+    expected = run_cli(args, cwd=examples)
+    monkeypatch.setattr(lint_module, "FORGET_EVERY", 1)
+    assert run_cli(args, cwd=examples) == expected
+
+
+def test_a_worker_holds_no_text_of_a_chunk_it_finished(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``--jobs`` worker forgets what its loader read once a chunk is done, as the run does every
+    so many files: its memory does not grow with the tree either."""
+    from mtplint import parallel
+    from mtplint.analysis import RunGroup
+    from mtplint.config import LintSettings
+    from mtplint.pipeline import Options
+
+    tree = _tree(tmp_path, 3)
+    monkeypatch.setattr(parallel, "_worker", None)
+    parallel._start_worker(RunGroup(LintSettings(Options(tree), select=["MTP101"])), False)
+    chunk = [(str(path), "shell", False, 0) for path in sorted(tree.glob("*/*/serve.sh"))]
+    assert len(parallel._worker_chunk(chunk, {})) == 3
+    state = parallel._worker
+    assert state is not None
+    assert all(state.loader.peek(Path(path)) is None for path, *_ in chunk)
+    assert not state.loader.path_memos
+
+
+def test_a_cached_run_that_forgets_its_hashes_after_each_file_reports_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache's hashes of files and folders, forgotten every so many files, are worked out
+    again: a cold and a warm run still give the output of a run without the cache, and the warm
+    run's entries are all hits."""
+    from mtplint import lint as lint_module
+
+    tree = _tree(tmp_path / "tree", 6)
+    args = ["check", "--output-format", "json", *(arg for arg in ARGS if arg != "--no-cache"), "."]
+    expected = run_cli(["check", "--output-format", "json", *ARGS, "."], cwd=tree)
+    monkeypatch.setenv("MTPLINT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(lint_module, "FORGET_EVERY", 1)
+    assert run_cli(args, cwd=tree) == expected  # cold: every entry written
+    analysed: list[str] = []
+    real = lint_module.analyse_file
+    monkeypatch.setattr(lint_module, "analyse_file", lambda candidate, *rest: analysed.append(candidate.path.name)
+                        or real(candidate, *rest))
+    assert run_cli(args, cwd=tree) == expected  # warm
+    assert analysed == []
