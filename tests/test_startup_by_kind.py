@@ -88,3 +88,10 @@ def test_the_bash_grammar_mtplint_loads_is_tree_sitter_bashs(text: str) -> None:
                                                                   theirs.node_kind_count)
     data = text.encode()
     assert str(Parser(ours).parse(data).root_node) == str(Parser(theirs).parse(data).root_node)
+
+
+def test_checking_a_dockerfile_without_a_launch_loads_no_pipeline_and_no_json(tmp_path: Path) -> None:
+    """The byte prefilter answers for a Dockerfile that runs no engine; only a JSON report needs json."""
+    modules, report = _check(tmp_path, "Dockerfile", "FROM node:22-alpine\nRUN npm ci\nCMD [\"node\", \"server.js\"]\n")
+    assert report.startswith("All checks passed!")
+    assert _loaded(modules, ("json", "mtplint.pipeline", "mtplint.extract", *YAML)) == []
