@@ -37,11 +37,11 @@ def bash_grammar() -> object:
     """tree-sitter-bash's grammar (the capsule ``tree_sitter_bash.language()`` returns).
 
     The package's ``__init__`` imports :mod:`importlib.resources` for its highlight queries, which
-    mtplint never reads, and with it ``typing``, ``tempfile``, ``shutil`` and ``random``: about
-    20 ms, a fifth of a one-file check of a script on Python 3.11. The grammar is the extension
-    module ``_binding`` beside that ``__init__``; the import system's own path finder and loader
-    load it without running the package (the module is not registered in ``sys.modules``). A
-    package laid out otherwise is imported as usual."""
+    mtplint never reads, and with it ``tempfile``, ``shutil`` and ``random`` on Python 3.11: about
+    7% of a one-file check of a script (``docs/startup.md``). The grammar is the extension module
+    ``_binding`` beside that ``__init__``; the import system's own path finder and loader load it
+    without running the package (the module is not registered in ``sys.modules``). A package laid
+    out otherwise is imported as usual."""
     from importlib.machinery import PathFinder
 
     package = PathFinder.find_spec("tree_sitter_bash")
