@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -80,6 +79,8 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_ERROR
     result = run(paths, options, candidates=candidates, activate=use_group if tree.nested else None)
     if args.format == "json":
+        import json  # the subcommands' JSON output only: a check's report writes its own
+
         payload = {
             "launches": [report.to_json() for report in result.launches],
             "diagnostics": [diagnostic.to_json() for diagnostic in result.diagnostics],
@@ -480,6 +481,8 @@ def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if catalog is None:
         return EXIT_ERROR
     if args.output_format == "json":
+        import json
+
         out.write(json.dumps([rule.to_json() for rule in catalog.values()], indent=2, ensure_ascii=False) + "\n")
         return EXIT_CLEAN
     for rule in catalog.values():
@@ -501,6 +504,8 @@ def cmd_rule(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"mtplint: error: unknown rule {wanted!r} (see `mtplint rules`)\n")
         return EXIT_ERROR
     if args.output_format == "json":
+        import json
+
         out.write(json.dumps({**rule.to_json(), "docs": rule.docs}, indent=2, ensure_ascii=False) + "\n")
     else:
         out.write(render_rule(rule))

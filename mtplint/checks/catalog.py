@@ -11,7 +11,6 @@ import binascii
 import json
 import os
 import re
-import string
 from functools import cache
 from pathlib import Path
 
@@ -309,6 +308,8 @@ def _check_message(message: str | None, when: dict[str, dict[str, Any]], path: P
     (the values the finding is formatted with); anything else would be printed as it stands."""
     if message is None:
         return
+    import string  # a house rule's message: the built-in rules come compiled and checked
+
     try:
         fields = [(text, spec or "") for _, text, spec, _ in string.Formatter().parse(message) if text is not None]
     except ValueError as error:
@@ -329,14 +330,13 @@ def _check_message(message: str | None, when: dict[str, dict[str, Any]], path: P
 
 #: a format spec a message may give a value: ``[[fill]align][sign][#][0][width][,|_][.precision][type]``
 #: (https://docs.python.org/3/library/string.html#format-specification-mini-language), no nested fields
-_FORMAT_SPEC = re.compile(r"(?:.?[<>=^])?[-+ ]?z?#?0?(?P<width>\d*)[,_]?(?:\.(?P<precision>\d+))?[bcdeEfFgGnosxX%]?",
-                          re.S)
+_FORMAT_SPEC = r"(?:.?[<>=^])?[-+ ]?z?#?0?(?P<width>\d*)[,_]?(?:\.(?P<precision>\d+))?[bcdeEfFgGnosxX%]?"
 #: the widest field and the most digits a message may ask for: a `{x:>2000000000}` wrote 2 GB per finding
 MAX_FORMAT_WIDTH = 200
 
 
 def _check_format_spec(spec: str, placeholder: str, path: Path) -> None:
-    match = _FORMAT_SPEC.fullmatch(spec)
+    match = re.fullmatch(_FORMAT_SPEC, spec, re.S)  # compiled on first use (re's cache): house rules only
     if match is None:
         raise CatalogError(f"{path}: key `message`: `{{{placeholder}:{spec}}}` is not a simple format spec "
                            "(fill, alignment, sign, width, precision and type only)")

@@ -33,8 +33,6 @@ from mtplint.discover import classify
 from mtplint.edits.pyedit import deferred
 from mtplint.edits.substitution import substitutions
 from mtplint.edits.yamledit import quoted
-from mtplint.extract.yamlpos import YamlError, YNode, load_all
-from mtplint.pyyaml import yaml
 from mtplint.records import FrozenRecord
 from mtplint.source import SourceFile, Span, Token
 from mtplint.textpos import indentation, line_end, line_start, next_line_start
@@ -43,15 +41,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Final
 
+    from yaml.resolver import Resolver
+
     from mtplint.extract.launch import KwArg, Launch
+    from mtplint.extract.yamlpos import YNode
 
 QUOTES = "\"'"
 #: text that is the same word in every container (shell bare word, YAML plain scalar, JSON or
 #: Python string body): what a fix may write without escaping
 _SAFE_WORD = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
-#: PyYAML's reading of a plain scalar (YAML 1.1, as the safe and C loaders resolve it): a word is
-#: written plain only when it loads back as a string
-_RESOLVER = yaml.resolver.Resolver()
 _STR_TAG = "tag:yaml.org,2002:str"
 #: YAML 1.1 booleans PyYAML reads as strings but go-yaml v2 (Kubernetes' sigs.k8s.io/yaml) does not
 _GO_YAML_BOOLEANS = frozenset({"y", "n"})
@@ -104,6 +102,11 @@ def source_kind(source: SourceFile) -> str | None:
 def _yaml_documents(source: SourceFile) -> tuple[YNode, ...]:
     """The file's YAML trees, the same nodes for every word located in it (two words are items of
     one list when they have the same parent node)."""
+    # PyYAML is loaded for a word of a YAML file only: a fix to a script, a Dockerfile, a unit or
+    # Python source needs none of it (importing it was about a tenth of a one-file check of a
+    # script whose finding has a fix)
+    from mtplint.extract.yamlpos import YamlError, load_all
+
     try:
         return tuple(load_all(source))
     except YamlError:
@@ -316,9 +319,20 @@ def plain_yaml_ok(value: str, flow: bool = False) -> bool:
 
 
 def _loads_as_string(plain: str) -> bool:
+    from mtplint.pyyaml import yaml  # a YAML container's word: see _yaml_documents
+
     # types-PyYAML leaves Resolver.resolve unannotated
-    tag: str = _RESOLVER.resolve(yaml.ScalarNode, plain, (True, False))  # type: ignore[no-untyped-call]
+    tag: str = _plain_resolver().resolve(yaml.ScalarNode, plain, (True, False))  # type: ignore[no-untyped-call]
     return tag == _STR_TAG
+
+
+@lru_cache(maxsize=1)
+def _plain_resolver() -> Resolver:
+    """PyYAML's reading of a plain scalar (YAML 1.1, as the safe and C loaders resolve it): a word
+    is written plain only when it loads back as a string."""
+    from mtplint.pyyaml import yaml
+
+    return yaml.resolver.Resolver()
 
 
 def sibling_quote(word: Word) -> str:

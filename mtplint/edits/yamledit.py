@@ -11,8 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mtplint.checks import Edit
-from mtplint.extract.yamlpos import YNode
 from mtplint.textpos import line_end, line_start
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mtplint.extract.yamlpos import YNode
 
 # -- nodes ---------------------------------------------------------------------------------------
 

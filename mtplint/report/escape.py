@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 
-#: control characters (C0 but tab and newline, DEL, C1) and lone surrogates (undecodable bytes of
-#: a file name): escaped in the text formats
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
-#: lone surrogates alone: what JSON and SARIF documents cannot hold as UTF-8
-_SURROGATE = re.compile("[\ud800-\udfff]")
+#: control characters: C0 but tab and newline, DEL, C1 (escaped in the text formats)
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: lone surrogates: undecodable bytes of a file name, which JSON and SARIF documents cannot hold as
+#: UTF-8. Compiled on first use (the ``re`` module's cache), by a report with text that is not
+#: ASCII: a class reaching that far into Unicode costs more to compile than the rest of this module
+_SURROGATES = "[\ud800-\udfff]"
 
 
 def _escaped(match: re.Match[str]) -> str:
@@ -26,14 +27,15 @@ def _escaped(match: re.Match[str]) -> str:
 def printable(text: str) -> str:
     """``text`` with control characters and undecodable bytes written as ``\\x1b``, ``\\xff``
     (tabs and newlines kept: the report's own layout)."""
-    if _UNPRINTABLE.search(text) is None:
+    if _CONTROL.search(text) is None and (text.isascii() or re.search(_SURROGATES, text) is None):
         return text
-    return _UNPRINTABLE.sub(_escaped, text)
+    # what escaping writes is ASCII: the second substitution sees only the surrogates of the text
+    return re.sub(_SURROGATES, _escaped, _CONTROL.sub(_escaped, text))
 
 
 def encodable(text: str) -> str:
     """``text`` with lone surrogates replaced by U+FFFD, so that it can be written as UTF-8 (JSON and
     SARIF escape control characters themselves)."""
-    if text.isascii() or _SURROGATE.search(text) is None:
+    if text.isascii() or re.search(_SURROGATES, text) is None:
         return text
-    return _SURROGATE.sub("\ufffd", text)
+    return re.sub(_SURROGATES, "\ufffd", text)

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 
 from mtplint.report.fixes import fix_counts
@@ -175,6 +174,8 @@ def json_pieces(findings: Sequence[Finding]) -> Iterator[str]:
     if not findings:
         yield "[]\n"
         return
+    import json  # the JSON format only (a pre-commit run over files without a launch writes none)
+
     for start in range(0, len(findings), _JSON_BATCH):
         batch = json.dumps([finding_json(finding) for finding in findings[start:start + _JSON_BATCH]], indent=2,
                            ensure_ascii=False)

@@ -1,0 +1,97 @@
+"""Start-up of ``mtplint check`` on one file of each kind that is not YAML (issue 24): what a check
+of a shell script or a Dockerfile loads, its fixes tried in memory included.
+
+As in ``tests/test_startup.py``: a fresh interpreter per run and ``sys.modules`` afterwards, so the
+assertions hold on any machine. A module listed here as not needed costs every pre-commit run of
+such a file its import time without being used by it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mtplint.extract.shell.script import bash_grammar
+
+SCRIPT = """\
+#!/usr/bin/env bash
+exec python3 -m sglang.launch_server \\
+  --model-path Qwen/Qwen3.6-27B \\
+  --speculative-algorithm NEXTN \\
+  --speculative-num-steps 3 \\
+  --speculative-eagle-topk 1 \\
+  --speculative-num-draft-tokens 5
+"""
+
+DOCKERFILE = """\
+FROM ghcr.io/ggml-org/llama.cpp:server-cuda-b9100
+ENTRYPOINT ["/app/llama-server"]
+CMD ["-m", "/models/model.gguf", "-ngl", "99", "--spec-type", "mtp", "--draft-max", "2", "-np", "1"]
+"""
+
+#: PyYAML and the positioned YAML reader: a file that is not YAML has no use for them, and neither
+#: have the edits of a fix to its words
+YAML = ("yaml", "mtplint.pyyaml", "mtplint.extract.yamlpos")
+#: what tree-sitter-bash's package imports for its highlight queries, which mtplint never reads
+RESOURCES = ("importlib.resources", "tempfile", "shutil", "random")
+#: what only checking a house rule's message needs (the built-in rules come compiled)
+HOUSE_RULES_ONLY = ("string",)
+
+
+def _check(tmp_path: Path, name: str, text: str) -> tuple[set[str], str]:
+    """The modules loaded by ``mtplint check --no-cache NAME`` in a fresh interpreter, and its report."""
+    (tmp_path / name).write_text(text)
+    code = ("import io, sys\nfrom mtplint.cli import main\nout = io.StringIO()\n"
+            f"main(['check', '--no-cache', '--output-format', 'concise', {name!r}], out=out)\n"
+            "print(out.getvalue(), file=sys.stderr)\nprint('\\n'.join(sys.modules))")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env.pop("MTPLINT_OUTPUT_FORMAT", None)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path,
+                          env=env)
+    return set(done.stdout.split()), done.stderr
+
+
+def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    return sorted(module for module in modules if module in names or module.split(".")[0] in names)
+
+
+def test_checking_a_shell_script_and_trying_its_fix_loads_no_yaml_and_no_resources(tmp_path: Path) -> None:
+    modules, report = _check(tmp_path, "serve.sh", SCRIPT)
+    assert "MTP507 [*]" in report and "1 fixable" in report  # the fix was tried in memory and counted
+    assert "tree_sitter" in modules and "mtplint.fix.verify" in modules
+    assert _loaded(modules, YAML) == []
+    assert _loaded(modules, (*RESOURCES, *HOUSE_RULES_ONLY)) == []
+
+
+def test_checking_a_dockerfile_and_trying_its_fix_loads_no_yaml_and_no_shell_parser(tmp_path: Path) -> None:
+    modules, report = _check(tmp_path, "Dockerfile", DOCKERFILE)
+    assert "MTP403 [*]" in report and "1 fixable" in report
+    assert "mtplint.engines.llamacpp" in modules and "mtplint.fix.verify" in modules
+    assert _loaded(modules, YAML) == []
+    assert _loaded(modules, ("tree_sitter", "tree_sitter_bash", *RESOURCES, *HOUSE_RULES_ONLY)) == []
+
+
+@pytest.mark.parametrize("text", ["vllm serve m --speculative-config '{\"method\": \"mtp\"}'\n",
+                                  "if [ -n \"$X\" ]; then\n  echo \"é ✓ $(date)\"\nfi\n", "case $1 in a) ;; esac\n"])
+def test_the_bash_grammar_mtplint_loads_is_tree_sitter_bashs(text: str) -> None:
+    """The grammar read from tree-sitter-bash's extension module parses as the package's own."""
+    import tree_sitter_bash
+    from tree_sitter import Language, Parser
+
+    ours = Language(bash_grammar())
+    theirs = Language(tree_sitter_bash.language())
+    assert (ours.name, ours.abi_version, ours.node_kind_count) == (theirs.name, theirs.abi_version,
+                                                                  theirs.node_kind_count)
+    data = text.encode()
+    assert str(Parser(ours).parse(data).root_node) == str(Parser(theirs).parse(data).root_node)
+
+
+def test_checking_a_dockerfile_without_a_launch_loads_no_pipeline_and_no_json(tmp_path: Path) -> None:
+    """The byte prefilter answers for a Dockerfile that runs no engine; only a JSON report needs json."""
+    modules, report = _check(tmp_path, "Dockerfile", "FROM node:22-alpine\nRUN npm ci\nCMD [\"node\", \"server.js\"]\n")
+    assert report.startswith("All checks passed!")
+    assert _loaded(modules, ("json", "mtplint.pipeline", "mtplint.extract", *YAML)) == []
