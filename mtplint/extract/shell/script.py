@@ -27,37 +27,11 @@ _PARSER: Any = None
 def _parse(source_bytes: bytes) -> Any:
     global _PARSER
     if _PARSER is None:
+        import tree_sitter_bash
         from tree_sitter import Language, Parser
 
-        _PARSER = Parser(Language(bash_grammar()))
+        _PARSER = Parser(Language(tree_sitter_bash.language()))
     return _PARSER.parse(source_bytes)
-
-
-def bash_grammar() -> object:
-    """tree-sitter-bash's grammar (the capsule ``tree_sitter_bash.language()`` returns).
-
-    The package's ``__init__`` imports :mod:`importlib.resources` for its highlight queries, which
-    mtplint never reads, and with it ``tempfile``, ``shutil`` and ``random`` on Python 3.11: about
-    7% of a one-file check of a script (``docs/startup.md``). The grammar is the extension module
-    ``_binding`` beside that ``__init__``; the import system's own path finder and loader load it
-    without running the package (the module is not registered in ``sys.modules``). A package laid
-    out otherwise is imported as usual."""
-    from importlib.machinery import PathFinder
-
-    package = PathFinder.find_spec("tree_sitter_bash")
-    if package is not None and package.submodule_search_locations:
-        binding = PathFinder.find_spec("tree_sitter_bash._binding", package.submodule_search_locations)
-        if binding is not None and binding.loader is not None:
-            module = binding.loader.create_module(binding)
-            if module is not None:
-                binding.loader.exec_module(module)
-                language = getattr(module, "language", None)
-                if language is not None:
-                    return language()
-    import tree_sitter_bash
-
-    grammar: object = tree_sitter_bash.language()
-    return grammar
 
 
 _FATAL_ERROR_STARTS = {'"': "unterminated double quote", "'": "unterminated single quote",
