@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from mtplint.checks import _PREDICATE_MODULES, UNDECIDED, Finding, RuleContext, run_rules
-from mtplint.checks.catalog import Rule
+from mtplint.checks.catalog import Rule, VersionRange
 from mtplint.source import SourceFile
+from mtplint.versions import EngineVersion
 
 
 class _CountedEngines(tuple[str, ...]):
@@ -29,10 +30,10 @@ def _rule(code: str, engines: tuple[str, ...] = ("vllm",)) -> Rule:
     return Rule(code=code, name=code.lower(), severity="warning", engines=engines, fix="none", summary="s", docs={})
 
 
-def _report(engine: str = "vllm") -> Any:
+def _report(engine: str = "vllm", version: EngineVersion | None = None) -> Any:
     source = SourceFile(Path("serve.sh"), "serve.sh", "vllm serve m --max-num-seqs 512\n")
     launch = SimpleNamespace(engine=engine, span=source.span(0, 10), source=source)
-    return SimpleNamespace(launch=launch, undecided=[])
+    return SimpleNamespace(launch=launch, undecided=[], version=version)
 
 
 Install = Callable[[str, Any], None]
@@ -109,3 +110,15 @@ def test_a_runs_rules_are_matched_to_an_engine_once_not_per_launch(install: Inst
     # the same rules in another list are the same rules
     run_rules(list(rules), _report("vllm"))
     assert _CountedEngines.asked == 3
+
+
+def test_a_rule_runs_only_at_the_versions_it_affects(install: Install) -> None:
+    ran: list[str] = []
+    install("MTP996", lambda ctx: ran.append(ctx.report.version.version))
+    rule = Rule(code="MTP996", name="ranged", severity="warning", engines=("vllm",), fix="none", summary="s",
+                docs={}, affected={"vllm": (VersionRange("0.10.0", "0.12.0"),)})
+    for version in ("0.9.2", "0.10.1", "0.12.0"):
+        run_rules([rule], _report("vllm", EngineVersion("vllm", version, True, "pin")))
+    # unpinned, the newest possible version is outside but older ones are in: it may be affected
+    run_rules([rule], _report("vllm", EngineVersion("vllm", "0.12.0", False, "default", "0.9.0")))
+    assert ran == ["0.10.1", "0.12.0"]

@@ -295,25 +295,30 @@ def run_rule(rule: Rule, report: LaunchReport) -> list[Finding]:
     return run_rules((rule,), report)
 
 
+#: the version ranges a rule affects, for :func:`_affected` (empty: every version)
+Bounds = tuple[tuple[str | None, str | None], ...]
+
 #: (the identities of a list of rules, an engine) -> the list, its rules that check the engine's
-#: launches (MTP004 aside), and MTP004 when listed: worked out once per run, not per launch. The rules
-#: are kept with them, so no other rule takes one's identity while the entry lives
-_PLANS: dict[tuple[tuple[int, ...], str], tuple[tuple[Rule, ...], list[Rule], Rule | None]] = {}
+#: launches (MTP004 aside) with the versions they affect, and MTP004 when listed: worked out once per
+#: run, not per launch. The rules are kept with them, so no other rule takes one's identity while
+#: the entry lives
+_PLANS: dict[tuple[tuple[int, ...], str], tuple[tuple[Rule, ...], list[tuple[Rule, Bounds]], Rule | None]] = {}
 
 #: entries :data:`_PLANS` holds at most (a run has one list of rules per configuration; a fix asks
 #: for one rule at a time)
 _MAX_PLANS = 256
 
 
-def _plan(rules: Sequence[Rule], engine: str) -> tuple[list[Rule], Rule | None]:
+def _plan(rules: Sequence[Rule], engine: str) -> tuple[list[tuple[Rule, Bounds]], Rule | None]:
     """The rules that check a launch of ``engine`` (:meth:`Rule.applies_to`) other than MTP004, in
-    their order, and MTP004 when among ``rules`` (it runs whatever the engine)."""
+    their order, each with the versions of ``engine`` it affects (:meth:`RuleContext.affected`), and
+    MTP004 when among ``rules`` (it runs whatever the engine)."""
     key = (tuple(map(id, rules)), engine)
     plan = _PLANS.get(key)
     if plan is None:
         if len(_PLANS) >= _MAX_PLANS:
             _PLANS.clear()
-        applying = [rule for rule in rules
+        applying = [(rule, tuple((r.start, r.below) for r in rule.affected.get(engine, ()))) for rule in rules
                     if rule.code != UNDECIDED and (engine in rule.engines or "any" in rule.engines)]
         undecided = [rule for rule in rules if rule.code == UNDECIDED]
         plan = _PLANS[key] = (tuple(rules), applying, undecided[-1] if undecided else None)
@@ -323,18 +328,20 @@ def _plan(rules: Sequence[Rule], engine: str) -> tuple[list[Rule], Rule | None]:
 def run_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
     """All findings of the rules on one launch, rule by rule (one call per launch, not per rule
     and launch: a tree's run asks ~90,000 such pairs, most of which find nothing)."""
-    engine = report.launch.engine
-    applying, undecided_rule = _plan(rules if isinstance(rules, (list, tuple)) else list(rules), engine)
+    applying, undecided_rule = _plan(rules if isinstance(rules, (list, tuple)) else list(rules),
+                                     report.launch.engine)
     found: list[Finding] = []
     report.undecided = []  # what these rules leave undecided (a launch re-linted by a fix is asked again)
-    for rule in applying:
-        context = RuleContext(rule, report)
+    for rule, bounds in applying:
         # most rules affect every version: no range to weigh the version against
-        if rule.affected.get(engine) and context.affected() is False:
-            continue
+        if bounds:
+            version = report.version
+            if _affected(version.version, version.known, version.low, version.high, bounds) is False:
+                continue
         predicate = predicate_for(rule)
         if predicate is None:
             continue
+        context = RuleContext(rule, report)
         produced = predicate(context)
         if produced is not None:
             _add_reported(context.findings, produced)
