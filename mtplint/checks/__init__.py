@@ -206,11 +206,15 @@ class RuleContext:
 
     def source_for(self, span: Span | None) -> SourceFile | None:
         """The file a span points into (the launch's own file, a ``--config`` file, ...)."""
+        return self.report.launch.source if span is None else self.source_named(span.file)
+
+    def source_named(self, file: str) -> SourceFile | None:
+        """The file the run read by this name, as findings show it (:attr:`Span.file`)."""
         launch_source = self.report.launch.source
-        if span is None or span.file == launch_source.display:
+        if file == launch_source.display:
             return launch_source
         loader = self.report.loader
-        return loader.by_display(span.file) if loader is not None else None
+        return loader.by_display(file) if loader is not None else None
 
     # -- versions -------------------------------------------------------------------------------
     def ranges(self) -> tuple[VersionRange, ...]:
