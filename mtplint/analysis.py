@@ -54,10 +54,8 @@ class RunGroup:
         self.catalog = load_catalog(settings.extend_rules)
         self.rules = (selected_rules(self.catalog, settings.select, settings.extend_select, settings.ignore)
                       if rule_codes is None else [self.catalog[code] for code in rule_codes])
-        #: the rules that check a launch, in one call per launch (not per rule); a tuple, so the
-        #: run's plan of which of them check which engine (:func:`mtplint.checks.run_rules`) is
-        #: found by its identity
-        self.checked = tuple(rule for rule in self.rules if rule.code not in META_RULES)
+        #: the rules that check a launch, in one call per launch (not per rule)
+        self.checked = [rule for rule in self.rules if rule.code not in META_RULES]
         #: MTP003 (what could not be checked) is selected
         self.unresolved_rule = any(rule.code == "MTP003" for rule in self.rules)
         self.chosen = frozenset(rule.code for rule in self.rules)

@@ -302,11 +302,11 @@ def run_rule(rule: Rule, report: LaunchReport) -> list[Finding]:
 #: the version ranges a rule affects, for :func:`_affected` (empty: every version)
 Bounds = tuple[tuple[str | None, str | None], ...]
 
-#: (a tuple of rules' identity, or a list's rules' identities; an engine) -> the rules, those that
-#: check the engine's launches (MTP004 aside) with the versions they affect, and MTP004 when listed:
-#: worked out once per run, not per launch. The rules are kept with them, so no other tuple or rule
-#: takes their identity while the entry lives
-_PLANS: dict[tuple[int | tuple[int, ...], str], tuple[tuple[Rule, ...], list[tuple[Rule, Bounds]], Rule | None]] = {}
+#: (the identities of a list of rules, an engine) -> the list, its rules that check the engine's
+#: launches (MTP004 aside) with the versions they affect, and MTP004 when listed: worked out once per
+#: run, not per launch. The rules are kept with them, so no other rule takes one's identity while
+#: the entry lives
+_PLANS: dict[tuple[tuple[int, ...], str], tuple[tuple[Rule, ...], list[tuple[Rule, Bounds]], Rule | None]] = {}
 
 #: entries :data:`_PLANS` holds at most (a run has one list of rules per configuration; a fix asks
 #: for one rule at a time)
@@ -317,8 +317,7 @@ def _plan(rules: Sequence[Rule], engine: str) -> tuple[list[tuple[Rule, Bounds]]
     """The rules that check a launch of ``engine`` (:meth:`Rule.applies_to`) other than MTP004, in
     their order, each with the versions of ``engine`` it affects (:meth:`RuleContext.affected`), and
     MTP004 when among ``rules`` (it runs whatever the engine)."""
-    # a tuple of rules (a run's) never changes: known by itself, not by each of its rules
-    key = (id(rules) if rules.__class__ is tuple else tuple(map(id, rules)), engine)
+    key = (tuple(map(id, rules)), engine)
     plan = _PLANS.get(key)
     if plan is None:
         if len(_PLANS) >= _MAX_PLANS:
@@ -326,8 +325,7 @@ def _plan(rules: Sequence[Rule], engine: str) -> tuple[list[tuple[Rule, Bounds]]
         applying = [(rule, tuple((r.start, r.below) for r in rule.affected.get(engine, ()))) for rule in rules
                     if rule.code != UNDECIDED and (engine in rule.engines or "any" in rule.engines)]
         undecided = [rule for rule in rules if rule.code == UNDECIDED]
-        plan = _PLANS[key] = (rules if rules.__class__ is tuple else tuple(rules), applying,
-                              undecided[-1] if undecided else None)
+        plan = _PLANS[key] = (tuple(rules), applying, undecided[-1] if undecided else None)
     return plan[1], plan[2]
 
 
