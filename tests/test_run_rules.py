@@ -122,3 +122,13 @@ def test_a_rule_runs_only_at_the_versions_it_affects(install: Install) -> None:
     # unpinned, the newest possible version is outside but older ones are in: it may be affected
     run_rules([rule], _report("vllm", EngineVersion("vllm", "0.12.0", False, "default", "0.9.0")))
     assert ran == ["0.10.1", "0.12.0"]
+
+
+def test_the_plans_of_rules_no_longer_used_are_not_gathered(install: Install) -> None:
+    from mtplint.checks import _MAX_PLANS, _PLANS
+
+    install("MTP997", lambda ctx: None)
+    # a server reading a configuration's house rules anew for each lint: new rules every time
+    for _ in range(3 * _MAX_PLANS):
+        run_rules([_rule("MTP997")], _report("vllm"))
+    assert len(_PLANS) <= _MAX_PLANS

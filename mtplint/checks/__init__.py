@@ -309,8 +309,9 @@ Bounds = tuple[tuple[str | None, str | None], ...]
 _PLANS: dict[tuple[tuple[int, ...], str], tuple[tuple[Rule, ...], list[tuple[Rule, Bounds]], Rule | None]] = {}
 
 #: entries :data:`_PLANS` holds at most (a run has one list of rules per configuration; a fix asks
-#: for one rule at a time)
-_MAX_PLANS = 256
+#: for one rule at a time): a long-lived process (the language server) that reads a configuration's
+#: house rules anew for each lint must not gather plans of rules it no longer uses
+_MAX_PLANS = 32
 
 
 def _plan(rules: Sequence[Rule], engine: str) -> tuple[list[tuple[Rule, Bounds]], Rule | None]:
