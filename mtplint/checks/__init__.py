@@ -7,8 +7,9 @@ effective settings and yields findings. Predicates are imported only for the rul
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
+from itertools import chain
 
 from mtplint.checks.catalog import Rule, VersionRange
 from mtplint.records import Record
@@ -205,11 +206,15 @@ class RuleContext:
 
     def source_for(self, span: Span | None) -> SourceFile | None:
         """The file a span points into (the launch's own file, a ``--config`` file, ...)."""
+        return self.report.launch.source if span is None else self.source_named(span.file)
+
+    def source_named(self, file: str) -> SourceFile | None:
+        """The file the run read by this name, as findings show it (:attr:`Span.file`)."""
         launch_source = self.report.launch.source
-        if span is None or span.file == launch_source.display:
+        if file == launch_source.display:
             return launch_source
         loader = self.report.loader
-        return loader.by_display(span.file) if loader is not None else None
+        return loader.by_display(file) if loader is not None else None
 
     # -- versions -------------------------------------------------------------------------------
     def ranges(self) -> tuple[VersionRange, ...]:
@@ -294,29 +299,57 @@ def run_rule(rule: Rule, report: LaunchReport) -> list[Finding]:
     return run_rules((rule,), report)
 
 
+#: the version ranges a rule affects, for :func:`_affected` (empty: every version)
+Bounds = tuple[tuple[str | None, str | None], ...]
+
+#: (the identities of a list of rules, an engine) -> the list, its rules that check the engine's
+#: launches (MTP004 aside) with the versions they affect, and MTP004 when listed: worked out once per
+#: run, not per launch. The rules are kept with them, so no other rule takes one's identity while
+#: the entry lives
+_PLANS: dict[tuple[tuple[int, ...], str], tuple[tuple[Rule, ...], list[tuple[Rule, Bounds]], Rule | None]] = {}
+
+#: entries :data:`_PLANS` holds at most (a run has one list of rules per configuration; a fix asks
+#: for one rule at a time): a long-lived process (the language server) that reads a configuration's
+#: house rules anew for each lint must not gather plans of rules it no longer uses
+_MAX_PLANS = 32
+
+
+def _plan(rules: Sequence[Rule], engine: str) -> tuple[list[tuple[Rule, Bounds]], Rule | None]:
+    """The rules that check a launch of ``engine`` (:meth:`Rule.applies_to`) other than MTP004, in
+    their order, each with the versions of ``engine`` it affects (:meth:`RuleContext.affected`), and
+    MTP004 when among ``rules`` (it runs whatever the engine)."""
+    key = (tuple(map(id, rules)), engine)
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
+        applying = [(rule, tuple((r.start, r.below) for r in rule.affected.get(engine, ()))) for rule in rules
+                    if rule.code != UNDECIDED and (engine in rule.engines or "any" in rule.engines)]
+        undecided = [rule for rule in rules if rule.code == UNDECIDED]
+        plan = _PLANS[key] = (tuple(rules), applying, undecided[-1] if undecided else None)
+    return plan[1], plan[2]
+
+
 def run_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
     """All findings of the rules on one launch, rule by rule (one call per launch, not per rule
     and launch: a tree's run asks ~90,000 such pairs, most of which find nothing)."""
-    engine = report.launch.engine
+    applying, undecided_rule = _plan(rules if isinstance(rules, (list, tuple)) else list(rules),
+                                     report.launch.engine)
     found: list[Finding] = []
-    undecided_rule: Rule | None = None
     report.undecided = []  # what these rules leave undecided (a launch re-linted by a fix is asked again)
-    for rule in rules:
-        if rule.code == UNDECIDED:
-            undecided_rule = rule  # it reports what the other rules could not decide: after them
-            continue
-        if engine not in rule.engines and "any" not in rule.engines:  # Rule.applies_to
-            continue
-        context = RuleContext(rule, report)
+    for rule, bounds in applying:
         # most rules affect every version: no range to weigh the version against
-        if rule.affected.get(engine) and context.affected() is False:
-            continue
+        if bounds:
+            version = report.version
+            if _affected(version.version, version.known, version.low, version.high, bounds) is False:
+                continue
         predicate = predicate_for(rule)
         if predicate is None:
             continue
+        context = RuleContext(rule, report)
         produced = predicate(context)
         if produced is not None:
-            _add_new(context.findings, produced)
+            _add_reported(context.findings, produced)
         found.extend(context.findings)
     if undecided_rule is not None and report.undecided:
         undecided = predicate_for(undecided_rule)
@@ -325,6 +358,17 @@ def run_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
             _add_new(context.findings, undecided(context) or ())
             found.extend(context.findings)
     return found
+
+
+def _add_reported(findings: list[Finding], produced: Iterable[Finding]) -> None:
+    """:func:`_add_new`, for a predicate's findings: most predicates yield each finding as
+    :meth:`RuleContext.report_finding` appends it (the last one listed, nothing to add), and most
+    launches give a rule nothing to yield; the first other finding hands the rest to :func:`_add_new`."""
+    iterator = iter(produced)
+    for finding in iterator:
+        if not findings or findings[-1] is not finding:
+            _add_new(findings, chain((finding,), iterator))
+            return
 
 
 def _add_new(findings: list[Finding], produced: Iterable[Finding]) -> None:

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import PurePath
 
 from mtplint.checks import Finding, RuleContext
+from mtplint.discover import classify
 from mtplint.source import SourceFile
 
 #: what YAML readers read: vLLM and SGLang refuse a ``--config`` file with another suffix
@@ -26,24 +27,23 @@ def _yaml_sources(ctx: RuleContext) -> Iterator[tuple[SourceFile, str]]:
     with who reads it: ``compose``, ``kubernetes``, ``config`` (PyYAML) or ``other``."""
     report = ctx.report
     launch = report.launch
-    seen = {launch.source.display}
     if launch.source.path.suffix.lower() in _YAML_SUFFIXES:
         context = launch.context
         reader = ("compose" if context.startswith("service ") else "kubernetes" if " container " in context
                   else "other")
         yield launch.source, reader
-    from mtplint.discover import classify
-
     # a file a setting came from: a --config file the engine read, or the compose file that starts
-    # a script (its environment)
+    # a script (its environment); each once, in the order the settings name them. Most settings are
+    # the launch's own words (or defaults): the files are gathered first, by comprehensions
+    files = dict.fromkeys([setting.span.file for setting in report.effective.values() if setting.span is not None])
+    files.update(dict.fromkeys([option.span.file for option in report.parsed.options.values()
+                                if option.span is not None]))
+    files.pop(launch.source.display, None)
+    if not files:
+        return
     config_names = {PurePath(name).name for name in report.parsed.config_files}
-    spans = [setting.span for setting in report.effective.values()]
-    spans += [option.span for option in report.parsed.options.values()]
-    for span in spans:
-        if span is None or span.file in seen:
-            continue
-        seen.add(span.file)
-        source = ctx.source_for(span)
+    for file in files:
+        source = ctx.source_named(file)
         if source is None or source.path.suffix.lower() not in _YAML_SUFFIXES:
             continue
         if classify(source.path) == "compose":

@@ -708,17 +708,35 @@ def is_overlay_patch(source: SourceFile, ctx: ExtractContext) -> bool:
     if not loader.exists(source.path):
         return False
     me = loader.resolve(source.path)
-    for directory in (me.parent, me.parent.parent):
-        path = find_kustomization(directory, loader)
-        if path is None:
-            continue
-        kustomization_source = ctx.loader.load(path)
-        if kustomization_source is None:
-            continue
-        try:
-            documents = load_all(kustomization_source)
-        except YamlError:
-            continue
-        if documents and documents[0].is_map and me in _patch_paths(documents[0], directory, loader):
-            return True
-    return False
+    return any(me in _patched_files(directory, loader) for directory in (me.parent, me.parent.parent))
+
+
+#: the key, in a loader's memos, of the files each kustomization uses as patches
+_PATCHED = "kustomize.patched"
+
+
+def _patched_files(directory: Path, loader: FileLoader) -> frozenset[Path]:
+    """The files the kustomization in ``directory`` (if any, and readable) uses as patches, resolved.
+
+    Asked for each manifest of a tree, for its directory and the one above, so each kustomization's
+    are worked out once per run (not parsed again for every manifest near it); its text is still
+    loaded each time, so whoever records what a file's analysis read (the cache, a fix's re-lint)
+    sees it, and a text the loader was given since (a fix's) is read anew."""
+    path = find_kustomization(directory, loader)
+    if path is None:
+        return frozenset()
+    kustomization = loader.load(path)
+    if kustomization is None:
+        return frozenset()
+    memo: dict[Path, tuple[SourceFile, frozenset[Path]]] = loader.memos.setdefault(_PATCHED, {})
+    known = memo.get(path)
+    if known is not None and known[0] is kustomization:
+        return known[1]
+    try:
+        documents = load_all(kustomization)
+    except YamlError:
+        documents = []
+    patched = (frozenset(_patch_paths(documents[0], directory, loader)) if documents and documents[0].is_map
+               else frozenset())
+    memo[path] = (kustomization, patched)
+    return patched
