@@ -39,6 +39,7 @@ from mtplint.extract.launch import Launch
 from mtplint.fix import apply_edits
 from mtplint.pipeline import Options, run
 from mtplint.source import Token
+from tests.case_files import case_file
 from tests.conftest import run_cli
 
 FIXES = Path(__file__).parent / "fixes"
@@ -246,7 +247,7 @@ def _golden_cases() -> list[tuple[str, dict[str, Any]]]:
     for code in ARGV_CODES:
         path = FIXES / f"{code}.yaml"
         if path.is_file():
-            for case in yaml.safe_load(path.read_text(encoding="utf-8"))["cases"]:
+            for case in case_file(path)["cases"]:
                 found.append((code, case))
     return found
 

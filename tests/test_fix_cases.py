@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from tests.case_files import case_file, case_files
 from tests.conftest import run_cli, write_files
 
 CASES_DIR = Path(__file__).parent / "fixes"
@@ -23,8 +23,8 @@ CASES_DIR = Path(__file__).parent / "fixes"
 
 def _cases() -> list[tuple[str, dict[str, Any]]]:
     found = []
-    for path in sorted(CASES_DIR.glob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for path in case_files(CASES_DIR):
+        data = case_file(path)
         for case in data.get("cases") or []:
             found.append((path.stem, case))
     return found

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from tests.case_files import case_file, case_files
 from tests.conftest import run_cli, write_files
 
 TESTS = Path(__file__).parent
@@ -29,8 +29,8 @@ _LINE = re.compile(r"^(?P<file>[^:\n]+):\d+:\d+: (?P<code>[A-Z]+\d+) (?P<mark>\[
 def _cases() -> list[tuple[str, dict[str, Any]]]:
     found = []
     for folder in ("rules", "fixes"):
-        for path in sorted((TESTS / folder).glob("*.yaml")):
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for path in case_files(TESTS / folder):
+            data = case_file(path)
             for section in ("positive", "negative", "cases"):
                 for case in data.get(section) or []:
                     found.append((f"{folder}/{path.stem}/{case['name']}", case))

@@ -24,6 +24,7 @@ from mtplint.discover import classify
 from mtplint.fix import apply_edits
 from mtplint.lint import lint
 from mtplint.pipeline import Options
+from tests.case_files import case_file
 
 SGLANG = {"sglang": "0.5.9"}
 VLLM = {"vllm": "0.12.0"}
@@ -95,7 +96,7 @@ def _bash_ok(tmp_path: Path, text: str) -> None:
 def _golden_afters() -> list[tuple[str, str, str, str]]:
     cases = []
     for code in MY_CODES:
-        data = yaml.safe_load((FIXES / f"{code}.yaml").read_text(encoding="utf-8"))
+        data = case_file(FIXES / f"{code}.yaml")
         for case in data["cases"]:
             for name, text in case["after"].items():
                 cases.append((code, case["name"], name, text))

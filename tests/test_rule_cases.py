@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from tests.case_files import case_file, case_files
 from tests.conftest import run_cli
 
 CASES = Path(__file__).parent / "rules"
@@ -22,8 +22,8 @@ CASES = Path(__file__).parent / "rules"
 
 def _cases() -> list[tuple[str, str, dict[str, Any]]]:
     found = []
-    for path in sorted(CASES.glob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for path in case_files(CASES):
+        data = case_file(path)
         for polarity in ("positive", "negative"):
             for case in data.get(polarity) or []:
                 found.append((path.stem, polarity, case))

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from tests.case_files import case_file, case_files
 from tests.conftest import run_cli, write_files
 
 ROOT = Path(__file__).parent.parent
@@ -64,8 +64,8 @@ def sarif(args: list[str], cwd: Path) -> tuple[int, dict[str, Any]]:
 
 def _rule_cases() -> list[tuple[str, dict[str, Any]]]:
     cases = []
-    for path in sorted(RULE_CASES.glob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for path in case_files(RULE_CASES):
+        data = case_file(path)
         for polarity in ("positive", "negative"):
             for case in data.get(polarity) or []:
                 cases.append((f"{path.stem}-{polarity}-{case['name']}", case))
@@ -98,8 +98,7 @@ def test_every_data_fixture_validates(project: str) -> None:
 
 
 def _fix_cases() -> list[tuple[str, dict[str, Any]]]:
-    return [(path.stem, case) for path in sorted(FIX_CASES.glob("*.yaml"))
-            for case in yaml.safe_load(path.read_text(encoding="utf-8"))["cases"]]
+    return [(path.stem, case) for path in case_files(FIX_CASES) for case in case_file(path)["cases"]]
 
 
 FIX_CASE_LIST = _fix_cases()

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-import yaml
 from lsprotocol import types
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from tests.case_files import case_file
 from tests.conftest import DATA, run_cli, write_files
 
 RULE_FIXTURES = Path(__file__).parent / "rules"
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 def _rule_fixture(code: str, name: str) -> str:
     """The compose file of a rule fixture case (``tests/rules``)."""
-    data = yaml.safe_load((RULE_FIXTURES / f"{code}.yaml").read_text(encoding="utf-8"))
+    data = case_file(RULE_FIXTURES / f"{code}.yaml")
     case = next(case for case in data["positive"] if case["name"] == name)
     text: str = case["files"]["compose.yaml"]
     return text
