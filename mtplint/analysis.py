@@ -57,14 +57,22 @@ class RunGroup:
         #: the rules that check a launch, in one call per launch (not per rule)
         self.checked = [rule for rule in self.rules if rule.code not in META_RULES]
         #: MTP003 (what could not be checked) is selected
-        self.unresolved_rule = any(rule.code == "MTP003" for rule in self.rules)
         self.chosen = frozenset(rule.code for rule in self.rules)
+        self.unresolved_rule = "MTP003" in self.chosen
         self.cache: Cache | None = None
         #: the hashes of the files and directories this run's cache entries depend on, each computed once
         self.probe: Probe | None = None
 
     def rule_codes(self) -> list[str]:
         return [rule.code for rule in self.rules]
+
+    def forget_digests(self) -> None:
+        """Drop the file and folder hashes worked out so far (a run forgets them as it goes, so that
+        its memory does not grow with the tree); they are worked out again from the disk when asked."""
+        probes = {id(probe): probe for probe in (self.probe, self.cache.probe if self.cache is not None else None)
+                  if probe is not None}
+        for probe in probes.values():
+            probe.forget()
 
 
 class LaunchResult(Record):

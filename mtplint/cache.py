@@ -41,7 +41,7 @@ import os
 from pathlib import Path
 
 from mtplint import __version__
-from mtplint.analysis import FileResult, LaunchResult, RecordingLoader, RunGroup
+from mtplint.analysis import FileResult, LaunchResult, RecordingLoader, RunGroup, analyse_file
 from mtplint.cache_directory import (
     FORMAT,
     OWNER_MARKER,
@@ -62,6 +62,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mtplint.checks.catalog import Rule
+    from mtplint.discover import Candidate
+    from mtplint.extract import FileLoader
 
 #: the largest entry file read (a file's record is its findings and the lines they show: kilobytes)
 MAX_ENTRY_BYTES = 64 << 20
@@ -251,6 +253,14 @@ class Dependencies(Record):
     def __init__(self, files: dict[str, str], dirs: dict[str, str]) -> None:
         self.files = files
         self.dirs = dirs
+
+
+def analysed_with_dependencies(candidate: Candidate, loader: FileLoader, group: RunGroup,
+                               prefiltered: bool = False) -> tuple[FileResult, Dependencies | None]:
+    """The file's result, and what it depends on when ``loader`` records what it reads (a run with
+    the cache on): what the run and its workers store."""
+    result = analyse_file(candidate, loader, group, prefiltered)
+    return result, dependencies(candidate.path, loader, group) if isinstance(loader, RecordingLoader) else None
 
 
 def dependencies(path: Path, loader: RecordingLoader, group: RunGroup) -> Dependencies:

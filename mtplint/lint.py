@@ -35,10 +35,9 @@ from mtplint.analysis import (
     LaunchResult,
     RecordingLoader,
     RunGroup,
-    analyse_file,
     quiet_result,
 )
-from mtplint.cache import Cache, Dependencies, dependencies, settings_key
+from mtplint.cache import Cache, Dependencies, analysed_with_dependencies, settings_key
 from mtplint.cache_directory import cache_dir
 from mtplint.checks import Finding, one_finding_per_mistake, unparsable_findings
 from mtplint.checks.catalog import Rule
@@ -242,8 +241,6 @@ class _Run:
         self.texts = SharedTexts()
         #: the cache keys of the files whose results are not known yet
         self.keys: dict[int, str] = {}
-        #: the files read for their cache key and found worth reading: not read or prefiltered again
-        self.prefiltered: set[int] = set()
         self.candidate_groups: dict[str, int] = {}
         self.grouped = False
         #: the loader that names files in cache keys (:meth:`_known`): a loader of its own, the
@@ -276,10 +273,7 @@ class _Run:
         if index % FORGET_EVERY == 0:
             self.names.forget_files()
             for group in self.groups:
-                if group.probe is not None:
-                    group.probe.forget()
-                if group.cache is not None:
-                    group.cache.probe.forget()
+                group.forget_digests()
         number = candidate.group
         self.grouped = self.grouped or number != 0
         if number != 0 or (self.tree is not None and self.tree.nested):
@@ -287,13 +281,13 @@ class _Run:
             self.candidate_groups[self.display(candidate.path)] = number
         group = self.group(number)
         if group.cache is not None or self.counting:
-            known = self._known(index, candidate, group.cache, group)
+            known = self._known(index, candidate, group)
             if known is not None:
                 self._keep(index, known, number)
                 return None
         return index, candidate
 
-    def _known(self, index: int, candidate: Candidate, cache: Cache | None, group: RunGroup) -> FileResult | None:
+    def _known(self, index: int, candidate: Candidate, group: RunGroup) -> FileResult | None:
         """The file's result when the prefilter skips it (most files of a tree: one byte search,
         less than computing a cache key or reading an entry) or the cache holds it; else None, the
         file counted as work to do."""
@@ -306,12 +300,12 @@ class _Run:
         if not worth_reading(data, candidate.kind):
             return quiet_result(1)
         result = None
+        cache = group.cache
         if cache is not None:
             key = cache.key(f"{candidate.kind}\0{self.display(candidate.path)}\0{candidate.path}", data)
             result = cache.get(key, group.catalog)
             if result is None:
                 self.keys[index] = key
-                self.prefiltered.add(index)
         if result is None:
             self.relevant_files += 1
             self.relevant_bytes += len(data)
@@ -321,10 +315,9 @@ class _Run:
         """Analyse a file in this process (its share of a run with workers, or a chunk a worker failed)."""
         number = candidate.group
         group = self.groups[number]
-        # the loader keeps the bytes it read last: the cache key's, when the file is analysed next
-        result = analyse_file(candidate, self.run_loader, group, index in self.prefiltered)
-        deps = dependencies(candidate.path, self.run_loader, group) if isinstance(self.run_loader, RecordingLoader) \
-            else None
+        # the loader keeps the bytes it read last: the cache key's (a file with a key was read for it
+        # and passed the prefilter), when the file is analysed next
+        result, deps = analysed_with_dependencies(candidate, self.run_loader, group, index in self.keys)
         self.analysed += 1
         if self.analysed >= FORGET_EVERY:
             self.analysed = 0
@@ -335,7 +328,6 @@ class _Run:
     def take(self, index: int, number: int, result: FileResult, deps: Dependencies | None) -> None:
         """The result of the file at ``index`` in the walk, of configuration group ``number``."""
         if deps is not None:
-            self.prefiltered.discard(index)
             key = self.keys.pop(index, None)
             cache = self.groups[number].cache
             if cache is not None and key is not None:

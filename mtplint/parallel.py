@@ -22,8 +22,8 @@ from concurrent.futures.process import BrokenProcessPool
 from itertools import islice
 from pathlib import Path
 
-from mtplint.analysis import FileResult, RecordingLoader, RunGroup, analyse_file, load_analysis
-from mtplint.cache import dependencies
+from mtplint.analysis import FileResult, RecordingLoader, RunGroup, load_analysis
+from mtplint.cache import analysed_with_dependencies
 from mtplint.checks import Edit
 from mtplint.checks.catalog import Rule
 from mtplint.discover import Candidate
@@ -154,12 +154,13 @@ def _worker_chunk(chunk: list[SentFile], new_groups: dict[int, tuple[LintSetting
     for path, kind, explicit, number in chunk:
         group = state.groups[number]
         candidate = Candidate(Path(path), kind, explicit, number)
-        result = analyse_file(candidate, loader, group)
-        deps = dependencies(candidate.path, loader, group) if isinstance(loader, RecordingLoader) else None
+        result, deps = analysed_with_dependencies(candidate, loader, group)
         done.append((_dumps(result), deps))
     # what the loader holds of the chunk's files and folders: a worker's memory must not grow with
     # the tree either (a chunk's files are neighbours, the next chunk's seldom share them)
     loader.forget_files()
+    for group in state.groups.values():
+        group.forget_digests()
     return done
 
 
