@@ -373,13 +373,14 @@ def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO,
         out.write(github.render(findings, notes=() if quiet else notes))
         return
     if output_format == "json":
-        formats.write_json(out, findings)
-        return
-    if output_format == "concise":
-        formats.write_concise(out, findings, unsafe_fixes)
+        pieces = formats.json_pieces(findings)
+    elif output_format == "concise":
+        pieces = formats.concise_lines(findings, unsafe_fixes)
     else:
-        formats.write_full(out, findings, result.pipeline, unsafe_fixes)
-    if quiet:
+        pieces = formats.full_blocks(findings, result.pipeline, unsafe_fixes)
+    for piece in pieces:  # a finding at a time: a report of many findings is never one string
+        out.write(piece)
+    if quiet or output_format == "json":
         return
     out.write(formats.summary(findings, len(result.suppressed), fixed=fixed, unsafe_fixes=unsafe_fixes,
                               errors=len(result.pipeline.internal_errors)))
@@ -560,12 +561,14 @@ class _Printable:
     escaped (:func:`mtplint.report.escape.printable`)."""
 
     def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
-
-    def write(self, text: str) -> int:
         from mtplint.report.escape import printable
 
-        return self._stream.write(printable(text))
+        self._stream = stream
+        # a report is written a finding at a time: the function is looked up once, not per write
+        self._printable = printable
+
+    def write(self, text: str) -> int:
+        return self._stream.write(self._printable(text))
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:

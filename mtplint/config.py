@@ -11,7 +11,7 @@ across files -- a script's own reading dropped when a unit starts it, one findin
 ``--isolated`` make one configuration (or none) hold for all. Run-wide settings (the output format)
 are the first path's configuration's.
 
-The command line arrives as an :class:`Overrides` record (:mod:`mtplint.cli` builds it from its
+The command line arrives as an :class:`Overrides` record (:func:`mtplint.arguments.overrides_from` builds it from its
 arguments) and wins over every file. Each configuration's settings carry its GPU and model catalogs
 (:class:`mtplint.catalogs.Catalogs`, in :attr:`mtplint.pipeline.Options.catalogs`): nothing is
 switched globally when a run moves from the files of one configuration to another's.
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 
 class Overrides(Record):
-    """What the command line sets on top of every configuration file. :mod:`mtplint.cli` builds it
+    """What the command line sets on top of every configuration file. :func:`mtplint.arguments.overrides_from` builds it
     from its arguments; the defaults are a command line that sets nothing."""
 
     __slots__ = ("config_file", "isolated", "gpu", "engine_versions", "excludes", "respect_gitignore", "select",

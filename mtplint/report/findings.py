@@ -19,7 +19,6 @@ from mtplint.source import frame_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import TextIO
 
     from mtplint.checks import Finding
     from mtplint.pipeline import Result
@@ -57,11 +56,6 @@ def concise_lines(findings: Sequence[Finding], unsafe_fixes: bool = False) -> It
 
     for finding in findings:
         yield _header(finding, applies(finding.fix, unsafe_fixes)) + "\n"
-
-
-def write_concise(out: TextIO, findings: Sequence[Finding], unsafe_fixes: bool = False) -> None:
-    for line in concise_lines(findings, unsafe_fixes):
-        out.write(line)
 
 
 class _SourceLines:
@@ -149,12 +143,6 @@ def full_blocks(findings: Sequence[Finding], result: Result | None = None, unsaf
         yield "\n".join(out) + "\n"
 
 
-def write_full(out: TextIO, findings: Sequence[Finding], result: Result | None = None,
-               unsafe_fixes: bool = False) -> None:
-    for block in full_blocks(findings, result, unsafe_fixes):
-        out.write(block)
-
-
 def finding_json(finding: Finding) -> dict[str, object]:
     data = finding.to_json()
     # ruff's key: the line a `noqa` comment for this finding goes on
@@ -182,11 +170,6 @@ def json_pieces(findings: Sequence[Finding]) -> Iterator[str]:
         # the batch's elements, without its brackets (``[\n`` ... ``\n]``)
         yield ("[\n" if start == 0 else ",\n") + batch[2:-2]
     yield "\n]\n"
-
-
-def write_json(out: TextIO, findings: Sequence[Finding]) -> None:
-    for piece in json_pieces(findings):
-        out.write(piece)
 
 
 def summary(findings: Sequence[Finding], suppressed: int, *, fixed: int = 0, unsafe_fixes: bool = False,
