@@ -103,14 +103,17 @@ class TableFiles:
             return None
         try:
             index: dict[str, Any] = json.loads(self.flag_index.read_text(encoding="utf-8"))
-            sizes = {release: self.directory.joinpath(f"{release}.json").stat().st_size
-                     for release in self.releases()}
+            sizes = self._sizes()
         except (OSError, ValueError):
             return None
         # a size per table: reading every table's bytes to check them would cost what the index saves
         if index.get("sizes") != sizes or index.get("releases") != list(self.releases()):
             return None
         return index
+
+    def _sizes(self) -> dict[str, int]:
+        """Each release's table file size: what tells a flag index it is stale."""
+        return {release: self.directory.joinpath(f"{release}.json").stat().st_size for release in self.releases()}
 
     def index_of(self, readings: dict[str, ReleaseReading]) -> dict[str, Any]:
         """The flag index of ``readings``: for each release, each option string's row of what
@@ -126,16 +129,12 @@ class TableFiles:
         for position, release in enumerate(releases):
             options, names, _ = readings[release]
             for option, row in options.items():
-                written = json.dumps(row, sort_keys=True)
-                if written not in numbers:
-                    numbers[written] = len(rows)
-                    rows.append(row)
-                at.setdefault(option, [None] * len(releases))[position] = numbers[written]
+                at.setdefault(option, [None] * len(releases))[position] = _numbered(row, numbers, rows)
             for name in names:
                 named.setdefault(name, [False] * len(releases))[position] = True
         return {"about": f"derived from {self.directory.name}/*.json by 'python tools/regenerate.py'",
                 "releases": releases,
-                "sizes": {release: self.directory.joinpath(f"{release}.json").stat().st_size for release in releases},
+                "sizes": self._sizes(),
                 "facts": [readings[release][2] for release in releases],
                 "rows": rows,
                 "options": {option: _runs(per_release) for option, per_release in sorted(at.items())},
@@ -172,13 +171,7 @@ class TableFiles:
                 if key not in rows:
                     stored[key] = value
                     continue
-                stored[key] = []
-                for row in value:
-                    written = json.dumps(row, sort_keys=True)
-                    if written not in numbers[key]:
-                        numbers[key][written] = len(rows[key])
-                        rows[key].append(row)
-                    stored[key].append(numbers[key][written])
+                stored[key] = [_numbered(row, numbers[key], rows[key]) for row in value]
             tables[version] = {"source": _source_key(data), "table": stored}
         return {"about": f"derived from {self.directory.name}/*.json by 'python -m mtplint.engines.compact'",
                 "rows": rows, "tables": tables}
@@ -238,3 +231,14 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def _numbered(row: Any, numbers: dict[str, int], rows: list[Any]) -> int:
+    """The number of ``row`` among the distinct ``rows`` (added when it is new); rows are told
+    apart by their JSON, keys sorted."""
+    written = json.dumps(row, sort_keys=True)
+    number = numbers.get(written)
+    if number is None:
+        number = numbers[written] = len(rows)
+        rows.append(row)
+    return number

@@ -780,11 +780,11 @@ class SGLangEngine:
         return version  # every known version has a table of its own
 
     def flags_reading(self, launch: Launch, version: str) -> object | None:
-        # an unpinned launch is read at every release: the flag index, not every release's table
-        table = _reading_release(version)
         words = _LAUNCH_WORDS.get(launch, _reading_words)
         if words is None:
             return None  # the serve pre-scan and the config merge depend on the release: only parsing tells
+        # an unpinned launch is read at every release: the flag index, not every release's table
+        table = _reading_release(version)
         if launch.kwargs is not None:
             # Engine(**kwargs): a keyword is rejected exactly when ServerArgs has no such field
             fields = table.fields

@@ -443,11 +443,11 @@ class VllmEngine:
 
     def flags_reading(self, launch: Launch, version: str) -> object | None:
         words = _LAUNCH_WORDS.get(launch, _reading_words)
+        if words is None:
+            return None  # --config: the file's options are written per release (and looked up in its table)
         # an unpinned launch is read at every release: the flag index, not every release's table,
         # unless the preprocessing (which needs the whole table) treats a word by release
         table = load_table(version) if words is _NOT_PLAIN else _reading_release(version)
-        if words is None:
-            return None  # --config: the file's options are written per release (and looked up in its table)
         if launch.kwargs is not None:
             # Python API: a keyword is rejected exactly when the table has no such argument
             keywords = table.keywords

@@ -227,18 +227,16 @@ def _conflicts(edit: Edit, taken: Sequence[Edit]) -> bool:
 
 def _non_overlapping(candidates: Sequence[_Candidate]) -> list[_Candidate]:
     chosen: list[_Candidate] = []
-    taken: list[Edit] = []
     #: the edits taken in each file: an edit conflicts only with those of its own file (a pass over
     #: a tree offers thousands, and comparing each with all of them grew with the square)
     taken_in: dict[str, list[Edit]] = {}
     identities: set[tuple[object, ...]] = set()
     for candidate in candidates:
-        if candidate.identity in identities and all(e in taken for e in candidate.fix.edits):
+        if candidate.identity in identities and all(e in taken_in.get(e.span.file, ()) for e in candidate.fix.edits):
             continue  # the same edits, offered by two findings: applied once
         if any(_conflicts(edit, taken_in.get(edit.span.file, ())) for edit in candidate.fix.edits):
             continue  # retried on the next pass, against the new text
         chosen.append(candidate)
-        taken.extend(candidate.fix.edits)
         for edit in candidate.fix.edits:
             taken_in.setdefault(edit.span.file, []).append(edit)
         identities.add(candidate.identity)

@@ -179,14 +179,8 @@ def balanced_quotes(text: str) -> bool:
         if char == "\\":
             index += 2
             continue
-        if char == "'":
-            close = text.find("'", index + 1)
-            if close < 0:
-                return False
-            index = close + 1
-            continue
-        if char == '"':
-            close = skip_double_quotes(text, index + 1)
+        if char in "'\"":
+            close = (skip_single_quotes if char == "'" else skip_double_quotes)(text, index + 1)
             if close >= len(text):
                 return False
             index = close + 1
