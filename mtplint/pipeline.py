@@ -271,6 +271,9 @@ def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, cont
                 trial = EngineVersion(version.engine, candidate, False, version.source, version.low, version.high)
                 unknown_by_key[key] = _unknown_flags(engine.parse(launch, trial, scratch))
         rejected = unknown_by_key[key]
+        if rejected is newest_unknown:  # most releases read the launch as the newest does: nothing to compare
+            above = candidate
+            continue
         accepted_again = [newest_unknown[start] for start in newest_unknown.keys() - rejected.keys()]
         if accepted_again and flags_below is None:
             flags_below = above
