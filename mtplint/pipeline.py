@@ -307,7 +307,7 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
         memo: PinMemo | None = loader.path_memos.get(_PINS)
         if memo is None:
             memo = loader.path_memos[_PINS] = PinMemo()
-        hints.extend(pins_near(launch.source.path, options.root, loader.load, memo, loader.real_path))
+        hints.extend(pins_near(launch.source.path, options.root, loader.load, memo, loader.real_path, loader.listing))
     version = resolve(launch.engine, engine.known_versions(), hints, options.engine_versions.get(launch.engine))
     hardware = hardware_for(launch, options)
     context = EngineContext(loader, issues)
