@@ -24,6 +24,20 @@ MAX_SETTINGS_BYTES = 1 << 20
 READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
+#: a directory's names and the same names lowercased (None: it cannot be listed), as
+#: :meth:`mtplint.extract.FileLoader.listing` keeps them for a run
+Listing = tuple[frozenset[str], frozenset[str]] | None
+
+
+def listing_of(directory: str) -> Listing:
+    """:data:`Listing` of ``directory``, listed now."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return None
+    return frozenset(names), frozenset(name.lower() for name in names)
+
+
 def what_it_is(mode: int) -> str:
     """What a file that is not a regular one is, for a message."""
     if stat.S_ISFIFO(mode):

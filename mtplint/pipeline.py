@@ -271,6 +271,9 @@ def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, cont
                 trial = EngineVersion(version.engine, candidate, False, version.source, version.low, version.high)
                 unknown_by_key[key] = _unknown_flags(engine.parse(launch, trial, scratch))
         rejected = unknown_by_key[key]
+        if rejected is newest_unknown:  # most releases read the launch as the newest does: nothing to compare
+            above = candidate
+            continue
         accepted_again = [newest_unknown[start] for start in newest_unknown.keys() - rejected.keys()]
         if accepted_again and flags_below is None:
             flags_below = above
@@ -304,7 +307,7 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
         memo: PinMemo | None = loader.path_memos.get(_PINS)
         if memo is None:
             memo = loader.path_memos[_PINS] = PinMemo()
-        hints.extend(pins_near(launch.source.path, options.root, loader.load, memo, loader.real_path))
+        hints.extend(pins_near(launch.source.path, options.root, loader.load, memo, loader.real_path, loader.listing))
     version = resolve(launch.engine, engine.known_versions(), hints, options.engine_versions.get(launch.engine))
     hardware = hardware_for(launch, options)
     context = EngineContext(loader, issues)

@@ -16,6 +16,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from mtplint.extract.launch import ENGINES, FLOATING, VersionHint
+from mtplint.files import Listing, listing_of
 from mtplint.records import Record
 from mtplint.source import SourceFile, Span
 
@@ -391,17 +392,21 @@ def _pin_name_ends() -> tuple[tuple[str, ...], tuple[str, ...]] | None:
 _PIN_NAME_ENDS = _pin_name_ends()
 
 
-def _pins_in_directory(directory: str | Path, read: Callable[[Path], SourceFile | None]) -> _Pins:
-    listing = _names_in(directory)
+def _pins_in_directory(directory: str | Path, read: Callable[[Path], SourceFile | None],
+                       listed_by: Callable[[str], Listing] = listing_of) -> _Pins:
+    """``listed_by``: the directory's :data:`Listing` (the run's loader's, which lists a directory once
+    for the pins and the files compose and kustomize look for beside a launch)."""
+    listing = listed_by(os.fspath(directory))
     ends = _PIN_NAME_ENDS
     if ends is not None and listing is not None:
         heads, tails = ends
-        if not any(name.startswith(heads) or name.endswith(tails) for name in listing) \
-                and _PIN_FOLDERS.isdisjoint(map(str.lower, listing)):
+        if not any(name.startswith(heads) or name.endswith(tails) for name in listing[0]) \
+                and _PIN_FOLDERS.isdisjoint(listing[1]):
             return [], []  # most directories: no name is a pin file's, no folder to list
     hints: list[VersionHint] = []
     seen: list[Path] = []
-    names = listing or []
+    names: Iterable[str] = listing[0] if listing is not None else ()
+    listed: Iterable[str]
     base = Path(directory)
     for pattern in PIN_FILES:
         # one listing per directory, matched per pattern (Path.glob lists it again for each one)
@@ -409,7 +414,7 @@ def _pins_in_directory(directory: str | Path, read: Callable[[Path], SourceFile 
         if folder:
             # most directories have no such folder: no listing that fails (unless the directory itself
             # could not be listed, when the folder may still be)
-            if listing is not None and folder not in listing and folder not in map(str.lower, listing):
+            if listing is not None and folder not in listing[0] and folder not in listing[1]:
                 continue
             listed = _names_in(base / folder) or []
         else:
@@ -429,18 +434,20 @@ def pins_in_directory(directory: Path, read: Callable[[Path], SourceFile | None]
     return _pins_in_directory(directory, read)[0]
 
 
-def _matching(names: list[str], pattern: str) -> list[str]:
+def _matching(names: Iterable[str], pattern: str) -> list[str]:
     import fnmatch  # only for a directory with a name that may be a pin file's
 
     return fnmatch.filter(names, pattern)
 
 
 def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],
-              memo: PinMemo | None = None, real_path: Callable[[Path], str] = os.path.realpath) -> list[VersionHint]:
+              memo: PinMemo | None = None, real_path: Callable[[Path], str] = os.path.realpath,
+              listed_by: Callable[[str], Listing] = listing_of) -> list[VersionHint]:
     """Pins in the launch file's directory and its parents up to ``root``. ``memo``: one run's
     pin lookups (a tree's launches share their parents; globbing them per launch is slow);
     ``real_path``: ``os.path.realpath``, or the run's loader's, which answers it from the
-    directories it already resolved (passed per call: the memo, kept per loader, must not hold it)."""
+    directories it already resolved (passed per call: the memo, kept per loader, must not hold it);
+    ``listed_by``: a directory's :data:`Listing`, the loader's (passed per call for the same reason)."""
     # a symlinked launch file's pins are those beside its target
     if memo is None:
         start = path.resolve().parent if path.is_symlink() else path.parent
@@ -452,7 +459,7 @@ def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],
         resolved_root = memo.roots.get(root)
         if resolved_root is None:
             resolved_root = memo.roots[root] = str(root.resolve())
-        chain = memo.chains[(directory, root)] = _pins_up_to_root(directory, resolved_root, read, memo)
+        chain = memo.chains[(directory, root)] = _pins_up_to_root(directory, resolved_root, read, memo, listed_by)
     else:
         # read again (the loader has them): whoever records what a launch read -- the cache's
         # dependencies, the fixer's re-lint -- must see every launch below a pin file read it
@@ -462,7 +469,7 @@ def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],
 
 
 def _pins_up_to_root(directory: str, root: str, read: Callable[[Path], SourceFile | None],
-                     memo: PinMemo | None) -> _Pins:
+                     memo: PinMemo | None, listed_by: Callable[[str], Listing] = listing_of) -> _Pins:
     """The pins in ``directory`` and its parents up to ``root`` (both resolved), nearest first, and
     the pin files read for them."""
     # the directories to read, nearest first, up to one whose chain the memo already has
@@ -483,7 +490,7 @@ def _pins_up_to_root(directory: str, root: str, read: Callable[[Path], SourceFil
         if directory == root or not directory.startswith(below):
             break
         directory = os.path.dirname(directory)
-    owns = [_pins_in_directory(directory, read) for directory in walked]  # read nearest first
+    owns = [_pins_in_directory(directory, read, listed_by) for directory in walked]  # read nearest first
     pins = tail
     for directory, (own_hints, own_files) in zip(reversed(walked), reversed(owns), strict=True):
         if own_hints or own_files:  # most directories add nothing: their parent's pins stand for theirs

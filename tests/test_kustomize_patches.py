@@ -85,3 +85,24 @@ def test_a_kustomization_given_a_new_text_is_read_anew(tmp_path: Path) -> None:
     assert source is not None
     loader.put(SourceFile(source.path, source.display, "resources:\n  - ../base\n"))
     assert kustomize._patched_files(prod, loader) == frozenset()
+
+
+def test_a_folder_of_manifests_is_asked_for_its_kustomization_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a folder of plain manifests (no kustomization in it or above): each manifest asks its folder
+    # and the one above, and each folder is looked in once per run, not once per manifest
+    write_files(tmp_path, {f"k8s/dev/app-{number}.yaml": DEPLOYMENT.format(name=f"app-{number}")
+                           for number in range(6)})
+    looked_in: list[Path] = []
+    find = kustomize.find_kustomization
+
+    def counted(directory: Path, loader: FileLoader) -> Path | None:
+        looked_in.append(directory)
+        return find(directory, loader)
+
+    monkeypatch.setattr(kustomize, "find_kustomization", counted)
+    result = run([tmp_path / "k8s"], Options(root=tmp_path))
+    assert sorted(report.launch.source.display for report in result.launches) == [
+        f"k8s/dev/app-{number}.yaml" for number in range(6)]
+    dev = (tmp_path / "k8s/dev").resolve()
+    assert sorted(looked_in) == [dev.parent, dev]

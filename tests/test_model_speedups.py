@@ -100,7 +100,7 @@ def test_pins_up_to_a_root_walk_the_directories_pathlib_walks(tmp_path: Path) ->
 
     read: list[str] = []
 
-    def listing(directory: str | Path, _: object) -> tuple[list[object], list[Path]]:
+    def listing(directory: str | Path, *_: object) -> tuple[list[object], list[Path]]:
         read.append(str(directory))
         return [], []
 

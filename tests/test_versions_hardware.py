@@ -10,7 +10,9 @@ import pytest
 from mtplint.catalogs import SHIPPED
 from mtplint.extract import FileLoader
 from mtplint.extract.launch import VersionHint
+from mtplint.pipeline import Options, run
 from mtplint.versions import PinMemo, compare, pins_in_text, pins_near, resolve
+from tests.conftest import write_files
 
 KNOWN = ["0.5.5", "0.5.9", "0.5.10", "0.5.23"]
 
@@ -164,3 +166,29 @@ def test_open_ranges() -> None:
     assert version.in_range("0.28.0", None) is True
     assert version.in_range(None, "0.28.0") is False
     assert version.in_range(None, "0.33.0") is True
+
+
+def test_a_launch_folder_is_listed_once_for_its_compose_files_and_version_pins(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # compose looks for the override and .env beside the file, the version pins for a requirements
+    # file in the same folders: one listing of each folder serves both
+    compose = ("services:\n  vllm:\n    image: vllm/vllm-openai:latest\n"
+               "    command: [\"--model\", \"Qwen/Qwen3-8B\", \"--max-num-seqs\", \"64\"]\n")
+    write_files(tmp_path, {
+        "requirements.txt": "vllm==0.10.2\n",
+        **{f"deploy/app-{number}/compose.yaml": compose for number in range(3)},
+    })
+    listed: list[str] = []
+    listdir = os.listdir
+
+    def counted(path: str = ".") -> list[str]:
+        if os.path.realpath(path).startswith(str(tmp_path.resolve())):
+            listed.append(os.path.realpath(path))
+        return listdir(path)
+
+    monkeypatch.setattr(os, "listdir", counted)
+    result = run([tmp_path / "deploy"], Options(root=tmp_path))
+    assert [report.version.version for report in result.launches] == ["0.10.2"] * 3
+    assert sorted(set(listed)) == sorted(listed)
+    app = (tmp_path / "deploy/app-0").resolve()
+    assert app.as_posix() in listed and app.parent.parent.as_posix() in listed

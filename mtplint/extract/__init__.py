@@ -15,7 +15,7 @@ from pathlib import Path
 
 from mtplint.extract.budget import ExpansionBudget
 from mtplint.extract.launch import GpuHint, Launch, Recognised, VersionHint, image_version_hint
-from mtplint.files import READ_FLAGS
+from mtplint.files import READ_FLAGS, Listing, listing_of
 from mtplint.source import EnvEntry, Issues, Parses, SourceFile, Span, Token
 
 TYPE_CHECKING = False
@@ -102,7 +102,7 @@ class FileLoader:
         self._plain_real_paths: dict[Path, str | None] = {}
         self._is_file: dict[Path, bool] = {}
         #: directory -> (its names, the names lowercased); None: not listable
-        self._listings: dict[str, tuple[frozenset[str], frozenset[str]] | None] = {}
+        self._listings: dict[str, Listing] = {}
         #: whether :meth:`put` gave the loader a text that stands for a file (a fix's new text)
         self.seeded = False
         # the bytes extract_file just read to prefilter a file (with the status of the open file, if
@@ -239,23 +239,27 @@ class FileLoader:
         missing: the directory is listed once per run, and only a name it holds is asked of the
         file system. (A name listed under another case may be the same file on a case-insensitive
         file system; a directory that cannot be listed: each name is asked.)"""
-        key = os.fspath(directory)
-        if key in self._listings:
-            listing = self._listings[key]
-        else:
-            try:
-                listed = os.listdir(key or ".")
-            except OSError:  # not a directory, or not readable (its files may still be)
-                listing = None
-            else:
-                listing = frozenset(listed), frozenset(name.lower() for name in listed)
-            self._listings[key] = listing
+        text = os.fspath(directory) or "."
+        # by its real path, the listing the version pins of the launches in it read too
+        real = self._real_directory(text if os.path.isabs(text) else os.path.join(self._cwd_text, text))
+        listing = self.listing(real if real is not None else text)
         for name in names:
             if listing is not None and name not in listing[0] and name.lower() not in listing[1]:
                 continue
             if self.is_file(directory / name):
                 return name
         return None
+
+    def listing(self, directory: str) -> Listing:
+        """The names in ``directory`` and the same names lowercased, listed once per run (until
+        :meth:`forget_files`); None when it cannot be listed (not a directory, or not readable:
+        its files may still be). Pass a real path (:meth:`real_path`) where one is known, so that
+        every reader of a directory shares one listing."""
+        if directory in self._listings:
+            return self._listings[directory]
+        listing = listing_of(directory)
+        self._listings[directory] = listing
+        return listing
 
     def real_path(self, path: Path) -> str:
         """``os.path.realpath(path)``, by the directories already resolved where it can."""

@@ -707,9 +707,23 @@ def is_overlay_patch(source: SourceFile, ctx: ExtractContext) -> bool:
     loader = ctx.loader
     if not loader.exists(source.path):
         return False
-    me = loader.resolve(source.path)
-    return any(me in _patched_files(directory, loader) for directory in (me.parent, me.parent.parent))
+    me = loader.real_path(source.path)
+    parent = os.path.dirname(me)
+    # a tree's manifests share their folders, and most folders hold no kustomization: whether one
+    # does is asked once per folder, and paths are built only for a folder that has one
+    holds: dict[str, bool] = loader.path_memos.setdefault(_HOLDS_KUSTOMIZATION, {})
+    for directory in (parent, os.path.dirname(parent)):
+        found = holds.get(directory)
+        if found is None:
+            found = holds[directory] = find_kustomization(Path(directory), loader) is not None
+        if found and Path(me) in _patched_files(Path(directory), loader):
+            return True
+    return False
 
+
+#: the key, in a loader's path memos, of whether each real folder holds a kustomization (forgotten
+#: with the listings it is read from)
+_HOLDS_KUSTOMIZATION = "kustomize.holds_kustomization"
 
 #: the key, in a loader's memos, of the files each kustomization uses as patches
 _PATCHED = "kustomize.patched"

@@ -9,7 +9,7 @@ such as ``Q4_K_M``), else the checkpoint's own dtype.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from mtplint.catalogs import SHIPPED, Catalogs
 from mtplint.records import FrozenRecord
@@ -194,6 +194,7 @@ def _name_format(expression: str) -> re.Pattern[str]:
     return re.compile(expression, re.I)
 
 
+@lru_cache(maxsize=1024)  # a tree's launches name a few models, each asked of by several rules per launch
 def _format_in_name(name: str) -> WeightFormat | None:
     """The first format whose expression finds ``name``. An ASCII name (nearly all) is answered by
     string tests on its lower case, without compiling an expression (a pre-commit run names one
