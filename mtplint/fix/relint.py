@@ -46,10 +46,11 @@ for the outcome.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from mtplint.analysis import FileResult, RecordingLoader, RunGroup, analyse_file
+from mtplint.cache import AnalysedFile
 from mtplint.checks import Finding
 from mtplint.config import LintSettings
 from mtplint.discover import discover
@@ -170,9 +171,14 @@ def problems_by_file(items: Iterable[tuple[Problem, Finding | None]]) -> dict[st
 
 class ProjectLinter:
     """Lints ``paths`` as :func:`mtplint.lint.lint` does, and again with some files replaced by
-    texts in memory, re-analysing only the files those texts reach (see the module docstring)."""
+    texts in memory, re-analysing only the files those texts reach (see the module docstring).
 
-    def __init__(self, paths: list[Path], settings: LintSettings) -> None:
+    ``analysed``: a run's own analyses of some of these files (:attr:`mtplint.lint.LintResult.analysed`),
+    which the first lint takes rather than analyse the files again (:meth:`first`)."""
+
+    def __init__(self, paths: list[Path], settings: LintSettings,
+                 analysed: Mapping[str, AnalysedFile] | None = None) -> None:
+        self.analysed_by_the_run = analysed if analysed is not None else {}
         options = settings.pipeline
         self.root = options.root
         tree = settings.configs
@@ -202,9 +208,10 @@ class ProjectLinter:
         #: record -> the real paths, and the display names, of the files it read (at any point of the fixing)
         self.reads: dict[int, set[str]] = {}
         self.read_names: dict[int, set[str]] = {}
-        #: records analysed together, reading none of the other records' files of their lint -> the
-        #: texts that stood for the files they read (real path -> text; None: the disk's), and their results
-        self._analyses: dict[tuple[int, ...], tuple[dict[str, str | None], list[FileResult]]] = {}
+        #: records analysed together, reading none of the other records' files of their lint -> each
+        #: time: the texts that stood for the files they read (real path -> text; None: the disk's),
+        #: and their results
+        self._analyses: dict[tuple[int, ...], list[tuple[dict[str, str | None], list[FileResult]]]] = {}
         self._real_paths: dict[str, str] = {}
         #: the loader of the first lint, whose answers about paths every later lint shares
         self._paths = RecordingLoader(self.root)
@@ -224,9 +231,41 @@ class ProjectLinter:
         for source in buffers:
             loader.put(source)
         self.runs += 1
-        records = self._analyse(range(len(self.candidates)), loader)
+        taken = {} if buffers else self._taken_from_the_run(loader)
+        fresh = [index for index in range(len(self.candidates)) if index not in taken]
+        found = dict(zip(fresh, self._analyse(fresh, loader), strict=True))
+        for index, analysed in taken.items():
+            found[index] = analysed.result
+            self._note(index, analysed.requested, analysed.result, loader)
+            for name in analysed.requested:
+                loader.load(Path(name))  # the texts the fixing starts from, as an analysis here would hold them
+        records = [found[index] for index in range(len(self.candidates))]
+        # a result taken from the run is the one an analysis here gives when no other file of this
+        # lint read the files it read: only through those does one analysis leave something for the
+        # next (compose services already reported). Else its files are analysed together, as ever
+        together = [index for index in taken if any(len(self.readers[path]) > 1 for path in self.reads[index])]
+        if together:
+            linked = sorted(index for indices in linked_sets(range(len(records)), self.reads.__getitem__)
+                            if not set(indices).isdisjoint(together) for index in indices)
+            again = RecordingLoader(self.root)
+            again.share_paths(loader)
+            for index, record in zip(linked, self._analyse(linked, again), strict=True):
+                records[index] = record
         result = self._assemble(range(len(records)), records, loader)
         return ProjectLint(tuple(records), problems_by_file(problems(result)), result), loader
+
+    def _taken_from_the_run(self, loader: RecordingLoader) -> dict[int, AnalysedFile]:
+        """The candidates (by index) whose analysis by the run is this lint's own: the same file,
+        kind, configuration and rules."""
+        taken: dict[int, AnalysedFile] = {}
+        if not self.analysed_by_the_run:
+            return taken
+        for index, candidate in enumerate(self.candidates):
+            analysed = self.analysed_by_the_run.get(loader.display(candidate.path))
+            if (analysed is not None and analysed.kind == candidate.kind and analysed.group == candidate.group
+                    and analysed.rules == tuple(self.groups[candidate.group].rule_codes())):
+                taken[index] = analysed
+        return taken
 
     def again(self, before: ProjectLint, texts: dict[str, SourceFile], changed: Iterable[SourceFile]) -> ProjectLint:
         """The lint of the project with ``texts`` (every file whose text differs from the disk's)
@@ -265,7 +304,8 @@ class ProjectLinter:
         next -- compose services reported, version pins -- goes with the files both read); so a set
         of such records whose files all have the texts of an earlier analysis of that very set is
         not analysed again. It saves the second analysis of a refused try's innocent part: tried on
-        its own next, with the texts it had in the whole try."""
+        its own next, with the texts it had in the whole try; and of a refused pair's second fix,
+        tried after the first with the texts of the pair."""
         stands_for = {self._real(source.path): source.text for source in texts.values()}
         known: dict[int, FileResult] = {}
         for records in self._independent(affected):
@@ -284,8 +324,8 @@ class ProjectLinter:
             results = dict(zip(fresh, self._analyse(fresh, loader), strict=True))
         for records in self._independent(fresh):
             read = {path for index in records for path in self.reads[index]}
-            self._analyses[tuple(records)] = ({path: stands_for.get(path) for path in read},
-                                             [results[index] for index in records])
+            self._analyses.setdefault(tuple(records), []).append(({path: stands_for.get(path) for path in read},
+                                                                  [results[index] for index in records]))
         return [known[index] if index in known else results[index] for index in affected], loader
 
     def _independent(self, indices: list[int]) -> list[list[int]]:
@@ -294,13 +334,11 @@ class ProjectLinter:
 
     def _same_analysis(self, records: list[int], stands_for: dict[str, str]) -> list[FileResult] | None:
         """The results of an earlier analysis of these ``records`` (and no others) when every file
-        they read then has the same text now."""
-        known = self._analyses.get(tuple(records))
-        if known is None:
-            return None
-        texts, results = known
-        if all(stands_for.get(path) == text for path, text in texts.items()):
-            return results
+        they read then has the same text now: a refused pair's second fix tried after its first
+        has the texts of the pair."""
+        for texts, results in self._analyses.get(tuple(records), ()):
+            if all(stands_for.get(path) == text for path, text in texts.items()):
+                return results
         return None
 
     def _analyse(self, indices: Iterable[int], loader: RecordingLoader) -> list[FileResult]:
@@ -312,17 +350,21 @@ class ProjectLinter:
             group = self.groups[candidate.group]
             records.append(analyse_file(candidate, loader, group))
             self.analysed += 1
-            read = [candidate.path, *map(Path, loader.requested)]
-            real = {self._real(path) for path in read}
-            self.reads.setdefault(index, set()).update(real)
-            for path in real:
-                self.readers.setdefault(path, set()).add(index)
-            self.read_names.setdefault(index, set()).update(map(loader.display, read))
-            files = touched(records[-1])
-            self.touched.setdefault(index, set()).update(files)
-            for name in files:
-                self.touchers.setdefault(name, set()).add(index)
+            self._note(index, loader.requested, records[-1], loader)
         return records
+
+    def _note(self, index: int, requested: Iterable[str], record: FileResult, loader: RecordingLoader) -> None:
+        """Note what the record at ``index`` read (the ``requested`` paths besides its own file) and touched."""
+        read = [self.candidates[index].path, *map(Path, requested)]
+        real = {self._real(path) for path in read}
+        self.reads.setdefault(index, set()).update(real)
+        for path in real:
+            self.readers.setdefault(path, set()).add(index)
+        self.read_names.setdefault(index, set()).update(map(loader.display, read))
+        files = touched(record)
+        self.touched.setdefault(index, set()).update(files)
+        for name in files:
+            self.touchers.setdefault(name, set()).add(index)
 
     def shown(self, result: LintResult) -> LintResult:
         """``result`` without the findings of the rules checked only for the fixing's sake."""
