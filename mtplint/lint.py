@@ -75,7 +75,7 @@ __all__ = ["META_RULES", "LintResult", "LintSettings", "assemble", "lint"]
 
 
 class LintResult(Record):
-    __slots__ = ("findings", "suppressed", "pipeline", "rules", "without_gpu", "cache", "analysed")
+    __slots__ = ("findings", "suppressed", "pipeline", "rules", "without_gpu", "cache", "analysed", "processes")
     findings: list[Finding]
     suppressed: list[Finding]
     pipeline: Result
@@ -89,6 +89,8 @@ class LintResult(Record):
     #: display name -> the run's own analysis of each file whose findings offer a fix (not the
     #: cache's), which the verification of those fixes takes rather than analyse the file again
     analysed: dict[str, AnalysedFile]
+    #: the processes the files were analysed in (``--jobs``, or its default for this run)
+    processes: int
 
     def __init__(self, findings: list[Finding], suppressed: list[Finding], pipeline: Result,
                  rules: list[Rule], without_gpu: tuple[int, tuple[str, ...]] = (0, ())) -> None:
@@ -99,6 +101,7 @@ class LintResult(Record):
         self.without_gpu = without_gpu
         self.cache = None
         self.analysed = {}
+        self.processes = 1
 
 
 def count_without_gpu(unchecked: Iterable[Sequence[str]], catalog: dict[str, Rule]) -> tuple[int, tuple[str, ...]]:
@@ -212,7 +215,9 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
     else:
         for index, candidate in pending:
             run.take(index, candidate, *run.analyse(index, candidate))
-    return run.assemble()
+    linted = run.assemble()
+    linted.processes = workers
+    return linted
 
 
 def _walk_counted(found: Iterator[Candidate], progress: Progress) -> Iterator[Candidate]:

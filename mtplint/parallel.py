@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     Work = tuple[int, Candidate]
     #: a file of a chunk as sent to a worker: its path, kind, whether it was named, configuration group
     SentFile = tuple[str, str, bool, int]
-    #: a file's result as a worker sends it back: pickled (:func:`_dumps`), with its cache dependencies
+    #: a file's result as a worker sends it back: pickled (:func:`dump_result`), with its cache dependencies
     #: and the files it read (:func:`mtplint.cache.analysed_with_dependencies`)
     Done = tuple[bytes, Dependencies | None, tuple[str, ...] | None]
     Analysed = tuple[int, Candidate, FileResult, Dependencies | None, tuple[str, ...] | None]
@@ -80,7 +80,7 @@ def analyse_in_workers(work: Iterable[Work], groups: Sequence[RunGroup], workers
                 yield from here(chunk)
                 continue
             for (index, candidate), (data, deps, requested) in zip(chunk, answers, strict=True):
-                yield index, candidate, _loads(data, groups[candidate.group]), deps, requested
+                yield index, candidate, load_result(data, groups[candidate.group]), deps, requested
 
     def here(chunk: list[Work]) -> Iterator[Analysed]:
         for index, candidate in chunk:
@@ -156,7 +156,7 @@ def _worker_chunk(chunk: list[SentFile], new_groups: dict[int, tuple[LintSetting
         group = state.groups[number]
         candidate = Candidate(Path(path), kind, explicit, number)
         result, deps, requested = analysed_with_dependencies(candidate, loader, group, with_deps=state.with_deps)
-        done.append((_dumps(result), deps, requested))
+        done.append((dump_result(result), deps, requested))
     # what the loader holds of the chunk's files and folders: a worker's memory must not grow with
     # the tree either (a chunk's files are neighbours, the next chunk's seldom share them)
     loader.forget_files()
@@ -177,13 +177,13 @@ class _ResultPickler(pickle.Pickler):
         return ("python", obj.recipe()) if isinstance(obj, Edit) and hasattr(obj, "recipe") else None
 
 
-def _dumps(result: FileResult) -> bytes:
+def dump_result(result: FileResult) -> bytes:
     out = io.BytesIO()
     _ResultPickler(out, pickle.HIGHEST_PROTOCOL).dump(result)
     return out.getvalue()
 
 
-def _loads(data: bytes, group: RunGroup) -> FileResult:
+def load_result(data: bytes, group: RunGroup) -> FileResult:
     def persistent_load(pid: tuple[str, Any]) -> Any:
         if pid[0] == "rule":
             return group.catalog[pid[1]]

@@ -7,6 +7,7 @@ the analysis, not timed.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from mtplint.config import LintSettings
 from mtplint.discover import Candidate
 from mtplint.edits.pyedit import edit_file
 from mtplint.fix import relint
+from mtplint.fix.apply import FixRun, fix_project
 from mtplint.fix.relint import ProjectLinter
 from mtplint.fix.verify import verified
 from mtplint.lint import LintResult, lint
@@ -185,3 +187,44 @@ def test_a_refused_pairs_second_fix_tried_after_the_first_is_not_analysed_again(
     assert (tmp_path / "serve-03.sh").read_text().endswith("--enable-prefix-caching --max-model-len=4096\n")
     # the pass (every script's fixed text), then each bad script's good fix alone
     assert sum(analysed) == scripts + len(bad), analysed
+
+
+def _fixing_outcome(run: FixRun) -> tuple[object, ...]:
+    return (run.texts, [(item.finding.code, item.finding.span.file, item.pass_number) for item in run.applied],
+            [(item.finding.code, item.finding.span.file, item.reason) for item in run.rejected],
+            [(f.code, f.span.file, f.span.start, f.message) for f in run.result.findings])
+
+
+def _dies(indices: list[int]) -> Any:
+    """A forked process killed while it analyses its share (the kernel's out-of-memory killer)."""
+    os._exit(9)
+
+
+@pytest.mark.parametrize("worker_fails", [False, True])
+def test_a_large_try_is_shared_with_a_forked_process_with_the_same_outcome(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, worker_fails: bool) -> None:
+    """With the run's two processes, the first try of a pass over 60 scripts is analysed half here and
+    half in a forked process; the fixing's outcome is the one process's. A share whose process
+    dies is analysed here."""
+    monkeypatch.setattr("mtplint.checks.mtp102.check", _two_fixes_rule)
+    scripts = 60
+    _write(tmp_path, {f"serve-{number:02}.sh": SERVE.replace("16", "32" if number % 7 == 3 else "16")
+                      for number in range(scripts)})
+    settings = LintSettings(select=["MTP102"], pipeline=Options(root=tmp_path, engine_versions={"vllm": "0.12.0"}))
+    shares: list[list[int]] = []
+    real_elsewhere = ProjectLinter._analysed_elsewhere
+
+    def elsewhere(linter: ProjectLinter, parts: list[list[int]], *args: Any) -> Any:
+        shares.extend(parts)
+        return real_elsewhere(linter, parts, *args)
+
+    monkeypatch.setattr(relint.ProjectLinter, "_analysed_elsewhere", elsewhere)
+    if worker_fails:
+        monkeypatch.setattr(relint, "_analyse_share", _dies)
+    with contextlib.chdir(tmp_path):
+        alone = fix_project([tmp_path], settings)
+        assert not shares
+        shared = fix_project([tmp_path], settings, processes=2)
+    assert [len(share) for share in shares] == [scripts // 2]
+    assert _fixing_outcome(shared) == _fixing_outcome(alone)
+    assert len(shared.rejected) == len([number for number in range(scripts) if number % 7 == 3])

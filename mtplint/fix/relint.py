@@ -65,6 +65,10 @@ Problem = tuple[str, str, int, str]
 #: the rules that report what the engine refuses (MTP509: any rejection no specific rule reports)
 ENGINE_REJECTIONS = ("MTP509",)
 
+#: records a try analyses from which, when the run had several processes, forked processes take a
+#: share: forking and sending the results back cost tens of milliseconds, a record's analysis a few
+SHARED_FROM = 48
+
 
 def error_file(error: str) -> str:
     """The file an internal error is about (the run writes ``file: what went wrong``)."""
@@ -174,11 +178,13 @@ class ProjectLinter:
     texts in memory, re-analysing only the files those texts reach (see the module docstring).
 
     ``analysed``: a run's own analyses of some of these files (:attr:`mtplint.lint.LintResult.analysed`),
-    which the first lint takes rather than analyse the files again (:meth:`first`)."""
+    which the first lint takes rather than analyse the files again (:meth:`first`). ``processes``:
+    how many the run had, which share out the analysis of a large try (:meth:`_analyse_shared`)."""
 
     def __init__(self, paths: list[Path], settings: LintSettings,
-                 analysed: Mapping[str, AnalysedFile] | None = None) -> None:
+                 analysed: Mapping[str, AnalysedFile] | None = None, processes: int = 1) -> None:
         self.analysed_by_the_run = analysed if analysed is not None else {}
+        self.processes = processes
         options = settings.pipeline
         self.root = options.root
         tree = settings.configs
@@ -314,7 +320,7 @@ class ProjectLinter:
                 known.update(zip(records, earlier, strict=True))
         loader = self._loader(texts)
         fresh = [index for index in affected if index not in known]
-        results = dict(zip(fresh, self._analyse(fresh, loader), strict=True))
+        results = self._analyse_shared(fresh, loader, texts)
         fresh_set = set(fresh)
         if any(self.readers[path] & fresh_set for index in known for path in self.reads[index]):
             # a new text made a record read the files of one taken as known: analysed together, as ever
@@ -327,6 +333,63 @@ class ProjectLinter:
             self._analyses.setdefault(tuple(records), []).append(({path: stands_for.get(path) for path in read},
                                                                   [results[index] for index in records]))
         return [known[index] if index in known else results[index] for index in affected], loader
+
+    def _analyse_shared(self, fresh: list[int], loader: RecordingLoader,
+                        texts: dict[str, SourceFile]) -> dict[int, FileResult]:
+        """The results of the ``fresh`` records (ascending) with ``texts`` standing for their files.
+        With several processes and many records (the first try of a pass: every file it fixes),
+        the sets of records that read none of each other's files are shared out between this
+        process (through ``loader``) and forked ones, each through a loader of its own: those sets
+        are analysed independently in any case. When the new texts made records of two shares read
+        the same file, the records are analysed again here, together."""
+        if self.processes < 2 or len(fresh) < SHARED_FROM or not hasattr(os, "fork"):
+            return dict(zip(fresh, self._analyse(fresh, loader), strict=True))
+        shares: list[list[int]] = [[] for _ in range(self.processes)]
+        for records in sorted(self._independent(fresh), key=len, reverse=True):
+            min(shares, key=len).extend(records)
+        here, *others = (sorted(share) for share in shares)
+        elsewhere = [share for share in others if share]
+        if not elsewhere:  # one set of records reading each other's files: nothing to share
+            return dict(zip(fresh, self._analyse(fresh, loader), strict=True))
+        results = self._analysed_elsewhere(elsewhere, texts,
+                                           lambda: dict(zip(here, self._analyse(here, loader), strict=True)), loader)
+        share_of = {index: number for number, share in enumerate(shares) for index in share}
+        if any(len({share_of[index] for index in records}) > 1 for records in self._independent(fresh)):
+            return dict(zip(fresh, self._analyse(fresh, self._loader(texts)), strict=True))
+        return results
+
+    def _analysed_elsewhere(self, shares: list[list[int]], texts: dict[str, SourceFile],
+                            meanwhile: Callable[[], dict[int, FileResult]],
+                            loader: RecordingLoader) -> dict[int, FileResult]:
+        """The results of the records of ``shares``, each analysed by a forked process, with those
+        ``meanwhile`` gives (the share of this process, analysed while they work). A share whose
+        process failed is analysed here, as :mod:`mtplint.parallel` does."""
+        global _fixing
+        # a boundary: only a run with several processes and a large try pays for these imports
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        from mtplint.parallel import load_result
+
+        _fixing = (self, texts)  # what the forked processes inherit
+        try:
+            with ProcessPoolExecutor(len(shares), multiprocessing.get_context("fork")) as pool:
+                futures = [pool.submit(_analyse_share, share) for share in shares]
+                results = meanwhile()
+                for share, future in zip(shares, futures, strict=True):
+                    try:
+                        answers = future.result()
+                    except Exception:  # analysed here, where a failure is reported as ever
+                        results.update(zip(share, self._analyse(share, loader), strict=True))
+                        continue
+                    for index, (data, requested) in zip(share, answers, strict=True):
+                        record = load_result(data, self.groups[self.candidates[index].group])
+                        self.analysed += 1
+                        self._note(index, requested, record, loader)
+                        results[index] = record
+        finally:
+            _fixing = None
+        return results
 
     def _independent(self, indices: list[int]) -> list[list[int]]:
         """``indices`` (ascending) in sets that read none of each other's files, in any lint of the fixing."""
@@ -422,3 +485,24 @@ class ProjectLinter:
             real = self._real_paths[key] = os.path.realpath(key)
         return real
 
+
+
+#: the fixing whose records a forked process analyses (:meth:`ProjectLinter._analysed_elsewhere`)
+_fixing: tuple[ProjectLinter, dict[str, SourceFile]] | None = None
+
+
+def _analyse_share(indices: list[int]) -> list[tuple[bytes, tuple[str, ...]]]:
+    """In a forked process: each record at ``indices`` (ascending) analysed with the fixing's texts,
+    as its result pickled and the files it asked for."""
+    from mtplint.parallel import dump_result
+
+    if _fixing is None:
+        raise RuntimeError("not a forked process of a fixing")  # the share is analysed in the parent
+    linter, texts = _fixing
+    loader = linter._loader(texts)
+    done = []
+    for index in indices:
+        candidate = linter.candidates[index]
+        record = analyse_file(candidate, loader, linter.groups[candidate.group])
+        done.append((dump_result(record), tuple(loader.requested)))
+    return done
