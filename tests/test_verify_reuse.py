@@ -26,7 +26,7 @@ from mtplint.fix.verify import verified
 from mtplint.lint import LintResult, lint
 from mtplint.pipeline import Options
 from tests.conftest import run_cli
-from tests.test_fix_splice import LINKED_PROJECTS, SERVE
+from tests.test_fix_splice import LINKED_PROJECTS, SERVE, _write
 
 #: a tree whose fixes the verification tries: linked projects (a compose override pair, a unit and
 #: the script it starts, a Deployment and its --config), stand-alone scripts, and a script whose
@@ -38,13 +38,6 @@ TREE = {
     "alone/deprecated.sh": ("#!/bin/sh\nvllm serve Qwen/Qwen3-Next-80B-A3B-Instruct "
                             "--speculative-config '{\"method\": \"qwen3_next_mtp\", \"num_speculative_tokens\": 2}'\n"),
 }
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        target = root / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(text.encode("utf-8"))
 
 
 def _fixed_files(result: LintResult, root: Path) -> list[Path]:

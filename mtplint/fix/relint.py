@@ -20,6 +20,13 @@ What a record depends on, and why the set re-analysed is enough:
 Fixes only edit files that were read, and never create or delete one: the files discovered, and
 the directory listings the extraction looked at, stay as they were.
 
+The same dependencies let the verification of a ``check``'s fixes (:mod:`mtplint.fix.verify`)
+start from the run's own results: a file's result from the run is this lint's when its analysis
+left out nothing an earlier one had reported and no other file of this lint read its files
+(:meth:`ProjectLinter.first`). And they let a large try share its records out among processes
+(:meth:`ProjectLinter._analyse_shared`): records reading none of each other's files are analysed
+independently.
+
 Assembling the project after each try costs the whole tree too, so a try assembles only the records
 whose assembled findings it may change, and splices what they report, file by file, into the
 previous lint (:meth:`ProjectLinter.again`). Every step of :func:`mtplint.lint.assemble` that looks
