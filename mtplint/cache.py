@@ -50,7 +50,7 @@ from mtplint.cache_directory import (
     owned,
     prepare,
 )
-from mtplint.checks import Edit, Finding, Fix
+from mtplint.checks import Edit, Finding, Fix, applies
 from mtplint.digest import sha256, sha256_hex
 from mtplint.files import open_regular, read_regular
 from mtplint.records import Record
@@ -255,12 +255,49 @@ class Dependencies(Record):
         self.dirs = dirs
 
 
-def analysed_with_dependencies(candidate: Candidate, loader: FileLoader, group: RunGroup,
-                               prefiltered: bool = False) -> tuple[FileResult, Dependencies | None]:
-    """The file's result, and what it depends on when ``loader`` records what it reads (a run with
-    the cache on): what the run and its workers store."""
+class AnalysedFile(Record):
+    """A file's result as the run analysed it, with what a fix's re-lint needs to take it as its own
+    (:meth:`mtplint.fix.relint.ProjectLinter.first`): the file's kind, its configuration group and
+    that group's rules, and the files the analysis asked for."""
+
+    __slots__ = ("kind", "group", "rules", "requested", "result")
+    kind: str
+    group: int
+    rules: tuple[str, ...]
+    #: the absolute paths the analysis asked the loader for (found or not), in order
+    requested: tuple[str, ...]
+    result: FileResult
+
+    def __init__(self, kind: str, group: int, rules: tuple[str, ...], requested: tuple[str, ...],
+                 result: FileResult) -> None:
+        self.kind = kind
+        self.group = group
+        self.rules = rules
+        self.requested = requested
+        self.result = result
+
+
+def offers_fix(result: FileResult) -> bool:
+    """Whether a finding of ``result`` carries a fix ``--fix`` may apply (with ``--unsafe-fixes``)."""
+    return any(applies(finding.fix, True) for launch in result.launches for finding in launch.findings)
+
+
+def analysed_with_dependencies(candidate: Candidate, loader: FileLoader, group: RunGroup, prefiltered: bool = False,
+                               with_deps: bool = False
+                               ) -> tuple[FileResult, Dependencies | None, tuple[str, ...] | None]:
+    """The file's result (what the run and its workers keep); what it depends on, ``with_deps`` (a
+    run with the cache on); and the files its analysis asked for, when the result offers a fix and
+    ``loader`` records what it reads: the fixing that verifies the fix (:mod:`mtplint.fix.verify`)
+    takes the result as its own then, rather than analyse the file again. Not when the analysis
+    left out what an earlier one through ``loader`` reported (a compose service of an override
+    pair): that result is not the file's alone."""
     result = analyse_file(candidate, loader, group, prefiltered)
-    return result, dependencies(candidate.path, loader, group) if isinstance(loader, RecordingLoader) else None
+    alone = not loader.reported_earlier
+    loader.reported_earlier = False
+    if not isinstance(loader, RecordingLoader):
+        return result, None, None
+    deps = dependencies(candidate.path, loader, group) if with_deps else None
+    return result, deps, tuple(loader.requested) if alone and offers_fix(result) else None
 
 
 def dependencies(path: Path, loader: RecordingLoader, group: RunGroup) -> Dependencies:

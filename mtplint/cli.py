@@ -232,7 +232,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if stdin is None and any(applies(finding.fix, args.unsafe_fixes) for finding in findings):
         from mtplint.fix.verify import verified
 
-        findings = verified(findings, settings, args.unsafe_fixes, result.cache)
+        findings = verified(findings, settings, args.unsafe_fixes, result.cache, result.analysed, result.processes)
     if stdin is not None and stdin[2]:
         findings = _not_text_finding(findings, stdin[0], args.stdin_filename, result.rules)
     _write_findings(findings, result, output_format, out, unsafe_fixes=args.unsafe_fixes, settings=settings,

@@ -37,7 +37,7 @@ from mtplint.analysis import (
     RunGroup,
     quiet_result,
 )
-from mtplint.cache import Cache, Dependencies, analysed_with_dependencies, settings_key
+from mtplint.cache import AnalysedFile, Cache, Dependencies, analysed_with_dependencies, settings_key
 from mtplint.cache_directory import cache_dir
 from mtplint.checks import Finding, one_finding_per_mistake, unparsable_findings
 from mtplint.checks.catalog import Rule
@@ -75,7 +75,7 @@ __all__ = ["META_RULES", "LintResult", "LintSettings", "assemble", "lint"]
 
 
 class LintResult(Record):
-    __slots__ = ("findings", "suppressed", "pipeline", "rules", "without_gpu", "cache")
+    __slots__ = ("findings", "suppressed", "pipeline", "rules", "without_gpu", "cache", "analysed", "processes")
     findings: list[Finding]
     suppressed: list[Finding]
     pipeline: Result
@@ -86,6 +86,11 @@ class LintResult(Record):
     #: the cache of a run with one configuration, for what the report works out from its findings
     #: (:func:`mtplint.fix.verify.verified`)
     cache: Cache | None
+    #: display name -> the run's own analysis of each file whose findings offer a fix (not the
+    #: cache's), which the verification of those fixes takes rather than analyse the file again
+    analysed: dict[str, AnalysedFile]
+    #: the processes the files were analysed in (``--jobs``, or its default for this run)
+    processes: int
 
     def __init__(self, findings: list[Finding], suppressed: list[Finding], pipeline: Result,
                  rules: list[Rule], without_gpu: tuple[int, tuple[str, ...]] = (0, ())) -> None:
@@ -95,6 +100,8 @@ class LintResult(Record):
         self.rules = rules
         self.without_gpu = without_gpu
         self.cache = None
+        self.analysed = {}
+        self.processes = 1
 
 
 def count_without_gpu(unchecked: Iterable[Sequence[str]], catalog: dict[str, Rule]) -> tuple[int, tuple[str, ...]]:
@@ -202,13 +209,15 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
     if workers > 1:
         from mtplint.parallel import analyse_in_workers
 
-        for index, candidate, result, deps in analyse_in_workers(pending, run.groups, workers, run.use_cache,
-                                                                 run.analyse):
-            run.take(index, candidate.group, result, deps)
+        for index, candidate, result, deps, requested in analyse_in_workers(pending, run.groups, workers,
+                                                                            run.use_cache, run.analyse):
+            run.take(index, candidate, result, deps, requested)
     else:
         for index, candidate in pending:
-            run.take(index, candidate.group, *run.analyse(index, candidate))
-    return run.assemble()
+            run.take(index, candidate, *run.analyse(index, candidate))
+    linted = run.assemble()
+    linted.processes = workers
+    return linted
 
 
 def _walk_counted(found: Iterator[Candidate], progress: Progress) -> Iterator[Candidate]:
@@ -230,14 +239,18 @@ class _Run:
         self.progress = progress
         self.tree = settings.configs
         self.loader = loader
-        #: the loader files are read through in this process (noting what each analysis reads, for the cache)
-        self.run_loader = loader if loader is not None else (
-            RecordingLoader(settings.pipeline.root) if use_cache else FileLoader(settings.pipeline.root))
+        #: the loader files are read through in this process, noting what each analysis reads (for
+        #: the cache, and for the verification of fixes: :attr:`analysed`)
+        self.run_loader = loader if loader is not None else RecordingLoader(settings.pipeline.root)
         self.groups: list[RunGroup] = [RunGroup(settings.without_configs())]
         self.files_seen = 0
         self.files_skipped = 0
         #: (place in the walk, result, configuration group) of each file that starts or says something
         self.kept: list[tuple[int, FileResult, int]] = []
+        #: display name -> this run's analysis of each file whose findings offer a fix
+        self.analysed: dict[str, AnalysedFile] = {}
+        #: each configuration group's rules, as :attr:`analysed` notes them
+        self.rule_codes: dict[int, tuple[str, ...]] = {}
         self.texts = SharedTexts()
         #: the cache keys of the files whose results are not known yet
         self.keys: dict[int, str] = {}
@@ -248,7 +261,7 @@ class _Run:
         self.names = FileLoader(settings.pipeline.root)
         self.display = self.names.display
         #: files analysed since the loaders last forgot what they hold (:data:`FORGET_EVERY`)
-        self.analysed = 0
+        self.since_forgetting = 0
         #: the files to analyse found so far worth reading, and their bytes: what the default
         #: ``--jobs`` is decided from (counted while :attr:`counting`, and for every cache miss)
         self.counting = False
@@ -311,27 +324,37 @@ class _Run:
             self.relevant_bytes += len(data)
         return result
 
-    def analyse(self, index: int, candidate: Candidate) -> tuple[FileResult, Dependencies | None]:
+    def analyse(self, index: int, candidate: Candidate
+                ) -> tuple[FileResult, Dependencies | None, tuple[str, ...] | None]:
         """Analyse a file in this process (its share of a run with workers, or a chunk a worker failed)."""
         number = candidate.group
         group = self.groups[number]
         # the loader keeps the bytes it read last: the cache key's (a file with a key was read for it
         # and passed the prefilter), when the file is analysed next
-        result, deps = analysed_with_dependencies(candidate, self.run_loader, group, index in self.keys)
-        self.analysed += 1
-        if self.analysed >= FORGET_EVERY:
-            self.analysed = 0
+        analysed = analysed_with_dependencies(candidate, self.run_loader, group, index in self.keys, self.use_cache)
+        self.since_forgetting += 1
+        if self.since_forgetting >= FORGET_EVERY:
+            self.since_forgetting = 0
             if self.loader is None:  # a caller's loader (seeded texts, a fix's) is theirs to keep
                 self.run_loader.forget_files()
-        return result, deps
+        return analysed
 
-    def take(self, index: int, number: int, result: FileResult, deps: Dependencies | None) -> None:
-        """The result of the file at ``index`` in the walk, of configuration group ``number``."""
+    def take(self, index: int, candidate: Candidate, result: FileResult, deps: Dependencies | None,
+             requested: tuple[str, ...] | None) -> None:
+        """The result of the file at ``index`` in the walk; what it depends on (for the cache) and
+        the files its analysis asked for (for the verification of its fixes), when known."""
+        number = candidate.group
         if deps is not None:
             key = self.keys.pop(index, None)
             cache = self.groups[number].cache
             if cache is not None and key is not None:
                 cache.put(key, result, deps)
+        if requested is not None:
+            rules = self.rule_codes.get(number)
+            if rules is None:
+                rules = self.rule_codes[number] = tuple(self.groups[number].rule_codes())
+            self.analysed[self.display(candidate.path)] = AnalysedFile(candidate.kind, number, rules, requested,
+                                                                       result)
         self._keep(index, result, number)
 
     def _keep(self, index: int, result: FileResult, number: int) -> None:
@@ -354,6 +377,7 @@ class _Run:
                           self.candidate_groups if grouped else None)
         if not grouped and len(self.groups) == 1:
             result.cache = self.groups[0].cache
+        result.analysed = self.analysed
         return result
 
 

@@ -27,7 +27,6 @@ from mtplint.cache import analysed_with_dependencies
 from mtplint.checks import Edit
 from mtplint.checks.catalog import Rule
 from mtplint.discover import Candidate
-from mtplint.extract import FileLoader
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,9 +39,10 @@ if TYPE_CHECKING:
     Work = tuple[int, Candidate]
     #: a file of a chunk as sent to a worker: its path, kind, whether it was named, configuration group
     SentFile = tuple[str, str, bool, int]
-    #: a file's result as a worker sends it back: pickled (:func:`_dumps`), with its cache dependencies
-    Done = tuple[bytes, Dependencies | None]
-    Analysed = tuple[int, Candidate, FileResult, Dependencies | None]
+    #: a file's result as a worker sends it back: pickled (:func:`dump_result`), with its cache dependencies
+    #: and the files it read (:func:`mtplint.cache.analysed_with_dependencies`)
+    Done = tuple[bytes, Dependencies | None, tuple[str, ...] | None]
+    Analysed = tuple[int, Candidate, FileResult, Dependencies | None, tuple[str, ...] | None]
 
 #: files per chunk: enough that sending costs little, few enough that the first chunks go out while
 #: the walk goes on and that no process idles long at the end while another finishes a chunk
@@ -52,7 +52,8 @@ HELD = 2
 
 
 def analyse_in_workers(work: Iterable[Work], groups: Sequence[RunGroup], workers: int, with_deps: bool,
-                       analyse_here: Callable[[int, Candidate], tuple[FileResult, Dependencies | None]]
+                       analyse_here: Callable[[int, Candidate],
+                                              tuple[FileResult, Dependencies | None, tuple[str, ...] | None]]
                        ) -> Iterator[Analysed]:
     """The result of each file of ``work`` (in the order they are finished), over ``workers``
     processes. ``groups``: the run's configuration groups, growing as the walk meets them (each
@@ -78,8 +79,8 @@ def analyse_in_workers(work: Iterable[Work], groups: Sequence[RunGroup], workers
                 broken = broken or isinstance(error, BrokenProcessPool)
                 yield from here(chunk)
                 continue
-            for (index, candidate), (data, deps) in zip(chunk, answers, strict=True):
-                yield index, candidate, _loads(data, groups[candidate.group]), deps
+            for (index, candidate), (data, deps, requested) in zip(chunk, answers, strict=True):
+                yield index, candidate, load_result(data, groups[candidate.group]), deps, requested
 
     def here(chunk: list[Work]) -> Iterator[Analysed]:
         for index, candidate in chunk:
@@ -115,12 +116,12 @@ def _can_fork() -> bool:
 
 class _WorkerState:
     """What a worker process keeps from one chunk to the next: the run's groups (each with its
-    configuration's GPU and model catalogs) and its loader."""
+    configuration's GPU and model catalogs), its loader, and whether the run has a cache."""
 
     def __init__(self, first: RunGroup, with_deps: bool) -> None:
         self.groups = {0: first}
-        root = first.settings.pipeline.root
-        self.loader = RecordingLoader(root) if with_deps else FileLoader(root)
+        self.with_deps = with_deps
+        self.loader = RecordingLoader(first.settings.pipeline.root)
 
 
 _worker: _WorkerState | None = None
@@ -154,8 +155,8 @@ def _worker_chunk(chunk: list[SentFile], new_groups: dict[int, tuple[LintSetting
     for path, kind, explicit, number in chunk:
         group = state.groups[number]
         candidate = Candidate(Path(path), kind, explicit, number)
-        result, deps = analysed_with_dependencies(candidate, loader, group)
-        done.append((_dumps(result), deps))
+        result, deps, requested = analysed_with_dependencies(candidate, loader, group, with_deps=state.with_deps)
+        done.append((dump_result(result), deps, requested))
     # what the loader holds of the chunk's files and folders: a worker's memory must not grow with
     # the tree either (a chunk's files are neighbours, the next chunk's seldom share them)
     loader.forget_files()
@@ -176,13 +177,13 @@ class _ResultPickler(pickle.Pickler):
         return ("python", obj.recipe()) if isinstance(obj, Edit) and hasattr(obj, "recipe") else None
 
 
-def _dumps(result: FileResult) -> bytes:
+def dump_result(result: FileResult) -> bytes:
     out = io.BytesIO()
     _ResultPickler(out, pickle.HIGHEST_PROTOCOL).dump(result)
     return out.getvalue()
 
 
-def _loads(data: bytes, group: RunGroup) -> FileResult:
+def load_result(data: bytes, group: RunGroup) -> FileResult:
     def persistent_load(pid: tuple[str, Any]) -> Any:
         if pid[0] == "rule":
             return group.catalog[pid[1]]

@@ -234,7 +234,7 @@ def test_a_result_crosses_to_this_process_whole(tmp_path: Path) -> None:
     from mtplint.discover import Candidate
     from mtplint.extract import FileLoader
     from mtplint.lint import LintSettings
-    from mtplint.parallel import _dumps, _loads
+    from mtplint.parallel import dump_result, load_result
     from mtplint.pipeline import Options
 
     script = tmp_path / "serve.py"
@@ -244,6 +244,6 @@ def test_a_result_crosses_to_this_process_whole(tmp_path: Path) -> None:
     result = analyse_file(Candidate(script, "python"), FileLoader(tmp_path), group)
     findings = [finding for launch in result.launches for finding in launch.findings]
     assert findings and any(finding.fix for finding in findings)
-    arrived = _loads(_dumps(result), group)
+    arrived = load_result(dump_result(result), group)
     assert arrived == result
     assert all(a.rule is group.catalog[a.code] for launch in arrived.launches for a in launch.findings)

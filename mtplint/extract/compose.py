@@ -139,7 +139,9 @@ def resolve_services(source: SourceFile, ctx: ExtractContext) -> list[ComposeSer
 def _report_once(ctx: ExtractContext, source: SourceFile, message: str, offset: int) -> None:
     seen: set[tuple[str, ...]] = ctx.loader.memos.setdefault(_REPORTED, set())
     key = ("MTP001", source.display, str(offset))
-    if key not in seen:
+    if key in seen:
+        ctx.loader.reported_earlier = True
+    else:
         seen.add(key)
         ctx.issues.add("MTP001", message, source.span(offset, offset + 1))
 
@@ -325,6 +327,7 @@ class _Project:
         for name, service in self.services().items():
             key = (*identity, name)
             if key in reported:
+                loader.reported_earlier = True
                 continue
             found = _ServiceLaunches(self, service).launches()
             if found:

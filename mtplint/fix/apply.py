@@ -39,9 +39,10 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
+from mtplint.cache import AnalysedFile
 from mtplint.checks import Edit, Finding, Fix, applies
 from mtplint.config import LintSettings
 from mtplint.edits.pyedit import resolved
@@ -574,10 +575,13 @@ def _within(relint: ProjectLinter, candidates: list[_Candidate], state: _State, 
 
 
 def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = False,
-                max_passes: int = MAX_PASSES, buffers: Sequence[SourceFile] = ()) -> FixRun:
+                max_passes: int = MAX_PASSES, buffers: Sequence[SourceFile] = (),
+                analysed: Mapping[str, AnalysedFile] | None = None, processes: int = 1) -> FixRun:
     """Fix what can be fixed in ``paths``, in memory (see the module docstring). ``buffers``: texts
-    that stand for their files, as read (an editor's unsaved buffers, ``mtplint server``)."""
-    relint = ProjectLinter(paths, settings)
+    that stand for their files, as read (an editor's unsaved buffers, ``mtplint server``);
+    ``analysed``: a run's own analyses of some of the files, taken as they are; ``processes``: the
+    run's, which share out large tries (:class:`mtplint.fix.relint.ProjectLinter`)."""
+    relint = ProjectLinter(paths, settings, analysed, processes)
     first, loader = relint.first(buffers)
     as_read = {source.display: source for source in buffers}
     rejected: list[RejectedFix] = []

@@ -20,6 +20,13 @@ What a record depends on, and why the set re-analysed is enough:
 Fixes only edit files that were read, and never create or delete one: the files discovered, and
 the directory listings the extraction looked at, stay as they were.
 
+The same dependencies let the verification of a ``check``'s fixes (:mod:`mtplint.fix.verify`)
+start from the run's own results: a file's result from the run is this lint's when its analysis
+left out nothing an earlier one had reported and no other file of this lint read its files
+(:meth:`ProjectLinter.first`). And they let a large try share its records out among processes
+(:meth:`ProjectLinter._analyse_shared`): records reading none of each other's files are analysed
+independently.
+
 Assembling the project after each try costs the whole tree too, so a try assembles only the records
 whose assembled findings it may change, and splices what they report, file by file, into the
 previous lint (:meth:`ProjectLinter.again`). Every step of :func:`mtplint.lint.assemble` that looks
@@ -46,10 +53,11 @@ for the outcome.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from mtplint.analysis import FileResult, RecordingLoader, RunGroup, analyse_file
+from mtplint.cache import AnalysedFile
 from mtplint.checks import Finding
 from mtplint.config import LintSettings
 from mtplint.discover import discover
@@ -63,6 +71,10 @@ Problem = tuple[str, str, int, str]
 
 #: the rules that report what the engine refuses (MTP509: any rejection no specific rule reports)
 ENGINE_REJECTIONS = ("MTP509",)
+
+#: records a try analyses from which, when the run had several processes, forked processes take a
+#: share: forking and sending the results back cost tens of milliseconds, a record's analysis a few
+SHARED_FROM = 48
 
 
 def error_file(error: str) -> str:
@@ -170,9 +182,16 @@ def problems_by_file(items: Iterable[tuple[Problem, Finding | None]]) -> dict[st
 
 class ProjectLinter:
     """Lints ``paths`` as :func:`mtplint.lint.lint` does, and again with some files replaced by
-    texts in memory, re-analysing only the files those texts reach (see the module docstring)."""
+    texts in memory, re-analysing only the files those texts reach (see the module docstring).
 
-    def __init__(self, paths: list[Path], settings: LintSettings) -> None:
+    ``analysed``: a run's own analyses of some of these files (:attr:`mtplint.lint.LintResult.analysed`),
+    which the first lint takes rather than analyse the files again (:meth:`first`). ``processes``:
+    how many the run had, which share out the analysis of a large try (:meth:`_analyse_shared`)."""
+
+    def __init__(self, paths: list[Path], settings: LintSettings,
+                 analysed: Mapping[str, AnalysedFile] | None = None, processes: int = 1) -> None:
+        self.analysed_by_the_run = analysed if analysed is not None else {}
+        self.processes = processes
         options = settings.pipeline
         self.root = options.root
         tree = settings.configs
@@ -202,9 +221,10 @@ class ProjectLinter:
         #: record -> the real paths, and the display names, of the files it read (at any point of the fixing)
         self.reads: dict[int, set[str]] = {}
         self.read_names: dict[int, set[str]] = {}
-        #: records analysed together, reading none of the other records' files of their lint -> the
-        #: texts that stood for the files they read (real path -> text; None: the disk's), and their results
-        self._analyses: dict[tuple[int, ...], tuple[dict[str, str | None], list[FileResult]]] = {}
+        #: records analysed together, reading none of the other records' files of their lint -> each
+        #: time: the texts that stood for the files they read (real path -> text; None: the disk's),
+        #: and their results
+        self._analyses: dict[tuple[int, ...], list[tuple[dict[str, str | None], list[FileResult]]]] = {}
         self._real_paths: dict[str, str] = {}
         #: the loader of the first lint, whose answers about paths every later lint shares
         self._paths = RecordingLoader(self.root)
@@ -224,9 +244,41 @@ class ProjectLinter:
         for source in buffers:
             loader.put(source)
         self.runs += 1
-        records = self._analyse(range(len(self.candidates)), loader)
+        taken = {} if buffers else self._taken_from_the_run(loader)
+        fresh = [index for index in range(len(self.candidates)) if index not in taken]
+        found = dict(zip(fresh, self._analyse(fresh, loader), strict=True))
+        for index, analysed in taken.items():
+            found[index] = analysed.result
+            self._note(index, analysed.requested, analysed.result, loader)
+            for name in analysed.requested:
+                loader.load(Path(name))  # the texts the fixing starts from, as an analysis here would hold them
+        records = [found[index] for index in range(len(self.candidates))]
+        # a result taken from the run is the one an analysis here gives when no other file of this
+        # lint read the files it read: only through those does one analysis leave something for the
+        # next (compose services already reported). Else its files are analysed together, as ever
+        together = [index for index in taken if any(len(self.readers[path]) > 1 for path in self.reads[index])]
+        if together:
+            linked = sorted(index for indices in linked_sets(range(len(records)), self.reads.__getitem__)
+                            if not set(indices).isdisjoint(together) for index in indices)
+            again = RecordingLoader(self.root)
+            again.share_paths(loader)
+            for index, record in zip(linked, self._analyse(linked, again), strict=True):
+                records[index] = record
         result = self._assemble(range(len(records)), records, loader)
         return ProjectLint(tuple(records), problems_by_file(problems(result)), result), loader
+
+    def _taken_from_the_run(self, loader: RecordingLoader) -> dict[int, AnalysedFile]:
+        """The candidates (by index) whose analysis by the run is this lint's own: the same file,
+        kind, configuration and rules."""
+        taken: dict[int, AnalysedFile] = {}
+        if not self.analysed_by_the_run:
+            return taken
+        for index, candidate in enumerate(self.candidates):
+            analysed = self.analysed_by_the_run.get(loader.display(candidate.path))
+            if (analysed is not None and analysed.kind == candidate.kind and analysed.group == candidate.group
+                    and analysed.rules == tuple(self.groups[candidate.group].rule_codes())):
+                taken[index] = analysed
+        return taken
 
     def again(self, before: ProjectLint, texts: dict[str, SourceFile], changed: Iterable[SourceFile]) -> ProjectLint:
         """The lint of the project with ``texts`` (every file whose text differs from the disk's)
@@ -265,7 +317,8 @@ class ProjectLinter:
         next -- compose services reported, version pins -- goes with the files both read); so a set
         of such records whose files all have the texts of an earlier analysis of that very set is
         not analysed again. It saves the second analysis of a refused try's innocent part: tried on
-        its own next, with the texts it had in the whole try."""
+        its own next, with the texts it had in the whole try; and of a refused pair's second fix,
+        tried after the first with the texts of the pair."""
         stands_for = {self._real(source.path): source.text for source in texts.values()}
         known: dict[int, FileResult] = {}
         for records in self._independent(affected):
@@ -274,7 +327,7 @@ class ProjectLinter:
                 known.update(zip(records, earlier, strict=True))
         loader = self._loader(texts)
         fresh = [index for index in affected if index not in known]
-        results = dict(zip(fresh, self._analyse(fresh, loader), strict=True))
+        results = self._analyse_shared(fresh, loader, texts)
         fresh_set = set(fresh)
         if any(self.readers[path] & fresh_set for index in known for path in self.reads[index]):
             # a new text made a record read the files of one taken as known: analysed together, as ever
@@ -284,9 +337,66 @@ class ProjectLinter:
             results = dict(zip(fresh, self._analyse(fresh, loader), strict=True))
         for records in self._independent(fresh):
             read = {path for index in records for path in self.reads[index]}
-            self._analyses[tuple(records)] = ({path: stands_for.get(path) for path in read},
-                                             [results[index] for index in records])
+            self._analyses.setdefault(tuple(records), []).append(({path: stands_for.get(path) for path in read},
+                                                                  [results[index] for index in records]))
         return [known[index] if index in known else results[index] for index in affected], loader
+
+    def _analyse_shared(self, fresh: list[int], loader: RecordingLoader,
+                        texts: dict[str, SourceFile]) -> dict[int, FileResult]:
+        """The results of the ``fresh`` records (ascending) with ``texts`` standing for their files.
+        With several processes and many records (the first try of a pass: every file it fixes),
+        the sets of records that read none of each other's files are shared out between this
+        process (through ``loader``) and forked ones, each through a loader of its own: those sets
+        are analysed independently in any case. When the new texts made records of two shares read
+        the same file, the records are analysed again here, together."""
+        if self.processes < 2 or len(fresh) < SHARED_FROM or not hasattr(os, "fork"):
+            return dict(zip(fresh, self._analyse(fresh, loader), strict=True))
+        shares: list[list[int]] = [[] for _ in range(self.processes)]
+        for records in sorted(self._independent(fresh), key=len, reverse=True):
+            min(shares, key=len).extend(records)
+        here, *others = (sorted(share) for share in shares)
+        elsewhere = [share for share in others if share]
+        if not elsewhere:  # one set of records reading each other's files: nothing to share
+            return dict(zip(fresh, self._analyse(fresh, loader), strict=True))
+        results = self._analysed_elsewhere(elsewhere, texts,
+                                           lambda: dict(zip(here, self._analyse(here, loader), strict=True)), loader)
+        share_of = {index: number for number, share in enumerate(shares) for index in share}
+        if any(len({share_of[index] for index in records}) > 1 for records in self._independent(fresh)):
+            return dict(zip(fresh, self._analyse(fresh, self._loader(texts)), strict=True))
+        return results
+
+    def _analysed_elsewhere(self, shares: list[list[int]], texts: dict[str, SourceFile],
+                            meanwhile: Callable[[], dict[int, FileResult]],
+                            loader: RecordingLoader) -> dict[int, FileResult]:
+        """The results of the records of ``shares``, each analysed by a forked process, with those
+        ``meanwhile`` gives (the share of this process, analysed while they work). A share whose
+        process failed is analysed here, as :mod:`mtplint.parallel` does."""
+        global _fixing
+        # a boundary: only a run with several processes and a large try pays for these imports
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        from mtplint.parallel import load_result
+
+        _fixing = (self, texts)  # what the forked processes inherit
+        try:
+            with ProcessPoolExecutor(len(shares), multiprocessing.get_context("fork")) as pool:
+                futures = [pool.submit(_analyse_share, share) for share in shares]
+                results = meanwhile()
+                for share, future in zip(shares, futures, strict=True):
+                    try:
+                        answers = future.result()
+                    except Exception:  # analysed here, where a failure is reported as ever
+                        results.update(zip(share, self._analyse(share, loader), strict=True))
+                        continue
+                    for index, (data, requested) in zip(share, answers, strict=True):
+                        record = load_result(data, self.groups[self.candidates[index].group])
+                        self.analysed += 1
+                        self._note(index, requested, record, loader)
+                        results[index] = record
+        finally:
+            _fixing = None
+        return results
 
     def _independent(self, indices: list[int]) -> list[list[int]]:
         """``indices`` (ascending) in sets that read none of each other's files, in any lint of the fixing."""
@@ -294,13 +404,11 @@ class ProjectLinter:
 
     def _same_analysis(self, records: list[int], stands_for: dict[str, str]) -> list[FileResult] | None:
         """The results of an earlier analysis of these ``records`` (and no others) when every file
-        they read then has the same text now."""
-        known = self._analyses.get(tuple(records))
-        if known is None:
-            return None
-        texts, results = known
-        if all(stands_for.get(path) == text for path, text in texts.items()):
-            return results
+        they read then has the same text now: a refused pair's second fix tried after its first
+        has the texts of the pair."""
+        for texts, results in self._analyses.get(tuple(records), ()):
+            if all(stands_for.get(path) == text for path, text in texts.items()):
+                return results
         return None
 
     def _analyse(self, indices: Iterable[int], loader: RecordingLoader) -> list[FileResult]:
@@ -312,17 +420,21 @@ class ProjectLinter:
             group = self.groups[candidate.group]
             records.append(analyse_file(candidate, loader, group))
             self.analysed += 1
-            read = [candidate.path, *map(Path, loader.requested)]
-            real = {self._real(path) for path in read}
-            self.reads.setdefault(index, set()).update(real)
-            for path in real:
-                self.readers.setdefault(path, set()).add(index)
-            self.read_names.setdefault(index, set()).update(map(loader.display, read))
-            files = touched(records[-1])
-            self.touched.setdefault(index, set()).update(files)
-            for name in files:
-                self.touchers.setdefault(name, set()).add(index)
+            self._note(index, loader.requested, records[-1], loader)
         return records
+
+    def _note(self, index: int, requested: Iterable[str], record: FileResult, loader: RecordingLoader) -> None:
+        """Note what the record at ``index`` read (the ``requested`` paths besides its own file) and touched."""
+        read = [self.candidates[index].path, *map(Path, requested)]
+        real = {self._real(path) for path in read}
+        self.reads.setdefault(index, set()).update(real)
+        for path in real:
+            self.readers.setdefault(path, set()).add(index)
+        self.read_names.setdefault(index, set()).update(map(loader.display, read))
+        files = touched(record)
+        self.touched.setdefault(index, set()).update(files)
+        for name in files:
+            self.touchers.setdefault(name, set()).add(index)
 
     def shown(self, result: LintResult) -> LintResult:
         """``result`` without the findings of the rules checked only for the fixing's sake."""
@@ -380,3 +492,24 @@ class ProjectLinter:
             real = self._real_paths[key] = os.path.realpath(key)
         return real
 
+
+
+#: the fixing whose records a forked process analyses (:meth:`ProjectLinter._analysed_elsewhere`)
+_fixing: tuple[ProjectLinter, dict[str, SourceFile]] | None = None
+
+
+def _analyse_share(indices: list[int]) -> list[tuple[bytes, tuple[str, ...]]]:
+    """In a forked process: each record at ``indices`` (ascending) analysed with the fixing's texts,
+    as its result pickled and the files it asked for."""
+    from mtplint.parallel import dump_result
+
+    if _fixing is None:
+        raise RuntimeError("not a forked process of a fixing")  # the share is analysed in the parent
+    linter, texts = _fixing
+    loader = linter._loader(texts)
+    done = []
+    for index in indices:
+        candidate = linter.candidates[index]
+        record = analyse_file(candidate, loader, linter.groups[candidate.group])
+        done.append((dump_result(record), tuple(loader.requested)))
+    return done

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from mtplint.checks import Finding, Fix, applies
@@ -22,7 +22,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from mtplint.cache import Cache
+    from mtplint.cache import AnalysedFile, Cache
     from mtplint.config import LintSettings
     from mtplint.fix.apply import FixRun, RejectedFix
 
@@ -78,13 +78,17 @@ def _shown_not_offered(findings: Sequence[Finding], refused: Sequence[Finding],
 
 
 def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
-             cache: Cache | None = None) -> list[Finding]:
+             cache: Cache | None = None, analysed: Mapping[str, AnalysedFile] | None = None,
+             processes: int = 1) -> list[Finding]:
     """``findings`` of a ``check`` without ``--fix``, with every fix that ``--fix`` would refuse
     shown as not applied. The fixing runs over the files holding an applicable fix and the files
     its edits reach, not the whole tree: it costs what ``--diff`` on those files costs (a lint of
     them and one of what each pass changes), and nothing when no fix applies. ``cache``: the run's
     (:attr:`mtplint.lint.LintResult.cache`), which keeps which fixes were refused, and why, until
-    the settings, the findings offering fixes or a file the fixing read change."""
+    the settings, the findings offering fixes or a file the fixing read change. ``analysed``: the
+    run's own analyses of the files whose findings offer a fix
+    (:attr:`mtplint.lint.LintResult.analysed`), which the fixing takes rather than analyse them again;
+    ``processes``: the run's, which share out the analysis of a large try of fixes."""
     from mtplint.edits.pyedit import edit_file
 
     files: set[str] = set()
@@ -106,7 +110,8 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
 
     root = settings.pipeline.root
     paths = sorted(Path(name) if Path(name).is_absolute() else root / name for name in files)
-    run = fix_project([path for path in paths if path.is_file()], settings, unsafe=unsafe)
+    run = fix_project([path for path in paths if path.is_file()], settings, unsafe=unsafe, analysed=analysed,
+                      processes=processes)
     refused = unapplied(findings, run, unsafe)
     reasons = _reasons(run.rejected)
     if cache is not None and key is not None:
