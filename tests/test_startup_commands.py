@@ -65,3 +65,28 @@ def test_crossover_without_a_plot_loads_no_url_or_mail_library(tmp_path: Path) -
 @pytest.mark.parametrize("text", ["Qwen/Qwen3-8B on rtx-4090", "a <b> & \"c\" 'd' &amp;", ""])
 def test_plot_text_is_escaped_as_xml_sax_escapes_it(text: str) -> None:
     assert escape(text) == sax_escape(text)
+
+
+def test_the_command_runs_without_a_collection_from_its_first_import(tmp_path: Path) -> None:
+    """``mtplint`` (the console script calls :func:`mtplint.__main__.run`) turns the cyclic collector
+    off before it imports the CLI: loading ~100 modules triggers young collections that free nothing.
+    A program that imports :mod:`mtplint.cli` itself keeps its collector."""
+    (tmp_path / "serve.sh").write_text("#!/bin/sh\nvllm serve Qwen/Qwen3-8B --speculative-config '{\"method\": \"mtp\"}'\n")
+    code = ("import gc, os, sys\n"
+            "gc.callbacks.append(lambda phase, info: phase == 'start' and os.write(2, b'collected\\n'))\n"
+            "sys.argv = ['mtplint', 'check', '--no-cache', '--exit-zero', 'serve.sh']\n"
+            "from mtplint.__main__ import run\nrun()\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert done.returncode == 0 and "serve.sh" in done.stdout
+    assert "collected" not in done.stderr
+    imported = subprocess.run([sys.executable, "-c", "import gc, mtplint.cli\nprint(gc.isenabled())"],
+                              capture_output=True, text=True, check=True, env=env)
+    assert imported.stdout.split() == ["True"]
+
+
+def test_the_console_script_is_the_collector_free_entry_point() -> None:
+    import tomllib
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    assert pyproject["project"]["scripts"]["mtplint"] == "mtplint.__main__:run"
