@@ -50,10 +50,12 @@ def test_version_and_help_load_no_tuner_and_no_check(tmp_path: Path, argv: list[
 
 
 @pytest.mark.parametrize("argv", [["rules"], ["rule", "MTP102"]])
-def test_the_rule_commands_load_no_tuner_and_no_parser(tmp_path: Path, argv: list[str]) -> None:
+def test_the_rule_commands_load_no_tuner_and_no_lint(tmp_path: Path, argv: list[str]) -> None:
+    """They read the rule catalog and the configuration's house rules: not the pipeline a check runs."""
     modules, printed = _run(argv, tmp_path)
     assert "MTP102" in printed
-    assert _loaded(modules, (*TUNER, "yaml", "mtplint.engines.vllm", "tree_sitter", "jsonschema")) == []
+    assert _loaded(modules, (*TUNER, "yaml", "mtplint.pipeline", "mtplint.engines", "mtplint.lint", "tree_sitter",
+                             "jsonschema")) == []
 
 
 def test_crossover_without_a_plot_loads_no_url_or_mail_library(tmp_path: Path) -> None:
