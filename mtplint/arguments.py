@@ -171,10 +171,46 @@ def _add_server(commands: Any) -> None:
     commands.add_parser("server", help="run the language server (LSP, on stdin/stdout; needs mtplint[server])")
 
 
-def _add_tuner(commands: Any) -> None:
-    from mtplint.cli_tuner import add_parsers as add_tuner_parsers  # argparse only; the models load on use
+#: the engines the tuner models
+TUNER_ENGINES = ("vllm", "sglang", "llama.cpp")
 
-    add_tuner_parsers(commands)
+
+def _add_tuner(commands: Any) -> None:
+    """``recommend`` and ``crossover`` (run by :mod:`mtplint.cli_tuner`)."""
+    recommend = commands.add_parser("recommend", help="should this deployment run MTP, with which k, and how")
+    recommend.add_argument("--gpu", metavar="ID[xN]", help="GPU, e.g. rtx-4090, h100-sxm, rtx-4090x2 "
+                                                           "(default: `gpu` of the configuration, as check)")
+    recommend.add_argument("--model", help="served model, e.g. Qwen/Qwen3.6-27B-FP8 (default: Qwen/Qwen3.6-27B "
+                                           "in the largest published format that fits)")
+    recommend.add_argument("--use-case", choices=("single-user", "multi-user"), default="single-user")
+    recommend.add_argument("--objective", choices=("latency", "throughput"),
+                           help="what the deployment optimises for (default: `objective` of the configuration, "
+                                "else latency)")
+    recommend.add_argument("--engine", choices=TUNER_ENGINES,
+                           help="engine (default: vLLM, or llama.cpp when only a 4-bit GGUF fits the GPU)")
+    recommend.add_argument("--engine-version", metavar="VERSION",
+                           help="engine version (default: the configuration's `engine-versions`, else the newest "
+                                "known)")
+    recommend.add_argument("--concurrency", type=int, help="sequences decoding together (multi-user; default 64)")
+    recommend.add_argument("--kv-cache-dtype", help="KV-cache dtype the server uses")
+    recommend.add_argument("--quantization", help="engine --quantization (default: from the model name)")
+    recommend.add_argument("--tensor-parallel", type=int, help="tensor-parallel size (default: the GPU count)")
+    recommend.add_argument("--max-model-len", type=int, help="context length (default: what fits)")
+    recommend.add_argument("--max-k", type=int, default=3, help="largest k considered (default 3)")
+    recommend.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
+
+    cross = commands.add_parser("crossover", help="speed-up of MTP by batch size, and where it turns into a loss")
+    cross.add_argument("--gpu", metavar="ID[xN]", help="GPU, e.g. rtx-3090 (default: `gpu` of the configuration)")
+    cross.add_argument("--model", help="served model (default: a dense 8B)")
+    cross.add_argument("--engine", choices=TUNER_ENGINES,
+                       help="engine (default: vLLM and llama.cpp side by side)")
+    cross.add_argument("--weights", help="weight format: bf16, fp8, 4-bit, or a GGUF preset such as Q4_K_M "
+                                         "(default: from the model name)")
+    cross.add_argument("--tensor-parallel", type=int, default=None, help="tensor-parallel size (default: the GPU count)")
+    cross.add_argument("--acceptance", type=float, help="first-draft-token acceptance (default: the catalog's figure)")
+    cross.add_argument("--max-k", type=int, default=3, help="rows k = 1 .. max-k (default 3)")
+    cross.add_argument("--plot", metavar="FILE.svg", help="also draw the speed-up curves into an SVG file")
+    cross.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
 
 
 #: the subcommands' parsers, in the order ``mtplint --help`` lists them

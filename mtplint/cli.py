@@ -610,7 +610,9 @@ def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if not arguments or (arguments[0] not in COMMANDS and arguments[0] not in ("-h", "--help", "--version")):
         arguments = ["check", *arguments]
-    parser = build_parser(arguments[0] if arguments[0] in COMMANDS else None)
+    # `--version` needs no subcommand's options; `--help` lists them all
+    command = "version" if arguments[0] == "--version" else arguments[0] if arguments[0] in COMMANDS else None
+    parser = build_parser(command)
     try:
         args = parser.parse_args(arguments)
     except SystemExit as exit_:

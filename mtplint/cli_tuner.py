@@ -1,7 +1,7 @@
-"""``mtplint recommend`` and ``mtplint crossover`` (hooked into :mod:`mtplint.cli` by ``add_parsers``).
+"""``mtplint recommend`` and ``mtplint crossover``: what they do (their options are in
+:mod:`mtplint.arguments`, so that ``--help`` and ``--version`` load none of the tuner's models).
 
-:mod:`mtplint.cli` imports this module only to run one of these commands or to print the full
-``--help``: a ``check`` builds its own parser alone.
+:mod:`mtplint.cli` imports this module only to run one of these commands.
 """
 
 from __future__ import annotations
@@ -32,46 +32,7 @@ if TYPE_CHECKING:
 
 #: batch sizes the crossover table shows
 TABLE_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-ENGINE_CHOICES = ("vllm", "sglang", "llama.cpp")
 EXIT_CLEAN, EXIT_ERROR = 0, 2
-
-
-def add_parsers(commands: Any) -> None:
-    """Add the tuner's subcommands to ``mtplint``'s subparsers."""
-    recommend = commands.add_parser("recommend", help="should this deployment run MTP, with which k, and how")
-    recommend.add_argument("--gpu", metavar="ID[xN]", help="GPU, e.g. rtx-4090, h100-sxm, rtx-4090x2 "
-                                                           "(default: `gpu` of the configuration, as check)")
-    recommend.add_argument("--model", help="served model, e.g. Qwen/Qwen3.6-27B-FP8 (default: Qwen/Qwen3.6-27B "
-                                           "in the largest published format that fits)")
-    recommend.add_argument("--use-case", choices=("single-user", "multi-user"), default="single-user")
-    recommend.add_argument("--objective", choices=("latency", "throughput"),
-                           help="what the deployment optimises for (default: `objective` of the configuration, "
-                                "else latency)")
-    recommend.add_argument("--engine", choices=ENGINE_CHOICES,
-                           help="engine (default: vLLM, or llama.cpp when only a 4-bit GGUF fits the GPU)")
-    recommend.add_argument("--engine-version", metavar="VERSION",
-                           help="engine version (default: the configuration's `engine-versions`, else the newest "
-                                "known)")
-    recommend.add_argument("--concurrency", type=int, help="sequences decoding together (multi-user; default 64)")
-    recommend.add_argument("--kv-cache-dtype", help="KV-cache dtype the server uses")
-    recommend.add_argument("--quantization", help="engine --quantization (default: from the model name)")
-    recommend.add_argument("--tensor-parallel", type=int, help="tensor-parallel size (default: the GPU count)")
-    recommend.add_argument("--max-model-len", type=int, help="context length (default: what fits)")
-    recommend.add_argument("--max-k", type=int, default=3, help="largest k considered (default 3)")
-    recommend.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
-
-    cross = commands.add_parser("crossover", help="speed-up of MTP by batch size, and where it turns into a loss")
-    cross.add_argument("--gpu", metavar="ID[xN]", help="GPU, e.g. rtx-3090 (default: `gpu` of the configuration)")
-    cross.add_argument("--model", help="served model (default: a dense 8B)")
-    cross.add_argument("--engine", choices=ENGINE_CHOICES,
-                       help="engine (default: vLLM and llama.cpp side by side)")
-    cross.add_argument("--weights", help="weight format: bf16, fp8, 4-bit, or a GGUF preset such as Q4_K_M "
-                                         "(default: from the model name)")
-    cross.add_argument("--tensor-parallel", type=int, default=None, help="tensor-parallel size (default: the GPU count)")
-    cross.add_argument("--acceptance", type=float, help="first-draft-token acceptance (default: the catalog's figure)")
-    cross.add_argument("--max-k", type=int, default=3, help="rows k = 1 .. max-k (default 3)")
-    cross.add_argument("--plot", metavar="FILE.svg", help="also draw the speed-up curves into an SVG file")
-    cross.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

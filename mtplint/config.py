@@ -26,7 +26,6 @@ from mtplint.catalogs import Catalogs, catalogs_of
 from mtplint.checks.catalog import load_catalog
 from mtplint.checks.selection import Layer, check_selectors, resolve
 from mtplint.config_files import ConfigError, ConfigFinder, config_in, find_config, load_config
-from mtplint.pipeline import Options
 from mtplint.records import Record
 from mtplint.versions import engine_version_problem
 
@@ -36,6 +35,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mtplint.checks.catalog import Rule
+    from mtplint.pipeline import Options
 
 
 class Overrides(Record):
@@ -102,7 +102,12 @@ class LintSettings(Record):
                  extend_select: list[str] | None = None, ignore: list[str] | None = None,
                  per_file_ignores: dict[str, list[str]] | None = None, extend_rules: tuple[Path, ...] = (),
                  objective: str = "latency", configs: ConfigTree | None = None) -> None:
-        self.pipeline = pipeline if pipeline is not None else Options()
+        if pipeline is None:
+            # imported where lint settings are built: `rules` and `rule` read the catalog only
+            from mtplint.pipeline import Options
+
+            pipeline = Options()
+        self.pipeline = pipeline
         self.select = select
         self.extend_select = extend_select if extend_select is not None else []
         self.ignore = ignore if ignore is not None else []
@@ -290,6 +295,8 @@ def settings_from(values: dict[str, Any], where: str, overrides: Overrides) -> L
     ``objective``) are replaced. The file's GPUs and models make the settings' catalogs (the GPU
     is checked against them).
     """
+    from mtplint.pipeline import Options
+
     shared = shared_settings(values, where, overrides)
     options = Options(
         root=Path.cwd(),

@@ -10,7 +10,6 @@ pipeline or the rule catalog.
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import sys
@@ -225,8 +224,8 @@ def _check_catalog_numbers(value: Any, where: str) -> None:
     elif isinstance(value, list):
         for index, item in enumerate(value):
             _check_catalog_numbers(item, f"{where}.{index}")
-    elif isinstance(value, (int, float)) and not isinstance(value, bool) and not (
-            math.isfinite(value) and abs(value) <= CATALOG_NUMBER_LIMIT):
+    elif isinstance(value, (int, float)) and not isinstance(value, bool) and not abs(value) <= CATALOG_NUMBER_LIMIT:
+        # also for nan (no comparison holds) and inf
         raise ConfigError(f"{where}`: {value!r} is not a finite number of at most {CATALOG_NUMBER_LIMIT:g}")
 
 

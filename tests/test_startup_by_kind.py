@@ -34,6 +34,8 @@ CMD ["-m", "/models/model.gguf", "-ngl", "99", "--spec-type", "mtp", "--draft-ma
 YAML = ("yaml", "mtplint.pyyaml", "mtplint.extract.yamlpos")
 #: what only checking a house rule's message needs (the built-in rules come compiled)
 HOUSE_RULES_ONLY = ("string",)
+#: the memory and throughput models of MTP201, MTP203 and MTP301: only for a launch that names its GPU
+TUNER = "mtplint.tuner"
 
 
 def _check(tmp_path: Path, name: str, text: str) -> tuple[set[str], str]:
@@ -59,6 +61,7 @@ def test_checking_a_shell_script_and_trying_its_fix_loads_no_yaml(tmp_path: Path
     assert "tree_sitter" in modules and "mtplint.fix.verify" in modules
     assert _loaded(modules, YAML) == []
     assert _loaded(modules, HOUSE_RULES_ONLY) == []
+    assert "MTP201" in report and sorted(name for name in modules if name.startswith(TUNER)) == []
 
 
 def test_checking_a_dockerfile_and_trying_its_fix_loads_no_yaml_and_no_shell_parser(tmp_path: Path) -> None:
@@ -67,6 +70,7 @@ def test_checking_a_dockerfile_and_trying_its_fix_loads_no_yaml_and_no_shell_par
     assert "mtplint.engines.llamacpp" in modules and "mtplint.fix.verify" in modules
     assert _loaded(modules, YAML) == []
     assert _loaded(modules, ("tree_sitter", "tree_sitter_bash", *HOUSE_RULES_ONLY)) == []
+    assert sorted(name for name in modules if name.startswith(TUNER)) == []
 
 
 def test_checking_a_dockerfile_without_a_launch_loads_no_pipeline_and_no_json(tmp_path: Path) -> None:

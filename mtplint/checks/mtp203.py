@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mtplint.checks import Finding, RuleContext
-from mtplint.tuner.memory import ACTIVATIONS_GIB, CAPTURE_CAP, DATACENTER_BLACKWELL, estimate_memory
-from mtplint.tuner.sizes import GIB, MIB
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
@@ -14,8 +12,12 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     info = ctx.catalogs.find_model(model) if isinstance(model, str) else None
     if info is None or not info.hybrid or ctx.value("spec_method") not in ("mtp", "eagle", "eagle3", "draft_model"):
         return
-    if ctx.value("cuda_graphs") is False:
+    if ctx.value("cuda_graphs") is False or ctx.report.hardware.gpu is None:
         return
+    # the memory model, loaded only for a launch that names its GPU
+    from mtplint.tuner.memory import ACTIVATIONS_GIB, CAPTURE_CAP, DATACENTER_BLACKWELL, estimate_memory
+    from mtplint.tuner.sizes import GIB, MIB
+
     estimate = estimate_memory(ctx.report)
     # an estimate at the smallest concurrency (vLLM's default max_num_seqs is only a cap) has no
     # sequence count to size the default capture with

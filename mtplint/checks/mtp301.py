@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mtplint.checks import Finding, RuleContext
-from mtplint.tuner.batching import crossover_below, describe_losses
 
 SEQS_FLAG = {"vllm": "--max-num-seqs", "sglang": "--max-running-requests", "llama.cpp": "-np"}
 
@@ -25,6 +24,10 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     setting = ctx.setting("max_concurrency")
     if setting is None or setting.unresolved or not isinstance(setting.value, int) or setting.extra.get("gpu_unknown"):
         return
+    if ctx.report.hardware.gpu is None:
+        return  # the throughput model (mtplint.tuner) is loaded only for a launch that names its GPU
+    from mtplint.tuner.batching import crossover_below, describe_losses
+
     concurrency = setting.value
     # reported only when the concurrency itself falls in a losing range (a dip may recover further out)
     result = crossover_below(ctx.report, concurrency)
