@@ -155,6 +155,30 @@ def test_a_second_fix_changes_nothing(code: str, case: dict[str, Any], tmp_path:
     assert _snapshot(tmp_path) == once.files, "a second --fix --unsafe-fixes changed the files"
 
 
+def test_a_cases_first_fix_is_run_once_and_is_what_a_fix_of_its_files_gives(
+        first_fix: FirstFix, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests above and below share a case's first fix (``first_fix``): it is run once for the
+    same files and command line, and it is what ``--fix`` does to the files in a folder of their own."""
+    code, case = next((code, case) for _, code, case in FIXED_CASES if len(case["files"]) == 1)
+    (name, text), = case["files"].items()
+    files = {name: text + "\n" * 3}  # files no other test fixes: not run yet in this worker
+    runs: list[Path] = []
+
+    def counted(root: Path, code: str, case: dict[str, Any]) -> tuple[int, str, str]:
+        runs.append(root)
+        return run_cli(["check", "--fix", "--unsafe-fixes", "--isolated", "--select", code, *_extra(case), "."],
+                       cwd=root)
+
+    monkeypatch.setattr(f"{__name__}._fix", counted)
+    shared = first_fix(code, case, files)
+    assert first_fix(code, case, files) is shared
+    assert len(runs) == 1
+    _write(tmp_path, files)
+    exit_code, _, err = counted(tmp_path, code, case)
+    assert (shared.exit_code, shared.err, shared.files) == (exit_code, err, _snapshot(tmp_path))
+    assert shared.text(name) != files[name]  # the case's fix did change its file
+
+
 # --- 3. the fixed files are good -------------------------------------------------------------
 
 

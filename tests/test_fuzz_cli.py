@@ -366,3 +366,26 @@ def test_the_seeds_are_real_launches() -> None:
             finally:
                 os.chdir(previous)
             assert '"engine"' in out.getvalue(), kind
+
+
+def test_an_example_that_writes_outside_fails_and_the_next_starts_from_the_same_folders() -> None:
+    """The outside folder is written once per kind: an example that changes it, or writes beside
+    the project, fails, and what it left is undone before the next example."""
+    def contents(outside: Path) -> dict[str, str]:  # (restored files have new modification times)
+        return {name: digest for name, (digest, _) in _snapshot(outside).items()}
+
+    with outside_folder() as outside:
+        pristine = contents(outside)
+        with pytest.raises(AssertionError, match="outside the project was changed"), \
+                project(outside, "compose.yaml", COMPOSE.encode(), {}) as root:
+            (root.parent / "outside" / "cfg.yaml").write_text("model: changed\n", encoding="utf-8")
+            (root.parent / "outside" / "new.env").write_text("A=1\n", encoding="utf-8")
+        assert contents(outside) == pristine
+        with pytest.raises(AssertionError, match="a file was written beside it"), \
+                project(outside, "compose.yaml", COMPOSE.encode(), {}) as root:
+            (root.parent / "stray.yaml").write_text("a: 1\n", encoding="utf-8")
+            (root.parent / "stray").mkdir()
+        assert sorted(path.name for path in outside.parent.iterdir()) == ["outside"]
+        assert contents(outside) == pristine
+        with project(outside, "compose.yaml", COMPOSE.encode(), {".env": DOTENV}) as root:
+            assert sorted(path.name for path in root.iterdir()) == [".env", "compose.yaml"]
