@@ -156,11 +156,11 @@ def test_a_cases_first_fix_is_run_once_and_is_what_a_fix_of_its_files_gives(
     (name, text), = case["files"].items()
     files = {name: text + "\n" * 3}  # files no other test fixes: not run yet in this worker
     runs: list[Path] = []
+    real_fix = _fix
 
     def counted(root: Path, code: str, case: dict[str, Any]) -> tuple[int, str, str]:
         runs.append(root)
-        return run_cli(["check", "--fix", "--unsafe-fixes", "--isolated", "--select", code, *_extra(case), "."],
-                       cwd=root)
+        return real_fix(root, code, case)
 
     monkeypatch.setattr(f"{__name__}._fix", counted)
     shared = first_fix(code, case, files)
