@@ -442,7 +442,7 @@ class _Log:
 #: ``runs[0].results`` as :func:`_dump` writes it when empty, and the indent of its items
 _NO_RESULTS = '"results": []'
 _RESULTS_INDENT = " " * 8
-_RESULTS_BATCH = 256
+_RESULTS_BATCH = 256  # as the JSON report's batches (mtplint.report.findings)
 
 
 def _results_text(batch: list[dict[str, Any]], first: bool) -> str:
