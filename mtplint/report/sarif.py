@@ -461,22 +461,10 @@ def _dump(log: Mapping[str, Any]) -> str:
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
-def render(
-    findings: Sequence[Finding],
-    suppressed: Sequence[Finding] = (),
-    *,
-    root: Path | None = None,
-    texts: Mapping[str, str] | None = None,
-    suppression_kind: Callable[[Finding], str] | None = None,
-    internal_errors: Sequence[str] = (),
-    max_results: int = MAX_RESULTS,
-    max_gzipped_bytes: int = MAX_GZIPPED_BYTES,
-    notes: Sequence[str] = (),
-) -> str:
-    """The SARIF log as text, cut down until it fits GitHub's size limit when it does not."""
-    return "".join(render_pieces(findings, suppressed, root=root, texts=texts, suppression_kind=suppression_kind,
-                                 internal_errors=internal_errors, max_results=max_results,
-                                 max_gzipped_bytes=max_gzipped_bytes, notes=notes))
+def render(findings: Sequence[Finding], suppressed: Sequence[Finding] = (), **options: Any) -> str:
+    """The SARIF log as text, cut down until it fits GitHub's size limit when it does not
+    (``options``: those of :func:`render_pieces`)."""
+    return "".join(render_pieces(findings, suppressed, **options))
 
 
 def render_pieces(
