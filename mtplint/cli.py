@@ -364,8 +364,9 @@ def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO,
         kind = sarif.suppression_kind(per_file_ignores)
         if settings is not None and settings.configs is not None and settings.configs.nested:
             kind = _suppression_kind_by_file(settings.configs, sarif.suppression_kind)
-        out.write(sarif.render(findings, result.suppressed, texts=texts, suppression_kind=kind,
-                               internal_errors=result.pipeline.internal_errors, notes=notes))
+        for piece in sarif.render_pieces(findings, result.suppressed, texts=texts, suppression_kind=kind,
+                                         internal_errors=result.pipeline.internal_errors, notes=notes):
+            out.write(piece)
         return
     if output_format == "github":
         from mtplint.report import github

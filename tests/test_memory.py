@@ -133,3 +133,37 @@ def test_a_cached_run_that_forgets_its_hashes_after_each_file_reports_the_same(
                         or real(candidate, *rest))
     assert run_cli(args, cwd=tree) == expected  # warm
     assert analysed == []
+
+
+def _dirty_tree(root: Path, services: int) -> Path:
+    """``services`` folders whose launch script has a finding (each its own file, as a tree's copied
+    deployments are), twenty to a team's folder."""
+    return write_files(root, {f"team{number // 20:02}/svc{number:04}/serve.sh": DIRTY for number in range(services)})
+
+
+def test_a_finding_costs_a_bounded_amount_of_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a run keeps of each finding until its report (the finding, its launch's record, the
+    lines shown around it) and what the report builds of it stay within a budget: a run's peak
+    grows with its findings by no more than that."""
+    from mtplint import lint as lint_module
+
+    monkeypatch.setattr(lint_module, "FORGET_EVERY", 16)
+    # measured with Python 3.11: about 2.9 KB a finding, most of it the in-memory fixing that
+    # checks the findings' fixes (MTP101 offers one)
+    budgets = {"full": 4_000}
+    small, large = _dirty_tree(tmp_path / "small", 100), _dirty_tree(tmp_path / "large", 500)
+    report = tmp_path / "report.txt"  # the report's text is not the run's memory
+    for output_format, budget in budgets.items():
+        args = ["check", "--output-format", output_format, "--output-file", str(report), *ARGS, "."]
+        run_cli(args, cwd=small)  # the first run imports the extractors, engines and rules
+        peaks = []
+        for tree in (small, large):
+            tracemalloc.start()
+            try:
+                code, _, _ = run_cli(args, cwd=tree)
+                peaks.append(tracemalloc.get_traced_memory()[1])
+            finally:
+                tracemalloc.stop()
+            assert code == 1 and report.read_text().count("MTP101") >= {small: 100, large: 500}[tree]
+        per_finding = (peaks[1] - peaks[0]) / (500 - 100)
+        assert per_finding < budget, f"{output_format}: {per_finding:.0f} bytes per finding"

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 _SEVERITY_MARK = {"error": "error", "warning": "warning", "info": "info"}
 #: findings a JSON report encodes at a time
-_JSON_BATCH = 1000
+_JSON_BATCH = 256
 
 
 def header(finding: Finding, unsafe_fixes: bool = False) -> str:

@@ -25,10 +25,11 @@ What GitHub reads and how (docs/sarif.md#what-github-requires) shapes the choice
 
 from __future__ import annotations
 
-import gzip
 import json
+import tempfile
 import urllib.parse
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from mtplint import __version__
@@ -260,7 +261,8 @@ def suppression_kind(per_file_ignores: Mapping[str, Sequence[str]]) -> Callable[
 
 
 class _Hashes:
-    """Line hashes per file, from the text the run read (or the file on disk)."""
+    """Line hashes per file, from the text the run read (or the file on disk). Those of the file
+    asked last only: results come file by file, and every file's would grow with the findings."""
 
     def __init__(self, texts: Mapping[str, str]) -> None:
         self.texts = texts
@@ -268,6 +270,7 @@ class _Hashes:
 
     def of(self, file: str, line: int) -> str | None:
         if file not in self.cache:
+            self.cache.clear()
             text = self.texts.get(file)
             if text is None:
                 from mtplint.extract import MAX_FILE_BYTES
@@ -337,50 +340,117 @@ def build_log(
     says once rather than per finding (launches not checked for want of a GPU identity), as
     notifications of level ``note``.
     """
-    root = repository_root(root or Path.cwd())
-    locator = _Locator(root)
-    hashes = _Hashes(texts or {})
-    everything = sorted([*findings, *suppressed], key=lambda f: f.sort_key())
-    chosen = _within_limits(everything, max_results)
-    notifications: list[dict[str, Any]] = []
-    if len(chosen) < len(everything):
-        notifications.append(_notification(
-            "warning", f"{len(everything) - len(chosen)} of {len(everything)} findings left out: "
-                       f"{limit_reason or f'code scanning accepts at most {max_results} results per run'} "
-                       "(suppressed and least severe findings were dropped)"))
-    for error in internal_errors:
-        notifications.append(_notification("error", error.partition("\n")[0]))
-    notifications.extend(_notification("note", note) for note in notes)
+    log = _Log(findings, suppressed, root=root, texts=texts, suppression_kind=suppression_kind,
+               internal_errors=internal_errors, max_results=max_results, limit_reason=limit_reason, notes=notes)
+    head = log.head()
+    head["runs"][0]["results"] = list(log.results())
+    return head
 
-    rules: list[dict[str, Any]] = []
-    index_of: dict[str, int] = {}
-    results: list[dict[str, Any]] = []
-    for finding in chosen:
-        if finding.code not in index_of:
-            index_of[finding.code] = len(rules)
-            rules.append(rule_descriptor(finding.rule))
-        kind = None
-        if finding.suppressed:
-            kind = suppression_kind(finding) if suppression_kind is not None else "inSource"
-        results.append(_result(finding, index_of[finding.code], locator, hashes, kind))
 
-    invocation: dict[str, Any] = {"executionSuccessful": not internal_errors}
-    if notifications:
-        invocation["toolExecutionNotifications"] = notifications
-    run: dict[str, Any] = {
-        "tool": {"driver": {
-            "name": "mtplint",
-            "version": __version__,
-            "semanticVersion": __version__,
-            "informationUri": INFORMATION_URI,
-            "rules": rules,
-        }},
-        "originalUriBaseIds": {SRCROOT: {"uri": root.as_uri() + "/"}},
-        "columnKind": "unicodeCodePoints",
-        "invocations": [invocation],
-        "results": results,
-    }
-    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+class _Log:
+    """A SARIF log as its head (everything but the results) and its results one at a time: a log
+    of many findings is written without holding all its results, or its text, at once."""
+
+    def __init__(
+        self,
+        findings: Sequence[Finding],
+        suppressed: Sequence[Finding],
+        *,
+        root: Path | None,
+        texts: Mapping[str, str] | None,
+        suppression_kind: Callable[[Finding], str] | None,
+        internal_errors: Sequence[str],
+        max_results: int,
+        limit_reason: str,
+        notes: Sequence[str],
+    ) -> None:
+        self.root = repository_root(root or Path.cwd())
+        self.texts = texts or {}
+        self.suppression_kind = suppression_kind
+        self.internal_errors = internal_errors
+        everything = sorted([*findings, *suppressed], key=lambda f: f.sort_key())
+        self.chosen = _within_limits(everything, max_results)
+        notifications: list[dict[str, Any]] = []
+        if len(self.chosen) < len(everything):
+            notifications.append(_notification(
+                "warning", f"{len(everything) - len(self.chosen)} of {len(everything)} findings left out: "
+                           f"{limit_reason or f'code scanning accepts at most {max_results} results per run'} "
+                           "(suppressed and least severe findings were dropped)"))
+        for error in internal_errors:
+            notifications.append(_notification("error", error.partition("\n")[0]))
+        notifications.extend(_notification("note", note) for note in notes)
+        self.notifications = notifications
+        #: each rule that fired, by its code, in the order of its first result
+        self.index_of: dict[str, int] = {}
+        self.rules: list[Rule] = []
+        for finding in self.chosen:
+            if finding.code not in self.index_of:
+                self.index_of[finding.code] = len(self.rules)
+                self.rules.append(finding.rule)
+
+    def head(self) -> dict[str, Any]:
+        """The log with no results yet (``runs[0].results`` is its last member, left empty)."""
+        invocation: dict[str, Any] = {"executionSuccessful": not self.internal_errors}
+        if self.notifications:
+            invocation["toolExecutionNotifications"] = self.notifications
+        run: dict[str, Any] = {
+            "tool": {"driver": {
+                "name": "mtplint",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": INFORMATION_URI,
+                "rules": [rule_descriptor(rule) for rule in self.rules],
+            }},
+            "originalUriBaseIds": {SRCROOT: {"uri": self.root.as_uri() + "/"}},
+            "columnKind": "unicodeCodePoints",
+            "invocations": [invocation],
+            "results": [],
+        }
+        return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+    def results(self) -> Iterator[dict[str, Any]]:
+        locator = _Locator(self.root)
+        hashes = _Hashes(self.texts)
+        for finding in self.chosen:
+            kind = None
+            if finding.suppressed:
+                kind = self.suppression_kind(finding) if self.suppression_kind is not None else "inSource"
+            yield _result(finding, self.index_of[finding.code], locator, hashes, kind)
+
+    def pieces(self) -> Iterator[str]:
+        """The log's text (as :func:`_dump` of :meth:`head` with the results in) some results at a
+        time. In batches, for the reason :func:`mtplint.report.findings.json_pieces` gives."""
+        text = _dump(self.head())
+        # the results list is the document's last value: ``"results": []`` then the closing brackets
+        place = text.rindex(_NO_RESULTS)
+        if not self.chosen:
+            yield text
+            return
+        yield text[:place] + '"results": ['
+        batch: list[dict[str, Any]] = []
+        first = True
+        for result in self.results():
+            batch.append(result)
+            if len(batch) == _RESULTS_BATCH:
+                yield _results_text(batch, first)
+                batch, first = [], False
+        if batch:
+            yield _results_text(batch, first)
+        yield "\n" + _RESULTS_INDENT[:-2] + "]" + text[place + len(_NO_RESULTS):]
+
+
+#: ``runs[0].results`` as :func:`_dump` writes it when empty, and the indent of its items
+_NO_RESULTS = '"results": []'
+_RESULTS_INDENT = " " * 8
+_RESULTS_BATCH = 256  # as the JSON report's batches (mtplint.report.findings)
+
+
+def _results_text(batch: list[dict[str, Any]], first: bool) -> str:
+    """Some results as items of ``runs[0].results`` in :func:`_dump`'s text (each line indented as
+    deep as the list's items; JSON strings hold no newline)."""
+    items = json.dumps(batch, indent=2, ensure_ascii=False)[2:-2]  # without the batch's own brackets
+    deeper = _RESULTS_INDENT[:-2]
+    return ("\n" if first else ",\n") + deeper + items.replace("\n", "\n" + deeper)
 
 
 def _notification(level: str, text: str) -> dict[str, Any]:
@@ -391,7 +461,13 @@ def _dump(log: Mapping[str, Any]) -> str:
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
-def render(
+def render(findings: Sequence[Finding], suppressed: Sequence[Finding] = (), **options: Any) -> str:
+    """The SARIF log as text, cut down until it fits GitHub's size limit when it does not
+    (``options``: those of :func:`render_pieces`)."""
+    return "".join(render_pieces(findings, suppressed, **options))
+
+
+def render_pieces(
     findings: Sequence[Finding],
     suppressed: Sequence[Finding] = (),
     *,
@@ -402,15 +478,32 @@ def render(
     max_results: int = MAX_RESULTS,
     max_gzipped_bytes: int = MAX_GZIPPED_BYTES,
     notes: Sequence[str] = (),
-) -> str:
-    """The SARIF log as text, cut down until it fits GitHub's size limit when it does not."""
+) -> Iterator[str]:
+    """:func:`render`'s text a piece at a time. Whether the log fits is known only once it is all
+    written: it is written to a temporary file (in memory while small), gzipped as it goes, and
+    read back from there when it fits."""
     limit, reason = max_results, ""
     while True:
-        log = build_log(findings, suppressed, root=root, texts=texts, suppression_kind=suppression_kind,
-                        internal_errors=internal_errors, max_results=limit, limit_reason=reason, notes=notes)
-        text = _dump(log)
-        results = len(log["runs"][0]["results"])
-        if results == 0 or len(gzip.compress(text.encode("utf-8"))) <= max_gzipped_bytes:
-            return text
+        log = _Log(findings, suppressed, root=root, texts=texts, suppression_kind=suppression_kind,
+                   internal_errors=internal_errors, max_results=limit, limit_reason=reason, notes=notes)
+        results = len(log.chosen)
+        with tempfile.SpooledTemporaryFile(_SPOOLED_IN_MEMORY, "w+", encoding="utf-8", newline="") as spool:
+            zipped = zlib.compressobj(9, zlib.DEFLATED, _GZIP_WINDOW)
+            size = 0
+            for piece in log.pieces():
+                spool.write(piece)
+                size += len(zipped.compress(piece.encode("utf-8")))
+            size += len(zipped.flush())
+            if results == 0 or size <= max_gzipped_bytes:
+                spool.seek(0)
+                while piece := spool.read(_SPOOLED_IN_MEMORY):
+                    yield piece
+                return
         limit = results // 2
         reason = f"code scanning accepts at most {max_gzipped_bytes // (1024 * 1024)} MB of gzipped SARIF per file"
+
+
+#: the text kept in memory before the spool of :func:`render_pieces` goes to disk, and the size it is read back in
+_SPOOLED_IN_MEMORY = 1 << 20
+#: zlib's window for a gzip stream (header and trailer): the size ``gzip.compress`` gives
+_GZIP_WINDOW = 16 + zlib.MAX_WBITS

@@ -114,6 +114,7 @@ the climb. The 1.5x at batch 32 is therefore within the stated error but not exp
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
@@ -590,22 +591,24 @@ def crossover_for_report(report: LaunchReport) -> Crossover | None:
 
 
 class _Gains:
-    """One curve's speed-ups from batch 1, worked out only as far as someone has asked."""
+    """One curve's speed-ups from batch 1, worked out only as far as someone has asked. The points
+    are kept as C doubles (the same values, a quarter of the memory of a list of floats): a run
+    over a large tree fills the cache of curves, each up to :data:`MAX_BATCH` points long."""
 
     __slots__ = ("points", "rest")
 
     def __init__(self, rest: Iterator[float]) -> None:
-        self.points: list[float] = []
+        self.points: array[float] = array("d")
         self.rest = rest
 
-    def upto(self, limit: int) -> list[float]:
+    def upto(self, limit: int) -> array[float]:
         """The points for batch 1 .. ``limit`` (at most :data:`MAX_BATCH`) worked out."""
         points = self.points
         while len(points) < limit:
             points.append(next(self.rest))
         return points
 
-    def through_loss(self, batch: int) -> list[float]:
+    def through_loss(self, batch: int) -> array[float]:
         """The points up to ``batch`` and on to the end of the losing range holding it (or further)."""
         points = self.upto(batch)
         while len(points) < MAX_BATCH and not points[-1] >= 1:
