@@ -58,13 +58,12 @@ class RunGroup:
         self.checked = [rule for rule in self.rules if rule.code not in META_RULES]
         #: MTP003 (what could not be checked) is selected
         self.chosen = frozenset(rule.code for rule in self.rules)
+        #: the selected rules' codes, in order: what a worker and a fix's re-lint compare a group by
+        self.codes = tuple(rule.code for rule in self.rules)
         self.unresolved_rule = "MTP003" in self.chosen
         self.cache: Cache | None = None
         #: the hashes of the files and directories this run's cache entries depend on, each computed once
         self.probe: Probe | None = None
-
-    def rule_codes(self) -> list[str]:
-        return [rule.code for rule in self.rules]
 
     def forget_digests(self) -> None:
         """Drop the file and folder hashes worked out so far (a run forgets them as it goes, so that

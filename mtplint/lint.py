@@ -250,8 +250,6 @@ class _Run:
         self.kept: list[tuple[int, FileResult, int]] = []
         #: display name -> this run's analysis of each file whose findings offer a fix
         self.analysed: dict[str, AnalysedFile] = {}
-        #: each configuration group's rules, as :attr:`analysed` notes them
-        self.rule_codes: dict[int, tuple[str, ...]] = {}
         self.texts = SharedTexts()
         #: the cache keys of the files whose results are not known yet
         self.keys: dict[int, str] = {}
@@ -356,11 +354,8 @@ class _Run:
             if cache is not None and key is not None:
                 cache.put(key, result, deps)
         if requested is not None:
-            rules = self.rule_codes.get(number)
-            if rules is None:
-                rules = self.rule_codes[number] = tuple(self.groups[number].rule_codes())
-            self.analysed[self.display(candidate.path)] = AnalysedFile(candidate.kind, number, rules, requested,
-                                                                       result)
+            self.analysed[self.display(candidate.path)] = AnalysedFile(candidate.kind, number,
+                                                                       self.groups[number].codes, requested, result)
         self._keep(index, result, number)
 
     def _keep(self, index: int, result: FileResult, number: int) -> None:

@@ -62,7 +62,7 @@ def analyse_in_workers(work: Iterable[Work], groups: Sequence[RunGroup], workers
     # forked, a worker starts with this process's first group (house rules read); spawned (Windows),
     # it imports mtplint again and builds it from its settings
     fork = _can_fork()
-    first = groups[0] if fork else (groups[0].settings, groups[0].rule_codes())
+    first = groups[0] if fork else (groups[0].settings, groups[0].codes)
     context = multiprocessing.get_context("fork" if fork else "spawn")
     pool = ProcessPoolExecutor(workers - 1, context, initializer=_start_worker, initargs=(first, with_deps))
     pending: dict[Future[list[Done]], list[Work]] = {}
@@ -97,7 +97,7 @@ def analyse_in_workers(work: Iterable[Work], groups: Sequence[RunGroup], workers
             sent: list[SentFile] = [(os.fspath(candidate.path), candidate.kind, candidate.explicit, candidate.group)
                                     for _, candidate in chunk]
             try:
-                pending[pool.submit(_run_chunk, sent, {number: (groups[number].settings, groups[number].rule_codes())
+                pending[pool.submit(_run_chunk, sent, {number: (groups[number].settings, groups[number].codes)
                                                        for number in numbers})] = chunk
             except BrokenProcessPool:
                 broken = True
@@ -127,7 +127,7 @@ class _WorkerState:
 _worker: _WorkerState | None = None
 
 
-def _start_worker(first: RunGroup | tuple[LintSettings, list[str]], with_deps: bool) -> None:
+def _start_worker(first: RunGroup | tuple[LintSettings, tuple[str, ...]], with_deps: bool) -> None:
     """A worker's first task, while this process starts the walk: the run's first configuration
     (forked: this process's, house rules included; spawned: built from its settings) and the code
     analysing files needs."""
@@ -137,11 +137,11 @@ def _start_worker(first: RunGroup | tuple[LintSettings, list[str]], with_deps: b
     load_analysis(group.rules)
 
 
-def _run_chunk(chunk: list[SentFile], new_groups: dict[int, tuple[LintSettings, list[str]]]) -> list[Done]:
+def _run_chunk(chunk: list[SentFile], new_groups: dict[int, tuple[LintSettings, tuple[str, ...]]]) -> list[Done]:
     return _worker_chunk(chunk, new_groups)  # looked up in the worker: the module's as the worker sees it
 
 
-def _worker_chunk(chunk: list[SentFile], new_groups: dict[int, tuple[LintSettings, list[str]]]) -> list[Done]:
+def _worker_chunk(chunk: list[SentFile], new_groups: dict[int, tuple[LintSettings, tuple[str, ...]]]) -> list[Done]:
     """Each file of ``chunk`` analysed. ``new_groups``: the configurations of its files other than
     the first (the walk meets them as it goes, after the workers started), each built once."""
     state = _worker

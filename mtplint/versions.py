@@ -344,14 +344,6 @@ class PinMemo:
         return os.path.dirname(real_path(path))
 
 
-def _names_in(directory: str | Path) -> list[str] | None:
-    """The directory's entries; None when it cannot be listed."""
-    try:
-        return os.listdir(directory)
-    except OSError:
-        return None
-
-
 #: the folders of PIN_FILES (lower case, as a listing's names are compared with them)
 _PIN_FOLDERS = frozenset(pattern.rpartition("/")[0] for pattern in PIN_FILES if "/" in pattern)
 
@@ -416,7 +408,8 @@ def _pins_in_directory(directory: str | Path, read: Callable[[Path], SourceFile 
             # could not be listed, when the folder may still be)
             if listing is not None and folder not in listing[0] and folder not in listing[1]:
                 continue
-            listed = _names_in(base / folder) or []
+            inside = listed_by(os.fspath(base / folder))
+            listed = inside[0] if inside is not None else ()
         else:
             listed = names
         for candidate in sorted(base / folder / name for name in _matching(listed, name_pattern)):

@@ -276,7 +276,7 @@ class ProjectLinter:
         for index, candidate in enumerate(self.candidates):
             analysed = self.analysed_by_the_run.get(loader.display(candidate.path))
             if (analysed is not None and analysed.kind == candidate.kind and analysed.group == candidate.group
-                    and analysed.rules == tuple(self.groups[candidate.group].rule_codes())):
+                    and analysed.rules == self.groups[candidate.group].codes):
                 taken[index] = analysed
         return taken
 

@@ -436,21 +436,22 @@ class _Log:
                 batch, first = [], False
         if batch:
             yield _results_text(batch, first)
-        yield "\n" + _RESULTS_INDENT[:-2] + "]" + text[place + len(_NO_RESULTS):]
+        yield "\n" + _RESULTS_KEY_INDENT + "]" + text[place + len(_NO_RESULTS):]
 
 
-#: ``runs[0].results`` as :func:`_dump` writes it when empty, and the indent of its items
+#: ``runs[0].results`` as :func:`_dump` writes it when empty, and the indent of that key (and of
+#: the list's closing bracket; its items are one level deeper)
 _NO_RESULTS = '"results": []'
-_RESULTS_INDENT = " " * 8
+_RESULTS_KEY_INDENT = " " * 6
 _RESULTS_BATCH = 256  # as the JSON report's batches (mtplint.report.findings)
 
 
 def _results_text(batch: list[dict[str, Any]], first: bool) -> str:
     """Some results as items of ``runs[0].results`` in :func:`_dump`'s text (each line indented as
     deep as the list's items; JSON strings hold no newline)."""
-    items = json.dumps(batch, indent=2, ensure_ascii=False)[2:-2]  # without the batch's own brackets
-    deeper = _RESULTS_INDENT[:-2]
-    return ("\n" if first else ",\n") + deeper + items.replace("\n", "\n" + deeper)
+    # without the batch's own brackets; its items are indented one level already
+    items = json.dumps(batch, indent=2, ensure_ascii=False)[2:-2]
+    return ("\n" if first else ",\n") + _RESULTS_KEY_INDENT + items.replace("\n", "\n" + _RESULTS_KEY_INDENT)
 
 
 def _notification(level: str, text: str) -> dict[str, Any]:
