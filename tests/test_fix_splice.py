@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -22,7 +22,7 @@ from mtplint.fix import relint
 from mtplint.fix.relint import ProjectLint, ProjectLinter, problems, problems_by_file
 from mtplint.pipeline import Options
 from mtplint.source import SourceFile
-from tests.conftest import run_cli
+from tests.conftest import run_cli, write_files
 
 TESTS = Path(__file__).parent
 BENCH = TESTS.parent / "bench"
@@ -90,11 +90,11 @@ def _fix_cases() -> Iterator[dict[str, str]]:
             yield case["files"]
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        target = root / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(text.encode("utf-8"))
+def serve_scripts(count: int, bad: Container[int] = (), width: int = 3) -> dict[str, str]:
+    """``count`` copies of :data:`SERVE` named ``serve-NNN.sh``; those numbered in ``bad`` ask for a
+    batch of 32 instead of 16."""
+    return {f"serve-{number:0{width}}.sh": SERVE.replace("16", "32") if number in bad else SERVE
+            for number in range(count)}
 
 
 def _bench_generate() -> ModuleType:
@@ -145,8 +145,8 @@ def test_the_spliced_lint_is_the_whole_assembly_after_every_try(tmp_path: Path,
     each file after each try of ``--fix --unsafe-fixes`` (and of ``check``'s verification) are
     those of the whole project assembled again, in the same order."""
     for number, files in enumerate(_fix_cases()):
-        _write(tmp_path / "cases" / f"{number:03}", files)
-    _write(tmp_path / "linked", LINKED_PROJECTS)
+        write_files(tmp_path / "cases" / f"{number:03}", files)
+    write_files(tmp_path / "linked", LINKED_PROJECTS)
     _bench_generate().generate(tmp_path / "generated", files=150, seed=20261122, deployment_only=True)
 
     # the .env named too: a fix run writes it only then
@@ -170,7 +170,7 @@ def test_a_try_touching_one_file_assembles_only_that_files_part(tmp_path: Path) 
     """200 scripts, one launch each: a change of one script analyses and assembles that script's
     record alone, and the lint is the whole project's all the same."""
     scripts = 200
-    _write(tmp_path, {f"serve-{number:03}.sh": SERVE for number in range(scripts)})
+    write_files(tmp_path, serve_scripts(scripts))
     settings = LintSettings(pipeline=Options(root=tmp_path, engine_versions={"vllm": "0.12.0"}))
     with contextlib.chdir(tmp_path):
         linter = ProjectLinter([tmp_path], settings)
@@ -194,7 +194,7 @@ def test_a_unit_that_stops_starting_a_script_gives_the_script_its_own_launch_bac
     more, and reading nothing that changed -- is assembled again with it, and its own launch is
     reported."""
     unit = "[Unit]\nDescription=vLLM\n\n[Service]\nExecStart=/srv/scripts/serve.sh\nEnvironment=VLLM_USE_V1=0\n"
-    _write(tmp_path, {"scripts/serve.sh": SERVE, "scripts/serve.service": unit})
+    write_files(tmp_path, {"scripts/serve.sh": SERVE, "scripts/serve.service": unit})
     settings = LintSettings(pipeline=Options(root=tmp_path, engine_versions={"vllm": "0.12.0"}))
     with contextlib.chdir(tmp_path):
         linter = ProjectLinter([tmp_path], settings)
@@ -246,8 +246,7 @@ def test_each_try_of_fix_assembles_what_it_changes_and_analyses_each_text_once(
 
     monkeypatch.setattr(relint.ProjectLinter, "again", again)
     scripts, bad = 200, {7, 51, 52, 90, 133, 160, 161, 199}
-    _write(tmp_path, {f"serve-{number:03}.sh": SERVE.replace("16", "32" if number in bad else "16")
-                      for number in range(scripts)})
+    write_files(tmp_path, serve_scripts(scripts, bad))
     code, _, err = run_cli(["check", "--isolated", "--select", "MTP102", "--engine-version", "vllm=0.12.0",
                             "--fix", "."], cwd=tmp_path)
     assert code == 1

@@ -25,8 +25,8 @@ from mtplint.fix.relint import ProjectLinter
 from mtplint.fix.verify import verified
 from mtplint.lint import LintResult, lint
 from mtplint.pipeline import Options
-from tests.conftest import run_cli
-from tests.test_fix_splice import LINKED_PROJECTS, SERVE, _write
+from tests.conftest import run_cli, write_files
+from tests.test_fix_splice import LINKED_PROJECTS, SERVE, serve_scripts
 
 #: a tree whose fixes the verification tries: linked projects (a compose override pair, a unit and
 #: the script it starts, a Deployment and its --config), stand-alone scripts, and a script whose
@@ -58,7 +58,7 @@ def test_the_first_lint_of_the_verification_is_the_runs_own(tmp_path: Path, monk
     files the run kept no analysis of (a ``.env`` a fix edits, the second of a compose override pair,
     which left out the services the first reported), and with them the files that read what they
     read (the pair), together and in order as ever."""
-    _write(tmp_path, TREE)
+    write_files(tmp_path, TREE)
     settings = LintSettings(pipeline=Options(root=tmp_path))
     analysed: list[str] = []
     real_analyse = relint.analyse_file
@@ -91,7 +91,7 @@ def test_the_first_lint_of_the_verification_is_the_runs_own(tmp_path: Path, monk
 def test_verification_with_the_runs_analyses_marks_the_same_fixes(tmp_path: Path, unsafe: bool) -> None:
     """The same findings, fixes marked and not, and reasons, whether the verification takes the run's
     analyses or analyses every file again."""
-    _write(tmp_path, TREE)
+    write_files(tmp_path, TREE)
     settings = LintSettings(pipeline=Options(root=tmp_path))
     with contextlib.chdir(tmp_path):
         result = lint([tmp_path], settings, jobs=1)
@@ -109,7 +109,7 @@ def test_check_verifies_its_fixes_without_analysing_the_files_again(tmp_path: Pa
     """``mtplint check`` over scripts that each offer a fix: the verification's first lint analyses
     none of them (the run did), and the fixes it tries are analysed once each."""
     scripts = 30
-    _write(tmp_path, {f"serve-{number:02}.sh": SERVE for number in range(scripts)})
+    write_files(tmp_path, serve_scripts(scripts, width=2))
     firsts: list[int] = []
     real_first = ProjectLinter.first
 
@@ -171,8 +171,7 @@ def test_a_refused_pairs_second_fix_tried_after_the_first_is_not_analysed_again(
 
     monkeypatch.setattr(relint.ProjectLinter, "again", again)
     scripts, bad = 20, {3, 11, 17}
-    _write(tmp_path, {f"serve-{number:02}.sh": SERVE.replace("16", "32" if number in bad else "16")
-                      for number in range(scripts)})
+    write_files(tmp_path, serve_scripts(scripts, bad, width=2))
     code, _, err = run_cli(["check", "--isolated", "--select", "MTP102", "--engine-version", "vllm=0.12.0",
                             "--fix", "."], cwd=tmp_path)
     assert code == 1
@@ -201,8 +200,7 @@ def test_a_large_try_is_shared_with_a_forked_process_with_the_same_outcome(
     dies is analysed here."""
     monkeypatch.setattr("mtplint.checks.mtp102.check", _two_fixes_rule)
     scripts = 60
-    _write(tmp_path, {f"serve-{number:02}.sh": SERVE.replace("16", "32" if number % 7 == 3 else "16")
-                      for number in range(scripts)})
+    write_files(tmp_path, serve_scripts(scripts, {number for number in range(scripts) if number % 7 == 3}, width=2))
     settings = LintSettings(select=["MTP102"], pipeline=Options(root=tmp_path, engine_versions={"vllm": "0.12.0"}))
     shares: list[list[int]] = []
     real_elsewhere = ProjectLinter._analysed_elsewhere
