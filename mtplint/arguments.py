@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from functools import partial
 from pathlib import Path
 
 from mtplint import __version__
@@ -79,10 +80,14 @@ class _HelpFormatter(argparse.HelpFormatter):
 
 
 class _ArgumentParser(argparse.ArgumentParser):
-    """argparse's parser with :class:`_HelpFormatter`; subcommand parsers are of the same class."""
+    """argparse's parser with :class:`_HelpFormatter`; subcommand parsers are of the same class.
+
+    The help width is read when the parser is made, not for each formatter: argparse makes one
+    for every ``add_argument`` (to check the metavar), and each would ask the environment and the
+    terminal again, a few dozen times a run for one help text that is seldom printed."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _HelpFormatter)
+        kwargs.setdefault("formatter_class", partial(_HelpFormatter, width=_terminal_columns() - 2))
         super().__init__(*args, **kwargs)
 
 

@@ -128,8 +128,8 @@ class _Groups:
     one for a path given, or the one a walked directory holds. What a group carries is the
     subclass's (:meth:`_read`)."""
 
-    def __init__(self) -> None:
-        self._finder = ConfigFinder()
+    def __init__(self, finder: ConfigFinder | None = None) -> None:
+        self._finder = finder if finder is not None else ConfigFinder()
         #: each group's configuration file (None: no file, defaults and the command line)
         self.files: list[Path | None] = []
         self._by_file: dict[str | None, int] = {}
@@ -246,12 +246,14 @@ def _check_gpu(spec: str, where: str, catalogs: Catalogs) -> None:
                           "rtx-4090x2)")
 
 
-def _chosen_configuration(overrides: Overrides, start: Path) -> tuple[Path | None, dict[str, Any]]:
+def _chosen_configuration(overrides: Overrides, start: Path,
+                          finder: ConfigFinder | None = None) -> tuple[Path | None, dict[str, Any]]:
     """The configuration file a command uses and its values: ``--config FILE``, else the closest to
-    ``start``; none with ``--isolated``."""
+    ``start`` (looked for with ``finder``, which remembers the directories it looked in); none with
+    ``--isolated``."""
     if overrides.isolated:
         return None, {}
-    path: Path | None = overrides.config_file or find_config(start)
+    path: Path | None = overrides.config_file or (finder or ConfigFinder()).closest(start)
     if path is None:
         return None, {}
     if not path.is_file():
@@ -267,10 +269,13 @@ def settings_for(overrides: Overrides, first: Path) -> tuple[LintSettings, str]:
     carry a :class:`ConfigTree` (``settings.configs``) that gives every other path its own.
     The output format (like the cache directory and the root) is one per run: the first path's.
     """
-    path, values = _chosen_configuration(overrides, first)
+    # the run's configuration tree looks up the first path's configuration again (each path given
+    # is grouped by it): one finder, so the directories above it are searched once
+    finder = ConfigFinder()
+    path, values = _chosen_configuration(overrides, first, finder)
     settings = settings_from(values, "command line" if path is None else str(path), overrides)
     if not overrides.isolated and overrides.config_file is None:
-        settings.configs = ConfigTree(overrides, path, settings)
+        settings.configs = ConfigTree(overrides, path, settings, finder)
     output_format: str = overrides.output_format or values.get("output-format", "full")
     return settings, output_format
 
@@ -337,8 +342,9 @@ class ConfigTree(_Groups):
     needs them, so a run under one configuration reads no more than it always did.
     """
 
-    def __init__(self, overrides: Overrides, first: Path | None, settings: LintSettings) -> None:
-        super().__init__()
+    def __init__(self, overrides: Overrides, first: Path | None, settings: LintSettings,
+                 finder: ConfigFinder | None = None) -> None:
+        super().__init__(finder)
         self._overrides = overrides
         #: the settings of each configuration met so far (index: the group of a candidate file)
         self.groups: list[LintSettings] = [settings]

@@ -136,6 +136,51 @@ def test_help_width_follows_columns_as_argparse(columns: str | None, monkeypatch
     assert ours.format_help() == stock.format_help()
 
 
+def test_a_check_looks_for_configuration_in_each_directory_once(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The settings of the first path and the run's configuration tree share one search: each
+    directory from the file's up to the root is asked for a configuration file once."""
+    from mtplint import config_files
+
+    write_files(tmp_path, {"mtplint.toml": 'gpu = "l40s"\n', "deploy/app/compose.yaml": COMPOSE})
+    asked: list[Path] = []
+    real = config_files.config_in
+
+    def counted(directory: Path) -> Path | None:
+        asked.append(directory)
+        return real(directory)
+
+    monkeypatch.setattr(config_files, "config_in", counted)
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    assert cli.main(["check", "--no-cache", "--exit-zero", "deploy/app/compose.yaml"], out=out) == 0
+    assert "MTP" in out.getvalue()
+    assert asked[:3] == [(tmp_path / "deploy/app").resolve(), (tmp_path / "deploy").resolve(), tmp_path.resolve()]
+    assert len(asked) == len(set(asked))
+
+
+def test_the_help_width_is_read_once_per_parser_not_per_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    """argparse makes a help formatter for every option it adds: the width (the environment, then
+    the terminal) is read when each parser is made, not for each of check's options."""
+    from mtplint import arguments
+
+    reads: list[int] = []
+    real = arguments._terminal_columns
+
+    def counted() -> int:
+        reads.append(1)
+        return real()
+
+    monkeypatch.setattr(arguments, "_terminal_columns", counted)
+    monkeypatch.setenv("COLUMNS", "60")
+    check = _subparser(build_parser("check"), "check")
+    assert sum(len(action.option_strings) > 0 for action in check._actions) > 20
+    assert len(reads) == 2  # the command's parser and check's
+    help_text = check.format_help()
+    check.formatter_class = argparse.HelpFormatter
+    assert help_text == check.format_help()
+
+
 def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
     commands = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
     found: argparse.ArgumentParser = commands.choices[name]
