@@ -78,3 +78,27 @@ def test_checking_a_dockerfile_without_a_launch_loads_no_pipeline_and_no_json(tm
     modules, report = _check(tmp_path, "Dockerfile", "FROM node:22-alpine\nRUN npm ci\nCMD [\"node\", \"server.js\"]\n")
     assert report.startswith("All checks passed!")
     assert _loaded(modules, ("json", "mtplint.pipeline", "mtplint.extract", *YAML)) == []
+
+
+def test_a_one_file_check_compiles_only_the_prefilter_search_that_finds_its_engine(tmp_path: Path) -> None:
+    """The prefilter's first search finds a vLLM, SGLang (``--speculative-…``) and llama.cpp
+    (``llama-server``) launch: a one-file check of each compiles none of discovery's other
+    expressions (the prefilter's other searches, what a file's content says it is, a compose
+    file's ``build:``), which cost ~2% of such a check to compile."""
+    (tmp_path / "serve.sh").write_text(SCRIPT)
+    (tmp_path / "Dockerfile").write_text(DOCKERFILE)
+    (tmp_path / "compose.yaml").write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.11.0\n"
+                                           "    command: --model Qwen/Qwen3-8B --speculative-config "
+                                           "'{\"method\": \"mtp\", \"num_speculative_tokens\": 2}'\n")
+    for name in ("serve.sh", "Dockerfile", "compose.yaml"):
+        code = ("import io\nfrom mtplint import discover\nfrom mtplint.cli import main\nout = io.StringIO()\n"
+                f"main(['check', '--no-cache', '--output-format', 'concise', {name!r}], out=out)\n"
+                "print(out.getvalue().count('MTP'))\n"
+                "print(discover._other_prefilter_searches.cache_info().currsize, discover._search.cache_info().currsize)")
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+        env.pop("MTPLINT_OUTPUT_FORMAT", None)
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                               cwd=tmp_path, env=env)
+        findings, compiled = done.stdout.splitlines()
+        assert int(findings) > 0, name  # the launch was read and checked
+        assert compiled == "0 0", name
