@@ -1,7 +1,7 @@
 """PyYAML, imported with its regular expressions compiled when first used instead of at import.
 
-This is the one start-up measure outside the records (:mod:`mtplint.records`); ``docs/startup.md``
-gives the measurements.
+One of the two start-up measures outside the records (:mod:`mtplint.records`), with
+:mod:`mtplint.treesitter`; ``docs/startup.md`` gives the measurements.
 
 PyYAML's modules compile about twenty regular expressions while they are imported (the reader's
 class of printable characters, the resolvers' numbers, booleans and timestamps, the constructor's

@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = """\
 #!/usr/bin/env bash
 exec python3 -m sglang.launch_server \\
@@ -36,6 +38,10 @@ YAML = ("yaml", "mtplint.pyyaml", "mtplint.extract.yamlpos")
 HOUSE_RULES_ONLY = ("string",)
 #: the memory and throughput models of MTP201, MTP203 and MTP301: only for a launch that names its GPU
 TUNER = "mtplint.tuner"
+#: what the ``__init__`` of tree-sitter's packages import and a script's parse has no use for:
+#: ``typing`` (tree_sitter's), ``importlib.resources`` and what it loads (tree_sitter_bash's, for
+#: highlight queries); mtplint loads the two extension modules alone (:mod:`mtplint.treesitter`)
+TREE_SITTER_PACKAGES_ONLY = ("typing", "importlib.resources", "tempfile", "shutil", "random", "bz2", "lzma")
 
 
 def _check(tmp_path: Path, name: str, text: str) -> tuple[set[str], str]:
@@ -58,8 +64,10 @@ def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
 def test_checking_a_shell_script_and_trying_its_fix_loads_no_yaml(tmp_path: Path) -> None:
     modules, report = _check(tmp_path, "serve.sh", SCRIPT)
     assert "MTP507 [*]" in report and "1 fixable" in report  # the fix was tried in memory and counted
-    assert "tree_sitter" in modules and "mtplint.fix.verify" in modules
+    assert "tree_sitter_bash._binding" in modules and "mtplint.fix.verify" in modules
     assert _loaded(modules, YAML) == []
+    assert sorted(set(TREE_SITTER_PACKAGES_ONLY) & modules) == []
+    assert sorted(name for name in modules if name in ("tree_sitter", "tree_sitter_bash")) == []
     assert _loaded(modules, HOUSE_RULES_ONLY) == []
     assert "MTP201" in report and sorted(name for name in modules if name.startswith(TUNER)) == []
 
@@ -102,3 +110,32 @@ def test_a_one_file_check_compiles_only_the_prefilter_search_that_finds_its_engi
         findings, compiled = done.stdout.splitlines()
         assert int(findings) > 0, name  # the launch was read and checked
         assert compiled == "0 0", name
+
+
+@pytest.mark.parametrize("first", ["mtplint", "tree_sitter"])
+def test_tree_sitter_imported_by_another_part_of_the_process_shares_the_parser_types(tmp_path: Path,
+                                                                                   first: str) -> None:
+    """A program that imports tree-sitter itself, before or after mtplint parsed a script, gets the
+    extension modules mtplint loaded (or mtplint gets its): one ``Parser`` type, whose parsers read
+    either package's grammar."""
+    (tmp_path / "serve.sh").write_text(SCRIPT)
+    check = ("main(['check', '--no-cache', '--output-format', 'concise', 'serve.sh'], out=io.StringIO())\n")
+    packages = "import tree_sitter, tree_sitter_bash\n"
+    code = ("import io, sys\nfrom mtplint.cli import main\n" + (check + packages if first == "mtplint" else packages + check)
+            + "from mtplint.extract.shell import script\n"
+            "print(type(script._PARSER) is tree_sitter.Parser, tree_sitter.Parser is sys.modules['tree_sitter._binding'].Parser)\n"
+            "parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))\n"
+            "print(parser.parse(b'exec vllm serve m').root_node.type, script._PARSER.parse(b'echo hi').root_node.type)")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path, env=env)
+    assert done.stdout.split() == ["True", "True", "program", "program"]
+
+
+def test_a_package_without_its_extension_module_is_an_import_error() -> None:
+    from mtplint.treesitter import _binding
+
+    with pytest.raises(ImportError, match=r"mtplint\._binding"):
+        _binding("mtplint")  # a package, but no _binding in it
+    with pytest.raises(ImportError, match=r"no_such_package\._binding"):
+        _binding("no_such_package")
+    assert "mtplint._binding" not in sys.modules

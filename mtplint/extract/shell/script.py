@@ -27,10 +27,9 @@ _PARSER: Any = None
 def _parse(source_bytes: bytes) -> Any:
     global _PARSER
     if _PARSER is None:
-        import tree_sitter_bash
-        from tree_sitter import Language, Parser
+        from mtplint.treesitter import bash_parser
 
-        _PARSER = Parser(Language(tree_sitter_bash.language()))
+        _PARSER = bash_parser()
     return _PARSER.parse(source_bytes)
 
 
