@@ -69,7 +69,8 @@ _UNSAVED_BUFFER = os.stat_result((stat.S_IFREG | 0o644, 0, 0, 1, 0, 0, 0, 0, 0, 
 #: what ``Path.is_file()`` answers False for instead of raising (pathlib's ``_IGNORED_ERRNOS``)
 _NO_FILE = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
 
-_GPU_DIRECTIVE = re.compile(r"(?:#|//|;)\s*mtplint:\s*gpu\s*=\s*([\w.\-]+(?:\s*[x\*]\s*\d+)?)")
+#: compiled when first used (the ``re`` module's cache): most files have no such directive
+_GPU_DIRECTIVE = r"(?:#|//|;)\s*mtplint:\s*gpu\s*=\s*([\w.\-]+(?:\s*[x\*]\s*\d+)?)"
 
 
 class Options(Record):
@@ -196,7 +197,7 @@ def extractor_for(kind: str) -> Extractor | None:
 @lru_cache(maxsize=1)  # a file's launches come one after another: its text is searched once, not per launch
 def _gpu_directive(text: str) -> re.Match[str] | None:
     # the directive's own words first: a substring search is much faster than the expression's scan
-    return _GPU_DIRECTIVE.search(text) if "mtplint:" in text else None
+    return re.search(_GPU_DIRECTIVE, text) if "mtplint:" in text else None
 
 
 def hardware_for(launch: Launch, options: Options) -> Hardware:

@@ -14,7 +14,7 @@ from mtplint.engines import CliError
 #: removed flags (MTP403), values given to switches (MTP504); a stray word that is no flag
 #: ("unrecognized arguments: 4" from a k8s item "--tensor-parallel-size 4") is this rule's
 _ELSEWHERE = frozenset({"ambiguous", "removed", "bool-value"})
-_MODEL_OPTION = re.compile(r"^--model(=.*)?$")
+_MODEL_OPTION = r"^--model(=.*)?$"  # compiled when first used: most launches are not vLLM's
 #: (kind, flag) pairs a specific rule reports: the kv-cache dtype (MTP505), the speculative JSON (MTP503)
 _SPECIFIC = {
     "invalid-choice": frozenset({"--kv-cache-dtype", "kv_cache_dtype"}),
@@ -50,7 +50,7 @@ def _model_given_twice(ctx: RuleContext) -> bool:
     args = ctx.report.launch.args
     if ctx.engine != "vllm" or not args or not args[0].resolved or args[0].value.startswith("-"):
         return False
-    return any(token.resolved and _MODEL_OPTION.match(token.value) for token in args[1:])
+    return any(token.resolved and re.match(_MODEL_OPTION, token.value) for token in args[1:])
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

@@ -24,15 +24,16 @@ import re
 
 from mtplint.textpos import line_start
 
-_DOLLAR = re.compile(r"\$\$|\$\([^()]*\)|\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?!-]")
-_SPECIFIER = re.compile(r"%%|%[A-Za-z]")
+#: compiled when first used (the ``re`` module's cache): most runs apply no fix that needs them
+_DOLLAR = r"\$\$|\$\([^()]*\)|\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?!-]"
+_SPECIFIER = r"%%|%[A-Za-z]"
 
 
 def substitutions(text: str, systemd: bool = False) -> list[tuple[int, int]]:
     """The (start, end) offsets in ``text`` of every substituted reference (escapes excluded)."""
-    found = [(match.start(), match.end()) for match in _DOLLAR.finditer(text) if match.group() != "$$"]
+    found = [(match.start(), match.end()) for match in re.finditer(_DOLLAR, text) if match.group() != "$$"]
     if systemd and "%" in text:
-        found.extend((match.start(), match.end()) for match in _SPECIFIER.finditer(text) if match.group() != "%%")
+        found.extend((match.start(), match.end()) for match in re.finditer(_SPECIFIER, text) if match.group() != "%%")
         found.sort()
     return found
 
