@@ -1,4 +1,4 @@
-"""PyYAML imported with its module-level regular expressions deferred (mtplint/pyyaml.py).
+"""PyYAML imported with its module-level regular expressions deferred (mtplint/startup.py).
 
 Each import test runs in a fresh interpreter: by the time this module runs, the test session has
 imported ``yaml`` long ago, and the deferral only applies to the first import.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from mtplint.pyyaml import DeferredPattern, yaml
+from mtplint.startup import DeferredPattern, yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,7 +46,7 @@ def test_importing_through_mtplint_defers_pyyamls_patterns_and_restores_re_compi
     report = json.loads(_fresh(
         "import json, re\n"
         "compile_before = re.compile\n"
-        "from mtplint.pyyaml import DeferredPattern, yaml\n"
+        "from mtplint.startup import DeferredPattern, yaml\n"
         "import yaml.reader, yaml.resolver, yaml.constructor\n"
         "resolvers = [e for group in yaml.resolver.Resolver.yaml_implicit_resolvers.values() for _, e in group]\n"
         "print(json.dumps({\n"
@@ -65,7 +65,7 @@ def test_another_thread_compiles_as_usual_while_pyyaml_is_imported() -> None:
     embedding server, say) gets a real compiled pattern."""
     import threading
 
-    import mtplint.pyyaml as pyyaml
+    import mtplint.startup as pyyaml
 
     compile_now = re.compile
     compiled: list[object] = []
@@ -83,9 +83,9 @@ def test_another_thread_compiles_as_usual_while_pyyaml_is_imported() -> None:
 
 def test_only_pyyamls_own_python_code_runs_while_its_patterns_are_deferred() -> None:
     """Every Python module ``import yaml`` loads besides PyYAML's own is among those imported before
-    the deferral begins (:data:`mtplint.pyyaml.YAML_DEPENDENCIES`): none of them gets a deferred
+    the deferral begins (:data:`mtplint.startup.YAML_DEPENDENCIES`): none of them gets a deferred
     pattern. Checked in an interpreter that imports them, then PyYAML, as mtplint does."""
-    from mtplint.pyyaml import YAML_DEPENDENCIES
+    from mtplint.startup import YAML_DEPENDENCIES
 
     out = _fresh(
         "import json, re, sys\n"

@@ -211,7 +211,7 @@ def test_pyyaml_is_imported_with_real_modules_only_and_reads_and_writes_timestam
     by (no stand-in in another's place), and timestamps and ``!!binary`` values load and dump with the
     standard ``datetime`` and ``base64``."""
     lines = _fresh(
-        "import sys\nbefore = set(sys.modules)\nfrom mtplint.pyyaml import yaml\n"
+        "import sys\nbefore = set(sys.modules)\nfrom mtplint.startup import yaml\n"
         "print(all(getattr(sys.modules[name].__spec__, 'name', name) == name for name in set(sys.modules) - before),\n"
         "      [name for name in ('datetime', 'base64') if sys.modules[name].__spec__.name == name])\n"
         "data = yaml.safe_load('at: 2001-12-14t21:59:43.10-05:00\\nday: 2002-12-14\\nraw: !!binary aGVsbG8=\\n')\n"
@@ -226,7 +226,7 @@ def test_pyyaml_is_imported_with_real_modules_only_and_reads_and_writes_timestam
 
 
 def test_pyyaml_imported_after_datetime_keeps_it() -> None:
-    lines = _fresh("import sys, datetime, base64\nfrom mtplint.pyyaml import yaml\n"
+    lines = _fresh("import sys, datetime, base64\nfrom mtplint.startup import yaml\n"
                    "print(yaml.constructor.datetime is datetime, yaml.representer.base64 is base64)")
     assert lines == ["True", "True"]
 

@@ -33,14 +33,14 @@ CMD ["-m", "/models/model.gguf", "-ngl", "99", "--spec-type", "mtp", "--draft-ma
 
 #: PyYAML and the positioned YAML reader: a file that is not YAML has no use for them, and neither
 #: have the edits of a fix to its words
-YAML = ("yaml", "mtplint.pyyaml", "mtplint.extract.yamlpos")
+YAML = ("yaml", "mtplint.extract.yamlpos")
 #: what only checking a house rule's message needs (the built-in rules come compiled)
 HOUSE_RULES_ONLY = ("string",)
 #: the memory and throughput models of MTP201, MTP203 and MTP301: only for a launch that names its GPU
 TUNER = "mtplint.tuner"
 #: what the ``__init__`` of tree-sitter's packages import and a script's parse has no use for:
 #: ``typing`` (tree_sitter's), ``importlib.resources`` and what it loads (tree_sitter_bash's, for
-#: highlight queries); mtplint loads the two extension modules alone (:mod:`mtplint.treesitter`)
+#: highlight queries); mtplint loads the two extension modules alone (:mod:`mtplint.startup`)
 TREE_SITTER_PACKAGES_ONLY = ("typing", "importlib.resources", "tempfile", "shutil", "random", "bz2", "lzma")
 
 
@@ -132,10 +132,30 @@ def test_tree_sitter_imported_by_another_part_of_the_process_shares_the_parser_t
 
 
 def test_a_package_without_its_extension_module_is_an_import_error() -> None:
-    from mtplint.treesitter import _binding
+    from mtplint.startup import _binding
 
     with pytest.raises(ImportError, match=r"mtplint\._binding"):
         _binding("mtplint")  # a package, but no _binding in it
     with pytest.raises(ImportError, match=r"no_such_package\._binding"):
         _binding("no_such_package")
     assert "mtplint._binding" not in sys.modules
+
+
+def test_the_start_up_module_imports_pyyaml_only_when_yaml_is_asked_for() -> None:
+    """A shell check loads :mod:`mtplint.startup` for its parser; PyYAML comes with it only on the
+    first ``from mtplint.startup import yaml``."""
+    code = ("import sys\nimport mtplint.startup as startup\nprint('yaml' in sys.modules)\n"
+            "from mtplint.startup import yaml\nprint('yaml' in sys.modules, yaml is sys.modules['yaml'], startup.yaml is yaml)")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert done.stdout.split() == ["False", "True", "True", "True"]
+
+
+def test_a_parser_is_made_from_the_packages_when_their_layout_differs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mtplint.startup as startup
+
+    def no_binding(package: str) -> object:
+        raise ImportError(f"No module named '{package}._binding'")
+
+    monkeypatch.setattr(startup, "_binding", no_binding)
+    assert startup.bash_parser().parse(b"exec vllm serve m").root_node.type == "program"

@@ -1,6 +1,6 @@
 """Plain scalars' tags told by string tests (mtplint/extract/yamlpos.py, ``_quick_tag``).
 
-The string tests stand in for PyYAML's implicit resolver expressions, which mtplint.pyyaml compiles
+The string tests stand in for PyYAML's implicit resolver expressions, which mtplint.startup compiles
 only when first used: they must give PyYAML's own tag for every text they answer for, and answer for
 a typical compose file's scalars so that none of the expressions is compiled.
 """
@@ -19,7 +19,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mtplint.extract import yamlpos
-from mtplint.pyyaml import yaml
+from mtplint.startup import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -147,7 +147,7 @@ def test_reading_a_compose_file_compiles_none_of_the_resolvers_expressions() -> 
         "import json, sys\n"
         "from mtplint.extract.yamlpos import load_all\n"
         "from mtplint.source import SourceFile\n"
-        "from mtplint.pyyaml import DeferredPattern, yaml\n"
+        "from mtplint.startup import DeferredPattern, yaml\n"
         "[document] = load_all(SourceFile.from_text(sys.stdin.read()))\n"
         "services = document.get('services')\n"
         "vllm, gateway = services.get('vllm'), services.get('gateway')\n"

@@ -266,7 +266,7 @@ def _rule_from(data: dict[str, Any], origin: str) -> Rule:
 
 
 def load_rule_file(path: Path, origin: str, check_schema: bool) -> Rule:
-    from mtplint.pyyaml import yaml  # imported here: the built-in rules come compiled (see COMPILED_CATALOG)
+    from mtplint.startup import yaml  # imported here: the built-in rules come compiled (see COMPILED_CATALOG)
 
     try:
         # a FIFO or device (`/dev/zero`) named as a rule file is refused unopened (mtplint.files)
@@ -435,7 +435,7 @@ def _builtin_docs(code: str) -> dict[str, Any]:
 
 
 def _yaml_load(text: str) -> Any:
-    from mtplint.pyyaml import yaml
+    from mtplint.startup import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML was built with it
     return yaml.load(text, Loader=loader)  # a safe loader

@@ -138,7 +138,7 @@ def _shell_comments(text: str, reset_each_line: bool = False) -> Iterator[int]:
 
 def yaml_block_headers(text: str) -> list[tuple[int, int]]:
     """(header offset, end offset) of every YAML block scalar (``command: >`` and its body)."""
-    from mtplint.pyyaml import yaml
+    from mtplint.startup import yaml
 
     blocks: list[tuple[int, int]] = []
     try:
@@ -151,7 +151,7 @@ def yaml_block_headers(text: str) -> list[tuple[int, int]]:
 
 
 def _yaml_comments(text: str) -> Iterator[int]:
-    from mtplint.pyyaml import yaml
+    from mtplint.startup import yaml
 
     # libyaml's scanner when present: the pure-Python one is quadratic in flow nesting depth
     # (10,000 ``[`` took seconds) and ~50x slower on long lines

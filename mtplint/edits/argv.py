@@ -319,7 +319,7 @@ def plain_yaml_ok(value: str, flow: bool = False) -> bool:
 
 
 def _loads_as_string(plain: str) -> bool:
-    from mtplint.pyyaml import yaml  # a YAML container's word: see _yaml_documents
+    from mtplint.startup import yaml  # a YAML container's word: see _yaml_documents
 
     # types-PyYAML leaves Resolver.resolve unannotated
     tag: str = _plain_resolver().resolve(yaml.ScalarNode, plain, (True, False))  # type: ignore[no-untyped-call]
@@ -330,7 +330,7 @@ def _loads_as_string(plain: str) -> bool:
 def _plain_resolver() -> Resolver:
     """PyYAML's reading of a plain scalar (YAML 1.1, as the safe and C loaders resolve it): a word
     is written plain only when it loads back as a string."""
-    from mtplint.pyyaml import yaml
+    from mtplint.startup import yaml
 
     return yaml.resolver.Resolver()
 

@@ -15,8 +15,8 @@ import operator
 import re
 from collections.abc import Iterable, Iterator
 
-from mtplint.pyyaml import yaml
 from mtplint.source import MappedText, SourceFile, Span
+from mtplint.startup import yaml
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ class _Loader(_Composer):
         tag = _PLAIN_TAGS.get(value)
         if tag is None:
             tag = _quick_tag(value) if _STOCK_RESOLVERS else None
-            if tag is None:  # compiles the expressions tried (mtplint.pyyaml defers them)
+            if tag is None:  # compiles the expressions tried (mtplint.startup defers them)
                 tag = next((candidate for candidate, expression in candidates if expression.match(value)), _STR_TAG)
             if len(_PLAIN_TAGS) >= _PLAIN_TAGS_HELD:  # a bound on memory: start again
                 _PLAIN_TAGS.clear()
@@ -88,7 +88,7 @@ MAX_PYTHON_VALUES = 10_000
 
 
 # -- plain scalars' tags without PyYAML's expressions ------------------------------------------
-# Compiling the float, int, bool and null expressions (mtplint.pyyaml defers it to their first use)
+# Compiling the float, int, bool and null expressions (mtplint.startup defers it to their first use)
 # costs more than the rest of telling a scalar's tag (docs/startup.md). The texts most files hold (ports, counts, words)
 # are told apart below by string tests that give PyYAML's own answer; a text they cannot tell is
 # left to the expressions.

@@ -27,7 +27,7 @@ _PARSER: Any = None
 def _parse(source_bytes: bytes) -> Any:
     global _PARSER
     if _PARSER is None:
-        from mtplint.treesitter import bash_parser
+        from mtplint.startup import bash_parser
 
         _PARSER = bash_parser()
     return _PARSER.parse(source_bytes)
