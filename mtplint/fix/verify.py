@@ -131,7 +131,7 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
 #: files a fixing verifies at once. Each try of a fix re-lints what it changes against the texts
 #: of every file of its fixing, and a large tree's tries grow with its fixes: one fixing of all
 #: of them costs the square of the tree's fixes in time, and holds every file's texts and lints
-#: to the end (the benchmark's mixed 100k tree: some 3,500 files, 800 tries, 46 MB). Fixes whose
+#: to the end (the benchmark's mixed 100k tree: some 3,500 fixes, 800 tries, 46 MB). Fixes whose
 #: files read none of each other's are independent, and verified in batches of this many files
 VERIFY_BATCH_FILES = 64
 
