@@ -173,11 +173,14 @@ class ShownLines:
     kept (the records of files linted in worker processes, or taken from the cache): each file's
     line count, and the lines around its findings."""
 
-    __slots__ = ("_files",)
+    __slots__ = ("_files", "_own")
 
     def __init__(self) -> None:
         #: file (as findings show it) -> its line count and its lines by number (a text: records are JSON)
         self._files: dict[str, tuple[int, dict[str, str]]] = {}
+        #: the files whose lines are a dict of this object's own, not a record's it was given: only
+        #: those take the lines of a second record (most files are in one record, not copied)
+        self._own: set[str] = set()
 
     def __eq__(self, other: object) -> bool:  # a Result compares by its fields, this one among them
         return self._files == other._files if isinstance(other, ShownLines) else NotImplemented
@@ -186,12 +189,16 @@ class ShownLines:
 
     def add(self, shown: dict[str, Any]) -> None:
         """Take the lines a record kept: file -> [its line count, its lines by number]."""
+        files = self._files
         for file, (count, around) in shown.items():
-            known = self._files.get(file)
+            known = files.get(file)
             if known is None:
-                self._files[file] = (count, dict(around))
-            else:
+                files[file] = (count, around)
+            elif file in self._own:
                 known[1].update(around)
+            elif not around.items() <= known[1].items():
+                files[file] = (known[0], {**known[1], **around})
+                self._own.add(file)
 
     def lines(self, file: str, line: int) -> Sequence[str] | None:
         """The file's lines (a sequence as long as the file) for showing ``line``: None unless the

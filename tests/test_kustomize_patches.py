@@ -106,3 +106,17 @@ def test_a_folder_of_manifests_is_asked_for_its_kustomization_once(
         f"k8s/dev/app-{number}.yaml" for number in range(6)]
     dev = (tmp_path / "k8s/dev").resolve()
     assert sorted(looked_in) == [dev.parent, dev]
+
+
+def test_a_kustomizations_patches_are_forgotten_with_its_text(tmp_path: Path) -> None:
+    """The run's loader forgets the texts it read every so many files; the patches worked out from a
+    kustomization's text go with it (they answer only for that text), or a tree's kustomizations
+    would all stay in memory to the end of the run."""
+    _tree(tmp_path)
+    loader = FileLoader(tmp_path)
+    prod = (tmp_path / "prod").resolve()
+    patched = kustomize._patched_files(prod, loader)
+    assert len(patched) == 2
+    loader.forget_files()
+    assert not [memo for memo in (*loader.memos.values(), *loader.path_memos.values()) if memo]
+    assert kustomize._patched_files(prod, loader) == patched

@@ -167,3 +167,39 @@ def test_a_finding_costs_a_bounded_amount_of_memory(tmp_path: Path, monkeypatch:
             assert code == 1 and report.read_text().count("MTP101") >= {small: 100, large: 500}[tree]
         per_finding = (peaks[1] - peaks[0]) / (500 - 100)
         assert per_finding < budget, f"{output_format}: {per_finding:.0f} bytes per finding"
+
+
+def test_a_records_shown_lines_are_taken_not_copied_nor_changed() -> None:
+    """The assembly takes the lines each kept record shows (most files are in one record) as they
+    are; a file in two records gets lines of its own, and neither record's changes."""
+    from mtplint.source import ShownLines
+
+    first = {"a.sh": [4, {"1": "one", "2": "two"}]}
+    second = {"a.sh": [4, {"3": "three", "4": "four"}]}
+    shown = ShownLines()
+    shown.add(first)
+    assert shown._files["a.sh"][1] is first["a.sh"][1]
+    shown.add(second)
+    shown.add({"a.sh": [4, {"2": "two"}]})
+    assert first["a.sh"][1] == {"1": "one", "2": "two"} and second["a.sh"][1] == {"3": "three", "4": "four"}
+    lines = shown.lines("a.sh", 3)
+    assert lines is not None and [lines[index] for index in range(4)] == ["one", "two", "three", "four"]
+
+
+def test_the_suppressions_read_no_file_twice_and_hold_no_text_without_noqa(tmp_path: Path) -> None:
+    """Findings in files the run did not keep (an ``.env``, a ``--config`` YAML) are read once for
+    their ``noqa`` comments; a text without one is not held while the others are read."""
+    from mtplint.checks.suppress import _sources
+    from mtplint.pipeline import Result
+    from mtplint.source import Span
+
+    write_files(tmp_path, {"quiet.env": "A=1\n" * 100, "loud.env": "A=1  # noqa: MTP101\n"})
+
+    class Found:
+        def __init__(self, file: str) -> None:
+            self.span = Span(file, 0, 0, 1, 1, 1, 1)
+
+    findings = [Found(str(tmp_path / name)) for name in ("quiet.env", "loud.env", "quiet.env")]
+    sources = _sources(Result(), findings)  # type: ignore[arg-type]
+    assert {Path(name).name: source.text for name, source in sources.items()} == {
+        "quiet.env": "", "loud.env": "A=1  # noqa: MTP101\n"}

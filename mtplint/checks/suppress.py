@@ -314,7 +314,9 @@ def _sources(result: Result, findings: Iterable[Finding], launch_sources: dict[s
             text = decode(read_regular(file, MAX_FILE_BYTES))
         except (OSError, UnicodeDecodeError):
             continue
-        sources[file] = SourceFile(Path(file), file, text)
+        # a file without a suppression is read for nothing more: not held while the others are
+        # read (a large tree's findings sit in thousands of .env and --config files)
+        sources[file] = SourceFile(Path(file), file, text if may_hold_noqa(text) else "")
     return sources
 
 

@@ -742,7 +742,9 @@ def _patched_files(directory: Path, loader: FileLoader) -> frozenset[Path]:
     kustomization = loader.load(path)
     if kustomization is None:
         return frozenset()
-    memo: dict[Path, tuple[SourceFile, frozenset[Path]]] = loader.memos.setdefault(_PATCHED, {})
+    # with the texts the loader forgets (a memo holds the kustomization's text, and answers only
+    # for that very text): kept for the whole run, it grew with a tree's kustomizations
+    memo: dict[Path, tuple[SourceFile, frozenset[Path]]] = loader.path_memos.setdefault(_PATCHED, {})
     known = memo.get(path)
     if known is not None and known[0] is kustomization:
         return known[1]

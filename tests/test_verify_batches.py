@@ -1,0 +1,103 @@
+"""A ``check`` verifies its fixes (:func:`mtplint.fix.verify.verified`) a batch of files at a time
+(issue 24: time linear and memory bounded at 100k files): the fixing of a large tree's fixes all at
+once re-lints, for each try, against every file's texts, and holds them all to its end. Batches
+never split files whose fixings may meet, and the fixes marked and refused, and why, are those of
+one fixing of everything. Counted, not timed."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mtplint.checks import Finding
+from mtplint.config import LintSettings
+from mtplint.fix import apply as fix_apply
+from mtplint.fix import verify
+from mtplint.lint import lint
+from mtplint.pipeline import Options
+from tests.conftest import run_cli, write_files
+from tests.test_verify_reuse import TREE
+
+#: the linked projects' files: a compose override pair and its .env, a unit and the script it starts
+STACK = {"stack/compose.yaml", "stack/compose.override.yaml", "stack/.env"}
+
+
+def _shown(findings: list[Finding]) -> list[tuple[object, ...]]:
+    return [(f.code, f.span.file, f.span.start, f.fix and (f.fix.applicability, f.fix.message)) for f in findings]
+
+
+def _verified_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch_files: int,
+                 unsafe: bool) -> tuple[list[tuple[object, ...]], list[set[str]]]:
+    """The findings as ``check`` shows them after verifying their fixes in batches of at most
+    ``batch_files`` files (more when linked files need them), and the files of each fixing."""
+    fixings: list[set[str]] = []
+    real_fix_project = fix_apply.fix_project
+
+    def fix_project(paths: list[Path], *args: Any, **kwargs: Any) -> Any:
+        fixings.append({path.relative_to(tmp_path).as_posix() for path in paths})
+        return real_fix_project(paths, *args, **kwargs)
+
+    monkeypatch.setattr(fix_apply, "fix_project", fix_project)
+    monkeypatch.setattr(verify, "VERIFY_BATCH_FILES", batch_files)
+    settings = LintSettings(pipeline=Options(root=tmp_path))
+    with contextlib.chdir(tmp_path):
+        result = lint([tmp_path], settings, jobs=1)
+        shown = _shown(verify.verified(result.findings, settings, unsafe, analysed=result.analysed))
+    return shown, fixings
+
+
+@pytest.mark.parametrize("unsafe", [False, True])
+def test_fixes_verified_in_batches_are_marked_as_by_one_fixing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               unsafe: bool) -> None:
+    write_files(tmp_path, TREE)
+    whole, [everything] = _verified_in(tmp_path, monkeypatch, 10_000, unsafe)
+    batched, fixings = _verified_in(tmp_path, monkeypatch, 1, unsafe)
+    assert batched == whole
+    assert any(fix is not None and "not applied by --fix" in fix[1] for *_, fix in batched)
+    # every file once, the linked ones in one fixing, each stand-alone script in one of its own
+    assert sorted(name for files in fixings for name in files) == sorted(everything)
+    assert len(fixings) >= 3
+    stack = [files for files in fixings if not files.isdisjoint(STACK)]
+    assert len(stack) == 1 and STACK & everything <= stack[0]
+    assert all(len(files) == 1 for files in fixings if files.isdisjoint(STACK))
+
+
+def test_batches_that_read_the_same_file_are_verified_together(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the run knew too little to link two files (here: it kept no analysis of any, so only a
+    finding's file and those its fix edits are linked), the fixings of their batches read the same
+    file, and everything is verified again as one fixing."""
+    write_files(tmp_path, TREE)
+    whole, [everything] = _verified_in(tmp_path, monkeypatch, 10_000, True)
+    real_batches = verify._batches
+    monkeypatch.setattr(verify, "_batches", lambda offered, root, analysed: real_batches(offered, root, {}))
+    split, fixings = _verified_in(tmp_path, monkeypatch, 1, True)
+    assert split == whole
+    assert len(fixings) > 2 and fixings[-1] == everything == {f for files in fixings[:-1] for f in files}
+
+
+def test_check_output_is_the_same_whatever_the_batches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_files(tmp_path, TREE)
+    args = ["check", "--isolated", "--no-cache", "--jobs", "1", "--output-format", "full", "--show-fixes", "."]
+    expected = run_cli(args, cwd=tmp_path)
+    assert expected[0] == 1 and "[*]" in expected[1]
+    monkeypatch.setattr(verify, "VERIFY_BATCH_FILES", 1)
+    assert run_cli(args, cwd=tmp_path) == expected
+
+
+def test_a_batch_holds_a_bounded_number_of_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many stand-alone scripts each offering a fix: the fixings hold at most a batch's files each,
+    and every script's fix is still offered."""
+    write_files(tmp_path, {f"svc{number:02}/serve.sh": TREE["alone/serve-0.sh"] for number in range(30)})
+    shown, fixings = _verified_in(tmp_path, monkeypatch, 8, True)
+    assert [len(files) for files in fixings] == [8, 8, 8, 6]
+    offered = {file for _, file, _, fix in shown if isinstance(fix, tuple) and fix[0] == "unsafe"}
+    assert len(offered) == 30
+
+
+def test_findings_without_fixes_need_no_fixing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_files(tmp_path, {"serve.sh": "#!/bin/sh\necho hello\n"})
+    shown, fixings = _verified_in(tmp_path, monkeypatch, 8, True)
+    assert shown == [] and fixings == []
