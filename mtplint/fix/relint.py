@@ -299,7 +299,10 @@ class ProjectLinter:
         together = self._linked(affected)
         files = frozenset(name for index in together for name in self.touched.get(index, ()))
         part = problems(self._assemble(together, records, loader))
-        files_problems = {name: items for name, items in before.by_file.items() if name not in files}
+        # copied whole and the reassembled files taken out: a try reassembles a few of thousands
+        files_problems = dict(before.by_file)
+        for name in files & files_problems.keys():
+            del files_problems[name]
         files_problems.update(problems_by_file(part))
 
         def whole() -> LintResult:
