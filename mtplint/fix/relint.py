@@ -516,7 +516,9 @@ class ProjectLinter:
         key = str(path)
         real = self._real_paths.get(key)
         if real is None:
-            real = self._real_paths[key] = os.path.realpath(key)
+            # ``os.path.realpath``, answered by the folders the fixing's loaders have resolved (one
+            # ``lstat`` for a file rather than one per folder of its path)
+            real = self._real_paths[key] = self._paths.real_path(Path(key))
         return real
 
 
