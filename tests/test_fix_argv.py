@@ -335,3 +335,23 @@ def test_a_word_written_plain_loads_back_as_that_string(value: str) -> None:
         assert yaml.safe_load(f"[a, {value}]") == ["a", value]
     assert yaml.safe_load(f"- {yaml_item_text(value, '')}\n") == [value]
     assert yaml.safe_load(f"[a, {yaml_item_text(value, '', flow=True)}]") == ["a", value]
+
+
+@pytest.mark.parametrize("name", ["sglang-compose/docker-compose.yml", "k8s/qwen3-next-mtp.yaml",
+                                  "scripts/vllm.yaml", "vllm-compose/compose.yaml"])
+def test_the_scalars_around_a_word_are_those_a_walk_of_the_whole_file_finds(name: str) -> None:
+    """A word of a YAML file is located by walking down only the nodes that hold it: for every
+    scalar of the bundled examples (and a span inside it), the same scalars, with the same
+    sequences holding them, in the same order, as filtering a walk over every node of the file."""
+    from mtplint.edits.argv import _scalars_around, _yaml_scalars
+    from mtplint.source import SourceFile
+
+    path = Path(__file__).parent.parent / "examples" / name
+    source = SourceFile(path, name, path.read_text(encoding="utf-8"))
+    everything = _yaml_scalars(source)
+    assert len(everything) >= 6
+    for node, _ in everything:
+        for span in {source.span(node.start, node.end), source.span(node.start + 1, max(node.start + 1, node.end - 1))}:
+            expected = [(scalar, parent) for scalar, parent in everything
+                        if scalar.start <= span.start and span.end <= scalar.end]
+            assert _scalars_around(source, span) == expected, (name, span)

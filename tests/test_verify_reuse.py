@@ -19,6 +19,7 @@ from mtplint.checks import Edit, Finding, Fix, RuleContext, applies
 from mtplint.config import LintSettings
 from mtplint.discover import Candidate
 from mtplint.edits.pyedit import edit_file
+from mtplint.extract import FileLoader
 from mtplint.fix import relint
 from mtplint.fix.apply import FixRun, fix_project
 from mtplint.fix.relint import ProjectLinter
@@ -154,22 +155,29 @@ def _two_fixes_rule(ctx: RuleContext) -> Iterator[Finding]:
                                                           [Edit(source.span(first.span.start), "--enforce-eager ")]))
 
 
-def test_a_refused_pairs_second_fix_tried_after_the_first_is_not_analysed_again(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two fixes of one script refused together: the first tried alone is kept, and the second,
-    tried after it, has the texts of the pair, whose analysis the fixing has: each text is analysed
-    once."""
+def _fix_scripts_with_refused_pairs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], list[int]]:
+    """``--fix`` of 20 scripts with two fixes each, three of whose pairs are refused together; per
+    try, the records it analysed and the fixed texts its loader took (of those standing for files)."""
     monkeypatch.setattr("mtplint.checks.mtp102.check", _two_fixes_rule)
     analysed: list[int] = []
+    taken: list[int] = []
     real_again = ProjectLinter.again
+    real_standing_in = FileLoader._standing_in
 
     def again(linter: ProjectLinter, *args: Any) -> Any:
+        taken.append(0)
         before = linter.analysed
         linted = real_again(linter, *args)
         analysed.append(linter.analysed - before)
         return linted
 
+    def standing_in(loader: FileLoader, key: str) -> Any:
+        source = real_standing_in(loader, key)
+        taken[-1] += source is not None
+        return source
+
     monkeypatch.setattr(relint.ProjectLinter, "again", again)
+    monkeypatch.setattr(FileLoader, "_standing_in", standing_in)
     scripts, bad = 20, {3, 11, 17}
     write_files(tmp_path, serve_scripts(scripts, bad, width=2))
     code, _, err = run_cli(["check", "--isolated", "--select", "MTP102", "--engine-version", "vllm=0.12.0",
@@ -177,8 +185,29 @@ def test_a_refused_pairs_second_fix_tried_after_the_first_is_not_analysed_again(
     assert code == 1
     assert err.count("fix not applied (Capture no graphs): the result has a new finding") == len(bad)
     assert (tmp_path / "serve-03.sh").read_text().endswith("--enable-prefix-caching --max-model-len=4096\n")
+    return analysed, taken
+
+
+def test_a_refused_pairs_second_fix_tried_after_the_first_is_not_analysed_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two fixes of one script refused together: the first tried alone is kept, and the second,
+    tried after it, has the texts of the pair, whose analysis the fixing has: each text is analysed
+    once."""
+    analysed, _ = _fix_scripts_with_refused_pairs(tmp_path, monkeypatch)
     # the pass (every script's fixed text), then each bad script's good fix alone
-    assert sum(analysed) == scripts + len(bad), analysed
+    assert sum(analysed) == 20 + 3, analysed
+
+
+def test_a_try_takes_only_the_fixed_texts_its_analyses_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each try of a pass has the texts of every file fixed so far standing for their files; its
+    analyses read a few of them, and only those are taken into its loader (a try does not cost
+    the number of files fixed before it). Each script reads only itself, so a try takes as many
+    texts as it analyses records."""
+    analysed, taken = _fix_scripts_with_refused_pairs(tmp_path, monkeypatch)
+    # the pass's first try takes every script's new text; a later one, the one script it fixes
+    assert len(taken) > 1 + 3
+    assert taken == analysed, (taken, analysed)
+    assert max(taken[1:]) == 1
 
 
 def _fixing_outcome(run: FixRun) -> tuple[object, ...]:

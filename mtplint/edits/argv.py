@@ -94,6 +94,7 @@ class Word(FrozenRecord):
         self.parent = parent
 
 
+@lru_cache(maxsize=32)  # asked for each word a fix locates in the file, and the answer is the text's
 def source_kind(source: SourceFile) -> str | None:
     return classify(source.path, source.text[:256].encode("utf-8", "replace"))
 
@@ -142,21 +143,23 @@ def _scalars_around(source: SourceFile, span: Span) -> list[tuple[YNode, YNode |
     """The scalars of :func:`_yaml_scalars` whose text holds ``span``, in its order, for a file
     without aliases: there every node is reached once and lies inside its parent's text, so only
     the nodes holding ``span`` lead to one (a walk down one path instead of over the whole file)."""
-    documents = _yaml_documents(source)
+    start, end = span.start, span.end
     found: list[tuple[YNode, YNode | None]] = []
-    stack: list[tuple[YNode, YNode | None]] = [(document, None) for document in reversed(documents)]
+    # only the nodes holding the span are stacked: a mapping's other entries are passed over unread
+    stack: list[tuple[YNode, YNode | None]] = [(document, None) for document in reversed(_yaml_documents(source))
+                                               if document.start <= start and end <= document.end]
     while stack:
         node, parent = stack.pop()
-        if not (node.start <= span.start and span.end <= node.end):
-            continue
         if node.is_scalar:
             found.append((node, parent))
             continue
         children: list[tuple[YNode, YNode | None]] = []
         for key, value in node.pairs:
-            children.append((key, None))
-            children.append((value, None))
-        children.extend((item, node) for item in node.items)
+            if key.start <= start and end <= key.end:
+                children.append((key, None))
+            if value.start <= start and end <= value.end:
+                children.append((value, None))
+        children.extend((item, node) for item in node.items if item.start <= start and end <= item.end)
         stack.extend(reversed(children))
     return found
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import codecs
 import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from mtplint.extract.budget import ExpansionBudget
@@ -103,8 +103,11 @@ class FileLoader:
         self._is_file: dict[Path, bool] = {}
         #: directory -> (its names, the names lowercased); None: not listable
         self._listings: dict[str, Listing] = {}
-        #: whether :meth:`put` gave the loader a text that stands for a file (a fix's new text)
+        #: whether :meth:`put` or :meth:`stand_in` gave the loader a text that stands for a file (a fix's new text)
         self.seeded = False
+        #: :meth:`stand_in`'s texts (by display name) and the key of each display name
+        self._stand_ins: Mapping[str, SourceFile] = {}
+        self._stand_in_displays: Mapping[str, str] = {}
         # the bytes extract_file just read to prefilter a file (with the status of the open file, if
         # it was asked, and whether it was opened as no link), so loading it does not read it, or
         # ask what it is, again
@@ -315,6 +318,10 @@ class FileLoader:
         key = self._key(path, just_read is not None and just_read[3])
         if key in self._cache:
             return self._cache[key]
+        if self._stand_ins:
+            standing = self._standing_in(key)
+            if standing is not None:
+                return standing
         source: SourceFile | None = None
         try:
             if just_read is not None:
@@ -340,10 +347,16 @@ class FileLoader:
     def peek(self, path: Path) -> SourceFile | None:
         """The file's text if it was already read or seeded with :meth:`put` (a fix's new text),
         without touching the disk."""
-        return self._cache.get(self._key(path))
+        key = self._key(path)
+        if key in self._cache:
+            return self._cache[key]
+        return self._standing_in(key) if self._stand_ins else None
 
     def by_display(self, display: str) -> SourceFile | None:
         """A file already read, by the name findings show for it."""
+        standing = self._stand_ins.get(display)
+        if standing is not None:
+            return standing
         return self._by_display.get(display)
 
     def share_paths(self, other: FileLoader) -> None:
@@ -375,6 +388,29 @@ class FileLoader:
         source.parses = self.parses
         self._cache[self._key(source.path)] = source
         self._by_display[source.display] = source
+
+    def key_of(self, source: SourceFile) -> str:
+        """What identifies ``source``'s file in this loader (:meth:`_key`), for :meth:`stand_in`."""
+        return self._key(source.path)
+
+    def stand_in(self, texts: Mapping[str, SourceFile], displays: Mapping[str, str]) -> None:
+        """Let ``texts`` (by display name) stand for their files, as :meth:`put` of each would, but
+        each taken only when asked for: a fix's try seeds the texts of every file fixed so far, and
+        reads a few of them. ``displays``: the key (:meth:`key_of`) of each text's file -> its
+        display name, for every text (the caller keeps it across loaders: files do not move). Called
+        once, before anything is read."""
+        self.seeded = True
+        self._stand_ins = texts
+        self._stand_in_displays = displays
+
+    def _standing_in(self, key: str) -> SourceFile | None:
+        display = self._stand_in_displays.get(key)
+        source = self._stand_ins.get(display) if display is not None else None
+        if source is not None:
+            source.parses = self.parses
+            self._cache[key] = source
+            self._by_display[source.display] = source
+        return source
 
 
 class ExtractContext:

@@ -226,6 +226,11 @@ class ProjectLinter:
         #: and their results
         self._analyses: dict[tuple[int, ...], list[tuple[dict[str, str | None], list[FileResult]]]] = {}
         self._real_paths: dict[str, str] = {}
+        #: the display names of the texts that stood for files in any try, by the loader's key and
+        #: by real path of their files (:meth:`_index_texts`)
+        self._indexed_displays: set[str] = set()
+        self._display_by_key: dict[str, str] = {}
+        self._display_by_real: dict[str, str] = {}
         #: the loader of the first lint, whose answers about paths every later lint shares
         self._paths = RecordingLoader(self.root)
         #: record -> the files it touched (:func:`touched`) in any lint of the fixing, and the reverse
@@ -294,7 +299,10 @@ class ProjectLinter:
         together = self._linked(affected)
         files = frozenset(name for index in together for name in self.touched.get(index, ()))
         part = problems(self._assemble(together, records, loader))
-        files_problems = {name: items for name, items in before.by_file.items() if name not in files}
+        # copied whole and the reassembled files taken out: a try reassembles a few of thousands
+        files_problems = dict(before.by_file)
+        for name in files & files_problems.keys():
+            del files_problems[name]
         files_problems.update(problems_by_file(part))
 
         def whole() -> LintResult:
@@ -304,11 +312,27 @@ class ProjectLinter:
 
     def _loader(self, texts: dict[str, SourceFile]) -> RecordingLoader:
         loader = RecordingLoader(self.root)
-        # the file system's shape is asked once per fixing: each try has thousands of texts to seed
+        # the file system's shape is asked once per fixing: each try has thousands of texts to seed,
+        # of which it reads a few, so they are handed over as they are, each taken when read
         loader.share_paths(self._paths)
-        for source in texts.values():
-            loader.put(source)
+        self._index_texts(texts, loader)
+        loader.stand_in(texts, self._display_by_key)
         return loader
+
+    def _index_texts(self, texts: dict[str, SourceFile], loader: RecordingLoader) -> None:
+        """Note the loader's key and the real path of the files of ``texts`` not seen before in
+        the fixing (a file's text changes from try to try, its path does not)."""
+        for display in texts.keys() - self._indexed_displays:
+            path = texts[display].path
+            self._display_by_key[loader.key_of(texts[display])] = display
+            self._display_by_real[self._real(path)] = display
+            self._indexed_displays.add(display)
+
+    def _text_standing_for(self, texts: dict[str, SourceFile], real: str) -> str | None:
+        """The text in ``texts`` that stands for the file whose real path is ``real`` (None: the disk's)."""
+        display = self._display_by_real.get(real)
+        source = texts.get(display) if display is not None else None
+        return source.text if source is not None else None
 
     def _analyse_again(self, affected: list[int], texts: dict[str, SourceFile]) -> tuple[list[FileResult], RecordingLoader]:
         """The results of the ``affected`` records (ascending) with ``texts`` standing for their
@@ -319,13 +343,16 @@ class ProjectLinter:
         not analysed again. It saves the second analysis of a refused try's innocent part: tried on
         its own next, with the texts it had in the whole try; and of a refused pair's second fix,
         tried after the first with the texts of the pair."""
-        stands_for = {self._real(source.path): source.text for source in texts.values()}
+        loader = self._loader(texts)
+
+        def stands_for(real: str) -> str | None:
+            return self._text_standing_for(texts, real)
+
         known: dict[int, FileResult] = {}
         for records in self._independent(affected):
             earlier = self._same_analysis(records, stands_for)
             if earlier is not None:
                 known.update(zip(records, earlier, strict=True))
-        loader = self._loader(texts)
         fresh = [index for index in affected if index not in known]
         results = self._analyse_shared(fresh, loader, texts)
         fresh_set = set(fresh)
@@ -337,7 +364,7 @@ class ProjectLinter:
             results = dict(zip(fresh, self._analyse(fresh, loader), strict=True))
         for records in self._independent(fresh):
             read = {path for index in records for path in self.reads[index]}
-            self._analyses.setdefault(tuple(records), []).append(({path: stands_for.get(path) for path in read},
+            self._analyses.setdefault(tuple(records), []).append(({path: stands_for(path) for path in read},
                                                                   [results[index] for index in records]))
         return [known[index] if index in known else results[index] for index in affected], loader
 
@@ -402,12 +429,12 @@ class ProjectLinter:
         """``indices`` (ascending) in sets that read none of each other's files, in any lint of the fixing."""
         return linked_sets(indices, lambda index: self.reads.get(index, ()))
 
-    def _same_analysis(self, records: list[int], stands_for: dict[str, str]) -> list[FileResult] | None:
+    def _same_analysis(self, records: list[int], stands_for: Callable[[str], str | None]) -> list[FileResult] | None:
         """The results of an earlier analysis of these ``records`` (and no others) when every file
-        they read then has the same text now: a refused pair's second fix tried after its first
-        has the texts of the pair."""
+        they read then has the same text now (``stands_for``: a file's text now, by real path; None:
+        the disk's): a refused pair's second fix tried after its first has the texts of the pair."""
         for texts, results in self._analyses.get(tuple(records), ()):
-            if all(stands_for.get(path) == text for path, text in texts.items()):
+            if all(stands_for(path) == text for path, text in texts.items()):
                 return results
         return None
 
@@ -489,7 +516,9 @@ class ProjectLinter:
         key = str(path)
         real = self._real_paths.get(key)
         if real is None:
-            real = self._real_paths[key] = os.path.realpath(key)
+            # ``os.path.realpath``, answered by the folders the fixing's loaders have resolved (one
+            # ``lstat`` for a file rather than one per folder of its path)
+            real = self._real_paths[key] = self._paths.real_path(Path(key))
         return real
 
 
