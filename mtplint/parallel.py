@@ -36,8 +36,9 @@ if TYPE_CHECKING:
     Work = tuple[int, Candidate]
     #: a file of a chunk as sent to a worker: its path, kind, whether it was named, configuration group
     SentFile = tuple[str, str, bool, int]
-    #: a file's result as a worker sends it back (pickled, or the count of files skipped), with its cache dependencies and the
-    #: files it read (:func:`mtplint.cache.analysed_with_dependencies`)
+    #: a file's result as a worker sends it back (pickled, or its count of files skipped when the run
+    #: keeps nothing of it), with its cache dependencies and the files it read
+    #: (:func:`mtplint.cache.analysed_with_dependencies`)
     Done = tuple[bytes | int, Dependencies | None, tuple[str, ...] | None]
     Analysed = tuple[int, Candidate, FileResult, Dependencies | None, tuple[str, ...] | None]
     Kept = Callable[[FileResult], FileResult | None]
