@@ -13,17 +13,47 @@ from mtplint.checks.catalog import Rule
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from typing import Any
+
+    from mtplint.edits.pyedit import PythonEdit
+
+
+def _rule(code: str) -> Rule:
+    raise pickle.UnpicklingError(f"rule {code} outside load_result")  # load_result gives the group's rule
+
+
+def _python_edit(recipe: Sequence[Any]) -> PythonEdit:
+    from mtplint.edits.pyedit import PythonEdit
+
+    return PythonEdit.from_recipe(recipe)
 
 
 class _ResultPickler(pickle.Pickler):
     """A result's rules by code (this process has them), a Python edit by its recipe (worked out
-    with libcst only by whoever needs its text)."""
+    with libcst only by whoever needs its text). Asked only of objects other than strings, numbers
+    and plain containers: most of a result, which a ``persistent_id`` was asked of one by one."""
 
-    def persistent_id(self, obj: Any) -> Any:
+    def reducer_override(self, obj: Any) -> Any:
         if isinstance(obj, Rule):
-            return ("rule", obj.code)
-        return ("python", obj.recipe()) if isinstance(obj, Edit) and hasattr(obj, "recipe") else None
+            return _rule, (obj.code,)
+        if isinstance(obj, Edit) and hasattr(obj, "recipe"):
+            return _python_edit, (obj.recipe(),)
+        return NotImplemented
+
+
+class _ResultUnpickler(pickle.Unpickler):
+    """A rule by its code in the catalog of the group the result was checked with."""
+
+    def __init__(self, data: bytes, group: RunGroup) -> None:
+        super().__init__(io.BytesIO(data))
+        self.group = group
+
+    def find_class(self, module: str, name: str) -> Callable[..., Any]:
+        if module == __name__ and name == "_rule":
+            return self.group.catalog.__getitem__
+        found: Callable[..., Any] = super().find_class(module, name)
+        return found
 
 
 def dump_result(result: FileResult) -> bytes:
@@ -33,15 +63,5 @@ def dump_result(result: FileResult) -> bytes:
 
 
 def load_result(data: bytes, group: RunGroup) -> FileResult:
-    def persistent_load(pid: tuple[str, Any]) -> Any:
-        if pid[0] == "rule":
-            return group.catalog[pid[1]]
-        from mtplint.edits.pyedit import PythonEdit
-
-        return PythonEdit.from_recipe(pid[1])
-
-    unpickler = pickle.Unpickler(io.BytesIO(data))
-    unpickler.persistent_load = persistent_load  # type: ignore[method-assign]
-    result: FileResult = unpickler.load()
+    result: FileResult = _ResultUnpickler(data, group).load()
     return result
-
