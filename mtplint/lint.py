@@ -210,8 +210,8 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
     if workers > 1:
         from mtplint.parallel import analyse_in_workers
 
-        for index, candidate, result, deps, requested in analyse_in_workers(pending, run.groups, workers,
-                                                                            run.use_cache, run.analyse):
+        for index, candidate, result, deps, requested in analyse_in_workers(pending, run.groups, workers, run.use_cache,
+                                                                            run.analyse, needed_by_the_assembly):
             run.take(index, candidate, result, deps, requested)
     else:
         for index, candidate in pending:

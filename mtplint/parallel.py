@@ -3,7 +3,8 @@
 Chunks of consecutive files (they share a directory's ``.env``, pins and scripts) go to a
 :class:`~concurrent.futures.ProcessPoolExecutor` of forked workers, which load the extractors,
 engines and rules first thing. While every worker has a chunk running and one waiting, this
-process analyses the next chunk itself: no more processes than asked for compete for the CPUs.
+process analyses the next few files itself (:data:`OWN_FILES`), then looks again: no more
+processes than asked for compete for the CPUs, and no worker waits long for its next chunk.
 
 A chunk a worker could not analyse (an exception there, or the worker killed: ``BrokenProcessPool``)
 is analysed in this process, where a failure is reported as a one-process run reports it: no file
@@ -13,25 +14,21 @@ with their place in the walk (:func:`mtplint.lint.assemble` puts them back in or
 
 from __future__ import annotations
 
-import io
 import multiprocessing
 import os
-import pickle
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from itertools import islice
 from pathlib import Path
 
-from mtplint.analysis import FileResult, RecordingLoader, RunGroup, load_analysis
+from mtplint.analysis import FileResult, RecordingLoader, RunGroup, load_analysis, quiet_result
 from mtplint.cache import analysed_with_dependencies
-from mtplint.checks import Edit
-from mtplint.checks.catalog import Rule
 from mtplint.discover import Candidate
+from mtplint.result_pickle import dump_result, load_result
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
-    from typing import Any
 
     from mtplint.cache import Dependencies
     from mtplint.config import LintSettings
@@ -39,38 +36,49 @@ if TYPE_CHECKING:
     Work = tuple[int, Candidate]
     #: a file of a chunk as sent to a worker: its path, kind, whether it was named, configuration group
     SentFile = tuple[str, str, bool, int]
-    #: a file's result as a worker sends it back: pickled (:func:`dump_result`), with its cache dependencies
-    #: and the files it read (:func:`mtplint.cache.analysed_with_dependencies`)
-    Done = tuple[bytes, Dependencies | None, tuple[str, ...] | None]
+    #: a file's result as a worker sends it back (pickled, or its count of files skipped when the run
+    #: keeps nothing of it), with its cache dependencies and the files it read
+    #: (:func:`mtplint.cache.analysed_with_dependencies`)
+    Done = tuple[bytes | int, Dependencies | None, tuple[str, ...] | None]
     Analysed = tuple[int, Candidate, FileResult, Dependencies | None, tuple[str, ...] | None]
+    Kept = Callable[[FileResult], FileResult | None]
 
 #: files per chunk: enough that sending costs little, few enough that the first chunks go out while
 #: the walk goes on and that no process idles long at the end while another finishes a chunk
 CHUNK_FILES = 48
 #: chunks each worker holds at once: the one it analyses and the next, so it never waits for this process
 HELD = 2
+#: files this process analyses between two looks at the workers' chunks. A chunk costs a worker from
+#: a few milliseconds (files the prefilter skips) to some 70 (48 compose files; the benchmark's mixed
+#: 10k tree): this process analysing a whole chunk of its own left a worker idle ~10% of the run
+OWN_FILES = 8
 
 
 def analyse_in_workers(work: Iterable[Work], groups: Sequence[RunGroup], workers: int, with_deps: bool,
                        analyse_here: Callable[[int, Candidate],
-                                              tuple[FileResult, Dependencies | None, tuple[str, ...] | None]]
-                       ) -> Iterator[Analysed]:
+                                              tuple[FileResult, Dependencies | None, tuple[str, ...] | None]],
+                       kept: Kept) -> Iterator[Analysed]:
     """The result of each file of ``work`` (in the order they are finished), over ``workers``
     processes. ``groups``: the run's configuration groups, growing as the walk meets them (each
     file's is there before the file is in ``work``); ``with_deps``: each result comes with what it
-    depends on (the cache); ``analyse_here``: a file's analysis in this process."""
+    depends on (the cache); ``analyse_here``: a file's analysis in this process; ``kept``: what this
+    process keeps of a result (:func:`mtplint.lint.needed_by_the_assembly`), all a worker sends of
+    one that neither the cache nor a fix's verification takes whole."""
     # forked, a worker starts with this process's first group (house rules read); spawned (Windows),
     # it imports mtplint again and builds it from its settings
     fork = _can_fork()
     first = groups[0] if fork else (groups[0].settings, groups[0].codes)
     context = multiprocessing.get_context("fork" if fork else "spawn")
-    pool = ProcessPoolExecutor(workers - 1, context, initializer=_start_worker, initargs=(first, with_deps))
+    pool = ProcessPoolExecutor(workers - 1, context, initializer=_start_worker, initargs=(first, with_deps, kept))
     pending: dict[Future[list[Done]], list[Work]] = {}
     broken = False
 
     def finished(block: bool) -> Iterator[Analysed]:
         nonlocal broken
-        done = wait(pending, timeout=None if block else 0, return_when=FIRST_COMPLETED).done if pending else ()
+        if block:
+            done: Iterable[Future[list[Done]]] = wait(pending, return_when=FIRST_COMPLETED).done
+        else:
+            done = [future for future in pending if future.done()]
         for future in done:
             chunk = pending.pop(future)
             try:
@@ -80,7 +88,8 @@ def analyse_in_workers(work: Iterable[Work], groups: Sequence[RunGroup], workers
                 yield from here(chunk)
                 continue
             for (index, candidate), (data, deps, requested) in zip(chunk, answers, strict=True):
-                yield index, candidate, load_result(data, groups[candidate.group]), deps, requested
+                result = load_result(data, groups[candidate.group]) if isinstance(data, bytes) else quiet_result(data)
+                yield index, candidate, result, deps, requested
 
     def here(chunk: list[Work]) -> Iterator[Analysed]:
         for index, candidate in chunk:
@@ -88,11 +97,17 @@ def analyse_in_workers(work: Iterable[Work], groups: Sequence[RunGroup], workers
 
     items = iter(work)
     try:
-        while chunk := list(islice(items, CHUNK_FILES)):
+        while True:
             yield from finished(block=False)
             if broken or len(pending) >= HELD * (workers - 1):
-                yield from here(chunk)
+                own = list(islice(items, OWN_FILES))
+                if not own:
+                    break
+                yield from here(own)
                 continue
+            chunk = list(islice(items, CHUNK_FILES))
+            if not chunk:
+                break
             numbers = {candidate.group for _, candidate in chunk} - {0}
             sent: list[SentFile] = [(os.fspath(candidate.path), candidate.kind, candidate.explicit, candidate.group)
                                     for _, candidate in chunk]
@@ -116,24 +131,26 @@ def _can_fork() -> bool:
 
 class _WorkerState:
     """What a worker process keeps from one chunk to the next: the run's groups (each with its
-    configuration's GPU and model catalogs), its loader, and whether the run has a cache."""
+    configuration's GPU and model catalogs), its loader, whether the run has a cache, and what
+    the run keeps of a result."""
 
-    def __init__(self, first: RunGroup, with_deps: bool) -> None:
+    def __init__(self, first: RunGroup, with_deps: bool, kept: Kept) -> None:
         self.groups = {0: first}
         self.with_deps = with_deps
+        self.kept = kept
         self.loader = RecordingLoader(first.settings.pipeline.root)
 
 
 _worker: _WorkerState | None = None
 
 
-def _start_worker(first: RunGroup | tuple[LintSettings, tuple[str, ...]], with_deps: bool) -> None:
+def _start_worker(first: RunGroup | tuple[LintSettings, tuple[str, ...]], with_deps: bool, kept: Kept) -> None:
     """A worker's first task, while this process starts the walk: the run's first configuration
     (forked: this process's, house rules included; spawned: built from its settings) and the code
     analysing files needs."""
     global _worker
     group = first if isinstance(first, RunGroup) else RunGroup(*first)
-    _worker = _WorkerState(group, with_deps)
+    _worker = _WorkerState(group, with_deps, kept)
     load_analysis(group.rules)
 
 
@@ -156,43 +173,13 @@ def _worker_chunk(chunk: list[SentFile], new_groups: dict[int, tuple[LintSetting
         group = state.groups[number]
         candidate = Candidate(Path(path), kind, explicit, number)
         result, deps, requested = analysed_with_dependencies(candidate, loader, group, with_deps=state.with_deps)
-        done.append((dump_result(result), deps, requested))
+        # whole for the cache or a fix's verification, else what the run keeps of it; of most files
+        # of a tree (skipped by the prefilter, launches that say nothing) nothing but the count skipped
+        kept = result if deps is not None or requested is not None else state.kept(result)
+        done.append((result.skipped if kept is None else dump_result(kept), deps, requested))
     # what the loader holds of the chunk's files and folders: a worker's memory must not grow with
     # the tree either (a chunk's files are neighbours, the next chunk's seldom share them)
     loader.forget_files()
     for group in state.groups.values():
         group.forget_digests()
     return done
-
-
-# -- a result between processes ---------------------------------------------------------------------
-
-class _ResultPickler(pickle.Pickler):
-    """A result's rules by code (this process has them), a Python edit by its recipe (worked out
-    with libcst only by whoever needs its text)."""
-
-    def persistent_id(self, obj: Any) -> Any:
-        if isinstance(obj, Rule):
-            return ("rule", obj.code)
-        return ("python", obj.recipe()) if isinstance(obj, Edit) and hasattr(obj, "recipe") else None
-
-
-def dump_result(result: FileResult) -> bytes:
-    out = io.BytesIO()
-    _ResultPickler(out, pickle.HIGHEST_PROTOCOL).dump(result)
-    return out.getvalue()
-
-
-def load_result(data: bytes, group: RunGroup) -> FileResult:
-    def persistent_load(pid: tuple[str, Any]) -> Any:
-        if pid[0] == "rule":
-            return group.catalog[pid[1]]
-        from mtplint.edits.pyedit import PythonEdit
-
-        return PythonEdit.from_recipe(pid[1])
-
-    unpickler = pickle.Unpickler(io.BytesIO(data))
-    unpickler.persistent_load = persistent_load  # type: ignore[method-assign]
-    result: FileResult = unpickler.load()
-    return result
-

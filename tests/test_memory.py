@@ -100,11 +100,12 @@ def test_a_worker_holds_no_text_of_a_chunk_it_finished(tmp_path: Path, monkeypat
     from mtplint import parallel
     from mtplint.analysis import RunGroup
     from mtplint.config import LintSettings
+    from mtplint.lint import needed_by_the_assembly
     from mtplint.pipeline import Options
 
     tree = _tree(tmp_path, 3)
     monkeypatch.setattr(parallel, "_worker", None)
-    parallel._start_worker(RunGroup(LintSettings(Options(tree), select=["MTP101"])), False)
+    parallel._start_worker(RunGroup(LintSettings(Options(tree), select=["MTP101"])), False, needed_by_the_assembly)
     chunk = [(str(path), "shell", False, 0) for path in sorted(tree.glob("*/*/serve.sh"))]
     assert len(parallel._worker_chunk(chunk, {})) == 3
     state = parallel._worker

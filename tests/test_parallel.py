@@ -234,8 +234,8 @@ def test_a_result_crosses_to_this_process_whole(tmp_path: Path) -> None:
     from mtplint.discover import Candidate
     from mtplint.extract import FileLoader
     from mtplint.lint import LintSettings
-    from mtplint.parallel import dump_result, load_result
     from mtplint.pipeline import Options
+    from mtplint.result_pickle import dump_result, load_result
 
     script = tmp_path / "serve.py"
     script.write_text("from vllm import LLM\n\nllm = LLM(model=\"Qwen/Qwen3-8B\", enable_prefix_caching=False,\n"
@@ -247,3 +247,69 @@ def test_a_result_crosses_to_this_process_whole(tmp_path: Path) -> None:
     arrived = load_result(dump_result(result), group)
     assert arrived == result
     assert all(a.rule is group.catalog[a.code] for launch in arrived.launches for a in launch.findings)
+
+
+def test_a_worker_sends_back_only_what_the_assembly_keeps(tmp_path: Path) -> None:
+    """A run without the cache keeps, of most files, only their count of skipped files: a worker
+    sends that count alone (nothing pickled), and of the other files what the assembly reads, unless
+    the result offers a fix whose verification takes it whole."""
+    from mtplint import parallel
+    from mtplint.analysis import RecordingLoader, RunGroup
+    from mtplint.cache import analysed_with_dependencies
+    from mtplint.discover import discover
+    from mtplint.lint import LintSettings, needed_by_the_assembly
+    from mtplint.pipeline import Options
+    from mtplint.result_pickle import load_result
+
+    tree = build(tmp_path, copies=2)
+    for number in range(3):  # YAML that starts no engine: the prefilter skips it
+        (tree / f"ci-{number}.yaml").write_text("jobs:\n  test:\n    runs-on: ubuntu-latest\n")
+    group = RunGroup(LintSettings(Options(tree)))
+    candidates = discover([tree], tree)
+    parallel._start_worker(group, False, needed_by_the_assembly)
+    try:
+        answers = parallel._worker_chunk([(str(c.path), c.kind, c.explicit, c.group) for c in candidates], {})
+    finally:
+        parallel._worker = None
+    loader = RecordingLoader(tree)
+    pickled = 0
+    for candidate, (data, deps, requested) in zip(candidates, answers, strict=True):
+        result, _, expected_requested = analysed_with_dependencies(candidate, loader, group)
+        assert deps is None and requested == expected_requested
+        kept = result if requested is not None else needed_by_the_assembly(result)
+        if kept is None:
+            assert data == result.skipped
+        else:
+            pickled += 1
+            assert load_result(data, group) == kept
+    assert 0 < pickled < len(candidates) - 3
+
+
+def test_this_process_looks_at_the_workers_every_few_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the workers hold their chunks, this process analyses a few files at a time
+    (``OWN_FILES``) and then looks whether a worker finished one: a worker done with its chunks gets
+    the next ones within a few files, not after a whole chunk of this process's."""
+    from concurrent.futures import Future
+
+    from mtplint import lint, parallel
+    from mtplint.pipeline import Options
+
+    tree = build(tmp_path, copies=40)
+    in_a_row = [0, 0]  # since the last look, the most
+    done = Future.done
+    analyse = lint._Run.analyse
+
+    def looking(future: Future[Any]) -> bool:
+        in_a_row[0] = 0
+        return done(future)
+
+    def analysing(run: Any, index: int, candidate: Any) -> Any:
+        in_a_row[0] += 1
+        in_a_row[1] = max(in_a_row)
+        return analyse(run, index, candidate)
+
+    monkeypatch.setattr(Future, "done", looking)
+    monkeypatch.setattr(lint._Run, "analyse", analysing)
+    result = lint.lint([tree], lint.LintSettings(Options(tree)), jobs=2)
+    assert result.processes == 2 and result.findings
+    assert 0 < in_a_row[1] <= parallel.OWN_FILES < parallel.CHUNK_FILES

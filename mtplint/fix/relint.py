@@ -403,7 +403,7 @@ class ProjectLinter:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        from mtplint.parallel import load_result
+        from mtplint.result_pickle import load_result
 
         _fixing = (self, texts)  # what the forked processes inherit
         try:
@@ -530,7 +530,7 @@ _fixing: tuple[ProjectLinter, dict[str, SourceFile]] | None = None
 def _analyse_share(indices: list[int]) -> list[tuple[bytes, tuple[str, ...]]]:
     """In a forked process: each record at ``indices`` (ascending) analysed with the fixing's texts,
     as its result pickled and the files it asked for."""
-    from mtplint.parallel import dump_result
+    from mtplint.result_pickle import dump_result
 
     if _fixing is None:
         raise RuntimeError("not a forked process of a fixing")  # the share is analysed in the parent
