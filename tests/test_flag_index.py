@@ -94,6 +94,56 @@ def test_a_flag_that_narrows_reads_the_release_before_it(tmp_path: Path) -> None
     assert releases == ["sglang/0.5.21.json", "sglang/0.5.23.json"]
 
 
+# runs mtplint on the file named in argv and prints, as JSON, its report and how many whole option
+# sets of a release each engine's flag index built
+_BUILT = """
+import json, sys
+from mtplint.cli import main
+from mtplint.engines import sglang, vllm
+
+code = main(["inspect", "--format", "json", *sys.argv[1:]])
+built = {engine.__name__.rpartition(".")[2]: engine._flag_index().option_sets_built for engine in (sglang, vllm)}
+print(json.dumps({"code": code, "built": built}))
+"""
+
+
+def _inspect_building(tmp_path: Path, script: str) -> tuple[dict[str, object], dict[str, int]]:
+    (tmp_path / "serve.sh").write_text(script, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", _BUILT, "serve.sh"], cwd=tmp_path, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    report_text, _, tail = done.stdout.rstrip("\n").rpartition("\n")
+    result = json.loads(tail)
+    assert result["code"] == 0
+    launch: dict[str, object] = json.loads(report_text)["launches"][0]
+    return launch, result["built"]
+
+
+def test_an_unpinned_launch_of_exact_flags_builds_no_release_option_set(tmp_path: Path) -> None:
+    """Every word an exact option string: each release is asked about each word alone, and the
+    launch is still narrowed by the flag that only newer releases register."""
+    launch, built = _inspect_building(tmp_path, EAGLE3_SCRIPT.format(extra=" --attn-dp-size 2"))
+    assert launch["possible_versions"] == {"min": "0.5.22", "below": None}
+    assert built["sglang"] == 0
+
+
+def test_only_an_ambiguous_prefix_builds_the_option_sets_it_is_matched_against(tmp_path: Path) -> None:
+    """A unique prefix is matched against every release's option strings at once; an ambiguous one
+    lists its candidates in the release's order, which takes the release's whole option set: built
+    once for each release the prefix is read at."""
+    launch, built = _inspect_building(tmp_path, EAGLE3_SCRIPT.format(extra=" --attn-dp-si 2"))
+    assert launch["possible_versions"] == {"min": "0.5.22", "below": None}
+    assert built["sglang"] == 0
+    _, built = _inspect_building(tmp_path, EAGLE3_SCRIPT.format(extra=" --speculative-num 2"))
+    assert built["sglang"] == len(sglang.table_versions())
+
+
+def test_an_unpinned_vllm_launch_of_exact_flags_builds_no_release_option_set(tmp_path: Path) -> None:
+    launch, built = _inspect_building(tmp_path, VLLM_SCRIPT)
+    assert launch["engine_version"] == "0.33.0"
+    assert built["vllm"] == 0
+
+
 def _vocabulary() -> set[str]:
     """Every option string of every release, some abbreviations of each, glued values, and words
     argparse treats apart (a lone dash, a negative number, a one-letter switch with its value)."""

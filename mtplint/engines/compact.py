@@ -21,16 +21,20 @@ from __future__ import annotations
 
 import binascii  # built into the interpreter: no hashing module for ~1.5 MB of tables
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from mtplint.versions import compare, version_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable, Iterator
+    from typing import Any, TypeVar
 
     #: one release in a flag index: option string -> reading row, names, facts about its parser
     ReleaseReading = tuple[dict[str, dict[str, Any]], set[str], dict[str, Any]]
+    #: what a :class:`ReleaseOptions` maps an option string to (an engine's action of a reading row)
+    Entry = TypeVar("Entry")
 
 
 def _source_key(data: bytes) -> list[int]:
@@ -180,24 +184,85 @@ class TableFiles:
         self.compact.write_text(json.dumps(self.compacted(), separators=(",", ":")) + "\n", encoding="utf-8")
 
 
-def index_releases(index: dict[str, Any]) -> list[tuple[str, dict[str, int], frozenset[str], dict[str, Any]]]:
-    """Each release of a flag index (as :meth:`TableFiles.index_of` writes it), oldest first: its
-    option strings with their row numbers, its names and its facts."""
-    releases: list[str] = index["releases"]
-    options: list[dict[str, int]] = [{} for _ in releases]
-    for option, runs in index["options"].items():
-        ends = [first for first, _ in runs[1:]] + [len(releases)]
-        for (first, number), end in zip(runs, ends, strict=True):
+class FlagIndex:
+    """A flag index (as :meth:`TableFiles.index_of` writes it), looked up one option at a time.
+
+    Reading a launch at every release asks, for each word, whether each release registers it and
+    how it reads it: a lookup in the option's runs. A prefix is matched against every release's
+    option strings at once (:attr:`option_strings`); a release's whole option set is built only
+    to put the candidates of an ambiguous prefix in order."""
+
+    def __init__(self, index: dict[str, Any]) -> None:
+        #: the releases, oldest first
+        self.releases: list[str] = index["releases"]
+        #: facts about each release's parser, in the order of ``releases``
+        self.facts: list[dict[str, Any]] = index["facts"]
+        #: the distinct reading rows the option runs number
+        self.rows: list[Any] = index["rows"]
+        self._options: dict[str, list[list[Any]]] = index["options"]
+        self._names: dict[str, list[list[int]]] = index["names"]
+        #: every option string some release registers, sorted (what a prefix is matched against)
+        self.option_strings = sorted(self._options)
+        #: how many whole option sets of a release were built (what an exact flag needs none of)
+        self.option_sets_built = 0
+
+    def row_of(self, option: str, position: int) -> int | None:
+        """The row number of ``option`` at the release at ``position`` (None: not registered)."""
+        number = None
+        for first, row in self._options.get(option, ()):
+            if first > position:
+                break
+            number = row
+        return number
+
+    def has_name(self, name: str, position: int) -> bool:
+        return any(first <= position < end for first, end in self._names.get(name, ()))
+
+    def option_rows(self, position: int) -> dict[str, int]:
+        """Every option string of the release at ``position`` with its row number, in the index's order."""
+        self.option_sets_built += 1
+        found: dict[str, int] = {}
+        for option in self._options:
+            number = self.row_of(option, position)
             if number is not None:
-                for position in range(first, end):
-                    options[position][option] = number
-    names: list[set[str]] = [set() for _ in releases]
-    for name, ranges in index["names"].items():
-        for first, end in ranges:
-            for position in range(first, end):
-                names[position].add(name)
-    return [(release, options[position], frozenset(names[position]), index["facts"][position])
-            for position, release in enumerate(releases)]
+                found[option] = number
+        return found
+
+    def names(self, position: int) -> frozenset[str]:
+        return frozenset(name for name in self._names if self.has_name(name, position))
+
+
+class ReleaseOptions(Mapping[str, "Entry"]):
+    """The option strings of one release of a :class:`FlagIndex`, each mapped to ``entry`` of its
+    row number: a membership test or a lookup reads only that option's runs."""
+
+    __slots__ = ("_entry", "_index", "_position", "_whole")
+
+    def __init__(self, index: FlagIndex, position: int, entry: Callable[[int], Entry]) -> None:
+        self._index = index
+        self._position = position
+        self._entry = entry
+        self._whole: dict[str, int] | None = None
+
+    def __contains__(self, option: object) -> bool:
+        return isinstance(option, str) and self._index.row_of(option, self._position) is not None
+
+    def __getitem__(self, option: str) -> Entry:
+        number = self._index.row_of(option, self._position)
+        if number is None:
+            raise KeyError(option)
+        return self._entry(number)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows())
+
+    def __len__(self) -> int:
+        return len(self._rows())
+
+    def _rows(self) -> dict[str, int]:
+        if self._whole is None:
+            self._whole = self._index.option_rows(self._position)
+        return self._whole
 
 
 def _runs(values: list[int | None]) -> list[list[int | None]]:

@@ -29,7 +29,7 @@ from mtplint.engines.argparse_model import (
     unrecognized_message,
     values_taken,
 )
-from mtplint.engines.compact import TableFiles, index_releases
+from mtplint.engines.compact import FlagIndex, ReleaseOptions, TableFiles
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import ModelInfo
@@ -260,35 +260,53 @@ def flag_index() -> dict[str, Any]:
     return TABLE_FILES.index_of(readings)
 
 
-class _IndexedRelease(Record):
+class _IndexedRelease:
     """One release as the flag index tells it: its option strings, each with an action holding
-    only what decides how a word is read (no dest, default or help), and its field names."""
+    only what decides how a word is read (no dest, default or help), and its field names; each
+    looked up in the index when asked for."""
 
-    __slots__ = ("version", "options", "index", "fields")
-    version: str
-    options: ParserOptions
-    index: dict[str, Action]
-    fields: frozenset[str]
+    __slots__ = ("_fields", "_index", "_position", "index", "options", "version")
 
-    def __init__(self, version: str, index: dict[str, Action], fields: frozenset[str]) -> None:
+    def __init__(self, version: str, index: FlagIndex, position: int, actions: Callable[[int], Action]) -> None:
         self.version = version
-        self.index = index
-        self.options = ParserOptions(index)
-        self.fields = fields
+        self._index = index
+        self._position = position
+        self.index: Mapping[str, Action] = ReleaseOptions(index, position, actions)
+        self.options = ParserOptions(self.index, known=index.option_strings)
+        self._fields: frozenset[str] | None = None
+
+    @property
+    def fields(self) -> frozenset[str]:
+        if self._fields is None:
+            self._fields = self._index.names(self._position)
+        return self._fields
+
+
+@cache
+def _flag_index() -> FlagIndex | None:
+    """The current flag index (None: none)."""
+    index = TABLE_FILES.index()
+    return None if index is None else FlagIndex(index)
+
+
+@cache
+def _indexed_action(number: int) -> Action:
+    """The action of the flag index's reading row ``number``."""
+    index = _flag_index()
+    assert index is not None, "row numbers come only from an index"
+    row = index.rows[number]
+    return Action((), "", row["kind"], row["nargs"], row["type"], None if row["choices"] is None else tuple(row["choices"]),
+                  None, row["const"], False, row["deprecated"], row["error_message"], "")
 
 
 @cache
 def _indexed_releases() -> dict[str, _IndexedRelease] | None:
     """Every release as the flag index tells it (None: no current index)."""
-    index = TABLE_FILES.index()
+    index = _flag_index()
     if index is None:
         return None
-    actions = [Action((), "", row["kind"], row["nargs"], row["type"],
-                      None if row["choices"] is None else tuple(row["choices"]), None, row["const"], False,
-                      row["deprecated"], row["error_message"], "")
-               for row in index["rows"]]
-    return {release: _IndexedRelease(release, {option: actions[number] for option, number in options.items()}, names)
-            for release, options, names, _ in index_releases(index)}
+    return {release: _IndexedRelease(release, index, position, _indexed_action)
+            for position, release in enumerate(index.releases)}
 
 
 def _reading_release(version: str) -> _ReadsWords:

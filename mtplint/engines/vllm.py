@@ -38,7 +38,7 @@ from mtplint.engines.argparse_model import (
     unrecognized_message,
     values_taken,
 )
-from mtplint.engines.compact import TableFiles, index_releases
+from mtplint.engines.compact import FlagIndex, ReleaseOptions, TableFiles
 from mtplint.engines.partial_json import partial_object
 from mtplint.errors import reason
 from mtplint.extract import FileLoader
@@ -51,7 +51,7 @@ from mtplint.versions import EngineVersion, compare
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Container, Mapping
+    from collections.abc import Callable, Container, Mapping
     from typing import Any, Protocol
 
     from mtplint.catalogs import Catalogs
@@ -180,29 +180,52 @@ def flag_index() -> dict[str, Any]:
 
 class _IndexedRelease:
     """One release as the flag index tells it: its option strings, each with a flag holding only
-    what decides how a word is read (its action and arity), its keywords, and its parser's facts."""
+    what decides how a word is read (its action and arity), its keywords, and its parser's facts;
+    each looked up in the index when asked for."""
 
-    __slots__ = ("by_option", "has_positional", "keywords", "options", "version")
+    __slots__ = ("_index", "_keywords", "_position", "by_option", "has_positional", "options", "version")
 
-    def __init__(self, version: str, by_option: dict[str, Flag], keywords: frozenset[str],
-                 facts: dict[str, Any]) -> None:
+    def __init__(self, version: str, index: FlagIndex, position: int, flags: Callable[[int], Flag]) -> None:
         self.version = version
-        self.by_option = by_option
-        self.options = ParserOptions(by_option, bool(facts["allow_abbrev"]))
-        self.keywords = keywords
+        self._index = index
+        self._position = position
+        self.by_option: Mapping[str, Flag] = ReleaseOptions(index, position, flags)
+        facts = index.facts[position]
+        self.options = ParserOptions(self.by_option, bool(facts["allow_abbrev"]), known=index.option_strings)
         self.has_positional = bool(facts["positional"])
+        self._keywords: frozenset[str] | None = None
+
+    @property
+    def keywords(self) -> frozenset[str]:
+        if self._keywords is None:
+            self._keywords = self._index.names(self._position)
+        return self._keywords
+
+
+@cache
+def _flag_index() -> FlagIndex | None:
+    """The current flag index (None: none)."""
+    index = TABLE_FILES.index()
+    return None if index is None else FlagIndex(index)
+
+
+@cache
+def _indexed_flag(number: int) -> Flag:
+    """The flag of the flag index's reading row ``number``."""
+    index = _flag_index()
+    assert index is not None, "row numbers come only from an index"
+    row = index.rows[number]
+    return Flag((), "", row["nargs"], row["action"], "str", None, None, frozenset())
 
 
 @cache
 def _indexed_releases() -> dict[str, _IndexedRelease] | None:
     """Every release as the flag index tells it (None: no current index)."""
-    index = TABLE_FILES.index()
+    index = _flag_index()
     if index is None:
         return None
-    flags = [Flag((), "", row["nargs"], row["action"], "str", None, None, frozenset()) for row in index["rows"]]
-    return {release: _IndexedRelease(release, {option: flags[number] for option, number in options.items()},
-                                     names, facts)
-            for release, options, names, facts in index_releases(index)}
+    return {release: _IndexedRelease(release, index, position, _indexed_flag)
+            for position, release in enumerate(index.releases)}
 
 
 def _reading_release(version: str) -> _ReadsWords:
