@@ -102,7 +102,7 @@ from mtplint.cli import main
 from mtplint.engines import sglang, vllm
 
 code = main(["inspect", "--format", "json", *sys.argv[1:]])
-built = {engine.__name__.rpartition(".")[2]: engine._flag_index().option_sets_built for engine in (sglang, vllm)}
+built = {engine.__name__.rpartition(".")[2]: engine.TABLE_FILES.index().option_sets_built for engine in (sglang, vllm)}
 print(json.dumps({"code": code, "built": built}))
 """
 

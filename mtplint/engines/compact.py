@@ -12,7 +12,8 @@ A launch whose release is not pinned is read at every release to narrow the rang
 also ship a flag index (``<engine>-flags.json``, written by ``tools/regenerate.py``): for each option
 string the releases that register it and how each reads it, so that this narrowing needs no table
 but the one the launch is parsed with. The index is used only while each table file has the size it
-was made from.
+was made from. It is looked up one word at a time (:class:`FlagIndex`): a launch of exact option
+strings decodes only their entries and builds no release's whole option set.
 
 Rewrite the compact files after regenerating a table: ``python -m mtplint.engines.compact``.
 """
@@ -28,7 +29,7 @@ from mtplint.versions import compare, version_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Any, TypeVar
 
     #: one release in a flag index: option string -> reading row, names, facts about its parser
@@ -52,7 +53,7 @@ class TableFiles:
         self.shared = shared
         #: the engine's flag index, if it ships one
         self.flag_index = flag_index
-        self._index: dict[str, Any] | None = None
+        self._index: FlagIndex | None = None
         self._index_read = False
         #: how many tables were read (the first one is read from its own file)
         self.read_count = 0
@@ -94,15 +95,15 @@ class TableFiles:
                 self._compact = None
         return self._compact
 
-    def index(self) -> dict[str, Any] | None:
-        """The flag index as :meth:`index_of` wrote it, while it covers the releases of the tables
-        as they are (None: no index, unreadable, or stale)."""
+    def index(self) -> FlagIndex | None:
+        """The flag index :meth:`index_of` wrote, while it covers the releases of the tables as
+        they are (None: no index, unreadable, or stale)."""
         if not self._index_read:
             self._index_read = True
             self._index = self._current_index()
         return self._index
 
-    def _current_index(self) -> dict[str, Any] | None:
+    def _current_index(self) -> FlagIndex | None:
         if self.flag_index is None:
             return None
         try:
@@ -113,7 +114,7 @@ class TableFiles:
         # a size per table: reading every table's bytes to check them would cost what the index saves
         if index.get("sizes") != sizes or index.get("releases") != list(self.releases()):
             return None
-        return index
+        return FlagIndex(index)
 
     def _sizes(self) -> dict[str, int]:
         """Each release's table file size: what tells a flag index it is stale."""
@@ -124,7 +125,11 @@ class TableFiles:
         decides how a word naming it is read, the names a Python API launch may pass, and facts
         about the release's parser. Each option is written as runs over the releases (oldest
         first): ``[first, row]``, the row's number from that release on (None: not registered);
-        each name as its ``[first, end)`` ranges."""
+        each name as its ``[first, end)`` ranges.
+
+        The options, rows and names are each one string of tab-separated parts (the option strings
+        sorted, then each one's runs as JSON, in the same order): a process reads the index whole
+        but decodes only the parts its launches look up."""
         releases = list(self.releases())
         rows: list[dict[str, Any]] = []
         numbers: dict[str, int] = {}
@@ -136,13 +141,16 @@ class TableFiles:
                 at.setdefault(option, [None] * len(releases))[position] = _numbered(row, numbers, rows)
             for name in names:
                 named.setdefault(name, [False] * len(releases))[position] = True
+        option_strings = sorted(at)
         return {"about": f"derived from {self.directory.name}/*.json by 'python tools/regenerate.py'",
                 "releases": releases,
                 "sizes": self._sizes(),
                 "facts": [readings[release][2] for release in releases],
-                "rows": rows,
-                "options": {option: _runs(per_release) for option, per_release in sorted(at.items())},
-                "names": {name: _ranges(present) for name, present in sorted(named.items())}}
+                "rows": _joined(rows),
+                "options": "\t".join(option_strings),
+                "runs": _joined(_runs(at[option]) for option in option_strings),
+                "names": "\t".join(sorted(named)),
+                "ranges": _joined(_ranges(named[name]) for name in sorted(named))}
 
     def versions(self) -> list[str]:
         return [entry.name[: -len(".json")] for entry in self.directory.iterdir() if entry.name.endswith(".json")]
@@ -197,32 +205,43 @@ class FlagIndex:
         self.releases: list[str] = index["releases"]
         #: facts about each release's parser, in the order of ``releases``
         self.facts: list[dict[str, Any]] = index["facts"]
-        #: the distinct reading rows the option runs number
-        self.rows: list[Any] = index["rows"]
-        self._options: dict[str, list[list[Any]]] = index["options"]
-        self._names: dict[str, list[list[int]]] = index["names"]
         #: every option string some release registers, sorted (what a prefix is matched against)
-        self.option_strings = sorted(self._options)
+        self.option_strings = _split(index["options"])
+        self._runs = dict(zip(self.option_strings, _split(index["runs"]), strict=True))
+        self._rows = _split(index["rows"])
+        self._names = dict(zip(_split(index["names"]), _split(index["ranges"]), strict=True))
+        self._decoded: dict[str, list[list[Any]]] = {}
         #: how many whole option sets of a release were built (what an exact flag needs none of)
         self.option_sets_built = 0
 
+    def row(self, number: int) -> Any:
+        """The reading row ``number`` (decoded anew: the engine keeps what it makes of it)."""
+        return json.loads(self._rows[number])
+
     def row_of(self, option: str, position: int) -> int | None:
         """The row number of ``option`` at the release at ``position`` (None: not registered)."""
+        runs = self._decoded.get(option)
+        if runs is None:
+            written = self._runs.get(option)
+            if written is None:
+                return None
+            runs = self._decoded[option] = json.loads(written)
         number = None
-        for first, row in self._options.get(option, ()):
+        for first, row in runs:
             if first > position:
                 break
             number = row
         return number
 
     def has_name(self, name: str, position: int) -> bool:
-        return any(first <= position < end for first, end in self._names.get(name, ()))
+        written = self._names.get(name)
+        return written is not None and any(first <= position < end for first, end in json.loads(written))
 
     def option_rows(self, position: int) -> dict[str, int]:
         """Every option string of the release at ``position`` with its row number, in the index's order."""
         self.option_sets_built += 1
         found: dict[str, int] = {}
-        for option in self._options:
+        for option in self.option_strings:
             number = self.row_of(option, position)
             if number is not None:
                 found[option] = number
@@ -263,6 +282,15 @@ class ReleaseOptions(Mapping[str, "Entry"]):
         if self._whole is None:
             self._whole = self._index.option_rows(self._position)
         return self._whole
+
+
+def _joined(parts: Iterable[Any]) -> str:
+    """``parts`` as JSON, tab-separated (compact JSON holds no tab: a tab in a string is escaped)."""
+    return "\t".join(json.dumps(part, separators=(",", ":"), sort_keys=True) for part in parts)
+
+
+def _split(joined: str) -> list[str]:
+    return joined.split("\t") if joined else []
 
 
 def _runs(values: list[int | None]) -> list[list[int | None]]:

@@ -283,18 +283,11 @@ class _IndexedRelease:
 
 
 @cache
-def _flag_index() -> FlagIndex | None:
-    """The current flag index (None: none)."""
-    index = TABLE_FILES.index()
-    return None if index is None else FlagIndex(index)
-
-
-@cache
 def _indexed_action(number: int) -> Action:
     """The action of the flag index's reading row ``number``."""
-    index = _flag_index()
+    index = TABLE_FILES.index()
     assert index is not None, "row numbers come only from an index"
-    row = index.rows[number]
+    row = index.row(number)
     return Action((), "", row["kind"], row["nargs"], row["type"], None if row["choices"] is None else tuple(row["choices"]),
                   None, row["const"], False, row["deprecated"], row["error_message"], "")
 
@@ -302,7 +295,7 @@ def _indexed_action(number: int) -> Action:
 @cache
 def _indexed_releases() -> dict[str, _IndexedRelease] | None:
     """Every release as the flag index tells it (None: no current index)."""
-    index = _flag_index()
+    index = TABLE_FILES.index()
     if index is None:
         return None
     return {release: _IndexedRelease(release, index, position, _indexed_action)
