@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mtplint.engines import sglang, vllm
+from mtplint.engines import Parsed, sglang, vllm
 from mtplint.engines.compact import TableFiles
 from mtplint.shipped import package_path
 
@@ -99,7 +99,7 @@ def test_a_flag_that_narrows_reads_the_release_before_it(tmp_path: Path) -> None
 _BUILT = """
 import json, sys
 from mtplint.cli import main
-from mtplint.engines import sglang, vllm
+from mtplint.engines import Parsed, sglang, vllm
 
 code = main(["inspect", "--format", "json", *sys.argv[1:]])
 built = {engine.__name__.rpartition(".")[2]: engine.TABLE_FILES.index().option_sets_built for engine in (sglang, vllm)}
@@ -202,3 +202,19 @@ def test_an_index_older_than_a_table_is_not_used(tmp_path: Path) -> None:
 
     missing = TableFiles(directory, tmp_path / "none.json", ("actions",), tmp_path / "absent.json")
     assert missing.index() is None
+
+
+def test_a_parse_makes_the_actions_of_only_the_options_it_reads() -> None:
+    """A table's actions are made when looked up: parsing a launch makes those of the options it
+    writes and the required ones, not the table's hundreds."""
+    table = sglang._table_of.__wrapped__("0.5.23")
+    parsed = Parsed()
+    words = [sglang.Word(text, None) for text in ("--model-path", "Qwen/Qwen3-8B", "--tp", "2",
+                                                  "--speculative-num-steps", "3")]
+    sglang.argparse_words(words, table, parsed, lambda dest: dest)
+    assert parsed.errors == []
+    assert {name: option.value for name, option in parsed.options.items()} == {
+        "model_path": "Qwen/Qwen3-8B", "tp_size": 2, "speculative_num_steps": 3}
+    made = {action.dest for action in table._made.values()}
+    assert made == {"model_path", "tp_size", "speculative_num_steps"} | {action.dest for action in table.required}
+    assert len(table.actions) > 100 * len(made)

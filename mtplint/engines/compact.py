@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     #: one release in a flag index: option string -> reading row, names, facts about its parser
     ReleaseReading = tuple[dict[str, dict[str, Any]], set[str], dict[str, Any]]
-    #: what a :class:`ReleaseOptions` maps an option string to (an engine's action of a reading row)
+    #: what a :class:`NumberedOptions` maps an option string to (an engine's action of a reading row)
     Entry = TypeVar("Entry")
 
 
@@ -251,37 +251,44 @@ class FlagIndex:
         return frozenset(name for name in self._names if self.has_name(name, position))
 
 
-class ReleaseOptions(Mapping[str, "Entry"]):
-    """The option strings of one release of a :class:`FlagIndex`, each mapped to ``entry`` of its
-    row number: a membership test or a lookup reads only that option's runs."""
+class NumberedOptions(Mapping[str, "Entry"]):
+    """Option strings, each mapped to ``entry`` of its row number, made when looked up: a membership
+    test or a lookup asks ``number_of`` about that option alone; only iterating takes
+    ``every_number()`` (the option strings in order with their numbers, asked for once)."""
 
-    __slots__ = ("_entry", "_index", "_position", "_whole")
+    __slots__ = ("_entry", "_every_number", "_number_of", "_whole")
 
-    def __init__(self, index: FlagIndex, position: int, entry: Callable[[int], Entry]) -> None:
-        self._index = index
-        self._position = position
+    def __init__(self, number_of: Callable[[str], int | None], every_number: Callable[[], dict[str, int]],
+                 entry: Callable[[int], Entry]) -> None:
+        self._number_of = number_of
+        self._every_number = every_number
         self._entry = entry
         self._whole: dict[str, int] | None = None
 
     def __contains__(self, option: object) -> bool:
-        return isinstance(option, str) and self._index.row_of(option, self._position) is not None
+        return isinstance(option, str) and self._number_of(option) is not None
 
     def __getitem__(self, option: str) -> Entry:
-        number = self._index.row_of(option, self._position)
+        number = self._number_of(option)
         if number is None:
             raise KeyError(option)
         return self._entry(number)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._rows())
+        return iter(self._numbers())
 
     def __len__(self) -> int:
-        return len(self._rows())
+        return len(self._numbers())
 
-    def _rows(self) -> dict[str, int]:
+    def _numbers(self) -> dict[str, int]:
         if self._whole is None:
-            self._whole = self._index.option_rows(self._position)
+            self._whole = self._every_number()
         return self._whole
+
+
+def release_options(index: FlagIndex, position: int, entry: Callable[[int], Entry]) -> NumberedOptions[Entry]:
+    """The option strings of the release at ``position`` of ``index``, each mapped to ``entry`` of its row."""
+    return NumberedOptions(lambda option: index.row_of(option, position), lambda: index.option_rows(position), entry)
 
 
 def _joined(parts: Iterable[Any]) -> str:

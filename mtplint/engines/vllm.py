@@ -38,7 +38,7 @@ from mtplint.engines.argparse_model import (
     unrecognized_message,
     values_taken,
 )
-from mtplint.engines.compact import FlagIndex, ReleaseOptions, TableFiles
+from mtplint.engines.compact import FlagIndex, TableFiles, release_options
 from mtplint.engines.partial_json import partial_object
 from mtplint.errors import reason
 from mtplint.extract import FileLoader
@@ -189,7 +189,7 @@ class _IndexedRelease:
         self.version = version
         self._index = index
         self._position = position
-        self.by_option: Mapping[str, Flag] = ReleaseOptions(index, position, flags)
+        self.by_option: Mapping[str, Flag] = release_options(index, position, flags)
         facts = index.facts[position]
         self.options = ParserOptions(self.by_option, bool(facts["allow_abbrev"]), known=index.option_strings)
         self.has_positional = bool(facts["positional"])
