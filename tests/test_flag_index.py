@@ -218,3 +218,16 @@ def test_a_parse_makes_the_actions_of_only_the_options_it_reads() -> None:
     made = {action.dest for action in table._made.values()}
     assert made == {"model_path", "tp_size", "speculative_num_steps"} | {action.dest for action in table.required}
     assert len(table.actions) > 100 * len(made)
+
+
+def test_a_vllm_table_makes_the_flags_it_is_asked_for() -> None:
+    """Looking up a flag, its dest, the keywords or the positional makes only the flags asked for;
+    every flag is still there, in registration order, for whoever iterates them."""
+    table = vllm._table_of.__wrapped__("0.33.0")
+    assert "--max-model-len" in table.by_option and "max_model_len" in table.keywords
+    assert table.by_dest["max_model_len"] is table.by_option["--max-model-len"]
+    assert table.positional is not None and table.positional.dest == "model_tag"
+    assert {flag.dest for flag in table._made.values()} == {"max_model_len", "model_tag"}
+    flags = table.flags
+    assert len(flags) > 100 and [flag.dest for flag in flags].index("model_tag") < 5
+    assert table.by_option["--max-model-len"] in flags

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from pathlib import Path
 
 from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed, WordReadings
@@ -38,7 +38,7 @@ from mtplint.engines.argparse_model import (
     unrecognized_message,
     values_taken,
 )
-from mtplint.engines.compact import FlagIndex, TableFiles, release_options
+from mtplint.engines.compact import FlagIndex, NumberedOptions, TableFiles, release_options
 from mtplint.engines.partial_json import partial_object
 from mtplint.errors import reason
 from mtplint.extract import FileLoader
@@ -110,22 +110,41 @@ class Flag:
 
 
 class FlagTable:
-    """The ``vllm serve`` flags of one release, indexed by option string and by dest."""
+    """The ``vllm serve`` flags of one release, indexed by option string and by dest; each flag is
+    made when first looked up (a parse looks up the few a launch writes and their defaults)."""
 
-    __slots__ = ("allow_abbrev", "by_dest", "by_option", "flags", "keywords", "options", "positional", "version")
+    __slots__ = ("_made", "_rows", "allow_abbrev", "by_dest", "by_option", "keywords", "options", "positional",
+                 "version")
 
-    def __init__(self, version: str, flags: tuple[Flag, ...], allow_abbrev: bool) -> None:
+    def __init__(self, version: str, rows: list[Callable[[], Flag]], row_options: list[list[str]],
+                 row_dests: list[str], allow_abbrev: bool) -> None:
         self.version = version
-        self.flags = flags
+        self._rows = rows
+        self._made: dict[int, Flag] = {}
         self.allow_abbrev = allow_abbrev
-        self.by_option: dict[str, Flag] = {option: flag for flag in flags for option in flag.options}
+        # a later registration of the same string (or dest) wins
+        by_option = {option: position for position, options in enumerate(row_options) for option in options}
+        self.by_option: Mapping[str, Flag] = NumberedOptions(by_option.get, lambda: by_option, self._flag_at)
         #: how argparse reads an option word against these flags
         self.options = ParserOptions(self.by_option, allow_abbrev)
-        self.by_dest: dict[str, Flag] = {flag.dest: flag for flag in flags}
+        by_dest = {dest: position for position, dest in enumerate(row_dests)}
+        self.by_dest: Mapping[str, Flag] = NumberedOptions(by_dest.get, lambda: by_dest, self._flag_at)
         #: the keyword arguments ``EngineArgs``/``LLM`` take (a flag's dest; not the CLI-only ones)
-        self.keywords: frozenset[str] = frozenset(self.by_dest) - {"model_tag", "config"}
+        self.keywords: frozenset[str] = frozenset(by_dest) - {"model_tag", "config"}
         #: the positional argument (the model tag)
-        self.positional: Flag | None = next((flag for flag in flags if not flag.options), None)
+        self.positional: Flag | None = next((self._flag_at(position) for position, options in enumerate(row_options)
+                                             if not options), None)
+
+    @property
+    def flags(self) -> tuple[Flag, ...]:
+        """Every flag, in registration order."""
+        return tuple(self._flag_at(position) for position in range(len(self._rows)))
+
+    def _flag_at(self, position: int) -> Flag:
+        flag = self._made.get(position)
+        if flag is None:
+            flag = self._made[position] = self._rows[position]()
+        return flag
 
     @property
     def has_positional(self) -> bool:
@@ -156,13 +175,14 @@ def _table_version(version: str) -> str:
 def _table_of(chosen: str) -> FlagTable:
     """The table generated from release ``chosen`` (read once, whichever versions map to it)."""
     data, numbers = TABLE_FILES.read(chosen)
-    entries = data["actions"]
+    kept = [(position, entry) for position, entry in enumerate(data["actions"]) if entry["action"] != "exit"]
+    rows: list[Callable[[], Flag]]
     if numbers is None:
-        flags = [_flag(entry) for entry in entries if entry["action"] != "exit"]
+        rows = [partial(_flag, entry) for _, entry in kept]
     else:  # a row several releases share is one Flag for all their tables
-        flags = [_shared_flag(number) for entry, number in zip(entries, numbers["actions"], strict=True)
-                 if entry["action"] != "exit"]
-    return FlagTable(chosen, tuple(flags), bool(data.get("allow_abbrev", True)))
+        rows = [partial(_shared_flag, numbers["actions"][position]) for position, _ in kept]
+    return FlagTable(chosen, rows, [entry["options"] for _, entry in kept], [entry["dest"] for _, entry in kept],
+                     bool(data.get("allow_abbrev", True)))
 
 
 def flag_index() -> dict[str, Any]:
