@@ -156,7 +156,7 @@ class Action(FrozenRecord):
         return "/".join(self.options)
 
 
-class FlagTable(Record):
+class FlagTable:
     """The generated table of one release: its actions, each made when first looked up (a parse
     looks up the few options a launch writes, and the required ones)."""
 
@@ -192,6 +192,18 @@ class FlagTable(Record):
     def actions(self) -> list[Action]:
         """Every action, in registration order."""
         return [self._action_at(position) for position in range(len(self._rows))]
+
+    def __eq__(self, other: object) -> bool:
+        """The same release, data, actions and fields (however many actions each has made yet)."""
+        if not isinstance(other, FlagTable):
+            return NotImplemented
+        return (self.version, self.raw, self.actions, self.fields, self.dest_to_field) == (
+            other.version, other.raw, other.actions, other.fields, other.dest_to_field)
+
+    __hash__ = None  # type: ignore[assignment]  # equal by contents
+
+    def __repr__(self) -> str:
+        return f"FlagTable({self.version!r})"
 
     def _action_at(self, position: int) -> Action:
         action = self._made.get(position)
