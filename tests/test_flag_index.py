@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from mtplint.engines import Parsed, sglang, vllm
 from mtplint.engines.compact import TableFiles
@@ -54,15 +55,22 @@ exec vllm serve Qwen/Qwen3-8B \\
 """
 
 
-def _inspect_opening(tmp_path: Path, script: str) -> tuple[dict[str, object], list[str]]:
+def _inspect_in(tmp_path: Path, script: str, program: str) -> tuple[dict[str, object], dict[str, Any]]:
+    """The launch ``inspect`` reports of ``script``, run by ``program`` (one of the snippets here) in a
+    process of its own, and what the program printed after the report."""
     (tmp_path / "serve.sh").write_text(script, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-c", _OPENED, "serve.sh"], cwd=tmp_path, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", program, "serve.sh"], cwd=tmp_path, capture_output=True, text=True,
                           check=False)
     assert done.returncode == 0, done.stderr
     report_text, _, tail = done.stdout.rstrip("\n").rpartition("\n")
-    result = json.loads(tail)
+    result: dict[str, Any] = json.loads(tail)
     assert result["code"] == 0
     launch: dict[str, object] = json.loads(report_text)["launches"][0]
+    return launch, result
+
+
+def _inspect_opening(tmp_path: Path, script: str) -> tuple[dict[str, object], list[str]]:
+    launch, result = _inspect_in(tmp_path, script, _OPENED)
     return launch, result["opened"]
 
 
@@ -108,14 +116,7 @@ print(json.dumps({"code": code, "built": built}))
 
 
 def _inspect_building(tmp_path: Path, script: str) -> tuple[dict[str, object], dict[str, int]]:
-    (tmp_path / "serve.sh").write_text(script, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-c", _BUILT, "serve.sh"], cwd=tmp_path, capture_output=True, text=True,
-                          check=False)
-    assert done.returncode == 0, done.stderr
-    report_text, _, tail = done.stdout.rstrip("\n").rpartition("\n")
-    result = json.loads(tail)
-    assert result["code"] == 0
-    launch: dict[str, object] = json.loads(report_text)["launches"][0]
+    launch, result = _inspect_in(tmp_path, script, _BUILT)
     return launch, result["built"]
 
 
