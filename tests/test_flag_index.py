@@ -12,8 +12,9 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
-from mtplint.engines import sglang, vllm
+from mtplint.engines import Parsed, sglang, vllm
 from mtplint.engines.compact import TableFiles
 from mtplint.shipped import package_path
 
@@ -54,15 +55,22 @@ exec vllm serve Qwen/Qwen3-8B \\
 """
 
 
-def _inspect_opening(tmp_path: Path, script: str) -> tuple[dict[str, object], list[str]]:
+def _inspect_in(tmp_path: Path, script: str, program: str) -> tuple[dict[str, object], dict[str, Any]]:
+    """The launch ``inspect`` reports of ``script``, run by ``program`` (one of the snippets here) in a
+    process of its own, and what the program printed after the report."""
     (tmp_path / "serve.sh").write_text(script, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-c", _OPENED, "serve.sh"], cwd=tmp_path, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", program, "serve.sh"], cwd=tmp_path, capture_output=True, text=True,
                           check=False)
     assert done.returncode == 0, done.stderr
     report_text, _, tail = done.stdout.rstrip("\n").rpartition("\n")
-    result = json.loads(tail)
+    result: dict[str, Any] = json.loads(tail)
     assert result["code"] == 0
     launch: dict[str, object] = json.loads(report_text)["launches"][0]
+    return launch, result
+
+
+def _inspect_opening(tmp_path: Path, script: str) -> tuple[dict[str, object], list[str]]:
+    launch, result = _inspect_in(tmp_path, script, _OPENED)
     return launch, result["opened"]
 
 
@@ -92,6 +100,49 @@ def test_a_flag_that_narrows_reads_the_release_before_it(tmp_path: Path) -> None
                                            "detail": "`--attn-dp-size` is not accepted before sglang 0.5.22"}]
     releases = sorted(name for name in opened if name.startswith("sglang/"))
     assert releases == ["sglang/0.5.21.json", "sglang/0.5.23.json"]
+
+
+# runs mtplint on the file named in argv and prints, as JSON, its report and how many whole option
+# sets of a release each engine's flag index built
+_BUILT = """
+import json, sys
+from mtplint.cli import main
+from mtplint.engines import Parsed, sglang, vllm
+
+code = main(["inspect", "--format", "json", *sys.argv[1:]])
+built = {engine.__name__.rpartition(".")[2]: engine.TABLE_FILES.index().option_sets_built for engine in (sglang, vllm)}
+print(json.dumps({"code": code, "built": built}))
+"""
+
+
+def _inspect_building(tmp_path: Path, script: str) -> tuple[dict[str, object], dict[str, int]]:
+    launch, result = _inspect_in(tmp_path, script, _BUILT)
+    return launch, result["built"]
+
+
+def test_an_unpinned_launch_of_exact_flags_builds_no_release_option_set(tmp_path: Path) -> None:
+    """Every word an exact option string: each release is asked about each word alone, and the
+    launch is still narrowed by the flag that only newer releases register."""
+    launch, built = _inspect_building(tmp_path, EAGLE3_SCRIPT.format(extra=" --attn-dp-size 2"))
+    assert launch["possible_versions"] == {"min": "0.5.22", "below": None}
+    assert built["sglang"] == 0
+
+
+def test_only_an_ambiguous_prefix_builds_the_option_sets_it_is_matched_against(tmp_path: Path) -> None:
+    """A unique prefix is matched against every release's option strings at once; an ambiguous one
+    lists its candidates in the release's order, which takes the release's whole option set: built
+    once for each release the prefix is read at."""
+    launch, built = _inspect_building(tmp_path, EAGLE3_SCRIPT.format(extra=" --attn-dp-si 2"))
+    assert launch["possible_versions"] == {"min": "0.5.22", "below": None}
+    assert built["sglang"] == 0
+    _, built = _inspect_building(tmp_path, EAGLE3_SCRIPT.format(extra=" --speculative-num 2"))
+    assert built["sglang"] == len(sglang.table_versions())
+
+
+def test_an_unpinned_vllm_launch_of_exact_flags_builds_no_release_option_set(tmp_path: Path) -> None:
+    launch, built = _inspect_building(tmp_path, VLLM_SCRIPT)
+    assert launch["engine_version"] == "0.33.0"
+    assert built["vllm"] == 0
 
 
 def _vocabulary() -> set[str]:
@@ -152,3 +203,32 @@ def test_an_index_older_than_a_table_is_not_used(tmp_path: Path) -> None:
 
     missing = TableFiles(directory, tmp_path / "none.json", ("actions",), tmp_path / "absent.json")
     assert missing.index() is None
+
+
+def test_a_parse_makes_the_actions_of_only_the_options_it_reads() -> None:
+    """A table's actions are made when looked up: parsing a launch makes those of the options it
+    writes and the required ones, not the table's hundreds."""
+    table = sglang._table_of.__wrapped__("0.5.23")
+    parsed = Parsed()
+    words = [sglang.Word(text, None) for text in ("--model-path", "Qwen/Qwen3-8B", "--tp", "2",
+                                                  "--speculative-num-steps", "3")]
+    sglang.argparse_words(words, table, parsed, lambda dest: dest)
+    assert parsed.errors == []
+    assert {name: option.value for name, option in parsed.options.items()} == {
+        "model_path": "Qwen/Qwen3-8B", "tp_size": 2, "speculative_num_steps": 3}
+    made = {action.dest for action in table._made.values()}
+    assert made == {"model_path", "tp_size", "speculative_num_steps"} | {action.dest for action in table.required}
+    assert len(table.actions) > 100 * len(made)
+
+
+def test_a_vllm_table_makes_the_flags_it_is_asked_for() -> None:
+    """Looking up a flag, its dest, the keywords or the positional makes only the flags asked for;
+    every flag is still there, in registration order, for whoever iterates them."""
+    table = vllm._table_of.__wrapped__("0.33.0")
+    assert "--max-model-len" in table.by_option and "max_model_len" in table.keywords
+    assert table.by_dest["max_model_len"] is table.by_option["--max-model-len"]
+    assert table.positional is not None and table.positional.dest == "model_tag"
+    assert {flag.dest for flag in table._made.values()} == {"max_model_len", "model_tag"}
+    flags = table.flags
+    assert len(flags) > 100 and [flag.dest for flag in flags].index("model_tag") < 5
+    assert table.by_option["--max-model-len"] in flags

@@ -25,7 +25,7 @@ from functools import cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
 
 #: words people write after a switch meaning a boolean (argparse takes them as stray arguments)
 BOOL_WORDS = frozenset({"true", "false", "1", "0", "yes", "no", "on", "off"})
@@ -62,15 +62,22 @@ class ParserOptions:
 
     ``registered`` iterates in registration order (a later registration of the same string keeps
     the first one's place, as a dict does); only membership and that order are read from it.
+    ``known``, when given, is every option string ``registered`` may hold (more is allowed), in
+    sorted order: a prefix or a negative number is then matched against it with membership tests,
+    and ``registered`` is iterated only to order the candidates of an ambiguous prefix (a flag
+    index's release answers membership without building its whole option set).
     """
 
-    __slots__ = ("_negative_number_like", "_sorted", "allow_abbrev", "registered")
+    __slots__ = ("_exact", "_negative_number_like", "_sorted", "allow_abbrev", "registered")
 
-    def __init__(self, registered: Mapping[str, object], allow_abbrev: bool = True) -> None:
+    def __init__(self, registered: Mapping[str, object], allow_abbrev: bool = True,
+                 known: Sequence[str] | None = None) -> None:
         self.registered = registered
         self.allow_abbrev = allow_abbrev
-        #: the option strings in order: those a prefix may stand for are one run of them
-        self._sorted: list[str] | None = None
+        #: the option strings in order (or more of them): those a prefix may stand for are one run of them
+        self._sorted = known
+        #: whether ``_sorted`` holds only registered option strings
+        self._exact = known is None
         self._negative_number_like: bool | None = None
 
     def __eq__(self, other: object) -> bool:
@@ -111,7 +118,9 @@ class ParserOptions:
         """``_has_negative_number_optionals``: some option string itself looks like a negative number
         (then such a word is an option, else an argument)."""
         if self._negative_number_like is None:
-            self._negative_number_like = any(_negative_number().match(option) for option in self.registered)
+            options = self.registered if self._sorted is None else self._sorted
+            self._negative_number_like = any(_negative_number().match(option) and option in self.registered
+                                             for option in options)
         return self._negative_number_like
 
     def _option_tuples(self, text: str) -> list[tuple[str, str | None]]:
@@ -139,7 +148,8 @@ class ParserOptions:
         at = bisect.bisect_left(ordered, prefix)
         found: list[str] = []
         while at < len(ordered) and ordered[at].startswith(prefix):
-            found.append(ordered[at])
+            if self._exact or ordered[at] in self.registered:
+                found.append(ordered[at])
             at += 1
         return found if len(found) < 2 else self._in_order(found)
 

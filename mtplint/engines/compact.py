@@ -12,7 +12,8 @@ A launch whose release is not pinned is read at every release to narrow the rang
 also ship a flag index (``<engine>-flags.json``, written by ``tools/regenerate.py``): for each option
 string the releases that register it and how each reads it, so that this narrowing needs no table
 but the one the launch is parsed with. The index is used only while each table file has the size it
-was made from.
+was made from. It is looked up one word at a time (:class:`FlagIndex`): a launch of exact option
+strings decodes only their entries and builds no release's whole option set.
 
 Rewrite the compact files after regenerating a table: ``python -m mtplint.engines.compact``.
 """
@@ -21,16 +22,20 @@ from __future__ import annotations
 
 import binascii  # built into the interpreter: no hashing module for ~1.5 MB of tables
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from mtplint.versions import compare, version_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable, Iterable, Iterator
+    from typing import Any, TypeVar
 
     #: one release in a flag index: option string -> reading row, names, facts about its parser
     ReleaseReading = tuple[dict[str, dict[str, Any]], set[str], dict[str, Any]]
+    #: what a :class:`NumberedOptions` maps an option string to (an engine's action of a reading row)
+    Entry = TypeVar("Entry")
 
 
 def _source_key(data: bytes) -> list[int]:
@@ -48,7 +53,7 @@ class TableFiles:
         self.shared = shared
         #: the engine's flag index, if it ships one
         self.flag_index = flag_index
-        self._index: dict[str, Any] | None = None
+        self._index: FlagIndex | None = None
         self._index_read = False
         #: how many tables were read (the first one is read from its own file)
         self.read_count = 0
@@ -90,15 +95,15 @@ class TableFiles:
                 self._compact = None
         return self._compact
 
-    def index(self) -> dict[str, Any] | None:
-        """The flag index as :meth:`index_of` wrote it, while it covers the releases of the tables
-        as they are (None: no index, unreadable, or stale)."""
+    def index(self) -> FlagIndex | None:
+        """The flag index :meth:`index_of` wrote, while it covers the releases of the tables as
+        they are (None: no index, unreadable, or stale)."""
         if not self._index_read:
             self._index_read = True
             self._index = self._current_index()
         return self._index
 
-    def _current_index(self) -> dict[str, Any] | None:
+    def _current_index(self) -> FlagIndex | None:
         if self.flag_index is None:
             return None
         try:
@@ -109,7 +114,7 @@ class TableFiles:
         # a size per table: reading every table's bytes to check them would cost what the index saves
         if index.get("sizes") != sizes or index.get("releases") != list(self.releases()):
             return None
-        return index
+        return FlagIndex(index)
 
     def _sizes(self) -> dict[str, int]:
         """Each release's table file size: what tells a flag index it is stale."""
@@ -120,7 +125,11 @@ class TableFiles:
         decides how a word naming it is read, the names a Python API launch may pass, and facts
         about the release's parser. Each option is written as runs over the releases (oldest
         first): ``[first, row]``, the row's number from that release on (None: not registered);
-        each name as its ``[first, end)`` ranges."""
+        each name as its ``[first, end)`` ranges.
+
+        The options, rows and names are each one string of tab-separated parts (the option strings
+        sorted, then each one's runs as JSON, in the same order): a process reads the index whole
+        but decodes only the parts its launches look up."""
         releases = list(self.releases())
         rows: list[dict[str, Any]] = []
         numbers: dict[str, int] = {}
@@ -132,13 +141,16 @@ class TableFiles:
                 at.setdefault(option, [None] * len(releases))[position] = _numbered(row, numbers, rows)
             for name in names:
                 named.setdefault(name, [False] * len(releases))[position] = True
+        option_strings = sorted(at)
         return {"about": f"derived from {self.directory.name}/*.json by 'python tools/regenerate.py'",
                 "releases": releases,
                 "sizes": self._sizes(),
                 "facts": [readings[release][2] for release in releases],
-                "rows": rows,
-                "options": {option: _runs(per_release) for option, per_release in sorted(at.items())},
-                "names": {name: _ranges(present) for name, present in sorted(named.items())}}
+                "rows": _joined(rows),
+                "options": "\t".join(option_strings),
+                "runs": _joined(_runs(at[option]) for option in option_strings),
+                "names": "\t".join(sorted(named)),
+                "ranges": _joined(_ranges(named[name]) for name in sorted(named))}
 
     def versions(self) -> list[str]:
         return [entry.name[: -len(".json")] for entry in self.directory.iterdir() if entry.name.endswith(".json")]
@@ -180,24 +192,112 @@ class TableFiles:
         self.compact.write_text(json.dumps(self.compacted(), separators=(",", ":")) + "\n", encoding="utf-8")
 
 
-def index_releases(index: dict[str, Any]) -> list[tuple[str, dict[str, int], frozenset[str], dict[str, Any]]]:
-    """Each release of a flag index (as :meth:`TableFiles.index_of` writes it), oldest first: its
-    option strings with their row numbers, its names and its facts."""
-    releases: list[str] = index["releases"]
-    options: list[dict[str, int]] = [{} for _ in releases]
-    for option, runs in index["options"].items():
-        ends = [first for first, _ in runs[1:]] + [len(releases)]
-        for (first, number), end in zip(runs, ends, strict=True):
+class FlagIndex:
+    """A flag index (as :meth:`TableFiles.index_of` writes it), looked up one option at a time.
+
+    Reading a launch at every release asks, for each word, whether each release registers it and
+    how it reads it: a lookup in the option's runs. A prefix is matched against every release's
+    option strings at once (:attr:`option_strings`); a release's whole option set is built only
+    to put the candidates of an ambiguous prefix in order."""
+
+    def __init__(self, index: dict[str, Any]) -> None:
+        #: the releases, oldest first
+        self.releases: list[str] = index["releases"]
+        #: facts about each release's parser, in the order of ``releases``
+        self.facts: list[dict[str, Any]] = index["facts"]
+        #: every option string some release registers, sorted (what a prefix is matched against)
+        self.option_strings = _split(index["options"])
+        self._runs = dict(zip(self.option_strings, _split(index["runs"]), strict=True))
+        self._rows = _split(index["rows"])
+        self._names = dict(zip(_split(index["names"]), _split(index["ranges"]), strict=True))
+        self._decoded: dict[str, list[list[Any]]] = {}
+        #: how many whole option sets of a release were built (what an exact flag needs none of)
+        self.option_sets_built = 0
+
+    def row(self, number: int) -> Any:
+        """The reading row ``number`` (decoded anew: the engine keeps what it makes of it)."""
+        return json.loads(self._rows[number])
+
+    def row_of(self, option: str, position: int) -> int | None:
+        """The row number of ``option`` at the release at ``position`` (None: not registered)."""
+        runs = self._decoded.get(option)
+        if runs is None:
+            written = self._runs.get(option)
+            if written is None:
+                return None
+            runs = self._decoded[option] = json.loads(written)
+        number = None
+        for first, row in runs:
+            if first > position:
+                break
+            number = row
+        return number
+
+    def has_name(self, name: str, position: int) -> bool:
+        written = self._names.get(name)
+        return written is not None and any(first <= position < end for first, end in json.loads(written))
+
+    def option_rows(self, position: int) -> dict[str, int]:
+        """Every option string of the release at ``position`` with its row number, in the index's order."""
+        self.option_sets_built += 1
+        found: dict[str, int] = {}
+        for option in self.option_strings:
+            number = self.row_of(option, position)
             if number is not None:
-                for position in range(first, end):
-                    options[position][option] = number
-    names: list[set[str]] = [set() for _ in releases]
-    for name, ranges in index["names"].items():
-        for first, end in ranges:
-            for position in range(first, end):
-                names[position].add(name)
-    return [(release, options[position], frozenset(names[position]), index["facts"][position])
-            for position, release in enumerate(releases)]
+                found[option] = number
+        return found
+
+    def names(self, position: int) -> frozenset[str]:
+        return frozenset(name for name in self._names if self.has_name(name, position))
+
+
+class NumberedOptions(Mapping[str, "Entry"]):
+    """Option strings, each mapped to ``entry`` of its row number, made when looked up: a membership
+    test or a lookup asks ``number_of`` about that option alone; only iterating takes
+    ``every_number()`` (the option strings in order with their numbers, asked for once)."""
+
+    __slots__ = ("_entry", "_every_number", "_number_of", "_whole")
+
+    def __init__(self, number_of: Callable[[str], int | None], every_number: Callable[[], dict[str, int]],
+                 entry: Callable[[int], Entry]) -> None:
+        self._number_of = number_of
+        self._every_number = every_number
+        self._entry = entry
+        self._whole: dict[str, int] | None = None
+
+    def __contains__(self, option: object) -> bool:
+        return isinstance(option, str) and self._number_of(option) is not None
+
+    def __getitem__(self, option: str) -> Entry:
+        number = self._number_of(option)
+        if number is None:
+            raise KeyError(option)
+        return self._entry(number)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._numbers())
+
+    def __len__(self) -> int:
+        return len(self._numbers())
+
+    def _numbers(self) -> dict[str, int]:
+        if self._whole is None:
+            self._whole = self._every_number()
+        return self._whole
+
+
+def release_options(index: FlagIndex, position: int, entry: Callable[[int], Entry]) -> NumberedOptions[Entry]:
+    """The option strings of the release at ``position`` of ``index``, each mapped to ``entry`` of its row."""
+    return NumberedOptions(lambda option: index.row_of(option, position), lambda: index.option_rows(position), entry)
+
+
+def _joined(parts: Iterable[Any]) -> str:
+    """``parts`` as JSON, tab-separated (compact JSON holds no tab: a tab in a string is escaped)."""
+    return "\t".join(json.dumps(part, separators=(",", ":"), sort_keys=True) for part in parts)
+
+
+def _split(joined: str) -> list[str]:
+    return joined.split("\t") if joined else []
 
 
 def _runs(values: list[int | None]) -> list[list[int | None]]:

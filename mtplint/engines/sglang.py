@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable
-from functools import cache
+from functools import cache, partial
 
 from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed, WordReadings
 from mtplint.engines.argparse_model import (
@@ -29,7 +29,7 @@ from mtplint.engines.argparse_model import (
     unrecognized_message,
     values_taken,
 )
-from mtplint.engines.compact import TableFiles, index_releases
+from mtplint.engines.compact import FlagIndex, NumberedOptions, TableFiles, release_options
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import ModelInfo
@@ -156,26 +156,60 @@ class Action(FrozenRecord):
         return "/".join(self.options)
 
 
-class FlagTable(Record):
-    __slots__ = ("version", "raw", "actions", "index", "fields", "dest_to_field", "options")
+class FlagTable:
+    """The generated table of one release: its actions, each made when first looked up (a parse
+    looks up the few options a launch writes, and the required ones)."""
+
+    __slots__ = ("version", "raw", "index", "fields", "dest_to_field", "options", "required", "_rows", "_made",
+                 "_positions")
     version: str
     raw: dict[str, Any]
-    actions: list[Action]
-    index: dict[str, Action]
+    #: each option string's action, in registration order
+    index: Mapping[str, Action]
     fields: dict[str, dict[str, Any]]
     dest_to_field: dict[str, str]
     #: how argparse reads an option word against ``index`` (SGLang leaves allow_abbrev at True)
     options: ParserOptions
+    #: the actions argparse requires
+    required: list[Action]
 
-    def __init__(self, version: str, raw: dict[str, Any], actions: list[Action], index: dict[str, Action],
-                 fields: dict[str, dict[str, Any]], dest_to_field: dict[str, str]) -> None:
+    def __init__(self, version: str, raw: dict[str, Any], rows: list[Callable[[], Action]],
+                 row_options: list[list[str]], required: list[int], fields: dict[str, dict[str, Any]],
+                 dest_to_field: dict[str, str]) -> None:
         self.version = version
         self.raw = raw
-        self.actions = actions
-        self.index = index
+        self._rows = rows
+        self._made: dict[int, Action] = {}
+        # argparse: a later registration of the same string wins (and keeps the first one's place)
+        self._positions = {option: position for position, options in enumerate(row_options) for option in options}
+        self.index = NumberedOptions(self._positions.get, lambda: self._positions, self._action_at)
         self.fields = fields
         self.dest_to_field = dest_to_field
-        self.options = ParserOptions(index)
+        self.options = ParserOptions(self.index)
+        self.required = [self._action_at(position) for position in required]
+
+    @property
+    def actions(self) -> list[Action]:
+        """Every action, in registration order."""
+        return [self._action_at(position) for position in range(len(self._rows))]
+
+    def __eq__(self, other: object) -> bool:
+        """The same release, data, actions and fields (however many actions each has made yet)."""
+        if not isinstance(other, FlagTable):
+            return NotImplemented
+        return (self.version, self.raw, self.actions, self.fields, self.dest_to_field) == (
+            other.version, other.raw, other.actions, other.fields, other.dest_to_field)
+
+    __hash__ = None  # type: ignore[assignment]  # equal by contents
+
+    def __repr__(self) -> str:
+        return f"FlagTable({self.version!r})"
+
+    def _action_at(self, position: int) -> Action:
+        action = self._made.get(position)
+        if action is None:
+            action = self._made[position] = self._rows[position]()
+        return action
 
     @property
     def config_merger(self) -> int:
@@ -224,12 +258,16 @@ def _table_version(version: str) -> str:
 def _table_of(chosen: str) -> FlagTable:
     """The generated table of release ``chosen`` (read once, whichever versions map to it)."""
     raw, numbers = TABLE_FILES.read(chosen)
-    rows = map(_action, raw["actions"]) if numbers is None else map(_shared_action, numbers["actions"])
-    actions = [_help_action(), *rows]
-    # argparse: a later registration of the same string wins
-    index = {option: action for action in actions for option in action.options}
+    written: list[dict[str, Any]] = raw["actions"]
+    rows: list[Callable[[], Action]] = [_help_action]
+    if numbers is None:
+        rows += [partial(_action, row) for row in written]
+    else:
+        rows += [partial(_shared_action, number) for number in numbers["actions"]]
+    row_options = [_HELP_ROW["options"], *(row["options"] for row in written)]
+    required = [position for position, row in enumerate(written, start=1) if row.get("required")]
     fields = {entry["name"]: entry for entry in raw["fields"]}
-    return FlagTable(chosen, raw, actions, index, fields, dict(raw.get("dest_to_field", {})))
+    return FlagTable(chosen, raw, rows, row_options, required, fields, dict(raw.get("dest_to_field", {})))
 
 
 @cache
@@ -260,21 +298,36 @@ def flag_index() -> dict[str, Any]:
     return TABLE_FILES.index_of(readings)
 
 
-class _IndexedRelease(Record):
+class _IndexedRelease:
     """One release as the flag index tells it: its option strings, each with an action holding
-    only what decides how a word is read (no dest, default or help), and its field names."""
+    only what decides how a word is read (no dest, default or help), and its field names; each
+    looked up in the index when asked for."""
 
-    __slots__ = ("version", "options", "index", "fields")
-    version: str
-    options: ParserOptions
-    index: dict[str, Action]
-    fields: frozenset[str]
+    __slots__ = ("_fields", "_index", "_position", "index", "options", "version")
 
-    def __init__(self, version: str, index: dict[str, Action], fields: frozenset[str]) -> None:
+    def __init__(self, version: str, index: FlagIndex, position: int, actions: Callable[[int], Action]) -> None:
         self.version = version
-        self.index = index
-        self.options = ParserOptions(index)
-        self.fields = fields
+        self._index = index
+        self._position = position
+        self.index: Mapping[str, Action] = release_options(index, position, actions)
+        self.options = ParserOptions(self.index, known=index.option_strings)
+        self._fields: frozenset[str] | None = None
+
+    @property
+    def fields(self) -> frozenset[str]:
+        if self._fields is None:
+            self._fields = self._index.names(self._position)
+        return self._fields
+
+
+@cache
+def _indexed_action(number: int) -> Action:
+    """The action of the flag index's reading row ``number``."""
+    index = TABLE_FILES.index()
+    assert index is not None, "row numbers come only from an index"
+    row = index.row(number)
+    return Action((), "", row["kind"], row["nargs"], row["type"], None if row["choices"] is None else tuple(row["choices"]),
+                  None, row["const"], False, row["deprecated"], row["error_message"], "")
 
 
 @cache
@@ -283,12 +336,8 @@ def _indexed_releases() -> dict[str, _IndexedRelease] | None:
     index = TABLE_FILES.index()
     if index is None:
         return None
-    actions = [Action((), "", row["kind"], row["nargs"], row["type"],
-                      None if row["choices"] is None else tuple(row["choices"]), None, row["const"], False,
-                      row["deprecated"], row["error_message"], "")
-               for row in index["rows"]]
-    return {release: _IndexedRelease(release, {option: actions[number] for option, number in options.items()}, names)
-            for release, options, names, _ in index_releases(index)}
+    return {release: _IndexedRelease(release, index, position, _indexed_action)
+            for position, release in enumerate(index.releases)}
 
 
 def _reading_release(version: str) -> _ReadsWords:
@@ -524,7 +573,7 @@ def argparse_words(words: list[Word], table: FlagTable, parsed: Parsed, field_na
 def _check_required(table: FlagTable, parsed: Parsed, seen: set[str], words: list[Word]) -> None:
     if parsed.open_ended or any(not w.resolved for w in words):
         return
-    missing = [action.name for action in table.actions if action.required and action.dest not in seen]
+    missing = [action.name for action in table.required if action.dest not in seen]
     if missing and not any(e.kind == "ambiguous" for e in parsed.errors):
         first = words[0].span if words else None
         parsed.errors.append(CliError("the following arguments are required: " + ", ".join(missing), first, None,

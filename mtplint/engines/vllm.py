@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from pathlib import Path
 
 from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed, WordReadings
@@ -38,7 +38,7 @@ from mtplint.engines.argparse_model import (
     unrecognized_message,
     values_taken,
 )
-from mtplint.engines.compact import TableFiles, index_releases
+from mtplint.engines.compact import FlagIndex, NumberedOptions, TableFiles, release_options
 from mtplint.engines.partial_json import partial_object
 from mtplint.errors import reason
 from mtplint.extract import FileLoader
@@ -51,7 +51,7 @@ from mtplint.versions import EngineVersion, compare
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Container, Mapping
+    from collections.abc import Callable, Container, Mapping
     from typing import Any, Protocol
 
     from mtplint.catalogs import Catalogs
@@ -110,22 +110,41 @@ class Flag:
 
 
 class FlagTable:
-    """The ``vllm serve`` flags of one release, indexed by option string and by dest."""
+    """The ``vllm serve`` flags of one release, indexed by option string and by dest; each flag is
+    made when first looked up (a parse looks up the few a launch writes and their defaults)."""
 
-    __slots__ = ("allow_abbrev", "by_dest", "by_option", "flags", "keywords", "options", "positional", "version")
+    __slots__ = ("_made", "_rows", "allow_abbrev", "by_dest", "by_option", "keywords", "options", "positional",
+                 "version")
 
-    def __init__(self, version: str, flags: tuple[Flag, ...], allow_abbrev: bool) -> None:
+    def __init__(self, version: str, rows: list[Callable[[], Flag]], row_options: list[list[str]],
+                 row_dests: list[str], allow_abbrev: bool) -> None:
         self.version = version
-        self.flags = flags
+        self._rows = rows
+        self._made: dict[int, Flag] = {}
         self.allow_abbrev = allow_abbrev
-        self.by_option: dict[str, Flag] = {option: flag for flag in flags for option in flag.options}
+        # a later registration of the same string (or dest) wins
+        by_option = {option: position for position, options in enumerate(row_options) for option in options}
+        self.by_option: Mapping[str, Flag] = NumberedOptions(by_option.get, lambda: by_option, self._flag_at)
         #: how argparse reads an option word against these flags
         self.options = ParserOptions(self.by_option, allow_abbrev)
-        self.by_dest: dict[str, Flag] = {flag.dest: flag for flag in flags}
+        by_dest = {dest: position for position, dest in enumerate(row_dests)}
+        self.by_dest: Mapping[str, Flag] = NumberedOptions(by_dest.get, lambda: by_dest, self._flag_at)
         #: the keyword arguments ``EngineArgs``/``LLM`` take (a flag's dest; not the CLI-only ones)
-        self.keywords: frozenset[str] = frozenset(self.by_dest) - {"model_tag", "config"}
+        self.keywords: frozenset[str] = frozenset(by_dest) - {"model_tag", "config"}
         #: the positional argument (the model tag)
-        self.positional: Flag | None = next((flag for flag in flags if not flag.options), None)
+        self.positional: Flag | None = next((self._flag_at(position) for position, options in enumerate(row_options)
+                                             if not options), None)
+
+    @property
+    def flags(self) -> tuple[Flag, ...]:
+        """Every flag, in registration order."""
+        return tuple(self._flag_at(position) for position in range(len(self._rows)))
+
+    def _flag_at(self, position: int) -> Flag:
+        flag = self._made.get(position)
+        if flag is None:
+            flag = self._made[position] = self._rows[position]()
+        return flag
 
     @property
     def has_positional(self) -> bool:
@@ -156,13 +175,14 @@ def _table_version(version: str) -> str:
 def _table_of(chosen: str) -> FlagTable:
     """The table generated from release ``chosen`` (read once, whichever versions map to it)."""
     data, numbers = TABLE_FILES.read(chosen)
-    entries = data["actions"]
+    kept = [(position, entry) for position, entry in enumerate(data["actions"]) if entry["action"] != "exit"]
+    rows: list[Callable[[], Flag]]
     if numbers is None:
-        flags = [_flag(entry) for entry in entries if entry["action"] != "exit"]
+        rows = [partial(_flag, entry) for _, entry in kept]
     else:  # a row several releases share is one Flag for all their tables
-        flags = [_shared_flag(number) for entry, number in zip(entries, numbers["actions"], strict=True)
-                 if entry["action"] != "exit"]
-    return FlagTable(chosen, tuple(flags), bool(data.get("allow_abbrev", True)))
+        rows = [partial(_shared_flag, numbers["actions"][position]) for position, _ in kept]
+    return FlagTable(chosen, rows, [entry["options"] for _, entry in kept], [entry["dest"] for _, entry in kept],
+                     bool(data.get("allow_abbrev", True)))
 
 
 def flag_index() -> dict[str, Any]:
@@ -180,17 +200,35 @@ def flag_index() -> dict[str, Any]:
 
 class _IndexedRelease:
     """One release as the flag index tells it: its option strings, each with a flag holding only
-    what decides how a word is read (its action and arity), its keywords, and its parser's facts."""
+    what decides how a word is read (its action and arity), its keywords, and its parser's facts;
+    each looked up in the index when asked for."""
 
-    __slots__ = ("by_option", "has_positional", "keywords", "options", "version")
+    __slots__ = ("_index", "_keywords", "_position", "by_option", "has_positional", "options", "version")
 
-    def __init__(self, version: str, by_option: dict[str, Flag], keywords: frozenset[str],
-                 facts: dict[str, Any]) -> None:
+    def __init__(self, version: str, index: FlagIndex, position: int, flags: Callable[[int], Flag]) -> None:
         self.version = version
-        self.by_option = by_option
-        self.options = ParserOptions(by_option, bool(facts["allow_abbrev"]))
-        self.keywords = keywords
+        self._index = index
+        self._position = position
+        self.by_option: Mapping[str, Flag] = release_options(index, position, flags)
+        facts = index.facts[position]
+        self.options = ParserOptions(self.by_option, bool(facts["allow_abbrev"]), known=index.option_strings)
         self.has_positional = bool(facts["positional"])
+        self._keywords: frozenset[str] | None = None
+
+    @property
+    def keywords(self) -> frozenset[str]:
+        if self._keywords is None:
+            self._keywords = self._index.names(self._position)
+        return self._keywords
+
+
+@cache
+def _indexed_flag(number: int) -> Flag:
+    """The flag of the flag index's reading row ``number``."""
+    index = TABLE_FILES.index()
+    assert index is not None, "row numbers come only from an index"
+    row = index.row(number)
+    return Flag((), "", row["nargs"], row["action"], "str", None, None, frozenset())
 
 
 @cache
@@ -199,10 +237,8 @@ def _indexed_releases() -> dict[str, _IndexedRelease] | None:
     index = TABLE_FILES.index()
     if index is None:
         return None
-    flags = [Flag((), "", row["nargs"], row["action"], "str", None, None, frozenset()) for row in index["rows"]]
-    return {release: _IndexedRelease(release, {option: flags[number] for option, number in options.items()},
-                                     names, facts)
-            for release, options, names, facts in index_releases(index)}
+    return {release: _IndexedRelease(release, index, position, _indexed_flag)
+            for position, release in enumerate(index.releases)}
 
 
 def _reading_release(version: str) -> _ReadsWords:
