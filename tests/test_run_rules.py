@@ -98,7 +98,10 @@ def test_rules_of_another_engine_are_not_run_and_mtp004_runs_for_any(install: In
     assert [finding.rule.code for finding in found] == [UNDECIDED]
 
 
-def test_a_runs_rules_are_matched_to_an_engine_once_not_per_launch(install: Install) -> None:
+def test_a_runs_rules_are_matched_to_an_engine_once_not_per_launch(install: Install, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the plans of earlier tests in this process would otherwise count towards the bound on them,
+    # and clear this test's plan part-way when it is reached
+    monkeypatch.setattr("mtplint.checks._PLANS", {})
     install("MTP995", lambda ctx: None)
     rules = [_rule("MTP995", _CountedEngines(("vllm",)))]
     _CountedEngines.asked = 0
@@ -110,6 +113,26 @@ def test_a_runs_rules_are_matched_to_an_engine_once_not_per_launch(install: Inst
     # the same rules in another list are the same rules
     run_rules(list(rules), _report("vllm"))
     assert _CountedEngines.asked == 3
+
+
+def test_plans_are_bounded_and_a_plan_is_matched_again_after_they_are_cleared(install: Install,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long-lived process (the language server) must not gather plans of rules it no longer uses."""
+    from mtplint import checks
+
+    monkeypatch.setattr(checks, "_PLANS", {})
+    install("MTP995", lambda ctx: None)
+    kept = [[_rule("MTP995")] for _ in range(checks._MAX_PLANS + 5)]
+    for rules in kept:
+        run_rules(rules, _report("vllm"))
+        assert len(checks._PLANS) <= checks._MAX_PLANS
+    counted = [_rule("MTP995", _CountedEngines(("vllm",)))]
+    _CountedEngines.asked = 0
+    run_rules(counted, _report("vllm"))
+    for rules in kept:  # enough other lists to clear the plans
+        run_rules(rules, _report("vllm"))
+    run_rules(counted, _report("vllm"))
+    assert _CountedEngines.asked == 2
 
 
 def test_a_rule_runs_only_at_the_versions_it_affects(install: Install) -> None:
