@@ -122,6 +122,11 @@ class Finding(Record):
     def sort_key(self) -> tuple[str, int, int, str]:
         return self.span.file, self.span.line, self.span.column, self.rule.code
 
+    def identity(self) -> tuple[str, str, int, int, str]:
+        """What tells this finding from another: its rule, where it is, and what it says (a launch's
+        findings and a fix's verification compare findings by it)."""
+        return self.rule.code, self.span.file, self.span.start, self.span.end, self.message
+
     def to_json(self) -> dict[str, Any]:
         return {
             "code": self.rule.code,

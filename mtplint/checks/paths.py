@@ -29,16 +29,13 @@ def name_path_conditions(found: Sequence[tuple[Launch, Sequence[Finding]]]) -> N
         holders: dict[_Identity, list[Launch]] = {}
         for launch, findings in group:
             for finding in findings:
-                holders.setdefault(_identity(finding), []).append(launch)
+                holders.setdefault(finding.identity(), []).append(launch)
         # a command alone in its group runs another program (no engine) on its other paths
         everywhere = {identity for identity, launches in holders.items() if len(launches) == len(group) > 1}
         for _, findings in group:
             for finding in findings:
-                identity = _identity(finding)
+                identity = finding.identity()
                 if identity not in everywhere:
                     paths = [path for launch in holders[identity] for path in launch.paths or ()]
                     finding.message = f"{finding.message} (only when {describe(paths)})"
 
-
-def _identity(finding: Finding) -> _Identity:
-    return finding.rule.code, finding.span.file, finding.span.start, finding.span.end, finding.message

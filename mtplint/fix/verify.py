@@ -103,7 +103,7 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
         return list(findings)
     key = None
     if cache is not None:
-        key = cache.key("verified\0" + json.dumps([unsafe, [_identity(finding) for finding in offered]]), b"")
+        key = cache.key("verified\0" + json.dumps([unsafe, [finding.identity() for finding in offered]]), b"")
         stored = _refused_from(cache.get_record(key), offered)
         if stored is not None:
             return _shown_not_offered(findings, *stored)
@@ -194,10 +194,6 @@ class _Fixing:
         self.overlapping = self.overlapping or not self.read.isdisjoint(run.read)
         self.read.update(run.read)
 
-
-def _identity(finding: Finding) -> list[object]:
-    span = finding.span
-    return [finding.code, span.file, span.start, span.end, finding.message]
 
 
 def _refused_from(record: dict[str, Any] | None, offered: Sequence[Finding]
