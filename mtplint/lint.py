@@ -51,12 +51,11 @@ from mtplint.records import Record
 from mtplint.source import SourceFile
 
 #: the work (files the prefilter passes, and their bytes) from which a second process wins on an
-#: idle machine. Measured on 2 CPUs (CPU time of each process, side by side with one process): a
-#: worker costs ~0.25 s of CPU to start and warm up (a fork, the imports of the extractors, engines
-#: and rules); on the benchmark's mixed 1k tree (217 relevant files, 0.8 s of CPU in one process)
-#: the busier of two processes still takes ~0.93 of one process's time, on its deployment-only 1k
-#: tree (750 files, 1.7 s) ~0.82: below some 500 files the saving is within the worker's start-up
-#: and the noise of a shared machine
+#: idle machine. A worker costs CPU to start and warm up (a fork, the imports of the extractors,
+#: engines and rules: about 0.1 s on 2 CPUs, `--jobs 2` against `--jobs 1` on the benchmark's mixed
+#: 1k tree), and on that tree (217 relevant files) the busier of two processes still takes ~0.94 of
+#: one process's time: below some 500 files the saving is within the worker's start-up and the noise
+#: of a shared machine. ``bench/run.py`` measures the default against one process on every tree size
 PARALLEL_RELEVANT_FILES = 500
 PARALLEL_RELEVANT_BYTES = 4 << 20
 #: files analysed between two times the run's loader forgets the texts and paths it holds: few
