@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import os
+from functools import cache
 from pathlib import Path
 
 from mtplint import __version__
@@ -70,8 +71,11 @@ MAX_ENTRY_BYTES = 64 << 20
 ABSENT = "-"
 
 
+@cache
 def package_fingerprint() -> str:
-    """Sizes and modification times of the files of the mtplint package (a few hundred stats)."""
+    """Sizes and modification times of the files of the mtplint package (a few hundred stats), once
+    per process: a run opens a cache per configuration, and the code a process runs is the code it
+    loaded, whatever is installed over it later."""
     package = Path(__file__).resolve().parent
     digest = sha256(__version__.encode())
     stack = [package]

@@ -399,3 +399,34 @@ def test_a_warm_run_parses_nothing_and_keys_only_the_files_worth_reading(tmp_pat
     extracted.clear()
     assert _check(project, "--jobs", "1") == cold
     assert "compose.yaml" in extracted and "job-00.sh" not in extracted
+
+
+def test_the_package_is_fingerprinted_once_however_many_configurations_a_run_has(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each configuration group opens a cache whose key names the installed package; the package's
+    files are listed once per process, not once per group."""
+    from mtplint import cache
+
+    serve = "#!/bin/sh\nvllm serve Qwen/Qwen3-8B --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 1}'\n"
+    for team in ("alpha", "beta", "gamma"):
+        (tmp_path / team).mkdir()
+        (tmp_path / team / "mtplint.toml").write_text('ignore = ["MTP102"]\n' if team == "beta" else "")
+        (tmp_path / team / "serve.sh").write_text(serve)
+    package = os.path.dirname(cache.__file__)
+    listed: list[str] = []
+    real_scandir = os.scandir
+
+    def counting_scandir(path: Any) -> Any:
+        if os.fspath(path) == package:
+            listed.append(os.fspath(path))
+        return real_scandir(path)
+
+    cache.package_fingerprint.cache_clear()
+    monkeypatch.setattr(cache.os, "scandir", counting_scandir)
+    monkeypatch.setenv("MTPLINT_CACHE_DIR", str(tmp_path / "cache"))
+    for _ in range(2):
+        code, out, err = run_cli(["check", "--exit-zero", "--jobs", "1", "."], cwd=tmp_path)
+        assert code == 0, err
+        # three configurations, one of them ignoring what the others report
+        assert "alpha/serve.sh:" in out and "gamma/serve.sh:" in out and "beta/serve.sh:" not in out
+    assert listed == [package]
