@@ -13,11 +13,11 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from fnmatch import fnmatch
-from functools import cache
 from pathlib import Path
 
 from mtplint.files import head_of_regular, open_regular, read_regular
 from mtplint.records import FrozenRecord
+from mtplint.startup import DeferredPattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pathspec costs tens of milliseconds to import: only a tree with a .gitignore pays it
@@ -61,29 +61,17 @@ _PREFILTER_PATTERNS = (
 #: the first search finds most launches (vllm, speculative, llama-server): the others are compiled
 #: when a file first gets past it, which a one-file check of such a launch never does
 _FIRST_PREFILTER_SEARCH = re.compile(_PREFILTER_PATTERNS[0]).search
+_OTHER_PREFILTERS = tuple(DeferredPattern(pattern) for pattern in _PREFILTER_PATTERNS[1:])
 
 
 def mentions_engine(data: bytes) -> bool:
     """Whether ``data`` holds one of the words every relevant file contains (the prefilter)."""
     if _FIRST_PREFILTER_SEARCH(data) is not None:
         return True
-    for search in _other_prefilter_searches():  # noqa: SIM110 - any() over a generator costs ~1 us a file
-        if search(data) is not None:
+    for pattern in _OTHER_PREFILTERS:  # noqa: SIM110 - any() over a generator costs ~1 us a file
+        if pattern.search(data) is not None:
             return True
     return False
-
-
-@cache
-def _other_prefilter_searches() -> tuple[Callable[[bytes], re.Match[bytes] | None], ...]:
-    return tuple(re.compile(pattern).search for pattern in _PREFILTER_PATTERNS[1:])
-
-
-@cache
-def _search(pattern: bytes, flags: int = re.MULTILINE) -> Callable[[bytes], re.Match[bytes] | None]:
-    """``re.compile(pattern, flags).search``, compiled when first asked for: a run asks for few of
-    the expressions below (what a file named without a known name holds, whether a compose file
-    builds an image), and compiling them all at import cost ~2% of a one-file check."""
-    return re.compile(pattern, flags).search
 
 
 SHELLS = ("sh", "bash", "dash", "zsh", "ksh", "ash")
@@ -172,24 +160,27 @@ _NOT_SNIFFED = frozenset({".json", ".jsonl", ".md", ".rst", ".txt", ".toml", ".l
                           ".ipynb"})
 
 
-_YAML_KEY = rb"^(apiVersion|kind|services|spec|metadata|x-[\w-]+)\s*:"
-_DOCKERFILE_LINE = rb"^\s*FROM\s+\S"
-_UNIT_SECTION = rb"^\s*\[(Unit|Service|Install)\]\s*$"
-_PYTHON_LINE = rb"^(import \w|from [\w.]+ import )"
+# compiled when first used: a run asks for few of them (what a file named without a known name
+# holds, whether a compose file builds an image), and compiling them all at import cost ~2% of a
+# one-file check
+_YAML_KEY = DeferredPattern(rb"^(apiVersion|kind|services|spec|metadata|x-[\w-]+)\s*:", re.MULTILINE)
+_DOCKERFILE_LINE = DeferredPattern(rb"^\s*FROM\s+\S", re.MULTILINE | re.IGNORECASE)
+_UNIT_SECTION = DeferredPattern(rb"^\s*\[(Unit|Service|Install)\]\s*$", re.MULTILINE)
+_PYTHON_LINE = DeferredPattern(rb"^(import \w|from [\w.]+ import )", re.MULTILINE)
 
 
 def _kind_by_content(head: bytes) -> str | None:
     """The kind a file's first kilobytes show: a Dockerfile's ``FROM``, a unit's sections, the top
     keys of a compose file or Kubernetes manifest, Python imports, else a script that starts an
     engine (a text with neither is not a file mtplint reads)."""
-    if _search(_UNIT_SECTION)(head):
+    if _UNIT_SECTION.search(head):
         return "systemd"
-    if _search(_YAML_KEY)(head):
+    if _YAML_KEY.search(head):
         return "yaml"
     first = next((line.strip() for line in head.splitlines() if line.strip() and not line.lstrip().startswith(b"#")), b"")
-    if first.upper().startswith((b"FROM ", b"ARG ")) and _search(_DOCKERFILE_LINE, re.MULTILINE | re.IGNORECASE)(head):
+    if first.upper().startswith((b"FROM ", b"ARG ")) and _DOCKERFILE_LINE.search(head):
         return "dockerfile"
-    if _search(_PYTHON_LINE)(head):
+    if _PYTHON_LINE.search(head):
         return "python"
     return "shell" if mentions_engine(head) else None
 
@@ -252,15 +243,15 @@ def _may_have_shebang(suffix: str) -> bool:
 
 #: a compose service's ``build:`` key, and a YAML file's top-level ``services:`` (a compose file by
 #: its content; a CI workflow's ``build`` job sits under ``jobs:``)
-_BUILD_KEY = rb"^[ \t]+build[ \t]*:"
-_SERVICES_KEY = rb"^services[ \t]*:"
+_BUILD_KEY = DeferredPattern(rb"^[ \t]+build[ \t]*:", re.MULTILINE)
+_SERVICES_KEY = DeferredPattern(rb"^services[ \t]*:", re.MULTILINE)
 
 
 def _builds_image(data: bytes, kind: str) -> bool:
     """A compose file that builds a service from a Dockerfile: its engine may be named only there."""
     if kind == "compose":
-        return _search(_BUILD_KEY)(data) is not None
-    return kind == "yaml" and _search(_SERVICES_KEY)(data) is not None and _search(_BUILD_KEY)(data) is not None
+        return _BUILD_KEY.search(data) is not None
+    return kind == "yaml" and _SERVICES_KEY.search(data) is not None and _BUILD_KEY.search(data) is not None
 
 
 def relevant(data: bytes, kind: str) -> bool:

@@ -34,6 +34,7 @@ from mtplint.hardware import Hardware
 from mtplint.records import Record
 from mtplint.settings import Setting
 from mtplint.source import Diagnostic, Issues, ShownLines, SourceFile
+from mtplint.startup import DeferredPattern
 from mtplint.versions import (
     EngineVersion,
     Evidence,
@@ -69,8 +70,8 @@ _UNSAVED_BUFFER = os.stat_result((stat.S_IFREG | 0o644, 0, 0, 1, 0, 0, 0, 0, 0, 
 #: what ``Path.is_file()`` answers False for instead of raising (pathlib's ``_IGNORED_ERRNOS``)
 _NO_FILE = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
 
-#: compiled when first used (the ``re`` module's cache): most files have no such directive
-_GPU_DIRECTIVE = r"(?:#|//|;)\s*mtplint:\s*gpu\s*=\s*([\w.\-]+(?:\s*[x\*]\s*\d+)?)"
+#: compiled when first used: most files have no such directive
+_GPU_DIRECTIVE = DeferredPattern(r"(?:#|//|;)\s*mtplint:\s*gpu\s*=\s*([\w.\-]+(?:\s*[x\*]\s*\d+)?)")
 
 
 class Options(Record):
@@ -197,7 +198,7 @@ def extractor_for(kind: str) -> Extractor | None:
 @lru_cache(maxsize=1)  # a file's launches come one after another: its text is searched once, not per launch
 def _gpu_directive(text: str) -> re.Match[str] | None:
     # the directive's own words first: a substring search is much faster than the expression's scan
-    return re.search(_GPU_DIRECTIVE, text) if "mtplint:" in text else None
+    return _GPU_DIRECTIVE.search(text) if "mtplint:" in text else None
 
 
 def hardware_for(launch: Launch, options: Options) -> Hardware:

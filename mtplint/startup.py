@@ -53,7 +53,9 @@ YAML_DEPENDENCIES = ("base64", "collections.abc", "datetime")
 
 
 class DeferredPattern:
-    """``re.compile(pattern, flags)``, compiled the first time one of its attributes is read."""
+    """``re.compile(pattern, flags)``, compiled the first time one of its attributes is read: what
+    PyYAML's import is given, and how a module of mtplint keeps an expression most runs never use
+    out of its import."""
 
     def __init__(self, pattern: str | bytes, flags: int = 0) -> None:
         self._source: tuple[Any, int] = (pattern, flags)

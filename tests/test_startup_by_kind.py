@@ -102,7 +102,9 @@ def test_a_one_file_check_compiles_only_the_prefilter_search_that_finds_its_engi
         code = ("import io\nfrom mtplint import discover\nfrom mtplint.cli import main\nout = io.StringIO()\n"
                 f"main(['check', '--no-cache', '--output-format', 'concise', {name!r}], out=out)\n"
                 "print(out.getvalue().count('MTP'))\n"
-                "print(discover._other_prefilter_searches.cache_info().currsize, discover._search.cache_info().currsize)")
+                "content = (discover._YAML_KEY, discover._DOCKERFILE_LINE, discover._UNIT_SECTION, discover._PYTHON_LINE,"
+                " discover._BUILD_KEY, discover._SERVICES_KEY)\n"
+                "print(sum(p.compiled for p in discover._OTHER_PREFILTERS), sum(p.compiled for p in content))")
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
         env.pop("MTPLINT_OUTPUT_FORMAT", None)
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

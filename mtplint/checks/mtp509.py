@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from mtplint.checks import Finding, RuleContext
 from mtplint.checks.mtp5xx import ENGINE_LABELS, flag_name, version_label
 from mtplint.checks.mtp404 import RENAMED, UNKNOWN_TYPE
 from mtplint.engines import CliError
+from mtplint.startup import DeferredPattern
 
 #: kinds with rules of their own: unknown/ambiguous flags (MTP402, MTP403, MTP406, MTP407, MTP506),
 #: removed flags (MTP403), values given to switches (MTP504); a stray word that is no flag
 #: ("unrecognized arguments: 4" from a k8s item "--tensor-parallel-size 4") is this rule's
 _ELSEWHERE = frozenset({"ambiguous", "removed", "bool-value"})
-_MODEL_OPTION = r"^--model(=.*)?$"  # compiled when first used: most launches are not vLLM's
+_MODEL_OPTION = DeferredPattern(r"^--model(=.*)?$")  # compiled when first used: most launches are not vLLM's
 #: (kind, flag) pairs a specific rule reports: the kv-cache dtype (MTP505), the speculative JSON (MTP503)
 _SPECIFIC = {
     "invalid-choice": frozenset({"--kv-cache-dtype", "kv_cache_dtype"}),
@@ -50,7 +50,7 @@ def _model_given_twice(ctx: RuleContext) -> bool:
     args = ctx.report.launch.args
     if ctx.engine != "vllm" or not args or not args[0].resolved or args[0].value.startswith("-"):
         return False
-    return any(token.resolved and re.match(_MODEL_OPTION, token.value) for token in args[1:])
+    return any(token.resolved and _MODEL_OPTION.match(token.value) for token in args[1:])
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

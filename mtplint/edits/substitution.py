@@ -20,20 +20,19 @@ Forms (each tool's documentation):
 
 from __future__ import annotations
 
-import re
-
+from mtplint.startup import DeferredPattern
 from mtplint.textpos import line_start
 
-#: compiled when first used (the ``re`` module's cache): most runs apply no fix that needs them
-_DOLLAR = r"\$\$|\$\([^()]*\)|\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?!-]"
-_SPECIFIER = r"%%|%[A-Za-z]"
+#: compiled when first used: most runs apply no fix that needs them
+_DOLLAR = DeferredPattern(r"\$\$|\$\([^()]*\)|\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?!-]")
+_SPECIFIER = DeferredPattern(r"%%|%[A-Za-z]")
 
 
 def substitutions(text: str, systemd: bool = False) -> list[tuple[int, int]]:
     """The (start, end) offsets in ``text`` of every substituted reference (escapes excluded)."""
-    found = [(match.start(), match.end()) for match in re.finditer(_DOLLAR, text) if match.group() != "$$"]
+    found = [(match.start(), match.end()) for match in _DOLLAR.finditer(text) if match.group() != "$$"]
     if systemd and "%" in text:
-        found.extend((match.start(), match.end()) for match in re.finditer(_SPECIFIER, text) if match.group() != "%%")
+        found.extend((match.start(), match.end()) for match in _SPECIFIER.finditer(text) if match.group() != "%%")
         found.sort()
     return found
 
