@@ -211,6 +211,7 @@ class FlagIndex:
         self._rows = _split(index["rows"])
         self._names = dict(zip(_split(index["names"]), _split(index["ranges"]), strict=True))
         self._decoded: dict[str, list[list[Any]]] = {}
+        self._names_at: dict[int, frozenset[str]] = {}
         #: how many whole option sets of a release were built (what an exact flag needs none of)
         self.option_sets_built = 0
 
@@ -248,7 +249,11 @@ class FlagIndex:
         return found
 
     def names(self, position: int) -> frozenset[str]:
-        return frozenset(name for name in self._names if self.has_name(name, position))
+        """The names the release at ``position`` has (worked out once per release, when first asked)."""
+        names = self._names_at.get(position)
+        if names is None:
+            names = self._names_at[position] = frozenset(name for name in self._names if self.has_name(name, position))
+        return names
 
 
 class NumberedOptions(Mapping[str, "Entry"]):

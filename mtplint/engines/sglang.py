@@ -303,7 +303,7 @@ class _IndexedRelease:
     only what decides how a word is read (no dest, default or help), and its field names; each
     looked up in the index when asked for."""
 
-    __slots__ = ("_fields", "_index", "_position", "index", "options", "version")
+    __slots__ = ("_index", "_position", "index", "options", "version")
 
     def __init__(self, version: str, index: FlagIndex, position: int, actions: Callable[[int], Action]) -> None:
         self.version = version
@@ -311,13 +311,10 @@ class _IndexedRelease:
         self._position = position
         self.index: Mapping[str, Action] = release_options(index, position, actions)
         self.options = ParserOptions(self.index, known=index.option_strings)
-        self._fields: frozenset[str] | None = None
 
     @property
     def fields(self) -> frozenset[str]:
-        if self._fields is None:
-            self._fields = self._index.names(self._position)
-        return self._fields
+        return self._index.names(self._position)
 
 
 @cache

@@ -203,7 +203,7 @@ class _IndexedRelease:
     what decides how a word is read (its action and arity), its keywords, and its parser's facts;
     each looked up in the index when asked for."""
 
-    __slots__ = ("_index", "_keywords", "_position", "by_option", "has_positional", "options", "version")
+    __slots__ = ("_index", "_position", "by_option", "has_positional", "options", "version")
 
     def __init__(self, version: str, index: FlagIndex, position: int, flags: Callable[[int], Flag]) -> None:
         self.version = version
@@ -213,13 +213,10 @@ class _IndexedRelease:
         facts = index.facts[position]
         self.options = ParserOptions(self.by_option, bool(facts["allow_abbrev"]), known=index.option_strings)
         self.has_positional = bool(facts["positional"])
-        self._keywords: frozenset[str] | None = None
 
     @property
     def keywords(self) -> frozenset[str]:
-        if self._keywords is None:
-            self._keywords = self._index.names(self._position)
-        return self._keywords
+        return self._index.names(self._position)
 
 
 @cache
