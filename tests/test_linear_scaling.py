@@ -4,8 +4,9 @@ flags were looked up in a list of the findings so far (10k flags 46.7 s), each l
 whole file (4,000 launches 7.6 s), and each file's cache dependencies hashed its directory's
 listing again (10k empty files 182 s).
 
-For each, ``mtplint check`` runs at a tenth of the size and at the size, and the processor time per
-item (less a run of nothing, the start-up) may grow at most twofold; the peak memory stays under
+For each, ``mtplint check`` runs at a quarter of the size and at the size, and the processor time per
+item (less a run of nothing, the start-up) may grow at most twofold (work growing with the square of
+the size grows fourfold); the peak memory stays under
 300 MB. Processor time (the child's user + system time from ``os.wait4``), not wall time: the
 machine running the suite is shared.
 
@@ -16,7 +17,7 @@ issue's sizes). The issue's sizes are run on request:
     MTPLINT_FULL_SIZES=1 python -m pytest tests/test_linear_scaling.py -q -p no:randomly
 
 which adds 100k unknown flags and 200k files in one directory with a cold cache and without the
-cache (20k against 200k).
+cache (50k against 200k).
 
 Memory that grows with each character of a file (a list of offsets per character, ~36 bytes each:
 an 8 MB script read whole once took ~300 MB) is caught at CI size by a large script whose
@@ -60,14 +61,15 @@ def files(directory: Path, count: int) -> None:
     (directory / "serve.sh").write_text(f"#!/bin/sh\nexec vllm serve Qwen/Qwen3-8B {SPEC}\n")
 
 
-def measure(directory: Path, extra: list[str]) -> tuple[float, int]:
-    """Processor seconds and peak resident kB of ``mtplint check`` on ``directory``."""
+def measure(directory: Path, extra: list[str], cache: Path | None = None) -> tuple[float, int]:
+    """Processor seconds and peak resident kB of ``mtplint check`` on ``directory`` (its cache in
+    ``cache``, else beside it)."""
     with open(directory.parent / f"{directory.name}.out", "wb") as out, \
             open(directory.parent / f"{directory.name}.err", "w+b") as err:
         child = subprocess.Popen([sys.executable, "-c", RUNNER, "check", "--isolated", "-j", "1",
                                   "--output-format", "concise", *extra, str(directory)],
                                  stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                 env={**os.environ, "MTPLINT_CACHE_DIR": str(directory.parent / f"{directory.name}.cache")})
+                                 env={**os.environ, "MTPLINT_CACHE_DIR": str(cache or directory.parent / f"{directory.name}.cache")})
         _, status, usage = os.wait4(child.pid, 0)
         child.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
@@ -93,21 +95,33 @@ if FULL_SIZES:  # minutes: collected only when asked for
     ]
 
 
+#: rounds of runs at most: processor time only ever gains from a busy machine (a neighbour's cache
+#: misses, a slower clock), so each size's least time over the rounds is its cost; a second round is
+#: run only when the first does not show linear work
+ROUNDS = 3
+
+
 @pytest.mark.parametrize(("make", "size", "extra"), CASES)
 def test_work_grows_linearly(tmp_path: Path, make: Callable[[Path, int], None], size: int, extra: list[str]) -> None:
-    runs = {}
-    for count in (0, size // 10, size):
-        directory = tmp_path / f"n{count}"
-        directory.mkdir()
-        make(directory, count)
-        runs[count] = measure(directory, extra)
-    start_up = runs[0][0]
-    small = (runs[size // 10][0] - start_up) / (size // 10)
-    large = (runs[size][0] - start_up) / size
+    counts = (0, size // 4, size)
+    for count in counts:
+        (tmp_path / f"n{count}").mkdir()
+        make(tmp_path / f"n{count}", count)
+    least: dict[int, tuple[float, int]] = {}
+    for round_number in range(ROUNDS):
+        for count in counts:
+            # a new cache directory each round: "cold cache" stays cold
+            seconds, peak = measure(tmp_path / f"n{count}", extra, cache=tmp_path / f"cache-{round_number}-{count}")
+            least[count] = min(least.get(count, (seconds, peak)), (seconds, peak))
+        start_up = least[0][0]
+        small = (least[size // 4][0] - start_up) / (size // 4)
+        large = (least[size][0] - start_up) / size
+        if large <= 2 * small:
+            break
     # the figures, for a full-size run's record (shown with ``-rA``)
-    print("; ".join(f"{count} items: {seconds:.2f} s, peak {peak // 1024} MB" for count, (seconds, peak) in runs.items()))
-    assert large <= 2 * small, f"{small * 1e3:.3f} ms per item at {size // 10}, {large * 1e3:.3f} ms at {size}"
-    assert runs[size][1] < MAX_RSS_KB, f"peak {runs[size][1]} kB at {size}"
+    print("; ".join(f"{count} items: {seconds:.2f} s, peak {peak // 1024} MB" for count, (seconds, peak) in least.items()))
+    assert large <= 2 * small, f"{small * 1e3:.3f} ms per item at {size // 4}, {large * 1e3:.3f} ms at {size}"
+    assert least[size][1] < MAX_RSS_KB, f"peak {least[size][1]} kB at {size}"
 
 
 def heredoc_script(directory: Path, size: int, role: str = "role") -> None:

@@ -192,6 +192,15 @@ def _schema_registry() -> Any:
         (document["$id"], Resource.from_contents(document)) for document in documents if "$id" in document)
 
 
+@cache
+def _validator(schema_name: str) -> Any:
+    """One validator per schema for the process: an ``extend`` chain of many configuration files, or a
+    folder of house rules, is validated file by file against the same few schemas."""
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(schema(schema_name), registry=_schema_registry())
+
+
 #: the cache directory where documents that passed their schema are remembered during a
 #: ``check`` run (:func:`remembering_valid_documents`); None: validate every document
 _VALID_DOCUMENTS_DIR: list[Path | None] = [None]
@@ -234,7 +243,7 @@ def validate(document: Any, schema_name: str, where: str) -> None:
             return
     import jsonschema  # imported here: only user-supplied files are validated at run time
 
-    validator = jsonschema.Draft202012Validator(schema(schema_name), registry=_schema_registry())
+    validator = _validator(schema_name)
     errors = sorted(validator.iter_errors(document), key=lambda e: (len(list(e.absolute_path)), list(map(str, e.absolute_path))))
     if errors:
         best = jsonschema.exceptions.best_match(errors)
