@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 from pathlib import Path
 
@@ -82,13 +83,13 @@ def config_in(directory: Path) -> Path | None:
     """The configuration file of one directory, if it has one (a ``pyproject.toml`` counts only
     with a ``[tool.mtplint]`` table)."""
     for name in CONFIG_NAMES:
-        path = directory / name
+        # a stat per name, no path object: every run asks each directory from the first path's up to "/"
         try:
-            is_file = path.is_file()
-        except OSError:  # a directory that cannot be searched (PermissionError): no configuration seen there
+            is_file = stat.S_ISREG(os.stat(os.path.join(directory, name)).st_mode)
+        except OSError:  # not there, or a directory that cannot be searched: no configuration seen there
             continue
-        if is_file and (name != "pyproject.toml" or _table(path) is not None):
-            return path
+        if is_file and (name != "pyproject.toml" or _table(directory / name) is not None):
+            return directory / name
     return None
 
 

@@ -7,6 +7,8 @@ it. hashlib is the fallback for an interpreter built without that module.
 
 from __future__ import annotations
 
+import sys
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -27,10 +29,15 @@ def sha256(data: bytes = b"") -> _Hash:
 _CONSTRUCTOR: list[Callable[[bytes], _Hash]] = []
 
 
+#: CPython's SHA-2 module by the name this interpreter gives it first: a name that is not there is
+#: searched for in every folder of ``sys.path`` before the import fails
+_SHA2_MODULES = ("_sha2", "_sha256") if sys.version_info >= (3, 12) else ("_sha256", "_sha2")
+
+
 def _find_constructor() -> Callable[[bytes], _Hash]:
     import importlib
 
-    for name in ("_sha2", "_sha256"):
+    for name in _SHA2_MODULES:
         try:
             constructor: Callable[[bytes], _Hash] = importlib.import_module(name).sha256
             return constructor

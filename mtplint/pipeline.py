@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 EXTRACTORS = {
     "compose": "mtplint.extract.compose",
     "yaml": "mtplint.extract.yamlfiles",
-    "shell": "mtplint.extract.shell",
+    "shell": "mtplint.extract.shell.launches",
     "python": "mtplint.extract.python",
     "dockerfile": "mtplint.extract.dockerfile",
     "systemd": "mtplint.extract.systemd",

@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 
 from mtplint.extract import ExtractContext, FileLoader, Malformed
 from mtplint.extract.launch import Launch
-from mtplint.extract.shell import ShellCommand, extract, script_commands, split_words
+from mtplint.extract.shell.expansion import split_words
+from mtplint.extract.shell.interpreter import ShellCommand
+from mtplint.extract.shell.launches import extract, script_commands
 from mtplint.source import EnvEntry, MappedText, SourceFile, Token
 
 

@@ -9,7 +9,8 @@ import pytest
 
 from mtplint.extract import ExtractContext, FileLoader
 from mtplint.extract.launch import Launch
-from mtplint.extract.shell import ShellCommand, extract, script_commands
+from mtplint.extract.shell.interpreter import ShellCommand
+from mtplint.extract.shell.launches import extract, script_commands
 from mtplint.source import SourceFile
 
 

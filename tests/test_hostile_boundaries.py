@@ -361,7 +361,7 @@ def test_the_traceback_is_shown_only_with_verbose(two_launches: Path, monkeypatc
 @pytest.mark.parametrize("jobs", ["1", "4"])
 def test_an_extractor_that_raises_is_mtp001_for_that_file(two_launches: Path, monkeypatch: pytest.MonkeyPatch,
                                                           jobs: str) -> None:
-    import mtplint.extract.shell as shell
+    import mtplint.extract.shell.launches as shell
 
     monkeypatch.setattr(shell, "extract", _boom)
     code, out, err = in_process(two_launches, "-j", jobs, "--output-format", "json", ".")

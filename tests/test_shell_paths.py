@@ -8,7 +8,7 @@ from pathlib import Path
 from mtplint.engines.partial_json import partial_object
 from mtplint.extract import ExtractContext, FileLoader
 from mtplint.extract.launch import Launch, recognise
-from mtplint.extract.shell import extract
+from mtplint.extract.shell.launches import extract
 from mtplint.extract.shell.paths import MAX_PATHS, describe
 from mtplint.source import Token
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mtplint.extract import Malformed, shell
-from mtplint.extract.shell import expansion, scanning
+from mtplint.extract import Malformed
+from mtplint.extract.shell import expansion, launches, scanning
 from mtplint.source import SourceFile
 
 #: matches every character: each search stops at once, so the readers step one by one
@@ -30,14 +30,14 @@ _TEXT = st.lists(_PIECES, max_size=30).map("".join)
 def _read(text: str) -> object:
     """Everything the readers make of ``text``: split words, and the commands a script runs."""
     mapped = SourceFile.from_text(text).whole()
-    words = [(word.text, list(word.offsets)) for word in shell.split_words(mapped)]
+    split = [(word.text, list(word.offsets)) for word in expansion.split_words(mapped)]
     ranges = list(scanning.unquoted_word_ranges(text, 0, len(text)))
     quoted = [scanning.skip_double_quotes(text, start, len(text)) for start in range(len(text) + 1)]
     try:
-        commands: object = [(command.argv, command.env, command.span) for command in shell.script_commands(mapped)]
+        commands: object = [(command.argv, command.env, command.span) for command in launches.script_commands(mapped)]
     except Malformed as error:
         commands = ("malformed", str(error), error.offset)
-    return words, ranges, quoted, commands
+    return split, ranges, quoted, commands
 
 
 def _stepping(monkeypatch: pytest.MonkeyPatch, text: str) -> object:

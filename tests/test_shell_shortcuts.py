@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mtplint.extract import Malformed, shell
-from mtplint.extract.shell import expansion
-from mtplint.extract.shell.interpreter import Interpreter
+from mtplint.extract import Malformed
+from mtplint.extract.shell import expansion, launches
+from mtplint.extract.shell.interpreter import Interpreter, ShellCommand
 from mtplint.extract.shell.state import State
 from mtplint.source import EnvEntry, MappedText, SourceFile, Token
 
@@ -34,15 +34,15 @@ _TEXT = st.lists(_PIECES, max_size=30).map("".join)
 
 
 def _read(mapped: MappedText) -> object:
-    words = [(word.text, list(word.offsets), word.source) for word in shell.split_words(mapped)]
-    substituted = [shell.substitute_words(mapped, {"A": Token("1 2")}, split=split) for split in (True, False)]
+    split = [(word.text, list(word.offsets), word.source) for word in expansion.split_words(mapped)]
+    substituted = [expansion.substitute_words(mapped, {"A": Token("1 2")}, split=split) for split in (True, False)]
     try:
         env = {"A": EnvEntry("A", Token("a b"))}
         commands: object = [(command.argv, command.env, command.span)
-                            for command in shell.script_commands(mapped, env, positional=[Token("p")])]
+                            for command in launches.script_commands(mapped, env, positional=[Token("p")])]
     except Malformed as error:
         commands = ("malformed", str(error), error.offset)
-    return words, substituted, commands
+    return split, substituted, commands
 
 
 def _both(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[object, object]:
@@ -67,8 +67,8 @@ def test_a_plain_word_reads_as_the_lexer_reads_it_in_a_script(monkeypatch: pytes
               "docker run --gpus all -e A=b vllm/vllm-openai:v0.11.0 --model m\n")
     read, lexed = _both(monkeypatch, script)
     assert read == lexed
-    words, _, commands = read  # type: ignore[misc]
-    assert [word[0] for word in words][:4] == ["#!/bin/sh", "MODEL=Qwen/Qwen3-8B", "exec", "vllm"]
+    split, _, commands = read  # type: ignore[misc]
+    assert [word[0] for word in split][:4] == ["#!/bin/sh", "MODEL=Qwen/Qwen3-8B", "exec", "vllm"]
     assert [token.value for token in commands[0][0]][:6] == ["exec", "vllm", "serve", "Qwen/Qwen3-8B", "--port", "8000"]
 
 
@@ -81,7 +81,7 @@ def test_a_script_file_reads_as_its_whole_text_does(tmp_path_factory: pytest.Tem
                                   directory / "serve.sh")
     env = {"A": EnvEntry("A", Token("a b"))}
 
-    def commands(read: Callable[[], list[shell.ShellCommand]]) -> object:
+    def commands(read: Callable[[], list[ShellCommand]]) -> object:
         try:
             return [(command.argv, command.env, command.span) for command in read()]
         except Malformed as error:
@@ -89,5 +89,5 @@ def test_a_script_file_reads_as_its_whole_text_does(tmp_path_factory: pytest.Tem
 
     as_file = commands(lambda: Interpreter(directory, None, depth=0).run_file(
         source, State.initial(env, None), record=True))
-    as_text = commands(lambda: shell.script_commands(source.whole(), env, directory))
+    as_text = commands(lambda: launches.script_commands(source.whole(), env, directory))
     assert as_file == as_text

@@ -42,6 +42,14 @@ TUNER = "mtplint.tuner"
 #: ``typing`` (tree_sitter's), ``importlib.resources`` and what it loads (tree_sitter_bash's, for
 #: highlight queries); mtplint loads the two extension modules alone (:mod:`mtplint.startup`)
 TREE_SITTER_PACKAGES_ONLY = ("typing", "importlib.resources", "tempfile", "shutil", "random", "bz2", "lzma")
+#: the shell interpreter and what only it uses: a Dockerfile's exec-form launch needs word expansion alone
+SHELL_INTERPRETER = ("mtplint.extract.shell.launches", "mtplint.extract.shell.interpreter",
+                     "mtplint.extract.shell.statements", "mtplint.extract.shell.paths", "mtplint.extract.shell.script")
+#: the rules that need a launch's GPU (``only_when: [gpu-named]``) and those that explain the
+#: engine's refusal of its arguments (``only_when: [refused]``): not loaded for a launch without
+NEEDS_GPU_RULES = ("mtplint.checks.mtp201", "mtplint.checks.mtp301")
+REFUSAL_RULES = ("mtplint.checks.mtp404", "mtplint.checks.mtp504", "mtplint.checks.mtp506",
+                 "mtplint.checks.mtp509")
 
 
 def _check(tmp_path: Path, name: str, text: str) -> tuple[set[str], str]:
@@ -70,6 +78,7 @@ def test_checking_a_shell_script_and_trying_its_fix_loads_no_yaml(tmp_path: Path
     assert sorted(name for name in modules if name in ("tree_sitter", "tree_sitter_bash")) == []
     assert _loaded(modules, HOUSE_RULES_ONLY) == []
     assert "MTP201" in report and sorted(name for name in modules if name.startswith(TUNER)) == []
+    assert "mtplint.checks.mtp507" in modules and _loaded(modules, NEEDS_GPU_RULES + REFUSAL_RULES) == []
 
 
 def test_checking_a_dockerfile_and_trying_its_fix_loads_no_yaml_and_no_shell_parser(tmp_path: Path) -> None:
@@ -79,6 +88,14 @@ def test_checking_a_dockerfile_and_trying_its_fix_loads_no_yaml_and_no_shell_par
     assert _loaded(modules, YAML) == []
     assert _loaded(modules, ("tree_sitter", "tree_sitter_bash", *HOUSE_RULES_ONLY)) == []
     assert sorted(name for name in modules if name.startswith(TUNER)) == []
+    assert "mtplint.extract.shell.expansion" in modules and _loaded(modules, SHELL_INTERPRETER) == []
+
+
+def test_a_dockerfile_whose_launch_is_a_shell_form_command_is_read_by_the_interpreter(tmp_path: Path) -> None:
+    modules, report = _check(tmp_path, "Dockerfile", "FROM vllm/vllm-openai:v0.11.0\n"
+                                                     "CMD vllm serve Qwen/Qwen3.6-27B --max-num-seqs 4 --bogus-flag\n")
+    assert "MTP506" in report
+    assert _loaded(modules, SHELL_INTERPRETER) == sorted(SHELL_INTERPRETER)
 
 
 def test_checking_a_dockerfile_without_a_launch_loads_no_pipeline_and_no_json(tmp_path: Path) -> None:

@@ -278,6 +278,15 @@ REPORTED_BY_THE_RUN = frozenset({"MTP001", "MTP002", "MTP003"})
 #: rule code -> the module of its predicate
 _PREDICATE_MODULES: dict[str, Any] = {}
 
+#: what a rule's ``only_when`` (``rules/<CODE>.yaml``) may ask of a launch, and how a launch meets it:
+#: ``gpu-named``, something names the GPU it runs on (the memory and throughput models need one);
+#: ``refused``, the engine refuses its arguments (the rules that explain a refusal). A rule whose
+#: condition a launch does not meet finds nothing there, so it is not run and its module not loaded
+LAUNCH_CONDITIONS: dict[str, Callable[[LaunchReport], bool]] = {
+    "gpu-named": lambda report: report.hardware.gpu is not None,
+    "refused": lambda report: bool(report.parsed.errors),
+}
+
 
 def predicate_for(rule: Rule) -> Predicate | None:
     """The code behind a rule: for one declared by its ``when`` conditions, the evaluator of such
@@ -307,11 +316,15 @@ def run_rule(rule: Rule, report: LaunchReport) -> list[Finding]:
 #: the version ranges a rule affects, for :func:`_affected` (empty: every version)
 Bounds = tuple[tuple[str | None, str | None], ...]
 
+#: the conditions of a rule's ``only_when`` (:data:`LAUNCH_CONDITIONS`)
+Conditions = tuple[Callable[["LaunchReport"], bool], ...]
+
 #: (the identities of a list of rules, an engine) -> the list, its rules that check the engine's
-#: launches (MTP004 aside) with the versions they affect, and MTP004 when listed: worked out once per
-#: run, not per launch. The rules are kept with them, so no other rule takes one's identity while
-#: the entry lives
-_PLANS: dict[tuple[tuple[int, ...], str], tuple[tuple[Rule, ...], list[tuple[Rule, Bounds]], Rule | None]] = {}
+#: launches (MTP004 aside) with the versions they affect and the conditions a launch must meet, and
+#: MTP004 when listed: worked out once per run, not per launch. The rules are kept with them, so no
+#: other rule takes one's identity while the entry lives
+_PLANS: dict[tuple[tuple[int, ...], str],
+             tuple[tuple[Rule, ...], list[tuple[Rule, Bounds, Conditions]], Rule | None]] = {}
 
 #: entries :data:`_PLANS` holds at most (a run has one list of rules per configuration; a fix asks
 #: for one rule at a time): a long-lived process (the language server) that reads a configuration's
@@ -319,16 +332,17 @@ _PLANS: dict[tuple[tuple[int, ...], str], tuple[tuple[Rule, ...], list[tuple[Rul
 _MAX_PLANS = 32
 
 
-def _plan(rules: Sequence[Rule], engine: str) -> tuple[list[tuple[Rule, Bounds]], Rule | None]:
+def _plan(rules: Sequence[Rule], engine: str) -> tuple[list[tuple[Rule, Bounds, Conditions]], Rule | None]:
     """The rules that check a launch of ``engine`` (:meth:`Rule.applies_to`) other than MTP004, in
-    their order, each with the versions of ``engine`` it affects (:meth:`RuleContext.affected`), and
-    MTP004 when among ``rules`` (it runs whatever the engine)."""
+    their order, each with the versions of ``engine`` it affects (:meth:`RuleContext.affected`) and
+    the conditions of its ``only_when``, and MTP004 when among ``rules`` (it runs whatever the engine)."""
     key = (tuple(map(id, rules)), engine)
     plan = _PLANS.get(key)
     if plan is None:
         if len(_PLANS) >= _MAX_PLANS:
             _PLANS.clear()
-        applying = [(rule, tuple((r.start, r.below) for r in rule.affected.get(engine, ()))) for rule in rules
+        applying = [(rule, tuple((r.start, r.below) for r in rule.affected.get(engine, ())),
+                     tuple(LAUNCH_CONDITIONS[condition] for condition in rule.only_when)) for rule in rules
                     if rule.code != UNDECIDED and (engine in rule.engines or "any" in rule.engines)]
         undecided = [rule for rule in rules if rule.code == UNDECIDED]
         plan = _PLANS[key] = (tuple(rules), applying, undecided[-1] if undecided else None)
@@ -342,7 +356,9 @@ def run_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
                                      report.launch.engine)
     found: list[Finding] = []
     report.undecided = []  # what these rules leave undecided (a launch re-linted by a fix is asked again)
-    for rule, bounds in applying:
+    for rule, bounds, conditions in applying:
+        if conditions and not all(meets(report) for meets in conditions):
+            continue
         # most rules affect every version: no range to weigh the version against
         if bounds:
             version = report.version

@@ -60,7 +60,7 @@ class Rule(FrozenRecord):
     """A rule as its ``rules/<CODE>.yaml`` file declares it (the predicate lives in ``checks/<code>.py``)."""
 
     __slots__ = ("code", "name", "severity", "engines", "fix", "summary", "_docs", "affected", "supersedes", "when",
-                 "message", "origin")
+                 "message", "origin", "only_when")
     code: Final[str]
     name: Final[str]
     severity: Final[str]
@@ -74,11 +74,13 @@ class Rule(FrozenRecord):
     when: Final[dict[str, dict[str, Any]] | None]
     message: Final[str | None]
     origin: Final[str]
+    #: what a launch must have for the rule to find anything (:data:`LAUNCH_CONDITIONS`); empty: any launch
+    only_when: Final[tuple[str, ...]]
 
     def __init__(self, code: str, name: str, severity: str, engines: tuple[str, ...], fix: str, summary: str,
                  docs: dict[str, Any] | None, affected: dict[str, tuple[VersionRange, ...]] | None = None,
                  supersedes: tuple[str, ...] = (), when: dict[str, dict[str, Any]] | None = None,
-                 message: str | None = None, origin: str = "builtin") -> None:
+                 message: str | None = None, origin: str = "builtin", only_when: tuple[str, ...] = ()) -> None:
         self.code = code
         self.name = name
         self.severity = severity
@@ -91,6 +93,7 @@ class Rule(FrozenRecord):
         self.when = when
         self.message = message
         self.origin = origin
+        self.only_when = only_when
 
     @property
     def docs(self) -> dict[str, Any]:
@@ -271,6 +274,7 @@ def _rule_from(data: dict[str, Any], origin: str) -> Rule:
         when=data.get("when"),
         message=data.get("message"),
         origin=origin,
+        only_when=tuple(data.get("only_when", ())),
     )
 
 

@@ -64,9 +64,6 @@ NEEDS: dict[str, tuple[str, ...]] = {
 #: SGLang's ``spec_v2`` under an unread env file: :attr:`mtplint.extract.launch.Launch.env_open`)
 _UNREAD_FILES = ("--config ", "--env-file ", "env_file ", "EnvironmentFile=")
 
-#: rules that need the GPU's identity (its memory and bandwidth: mtplint/hardware.py)
-NEEDS_GPU = ("MTP201", "MTP301")
-
 #: flag (without dashes, ``_`` as ``-``) -> the effective setting it sets, for every engine; used
 #: when the parser could not read the flag's value at all
 FLAG_SETTINGS: dict[str, str] = {
@@ -240,15 +237,16 @@ def unresolved_findings(mtp003: Rule, report: LaunchReport, selected: Sequence[R
 
 
 def rules_without_gpu(mtp003: Rule, report: LaunchReport, selected: Sequence[Rule]) -> list[str]:
-    """The selected rules that did not check this launch because nothing names its GPU (MTP201,
-    MTP301, a house rule with a ``gpu`` condition); empty when the GPU is known or nothing needed it."""
+    """The selected rules that did not check this launch because nothing names its GPU (those
+    ``only_when: [gpu-named]``, MTP201 and MTP301, and a house rule with a ``gpu`` condition); empty
+    when the GPU is known or nothing needed it."""
     if not speculation_may_be_on(report):
         return []
     gpu = report.effective.get("gpu")
     if gpu is None or gpu.value is not None:
         return []
     return [rule.code for rule in selected
-            if rule.code != mtp003.code and (rule.code in NEEDS_GPU or "gpu" in (rule.when or {}))
+            if rule.code != mtp003.code and ("gpu-named" in rule.only_when or "gpu" in (rule.when or {}))
             and _could_run(rule, report)]
 
 

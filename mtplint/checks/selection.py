@@ -95,6 +95,8 @@ def resolve(catalog: dict[str, Rule], layers: Sequence[Layer]) -> list[Rule]:
     """The rules to run after applying every layer in order (default: every rule, house rules too)."""
     chosen = set(catalog)
     for layer in layers:
+        if layer.select is None and not layer.extend_select and not layer.ignore:
+            continue  # most runs' layers: nothing selected or ignored keeps the rules as they are
         ignore = _Selectors(layer.ignore)
         select = _Selectors([*layer.select, *layer.extend_select]) if layer.select is not None else None
         extend = _Selectors(layer.extend_select)

@@ -87,12 +87,14 @@ class FileLoader:
     thousands of directories, so each directory is resolved once, through its parent's answer."""
 
     def __init__(self, root: Path) -> None:
-        self.root = root.resolve()
+        cwd = Path.cwd()
+        self.cwd = cwd.resolve()
+        # most runs' root is the working directory: resolved once, not twice (a run makes several loaders)
+        self.root = self.cwd if root == cwd else root.resolve()
         #: by each file's key (:meth:`_key`)
         self._cache: dict[str, SourceFile | None] = {}
         #: the texts of :attr:`_cache` by the name findings show for them
         self._by_display: dict[str, SourceFile] = {}
-        self.cwd = Path.cwd().resolve()
         self._cwd_text = str(self.cwd)
         self._root_text = str(self.root)
         self._keys: dict[Path, str] = {}

@@ -16,7 +16,7 @@ What a service's container runs, as ``docker compose`` (compose-go v2, checked a
   ``llama-server``, :func:`mtplint.extract.launch.entry_for_image`). A string ``command`` is split into
   words the way compose-go does it (go-shellwords, :func:`split_command`; no shell runs, and it is
   not POSIX: a backslash-newline is an argument); ``sh -c SCRIPT`` runs the script, interpreted by
-  :func:`mtplint.extract.shell.script_commands`.
+  :func:`mtplint.extract.shell.launches.script_commands`.
 * The environment is ``env_file`` entries (later files win), then ``environment`` on top. A
   variable given without a value (``- KEY`` / ``KEY:``) takes its value from the project
   environment (``.env``; the shell of whoever runs compose wins over it, so one missing from
@@ -644,7 +644,7 @@ class _ServiceLaunches:
         """Launches started by ``sh -c SCRIPT``: the script sees the container's environment."""
         if script.unresolved and not script.text.text:
             return []
-        from mtplint.extract.shell import script_commands
+        from mtplint.extract.shell.launches import script_commands
 
         arguments = [word.token() for word in positional]
         try:

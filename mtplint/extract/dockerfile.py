@@ -29,13 +29,14 @@ from pathlib import Path
 
 from mtplint.extract import ExtractContext, Malformed, build_launch
 from mtplint.extract.launch import (
+    SHELL_PROGRAMS,
     Launch,
     Recognised,
     entry_for_image,
     image_version_hint,
     recognise,
 )
-from mtplint.extract.shell import SHELL_PROGRAMS, launches_in_script, script_commands, substitute_words
+from mtplint.extract.shell.expansion import substitute_words
 from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Token
 
@@ -474,6 +475,9 @@ def _shell_script(words: list[tuple[Token, MappedText]]) -> tuple[MappedText, in
 
 def _shell_launches(script: MappedText, stage: Stage, source: SourceFile, base_dir: Path,
                     env: dict[str, EnvEntry], positional: list[Token]) -> list[Launch]:
+    # the shell interpreter is loaded for a shell-form command only: an exec-form launch needs none
+    from mtplint.extract.shell.launches import script_commands
+
     commands = script_commands(script, env, base_dir, positional=positional or None)
     launches: list[Launch] = []
     for command in commands:
@@ -509,6 +513,8 @@ def _script_launches(argv: list[Token], stage: Stage, source: SourceFile, base_d
     if script is None or not (index > 0 or _is_shell_script(script)):
         return []
     ctx.related.setdefault(source.display, []).append(script.display)
+    from mtplint.extract.shell.launches import launches_in_script  # as for a shell-form command
+
     found = launches_in_script(script, ctx, env=env, positional=argv[index + 1:])
     for launch in found:
         if launch.image is None:

@@ -387,7 +387,8 @@ def _tokens(words: list[MappedText], env: ContainerEnv) -> list[Token]:
 def _script_launches(script: MappedText, env: ContainerEnv, image: Token | None, *, source: SourceFile,
                      ctx: ExtractContext, base_dir: Path, context: str, gpu: GpuHint | None,
                      notes: list[str]) -> list[Launch]:
-    from mtplint.extract.shell import script_commands  # the shell interpreter is loaded only when needed
+    # the shell interpreter is loaded only when needed
+    from mtplint.extract.shell.launches import script_commands
 
     # kubelet expands $(VAR) before the shell sees the script; an undefined $(...) is left for the
     # shell, which runs it as a command substitution

@@ -354,6 +354,9 @@ def image_version_hint(engine: str, image: Token | None) -> VersionHint | None:
 
 # --- entry points -------------------------------------------------------------------------------
 
+#: the programs that read their arguments as a shell script (``sh -c '...'``, ``bash serve.sh``)
+SHELL_PROGRAMS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"})
+
 _MODULE_ENTRIES = {
     "vllm.entrypoints.openai.api_server": ("vllm", "python -m vllm.entrypoints.openai.api_server"),
     "sglang.launch_server": ("sglang", "python -m sglang.launch_server"),

@@ -133,7 +133,7 @@ def _expand(text: MappedText, macros: dict[str, MappedText], budget: ExpansionBu
 
 
 def _tokens(text: MappedText) -> list[Token]:
-    from mtplint.extract.shell import split_words
+    from mtplint.extract.shell.expansion import split_words
 
     tokens = []
     for word in split_words(text):

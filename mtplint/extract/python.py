@@ -10,7 +10,7 @@ Read with the standard :mod:`ast`; nothing is imported or run. Two shapes of lau
   first field) take the model positionally; ``sglang.Engine(**kwargs)`` takes keywords only.
 - Process launches: ``subprocess.run/Popen/call/check_call/check_output``, ``os.exec*``,
   ``asyncio.create_subprocess_exec/_shell`` — the argv list (or, with ``shell=True``, the command
-  string, interpreted by :mod:`mtplint.extract.shell`) is recognised like any command line.
+  string, interpreted by :mod:`mtplint.extract.shell.launches`) is recognised like any command line.
 
 Values are resolved the way a reader would: literals, module-level constants, simple assignments
 (also inside functions, in statement order), ``+`` of lists and strings, ``*``/``**`` splats of known
@@ -496,7 +496,7 @@ class Evaluator:
 
     def _shlex(self, value: Value, node: ast.Call, span: Span) -> Value:
         try:
-            from mtplint.extract.shell import split_words
+            from mtplint.extract.shell.expansion import split_words
         except ImportError:  # pragma: no cover - the shell module ships with mtplint
             return self.unknown(node)
         text = value.text or MappedText.synthetic(str(value.data), self.source, span.start)
@@ -916,7 +916,7 @@ class PythonExtractor:
         return {**inherited, **explicit} if value.environ else explicit
 
     def _shell_launches(self, command: Value, environment: dict[str, EnvEntry], context: str) -> list[Launch]:
-        from mtplint.extract.shell import script_commands  # loaded only for shell=True
+        from mtplint.extract.shell.launches import script_commands  # loaded only for shell=True
 
         text = command.text or MappedText.synthetic(str(command.data), self.source, command.span.start if command.span else 0)
         launches: list[Launch] = []

@@ -26,8 +26,9 @@ import re
 
 from mtplint.extract import ExtractContext, build_launch, load_host_file
 from mtplint.extract.dotenv import parse_env_file
-from mtplint.extract.launch import Launch, recognise
-from mtplint.extract.shell import SHELL_PROGRAMS, launches_in_script, script_commands, split_words
+from mtplint.extract.launch import SHELL_PROGRAMS, Launch, recognise
+from mtplint.extract.shell.expansion import split_words
+from mtplint.extract.shell.launches import launches_in_script, script_commands
 from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Token
 

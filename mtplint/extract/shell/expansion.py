@@ -638,3 +638,55 @@ def field_token(pieces: list[Piece], whole_word: MappedText | None) -> tuple[Tok
         if span is not None and ends and mapped.source is not None and max(ends) > span.end:
             span = mapped.source.span(span.start, max(ends))
     return Token(mapped.text, span, unresolved, splat), mapped
+
+
+# --- the words of one command line, for the formats that run no shell script ---------------------------
+
+
+def split_words(text: MappedText) -> list[MappedText]:
+    """Split one command line into words with POSIX quoting rules, without expansion.
+
+    Single quotes are literal; in double quotes a backslash escapes only ``$ ` " \\`` and newline;
+    outside quotes a backslash escapes any character; backslash-newline disappears. ``$`` and
+    everything after it stay literal. Each word keeps per-character file offsets.
+    """
+    words: list[MappedText] = []
+    lexer = Lexer(text, None)
+    for start, end in unquoted_word_ranges(text.text, 0, len(text.text)):
+        if plain_word(text.text, start, end):
+            words.append(text.slice(start, end))  # no quotes, escapes or `$`: the word is its text
+            continue
+        pieces = lexer.expand(start, end, quoted=False)
+        if not pieces:
+            continue
+        words.append(MappedText.join([piece.text for piece in pieces]))
+    return words
+
+
+def substitute_words(text: MappedText, variables: dict[str, Token | None],
+                     *, split: bool = True) -> list[tuple[Token, MappedText]]:
+    """Words of ``text`` with quotes removed and ``$VAR``/``${VAR:-d}``/... substituted, without
+    field splitting of the results (Dockerfile ``ENV``/``ARG``/``FROM`` semantics). A variable
+    mapped to ``None`` is declared with an unknown value; one not in ``variables`` is unknown too
+    (``$(...)`` is never run). With ``split=False`` the whole text is one word (blanks kept).
+    """
+    state = State()
+    for name, token in variables.items():
+        if token is None:
+            state.forget(name)
+        else:
+            state.variables[name] = Var(Value(token.value, token.unresolved, token.splat))
+    lexer = Lexer(text, Expander(state))
+    ranges = list(unquoted_word_ranges(text.text, 0, len(text.text))) if split else [(0, len(text.text))]
+    words: list[tuple[Token, MappedText]] = []
+    for start, end in ranges:
+        if plain_word(text.text, start, end):
+            word = text.slice(start, end)  # no quotes, escapes or `$`: the word is its text
+            words.append((Token(word.text, word.span()), word))
+            continue
+        pieces = lexer.expand(start, end, quoted=False)
+        value = join_pieces(pieces)
+        mapped = MappedText.join([piece.text for piece in pieces]) if pieces else text.slice(start, start)
+        unresolved = tuple(dict.fromkeys(name for piece in pieces for name in piece.unresolved))
+        words.append((Token(value.text, text.slice(start, end).span(), unresolved), mapped))
+    return words

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from mtplint.extract import Malformed
 from mtplint.extract.budget import ExpansionBudget
+from mtplint.extract.launch import SHELL_PROGRAMS
 from mtplint.extract.shell.expansion import (
     Expander,
     Lexer,
@@ -35,7 +36,6 @@ if TYPE_CHECKING:  # for the type checker only: tree-sitter is imported when a s
 
 Loader = Callable[[Path], "SourceFile | None"]
 
-SHELL_PROGRAMS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"})
 _MAX_DEPTH = 6  # nested `sh -c` strings and `source`d files
 _MAX_CALLS = 8  # shell functions calling each other (`main` -> `serve` -> `start_vllm`)
 #: function bodies read in one reading of a script at most: each function calling the next ten times
