@@ -19,7 +19,9 @@ analysed with their configuration's settings and assembled as one run
 (tests/test_config_hierarchy.py). Only what the assembly reads of the files that say something is
 kept until then (:func:`needed_by_the_assembly`), without their launches' models, and the texts
 the run read are forgotten every so many files (:data:`FORGET_EVERY`): the files the prefilter
-skips and the clean ones (most of a tree) cost nothing once walked (tests/test_memory.py).
+skips and the clean ones (most of a tree) cost nothing once walked. A large run's kept results
+wait in a temporary file (:mod:`mtplint.kept`), and the assembly keeps only the findings, lines
+and diagnostics of each launch it keeps (tests/test_memory.py).
 """
 
 from __future__ import annotations
@@ -399,7 +401,7 @@ def needed_by_the_assembly(result: FileResult) -> FileResult | None:
 class SharedTexts:
     """One copy of each message and shown line the kept results repeat: a tree's copied launch
     files give the same findings over and over (the benchmark's mixed 10k tree: 1,826 findings of
-    297 messages, 3,802 shown lines of 329), and every finding is kept until the assembly."""
+    297 messages, 3,802 shown lines of 329), and every finding is kept until the report."""
 
     __slots__ = ("_texts",)
 
