@@ -212,13 +212,15 @@ def test_a_run_whose_results_go_to_a_temporary_file_reports_the_same(
     """Every result written to the temporary file from the first one, and read back for the
     assembly and the verification of fixes: the same output in every format, the same exit code."""
     from mtplint import kept
+    from mtplint import lint as lint_module
 
     examples = Path(__file__).resolve().parent.parent / "examples"
     runs = [["check", "--no-cache", "--jobs", jobs, "--output-format", output_format, "."]
-            for output_format in ("full", "json", "sarif", "github")]
+            for output_format in ("full", "concise", "json", "sarif", "github")]
     runs.append(["check", "--no-cache", "--jobs", jobs, "--output-format", "json", "--unsafe-fixes", "."])
     expected = [run_cli(args, cwd=examples) for args in runs]
     monkeypatch.setattr(kept, "HELD_IN_MEMORY", 0)
+    monkeypatch.setattr(lint_module, "FORGET_EVERY", 1)
     assert [run_cli(args, cwd=examples) for args in runs] == expected
 
 
