@@ -12,13 +12,14 @@ pre-commit hook's, most projects') keeps them in memory, as it always did.
 
 from __future__ import annotations
 
-import pickle
 from array import array
 from collections.abc import Iterator, Mapping
 
 from mtplint.analysis import FileResult, RunGroup
 from mtplint.cache import AnalysedFile
-from mtplint.result_pickle import dump_result, load_result
+
+# pickle and mtplint.result_pickle are imported by the methods that write and read the temporary
+# file: a large run's only (a pre-commit hook's run over a few files never loads them)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -80,6 +81,8 @@ class KeptResults:
         return self._file.read(size)
 
     def _write_held(self) -> None:
+        from mtplint.result_pickle import dump_result
+
         for index, result, group in self._held:
             self._places.extend((index, group, *self.write(dump_result(result))))
         self._held.clear()
@@ -91,6 +94,8 @@ class KeptResults:
             for _, result, group in self._held:
                 yield result, group
             return
+        from mtplint.result_pickle import load_result
+
         self._write_held()
         places = self._places
         for start in sorted(range(0, len(places), 4), key=places.__getitem__):
@@ -114,6 +119,10 @@ class KeptAnalyses(Mapping[str, AnalysedFile]):
         if not self._kept.written:
             self._held[display] = analysed
             return
+        import pickle
+
+        from mtplint.result_pickle import dump_result
+
         self._held.pop(display, None)
         record = (analysed.kind, analysed.group, analysed.rules, analysed.requested, dump_result(analysed.result))
         self._places[display] = self._kept.write(pickle.dumps(record, pickle.HIGHEST_PROTOCOL))
@@ -122,6 +131,10 @@ class KeptAnalyses(Mapping[str, AnalysedFile]):
         held = self._held.get(display)
         if held is not None:
             return held
+        import pickle
+
+        from mtplint.result_pickle import load_result
+
         kind, group, rules, requested, result = pickle.loads(self._kept.read(*self._places[display]))
         return AnalysedFile(kind, group, rules, requested, load_result(result, self._kept.groups[group]))
 
