@@ -19,14 +19,16 @@ analysed with their configuration's settings and assembled as one run
 (tests/test_config_hierarchy.py). Only what the assembly reads of the files that say something is
 kept until then (:func:`needed_by_the_assembly`), without their launches' models, and the texts
 the run read are forgotten every so many files (:data:`FORGET_EVERY`): the files the prefilter
-skips and the clean ones (most of a tree) cost nothing once walked (tests/test_memory.py).
+skips and the clean ones (most of a tree) cost nothing once walked. A large run's kept results
+wait in a temporary file (:mod:`mtplint.kept`), and the assembly keeps only the findings, lines
+and diagnostics of each launch it keeps (tests/test_memory.py).
 """
 
 from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 from pathlib import Path
 
@@ -46,7 +48,8 @@ from mtplint.checks.suppress import apply_suppressions
 from mtplint.config import LintSettings
 from mtplint.discover import Candidate, discover_as_walked
 from mtplint.extract import FileLoader
-from mtplint.pipeline import Result, unique_launches, worth_reading
+from mtplint.kept import KeptResults
+from mtplint.pipeline import Result, is_unique, worth_reading
 from mtplint.records import Record
 from mtplint.source import SourceFile
 
@@ -88,7 +91,7 @@ class LintResult(Record):
     cache: Cache | None
     #: display name -> the run's own analysis of each file whose findings offer a fix (not the
     #: cache's), which the verification of those fixes takes rather than analyse the file again
-    analysed: dict[str, AnalysedFile]
+    analysed: Mapping[str, AnalysedFile]
     #: the processes the files were analysed in (``--jobs``, or its default for this run)
     processes: int
 
@@ -245,11 +248,9 @@ class _Run:
         self.groups: list[RunGroup] = [RunGroup(settings.without_configs())]
         self.files_seen = 0
         self.files_skipped = 0
-        #: (place in the walk, result, configuration group) of each file that starts or says something
-        self.kept: list[tuple[int, FileResult, int]] = []
-        #: display name -> this run's analysis of each file whose findings offer a fix
-        self.analysed: dict[str, AnalysedFile] = {}
-        self.texts = SharedTexts()
+        #: the result of each file that starts or says something, and this run's analysis of each
+        #: file whose findings offer a fix
+        self.kept = KeptResults(self.groups)
         #: the cache keys of the files whose results are not known yet
         self.keys: dict[int, str] = {}
         self.candidate_groups: dict[str, int] = {}
@@ -353,8 +354,8 @@ class _Run:
             if cache is not None and key is not None:
                 cache.put(key, result, deps)
         if requested is not None:
-            self.analysed[self.display(candidate.path)] = AnalysedFile(candidate.kind, number,
-                                                                       self.groups[number].codes, requested, result)
+            self.kept.analysed.add(self.display(candidate.path), AnalysedFile(
+                candidate.kind, number, self.groups[number].codes, requested, result))
         self._keep(index, result, number)
 
     def _keep(self, index: int, result: FileResult, number: int) -> None:
@@ -363,21 +364,19 @@ class _Run:
             self.progress.add_done(result.finding_count())
         needed = needed_by_the_assembly(result)
         if needed is not None:
-            self.texts.share(needed)
-            self.kept.append((index, needed, number))
+            self.kept.add(index, needed, number)
 
     def assemble(self) -> LintResult:
         tree = self.tree
         grouped = tree is not None and self.grouped
         if grouped and tree is not None:
             self.group(len(tree.groups) - 1)  # every configuration the run read, as the report lists their rules
-        self.kept.sort(key=lambda kept: kept[0])  # workers finish files out of the walk's order
-        result = assemble([(result, number) for _, result, number in self.kept], self.groups, self.files_seen,
-                          self.files_skipped, tree if grouped else None, self.loader,
-                          self.candidate_groups if grouped else None)
+        result = assemble(self.kept.results(), self.groups, self.files_seen, self.files_skipped,
+                          tree if grouped else None, self.loader, self.candidate_groups if grouped else None,
+                          self.kept.started, SharedTexts())
         if not grouped and len(self.groups) == 1:
             result.cache = self.groups[0].cache
-        result.analysed = self.analysed
+        result.analysed = self.kept.analysed
         return result
 
 
@@ -402,7 +401,7 @@ def needed_by_the_assembly(result: FileResult) -> FileResult | None:
 class SharedTexts:
     """One copy of each message and shown line the kept results repeat: a tree's copied launch
     files give the same findings over and over (the benchmark's mixed 10k tree: 1,826 findings of
-    297 messages, 3,802 shown lines of 329), and every finding is kept until the assembly."""
+    297 messages, 3,802 shown lines of 329), and every finding is kept until the report."""
 
     __slots__ = ("_texts",)
 
@@ -448,9 +447,10 @@ def _open_cache(settings: LintSettings, rules: Sequence[Rule], catalog: dict[str
     return Cache(cache_dir(options.root), key)
 
 
-def assemble(results: Sequence[tuple[FileResult, int]], groups: Sequence[RunGroup], files_seen: int,
+def assemble(results: Iterable[tuple[FileResult, int]], groups: Sequence[RunGroup], files_seen: int,
              files_skipped: int, configs: ConfigTree | None = None, loader: FileLoader | None = None,
-             candidate_groups: dict[str, int] | None = None) -> LintResult:
+             candidate_groups: dict[str, int] | None = None, started: set[tuple[str, int]] | None = None,
+             texts: SharedTexts | None = None) -> LintResult:
     """The run's result from its files' results in discovery order, each with its configuration
     group (index into ``groups``: its launches were checked with that group's rules); quiet files
     may be left out, their counts given (see the module docstring).
@@ -458,43 +458,64 @@ def assemble(results: Sequence[tuple[FileResult, int]], groups: Sequence[RunGrou
     Under several configurations (``configs``), a finding's ``per-file-ignores``, and the noqa
     comments of a file (MTP002), follow the configuration of the file they sit in: a candidate's
     own group (``candidate_groups``, by display name), else its closest configuration's.
-    ``loader``: the texts the run read (a fix re-linted in memory, standard input)."""
+    ``loader``: the texts the run read (a fix re-linted in memory, standard input).
+
+    ``started``: the keys of the launches read through another file (:func:`started_launches`),
+    when known before the results: then ``results`` is read once, a file at a time, and only what
+    the report needs of each launch is kept (its findings, diagnostics and shown lines), not the
+    launch. ``texts``: the copies of messages and shown lines to share those of ``results`` with."""
     first = groups[0]
     loader = loader if loader is not None else FileLoader(first.settings.pipeline.root)
     result = Result(loader=loader, files_seen=files_seen, files_skipped=files_skipped)
-    diagnostics: list[tuple[Any, int]] = []
-    launches: list[tuple[tuple[str, int], str, bool, tuple[LaunchResult, int]]] = []
+    if started is None:
+        results = list(results)
+        started = started_launches(item for file_result, _ in results for item in file_result.launches)
+    file_diagnostics: list[tuple[Any, int]] = []
+    launch_diagnostics: list[tuple[Any, int]] = []
+    findings: list[Finding] = []
+    noqa_launches: list[LaunchResult] = []
+    without_noqa: set[str] = set()
+    without_gpu: list[list[str]] = []
+    ends: dict[tuple[str, int], int] = {}
+    seen: set[tuple[str, int, str]] = set()
     for file_result, group in results:
         if file_result.quiet:
             continue
+        if texts is not None:
+            texts.share(file_result)
         result.shown.add(file_result.shown)
-        diagnostics.extend((item, group) for item in file_result.diagnostics)
+        file_diagnostics.extend((item, group) for item in file_result.diagnostics)
         result.internal_errors.extend(file_result.errors)
-        launches.extend((item.key, item.context, item.via_other, (item, group)) for item in file_result.launches)
-    unique = unique_launches(launches)
-    for item, group in unique:
-        diagnostics.extend((diagnostic, group) for diagnostic in item.diagnostics)
-        result.shown.add(item.shown)
+        for item in file_result.launches:
+            if not is_unique(item.key, item.context, item.via_other, started, seen):
+                continue
+            launch_diagnostics.extend((diagnostic, group) for diagnostic in item.diagnostics)
+            result.shown.add(item.shown)
+            findings.extend(item.findings)
+            if item.noqa:
+                noqa_launches.append(item)
+            else:
+                without_noqa.add(item.display)
+            if item.without_gpu:
+                without_gpu.append(item.without_gpu)
+            if item.span_key is not None and item.end is not None:
+                ends[item.span_key] = item.end
+    diagnostics = file_diagnostics + launch_diagnostics
     result.diagnostics = [diagnostic for diagnostic, _ in diagnostics]
 
     chosen = [group.chosen for group in groups]
-    findings = [finding for item, _ in unique for finding in item.findings]
     findings.extend(unparsable_findings(first.catalog["MTP001"], (
         diagnostic for diagnostic, group in diagnostics if "MTP001" in chosen[group])))
     findings = one_finding_per_mistake(findings)
 
     sources: dict[str, SourceFile] = {}
-    ends: dict[tuple[str, int], int] = {}
     # a file with no noqa anywhere (most) is not read again here: it suppresses nothing
-    without_noqa = frozenset(item.display for item, _ in unique if not item.noqa)
-    for item, _ in unique:
+    for item in noqa_launches:
         if item.display not in sources and item.display not in without_noqa:
             source = (SourceFile(Path(item.path), item.display, item.text) if item.text is not None
                       else loader.load(Path(item.path)))
             if source is not None:
                 sources[item.display] = source
-        if item.span_key is not None and item.end is not None:
-            ends[item.span_key] = item.end
     # each configuration's per-file-ignores and MTP002 over the files it governs (without
     # ``configs``, the one configuration over all)
     known = candidate_groups or {}
@@ -513,6 +534,7 @@ def assemble(results: Sequence[tuple[FileResult, int]], groups: Sequence[RunGrou
         governed += [RunGroup(configs.groups[number].without_configs())
                      for number in range(len(groups), max(map(file_group, files), default=0) + 1)]
     kept, suppressed = [], []
+    no_noqa = frozenset(without_noqa)
     for number, governing in enumerate(governed):
         own = [finding for finding in findings if file_group(finding.span.file) == number]
         own_sources = {name: source for name, source in sources.items() if file_group(name) == number}
@@ -520,10 +542,15 @@ def assemble(results: Sequence[tuple[FileResult, int]], groups: Sequence[RunGrou
             continue  # nothing to suppress, no noqa comment to judge
         group_kept, group_suppressed = apply_suppressions(
             own, result, governing.settings.per_file_ignores, governing.catalog, set(governing.chosen),
-            launch_sources=own_sources, launch_ends=ends, without_noqa=without_noqa)
+            launch_sources=own_sources, launch_ends=ends, without_noqa=no_noqa)
         kept.extend(group_kept)
         suppressed.extend(group_suppressed)
     kept.sort(key=Finding.sort_key)
     rules = list({rule.code: rule for group in groups for rule in group.rules}.values())
-    without_gpu = count_without_gpu((item.without_gpu for item, _ in unique), first.catalog)
-    return LintResult(kept, suppressed, result, rules, without_gpu)
+    return LintResult(kept, suppressed, result, rules, count_without_gpu(without_gpu, first.catalog))
+
+
+def started_launches(launches: Iterable[LaunchResult]) -> set[tuple[str, int]]:
+    """The keys of the launches read through the unit, Dockerfile or wrapper that starts them: a
+    script's stand-alone reading of one of those is dropped (:func:`mtplint.pipeline.unique_launches`)."""
+    return {launch.key for launch in launches if launch.via_other}

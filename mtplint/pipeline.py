@@ -456,17 +456,20 @@ def unique_launches(found: Iterable[tuple[tuple[str, int], str, bool, T]]) -> li
     items = list(found)
     started = {key for key, _, via_other, _ in items if via_other}
     seen: set[tuple[str, int, str]] = set()
-    unique = []
-    for key, context, via_other, kept in items:
-        if not via_other:
-            if key not in started:
-                unique.append(kept)
-            continue
-        identity = (*key, context)
-        if identity not in seen:
-            seen.add(identity)
-            unique.append(kept)
-    return unique
+    return [kept for key, context, via_other, kept in items if is_unique(key, context, via_other, started, seen)]
+
+
+def is_unique(key: tuple[str, int], context: str, via_other: bool, started: set[tuple[str, int]],
+              seen: set[tuple[str, int, str]]) -> bool:
+    """Whether :func:`unique_launches` keeps a launch, given the keys of those read through another
+    file (``started``) and the identities of those kept before it (``seen``, which it adds to)."""
+    if not via_other:
+        return key not in started
+    identity = (*key, context)
+    if identity in seen:
+        return False
+    seen.add(identity)
+    return True
 
 
 def launch_key(launch: Launch) -> tuple[str, int]:
