@@ -101,3 +101,17 @@ def test_findings_without_fixes_need_no_fixing(tmp_path: Path, monkeypatch: pyte
     write_files(tmp_path, {"serve.sh": "#!/bin/sh\necho hello\n"})
     shown, fixings = _verified_in(tmp_path, monkeypatch, 8, True)
     assert shown == [] and fixings == []
+
+
+@pytest.mark.parametrize(("batch_files", "collections"), [(10_000, 0), (8, 3)])
+def test_the_cycles_of_a_batch_are_collected_only_before_another(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch_files: int, collections: int) -> None:
+    """A large tree's batches leave cycles the run's disabled collector would keep to the end: the
+    young ones are collected before each next batch. A run's only batch (a pre-commit hook's, a
+    one-file check) is followed by no collection: the process's exit frees it."""
+    write_files(tmp_path, {f"svc{number:02}/serve.sh": TREE["alone/serve-0.sh"] for number in range(30)})
+    collected: list[int] = []
+    monkeypatch.setattr(verify.gc, "collect", lambda generation=2: collected.append(generation) or 0)
+    _, fixings = _verified_in(tmp_path, monkeypatch, batch_files, True)
+    assert len(fixings) == collections + 1
+    assert collected == [1] * collections

@@ -111,13 +111,16 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
     root = settings.pipeline.root
     fixing = _Fixing(settings, unsafe, analysed, processes)
     batches = _batches(offered, root, analysed or {})
-    for batch in batches:
+    for number, batch in enumerate(batches):
+        if number:
+            # the run switches the cyclic collector off (mtplint.cli.main), and a batch's fixing
+            # leaves cycles (parsed YAML, edits): kept to the end of the run, they grew with the
+            # tree's fixes (the benchmark's mixed 100k tree: 54 batches, some 6 MB). Only what the
+            # last batch allocated is looked at (the younger generations), and only before another:
+            # after a run's only batch (a pre-commit hook's, a one-file check) the collection would
+            # cost more than that batch's fixing, to free what the process's exit frees anyway
+            gc.collect(1)
         fixing.run(batch, findings)
-        # the run switches the cyclic collector off (mtplint.cli.main), and a batch's fixing leaves
-        # cycles (parsed YAML, edits): kept to the end of the run, they grew with the tree's fixes
-        # (the benchmark's mixed 100k tree: 54 batches, some 6 MB). Only what the batch allocated
-        # is looked at (the younger generations)
-        gc.collect(1)
     if fixing.overlapping:
         # a file one batch's fixing read was read by another's too, through a file the run kept no
         # analysis of: their fixes may meet, so they are verified together, as one fixing
