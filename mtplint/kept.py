@@ -13,9 +13,9 @@ pre-commit hook's, most projects') keeps them in memory, as it always did.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
-from mtplint.analysis import FileResult, RunGroup
+from mtplint.analysis import FileResult, LaunchResult, RunGroup
 from mtplint.cache import AnalysedFile
 
 # pickle and mtplint.result_pickle are imported by the methods that write and read the temporary
@@ -43,7 +43,7 @@ class KeptResults:
         #: each written result's place in the walk, group, offset and size in :attr:`_file`
         self._places = array("q")
         #: the keys of the launches read through another file, which the assembly needs before
-        #: the results (:func:`mtplint.lint.started_launches`)
+        #: the results (:func:`started_launches`)
         self.started: set[tuple[str, int]] = set()
         #: display name -> the run's analysis of each file whose findings offer a fix
         self.analysed = KeptAnalyses(self)
@@ -57,7 +57,7 @@ class KeptResults:
         return self._file is not None
 
     def add(self, index: int, result: FileResult, group: int) -> None:
-        self.started.update(launch.key for launch in result.launches if launch.via_other)
+        self.started.update(started_launches(result.launches))
         self._held.append((index, result, group))
         if len(self._held) > HELD_IN_MEMORY or self._file is not None:
             self._write_held()
@@ -144,3 +144,9 @@ class KeptAnalyses(Mapping[str, AnalysedFile]):
 
     def __len__(self) -> int:
         return len(self._held) + len(self._places)
+
+
+def started_launches(launches: Iterable[LaunchResult]) -> set[tuple[str, int]]:
+    """The keys of the launches read through the unit, Dockerfile or wrapper that starts them: a
+    script's stand-alone reading of one of those is dropped (:func:`mtplint.pipeline.unique_launches`)."""
+    return {launch.key for launch in launches if launch.via_other}

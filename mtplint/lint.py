@@ -48,7 +48,7 @@ from mtplint.checks.suppress import apply_suppressions
 from mtplint.config import LintSettings
 from mtplint.discover import Candidate, discover_as_walked
 from mtplint.extract import FileLoader
-from mtplint.kept import KeptResults
+from mtplint.kept import KeptResults, started_launches
 from mtplint.pipeline import Result, is_unique, worth_reading
 from mtplint.records import Record
 from mtplint.source import SourceFile
@@ -460,7 +460,7 @@ def assemble(results: Iterable[tuple[FileResult, int]], groups: Sequence[RunGrou
     own group (``candidate_groups``, by display name), else its closest configuration's.
     ``loader``: the texts the run read (a fix re-linted in memory, standard input).
 
-    ``started``: the keys of the launches read through another file (:func:`started_launches`),
+    ``started``: the keys of the launches read through another file (:func:`mtplint.kept.started_launches`),
     when known before the results: then ``results`` is read once, a file at a time, and only what
     the report needs of each launch is kept (its findings, diagnostics and shown lines), not the
     launch. ``texts``: the copies of messages and shown lines to share those of ``results`` with."""
@@ -534,7 +534,6 @@ def assemble(results: Iterable[tuple[FileResult, int]], groups: Sequence[RunGrou
         governed += [RunGroup(configs.groups[number].without_configs())
                      for number in range(len(groups), max(map(file_group, files), default=0) + 1)]
     kept, suppressed = [], []
-    no_noqa = frozenset(without_noqa)
     for number, governing in enumerate(governed):
         own = [finding for finding in findings if file_group(finding.span.file) == number]
         own_sources = {name: source for name, source in sources.items() if file_group(name) == number}
@@ -542,15 +541,9 @@ def assemble(results: Iterable[tuple[FileResult, int]], groups: Sequence[RunGrou
             continue  # nothing to suppress, no noqa comment to judge
         group_kept, group_suppressed = apply_suppressions(
             own, result, governing.settings.per_file_ignores, governing.catalog, set(governing.chosen),
-            launch_sources=own_sources, launch_ends=ends, without_noqa=no_noqa)
+            launch_sources=own_sources, launch_ends=ends, without_noqa=without_noqa)
         kept.extend(group_kept)
         suppressed.extend(group_suppressed)
     kept.sort(key=Finding.sort_key)
     rules = list({rule.code: rule for group in groups for rule in group.rules}.values())
     return LintResult(kept, suppressed, result, rules, count_without_gpu(without_gpu, first.catalog))
-
-
-def started_launches(launches: Iterable[LaunchResult]) -> set[tuple[str, int]]:
-    """The keys of the launches read through the unit, Dockerfile or wrapper that starts them: a
-    script's stand-alone reading of one of those is dropped (:func:`mtplint.pipeline.unique_launches`)."""
-    return {launch.key for launch in launches if launch.via_other}

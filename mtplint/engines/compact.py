@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     ReleaseReading = tuple[dict[str, dict[str, Any]], set[str], dict[str, Any]]
     #: what a :class:`NumberedOptions` maps an option string to (an engine's action of a reading row)
     Entry = TypeVar("Entry")
+    #: what an engine makes of one release of its flag index (:meth:`TableFiles.indexed_releases`)
+    Release = TypeVar("Release")
 
 
 def _source_key(data: bytes) -> list[int]:
@@ -102,6 +104,14 @@ class TableFiles:
             self._index_read = True
             self._index = self._current_index()
         return self._index
+
+    def indexed_releases(self, release: Callable[[str, FlagIndex, int], Release]) -> dict[str, Release] | None:
+        """Every release as the flag index tells it, each made by ``release`` from its name, the
+        index and its place there (None: no current index)."""
+        index = self.index()
+        if index is None:
+            return None
+        return {name: release(name, index, position) for position, name in enumerate(index.releases)}
 
     def _current_index(self) -> FlagIndex | None:
         if self.flag_index is None:
@@ -212,12 +222,22 @@ class FlagIndex:
         self._names = dict(zip(_split(index["names"]), _split(index["ranges"]), strict=True))
         self._decoded: dict[str, list[list[Any]]] = {}
         self._names_at: dict[int, frozenset[str]] = {}
+        #: reading row number -> what the engine made of it (:meth:`made_row`)
+        self._made: dict[int, Any] = {}
         #: how many whole option sets of a release were built (what an exact flag needs none of)
         self.option_sets_built = 0
 
     def row(self, number: int) -> Any:
         """The reading row ``number`` (decoded anew: the engine keeps what it makes of it)."""
         return json.loads(self._rows[number])
+
+    def made_row(self, number: int, make: Callable[[dict[str, Any]], Entry]) -> Entry:
+        """What ``make`` makes of reading row ``number``, made once: a row several releases share is
+        one entry for them all (an index is one engine's, which makes each row one way)."""
+        made: Entry | None = self._made.get(number)
+        if made is None:
+            made = self._made[number] = make(self.row(number))
+        return made
 
     def row_of(self, option: str, position: int) -> int | None:
         """The row number of ``option`` at the release at ``position`` (None: not registered)."""
@@ -291,9 +311,23 @@ class NumberedOptions(Mapping[str, "Entry"]):
         return self._whole
 
 
-def release_options(index: FlagIndex, position: int, entry: Callable[[int], Entry]) -> NumberedOptions[Entry]:
-    """The option strings of the release at ``position`` of ``index``, each mapped to ``entry`` of its row."""
-    return NumberedOptions(lambda option: index.row_of(option, position), lambda: index.option_rows(position), entry)
+def release_options(index: FlagIndex, position: int, make: Callable[[dict[str, Any]], Entry]) -> NumberedOptions[Entry]:
+    """The option strings of the release at ``position`` of ``index``, each mapped to what ``make``
+    makes of its reading row (:meth:`FlagIndex.made_row`)."""
+    return NumberedOptions(lambda option: index.row_of(option, position), lambda: index.option_rows(position),
+                           lambda number: index.made_row(number, make))
+
+
+def rows_by_option(row_options: Iterable[list[str]]) -> dict[str, int]:
+    """Each option string of a table's rows (the option strings of each, in registration order)
+    with the number of its row. As in argparse, a later registration of the same string wins, and
+    keeps the first one's place."""
+    return {option: number for number, options in enumerate(row_options) for option in options}
+
+
+def keyed(numbers: dict[str, int], entry: Callable[[int], Entry]) -> NumberedOptions[Entry]:
+    """The keys of ``numbers``, each mapped to ``entry`` of its row number, made when looked up."""
+    return NumberedOptions(numbers.get, lambda: numbers, entry)
 
 
 def _joined(parts: Iterable[Any]) -> str:

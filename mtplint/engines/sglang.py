@@ -29,7 +29,7 @@ from mtplint.engines.argparse_model import (
     unrecognized_message,
     values_taken,
 )
-from mtplint.engines.compact import FlagIndex, NumberedOptions, TableFiles, release_options
+from mtplint.engines.compact import FlagIndex, TableFiles, keyed, release_options, rows_by_option
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import ModelInfo
@@ -160,8 +160,7 @@ class FlagTable:
     """The generated table of one release: its actions, each made when first looked up (a parse
     looks up the few options a launch writes, and the required ones)."""
 
-    __slots__ = ("version", "raw", "index", "fields", "dest_to_field", "options", "required", "_rows", "_made",
-                 "_positions")
+    __slots__ = ("version", "raw", "index", "fields", "dest_to_field", "options", "required", "_rows", "_made")
     version: str
     raw: dict[str, Any]
     #: each option string's action, in registration order
@@ -180,9 +179,7 @@ class FlagTable:
         self.raw = raw
         self._rows = rows
         self._made: dict[int, Action] = {}
-        # argparse: a later registration of the same string wins (and keeps the first one's place)
-        self._positions = {option: position for position, options in enumerate(row_options) for option in options}
-        self.index = NumberedOptions(self._positions.get, lambda: self._positions, self._action_at)
+        self.index = keyed(rows_by_option(row_options), self._action_at)
         self.fields = fields
         self.dest_to_field = dest_to_field
         self.options = ParserOptions(self.index)
@@ -305,11 +302,11 @@ class _IndexedRelease:
 
     __slots__ = ("_index", "_position", "index", "options", "version")
 
-    def __init__(self, version: str, index: FlagIndex, position: int, actions: Callable[[int], Action]) -> None:
+    def __init__(self, version: str, index: FlagIndex, position: int) -> None:
         self.version = version
         self._index = index
         self._position = position
-        self.index: Mapping[str, Action] = release_options(index, position, actions)
+        self.index: Mapping[str, Action] = release_options(index, position, _reading_action)
         self.options = ParserOptions(self.index, known=index.option_strings)
 
     @property
@@ -317,12 +314,8 @@ class _IndexedRelease:
         return self._index.names(self._position)
 
 
-@cache
-def _indexed_action(number: int) -> Action:
-    """The action of the flag index's reading row ``number``."""
-    index = TABLE_FILES.index()
-    assert index is not None, "row numbers come only from an index"
-    row = index.row(number)
+def _reading_action(row: dict[str, Any]) -> Action:
+    """The action of a reading row of the flag index."""
     return Action((), "", row["kind"], row["nargs"], row["type"], None if row["choices"] is None else tuple(row["choices"]),
                   None, row["const"], False, row["deprecated"], row["error_message"], "")
 
@@ -330,11 +323,7 @@ def _indexed_action(number: int) -> Action:
 @cache
 def _indexed_releases() -> dict[str, _IndexedRelease] | None:
     """Every release as the flag index tells it (None: no current index)."""
-    index = TABLE_FILES.index()
-    if index is None:
-        return None
-    return {release: _IndexedRelease(release, index, position, _indexed_action)
-            for position, release in enumerate(index.releases)}
+    return TABLE_FILES.indexed_releases(_IndexedRelease)
 
 
 def _reading_release(version: str) -> _ReadsWords:

@@ -38,7 +38,7 @@ from mtplint.engines.argparse_model import (
     unrecognized_message,
     values_taken,
 )
-from mtplint.engines.compact import FlagIndex, NumberedOptions, TableFiles, release_options
+from mtplint.engines.compact import FlagIndex, TableFiles, keyed, release_options, rows_by_option
 from mtplint.engines.partial_json import partial_object
 from mtplint.errors import reason
 from mtplint.extract import FileLoader
@@ -122,13 +122,12 @@ class FlagTable:
         self._rows = rows
         self._made: dict[int, Flag] = {}
         self.allow_abbrev = allow_abbrev
-        # a later registration of the same string (or dest) wins
-        by_option = {option: position for position, options in enumerate(row_options) for option in options}
-        self.by_option: Mapping[str, Flag] = NumberedOptions(by_option.get, lambda: by_option, self._flag_at)
+        self.by_option: Mapping[str, Flag] = keyed(rows_by_option(row_options), self._flag_at)
         #: how argparse reads an option word against these flags
         self.options = ParserOptions(self.by_option, allow_abbrev)
+        # a later registration of the same dest wins
         by_dest = {dest: position for position, dest in enumerate(row_dests)}
-        self.by_dest: Mapping[str, Flag] = NumberedOptions(by_dest.get, lambda: by_dest, self._flag_at)
+        self.by_dest: Mapping[str, Flag] = keyed(by_dest, self._flag_at)
         #: the keyword arguments ``EngineArgs``/``LLM`` take (a flag's dest; not the CLI-only ones)
         self.keywords: frozenset[str] = frozenset(by_dest) - {"model_tag", "config"}
         #: the positional argument (the model tag)
@@ -205,11 +204,11 @@ class _IndexedRelease:
 
     __slots__ = ("_index", "_position", "by_option", "has_positional", "options", "version")
 
-    def __init__(self, version: str, index: FlagIndex, position: int, flags: Callable[[int], Flag]) -> None:
+    def __init__(self, version: str, index: FlagIndex, position: int) -> None:
         self.version = version
         self._index = index
         self._position = position
-        self.by_option: Mapping[str, Flag] = release_options(index, position, flags)
+        self.by_option: Mapping[str, Flag] = release_options(index, position, _reading_flag)
         facts = index.facts[position]
         self.options = ParserOptions(self.by_option, bool(facts["allow_abbrev"]), known=index.option_strings)
         self.has_positional = bool(facts["positional"])
@@ -219,23 +218,15 @@ class _IndexedRelease:
         return self._index.names(self._position)
 
 
-@cache
-def _indexed_flag(number: int) -> Flag:
-    """The flag of the flag index's reading row ``number``."""
-    index = TABLE_FILES.index()
-    assert index is not None, "row numbers come only from an index"
-    row = index.row(number)
+def _reading_flag(row: dict[str, Any]) -> Flag:
+    """The flag of a reading row of the flag index."""
     return Flag((), "", row["nargs"], row["action"], "str", None, None, frozenset())
 
 
 @cache
 def _indexed_releases() -> dict[str, _IndexedRelease] | None:
     """Every release as the flag index tells it (None: no current index)."""
-    index = TABLE_FILES.index()
-    if index is None:
-        return None
-    return {release: _IndexedRelease(release, index, position, _indexed_flag)
-            for position, release in enumerate(index.releases)}
+    return TABLE_FILES.indexed_releases(_IndexedRelease)
 
 
 def _reading_release(version: str) -> _ReadsWords:
