@@ -120,12 +120,12 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
             # after a run's only batch (a pre-commit hook's, a one-file check) the collection would
             # cost more than that batch's fixing, to free what the process's exit frees anyway
             gc.collect(1)
-        fixing.run(batch, findings)
+        fixing.run(batch, offered)
     if fixing.overlapping:
         # a file one batch's fixing read was read by another's too, through a file the run kept no
         # analysis of: their fixes may meet, so they are verified together, as one fixing
         fixing = _Fixing(settings, unsafe, analysed, processes)
-        fixing.run(set().union(*batches), findings)
+        fixing.run(set().union(*batches), offered)
     place = {id(finding): number for number, finding in enumerate(offered)}
     # in the order of the findings offering them, whichever batch refused them
     refused = sorted(fixing.refused, key=lambda finding: place[id(finding)])
@@ -189,14 +189,16 @@ class _Fixing:
         #: a file was read by the fixings of two batches
         self.overlapping = False
 
-    def run(self, files: set[str], findings: Sequence[Finding]) -> None:
+    def run(self, files: set[str], offered: Sequence[Finding]) -> None:
+        """Fix ``files`` in memory, noting which of the ``offered`` fixes (the check's findings with
+        an applicable fix) in them the fixing refused, and why."""
         from mtplint.fix.apply import fix_project
 
         root = self.settings.pipeline.root
         paths = sorted(Path(name) if Path(name).is_absolute() else root / name for name in files)
         run = fix_project([path for path in paths if path.is_file()], self.settings, unsafe=self.unsafe,
                           analysed=self.analysed, processes=self.processes)
-        self.refused.extend(unapplied([finding for finding in findings if finding.span.file in files], run,
+        self.refused.extend(unapplied([finding for finding in offered if finding.span.file in files], run,
                                       self.unsafe))
         for key, reason in _reasons(run.rejected).items():
             self.reasons.setdefault(key, reason)
