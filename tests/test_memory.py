@@ -254,14 +254,15 @@ def test_the_walk_holds_no_finding_past_the_limit(tmp_path: Path, monkeypatch: p
     small, large = _dirty_tree(tmp_path / "small", 100), _dirty_tree(tmp_path / "large", 500)
     args = ["check", "--output-format", "concise", *ARGS, "."]
     run_cli(args, cwd=small)  # the first run imports the extractors, engines and rules
-    for tree in (small, large):
+    # each tree twice, the lesser taken: a table of the interpreter's own may grow once (_least_peak)
+    for tree in (small, small, large, large):
         tracemalloc.start()
         try:
             code, out, _ = run_cli(args, cwd=tree)
         finally:
             tracemalloc.stop()
         assert code == 1 and out.count("MTP101") >= {small: 100, large: 500}[tree]
-    per_finding = (at_assembly[2] - at_assembly[1]) / (500 - 100)
+    per_finding = (min(at_assembly[3:5]) - min(at_assembly[1:3])) / (500 - 100)
     # measured with Python 3.11: about 450 bytes a finding, where its result and the analysis of
     # its file are found in the temporary file; the result itself, held until the assembly, was
     # about 1.6 KB more
