@@ -167,16 +167,18 @@ def test_a_finding_costs_a_bounded_amount_of_memory(tmp_path: Path, monkeypatch:
     for output_format, budget in budgets.items():
         args = ["check", "--output-format", output_format, "--output-file", str(report), *ARGS, "."]
         run_cli(args, cwd=small)  # the first run imports the extractors, engines and rules
-        peaks = []
-        for tree in (small, large):
+        peaks: dict[Path, int] = {}
+        # each tree twice, the lesser taken: a table of the interpreter's own may grow once (_least_peak)
+        for tree in (small, small, large, large):
             tracemalloc.start()
             try:
                 code, _, _ = run_cli(args, cwd=tree)
-                peaks.append(tracemalloc.get_traced_memory()[1])
+                peak = tracemalloc.get_traced_memory()[1]
             finally:
                 tracemalloc.stop()
+            peaks[tree] = min(peaks.get(tree, peak), peak)
             assert code == 1 and report.read_text().count("MTP101") >= {small: 100, large: 500}[tree]
-        per_finding = (peaks[1] - peaks[0]) / (500 - 100)
+        per_finding = (peaks[large] - peaks[small]) / (500 - 100)
         assert per_finding < budget, f"{output_format}: {per_finding:.0f} bytes per finding"
 
 
