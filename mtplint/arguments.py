@@ -1,251 +1,88 @@
-"""The command line's grammar: each subcommand's options, and what ``check``'s options set on top of
-the configuration files (:class:`mtplint.config.Overrides`). Shared by :mod:`mtplint.cli` and the
-language server (:mod:`mtplint.server`), which reads ``check`` options from its client."""
+"""The command line's words: its commands, what ``check``'s options set on top of the
+configuration files (:class:`mtplint.config.Overrides`), and the reading of a plain ``check`` of
+named files without argparse (:func:`plain_check`). The parsers themselves are in
+:mod:`mtplint.argument_parser`."""
 
 from __future__ import annotations
 
-import argparse
 import os
-import sys
-from functools import partial
 from pathlib import Path
-
-from mtplint import __version__
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
+    from argparse import Namespace
     from typing import Any
 
     from mtplint.config import Overrides
+else:
+    # what plain_check returns: attributes, vars() and equality as argparse's Namespace
+    from types import SimpleNamespace as Namespace
 
 COMMANDS = ("check", "inspect", "rule", "rules", "version", "recommend", "crossover", "clean", "server")
+
+OUTPUT_FORMATS = ("full", "concise", "json", "sarif", "github")
+
+#: the engines the tuner models
+TUNER_ENGINES = ("vllm", "sglang", "llama.cpp")
 
 
 class UsageError(Exception):
     pass
 
 
-def _jobs(value: str) -> int:
-    try:
-        jobs = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of processes, got {value!r}") from None
-    if jobs < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1, got {jobs}")
-    return jobs
+#: ``check``'s switches (``store_true`` options), each option string with the attribute it sets
+#: (``tests/test_arguments_plain.py`` checks this against the parser)
+CHECK_SWITCHES = {
+    "--no-respect-gitignore": "no_respect_gitignore", "-v": "verbose", "--verbose": "verbose",
+    "--exit-zero": "exit_zero", "-q": "quiet", "--quiet": "quiet", "--exit-non-zero-on-info": "exit_non_zero_on_info",
+    "--isolated": "isolated", "--no-cache": "no_cache", "--fix": "fix", "--unsafe-fixes": "unsafe_fixes",
+    "--diff": "diff", "--fix-only": "fix_only", "--show-fixes": "show_fixes",
+    "--exit-non-zero-on-fix": "exit_non_zero_on_fix",
+}
 
 
-def _selectors(value: str) -> list[str]:
-    return [part.strip() for part in value.split(",") if part.strip()]
-
-
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", type=Path, help="files or directories (default: .)")
-    parser.add_argument("--engine-version", action="append", default=[], metavar="ENGINE=VERSION",
-                        help="engine version in play, e.g. vllm=0.11.0 (repeatable)")
-    parser.add_argument("--gpu", metavar="ID[xN]", help="GPU the launches run on, e.g. rtx-4090x2")
-    parser.add_argument("--exclude", action="append", default=[], metavar="PATTERN", help="glob of paths to skip")
-    parser.add_argument("--no-respect-gitignore", action="store_true", help="also lint files .gitignore excludes")
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="print the traceback of an internal error (reported as a finding) on stderr")
-
-
-def _terminal_columns() -> int:
-    """``shutil.get_terminal_size().columns``, without importing shutil (and with it zlib, bz2 and
-    lzma: ~5 ms of every run's start-up, for argparse's help width): same rules, same fallback."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    try:
-        lines = int(os.environ["LINES"])
-    except (KeyError, ValueError):
-        lines = 0
-    if columns <= 0 or lines <= 0:
-        try:
-            size = os.get_terminal_size(sys.__stdout__.fileno())  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            size = os.terminal_size((80, 24))
-        if columns <= 0:
-            columns = size.columns or 80
-    return columns
-
-
-class _HelpFormatter(argparse.HelpFormatter):
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
-        if width is None:  # as argparse computes it, minus the shutil import
-            width = _terminal_columns() - 2
-        super().__init__(prog, indent_increment, max_help_position, width)
-
-
-class _ArgumentParser(argparse.ArgumentParser):
-    """argparse's parser with :class:`_HelpFormatter`; subcommand parsers are of the same class.
-
-    The help width is read when the parser is made, not for each formatter: argparse makes one
-    for every ``add_argument`` (to check the metavar), and each would ask the environment and the
-    terminal again, a few dozen times a run for one help text that is seldom printed."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", partial(_HelpFormatter, width=_terminal_columns() - 2))
-        super().__init__(*args, **kwargs)
-
-
-OUTPUT_FORMATS = ("full", "concise", "json", "sarif", "github")
-
-
-def _add_check(commands: Any) -> None:
-    check = commands.add_parser("check", help="lint files (default command)")
-    _common(check)
-    check.add_argument("--output-format", choices=OUTPUT_FORMATS,
-                       default=os.environ.get("MTPLINT_OUTPUT_FORMAT") or None)
-    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
-    check.add_argument("-q", "--quiet", action="store_true",
-                       help="print the findings only: no summary, no progress line on a terminal")
-    check.add_argument("--exit-non-zero-on-info", action="store_true",
-                       help="also exit 1 when the only findings are `info` (by default they are shown but do not fail)")
-    check.add_argument("--select", type=_selectors, help="rules to run: codes, prefixes (MTP1), names, or ALL")
-    check.add_argument("--extend-select", type=_selectors, default=[], help="rules to run in addition to the selection")
-    check.add_argument("--ignore", type=_selectors, default=[], help="rules not to run")
-    check.add_argument("--extend-rules", action="append", type=Path, default=[], metavar="PATH",
-                       help="house rule files (YAML) or a directory of them")
-    check.add_argument("--objective", choices=("latency", "throughput"), help="what the deployment optimises for")
-    check.add_argument("--config", dest="config_file", type=Path, metavar="FILE",
-                       help="one configuration file for every path (default: for each file, the closest "
-                            "pyproject.toml / mtplint.toml / .mtplint.toml)")
-    check.add_argument("--isolated", action="store_true", help="ignore configuration files")
-    check.add_argument("-o", "--output-file", type=Path, metavar="FILE", help="write the report to FILE, not stdout")
-    check.add_argument("--stdin-filename", type=Path, metavar="PATH",
-                       help="lint standard input as the content of PATH (an editor's unsaved buffer; PATH "
-                            "need not exist); `-` as the path also reads standard input")
-    check.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
-                       help="processes that lint files, this one included (default: 1, or one per idle CPU "
-                            "when many files need linting)")
-    check.add_argument("--no-cache", action="store_true",
-                       help="do not read or write the cache (.mtplint_cache, or $MTPLINT_CACHE_DIR)")
-    fixing = check.add_argument_group("fixes")
-    fixing.add_argument("--fix", action="store_true", help="apply the safe fixes (writes the files)")
-    fixing.add_argument("--unsafe-fixes", action="store_true",
-                        help="also apply (with --fix) or count (without) the fixes marked unsafe")
-    fixing.add_argument("--diff", action="store_true",
-                        help="print a unified diff of what --fix would change and write nothing; exit 1 when there is one")
-    fixing.add_argument("--fix-only", action="store_true", help="apply the fixes and report nothing else")
-    fixing.add_argument("--show-fixes", action="store_true", help="list the fixes applied (with --fix) or available")
-    fixing.add_argument("--exit-non-zero-on-fix", action="store_true",
-                        help="exit 1 when a fix was applied, even if no finding remains")
-
-
-def _add_inspect(commands: Any) -> None:
-    inspect = commands.add_parser("inspect", help="show every launch found and its effective settings")
-    _common(inspect)
-    inspect.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
-
-
-def _catalog_options(parser: argparse.ArgumentParser) -> None:
-    """Where ``rules`` and ``rule`` find house rules: as ``check`` does, from the working directory."""
-    parser.add_argument("--extend-rules", action="append", type=Path, default=[], metavar="PATH",
-                        help="house rule files (YAML) or a directory of them, besides the configuration's")
-    parser.add_argument("--config", dest="config_file", type=Path, metavar="FILE",
-                        help="the configuration whose extend-rules to read (default: the closest "
-                             "pyproject.toml / mtplint.toml / .mtplint.toml, as check finds it)")
-    parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
-
-
-def _add_rules(commands: Any) -> None:
-    rules = commands.add_parser("rules", help="list the rules, house rules included")
-    rules.add_argument("--output-format", choices=("text", "json"), default="text")
-    _catalog_options(rules)
-
-
-def _add_rule(commands: Any) -> None:
-    rule = commands.add_parser("rule", help="show a rule's documentation (a house rule's too)")
-    rule.add_argument("code", help="rule code or name, e.g. MTP102")
-    rule.add_argument("--output-format", choices=("text", "json"), default="text")
-    _catalog_options(rule)
-
-
-def _add_version(commands: Any) -> None:
-    commands.add_parser("version", help="print the version")
-
-
-def _add_clean(commands: Any) -> None:
-    commands.add_parser("clean", help="remove the cache directory (.mtplint_cache, or $MTPLINT_CACHE_DIR)")
-
-
-def _add_server(commands: Any) -> None:
-    commands.add_parser("server", help="run the language server (LSP, on stdin/stdout; needs mtplint[server])")
-
-
-#: the engines the tuner models
-TUNER_ENGINES = ("vllm", "sglang", "llama.cpp")
-
-
-def _add_tuner(commands: Any) -> None:
-    """``recommend`` and ``crossover`` (run by :mod:`mtplint.cli_tuner`)."""
-    recommend = commands.add_parser("recommend", help="should this deployment run MTP, with which k, and how")
-    recommend.add_argument("--gpu", metavar="ID[xN]", help="GPU, e.g. rtx-4090, h100-sxm, rtx-4090x2 "
-                                                           "(default: `gpu` of the configuration, as check)")
-    recommend.add_argument("--model", help="served model, e.g. Qwen/Qwen3.6-27B-FP8 (default: Qwen/Qwen3.6-27B "
-                                           "in the largest published format that fits)")
-    recommend.add_argument("--use-case", choices=("single-user", "multi-user"), default="single-user")
-    recommend.add_argument("--objective", choices=("latency", "throughput"),
-                           help="what the deployment optimises for (default: `objective` of the configuration, "
-                                "else latency)")
-    recommend.add_argument("--engine", choices=TUNER_ENGINES,
-                           help="engine (default: vLLM, or llama.cpp when only a 4-bit GGUF fits the GPU)")
-    recommend.add_argument("--engine-version", metavar="VERSION",
-                           help="engine version (default: the configuration's `engine-versions`, else the newest "
-                                "known)")
-    recommend.add_argument("--concurrency", type=int, help="sequences decoding together (multi-user; default 64)")
-    recommend.add_argument("--kv-cache-dtype", help="KV-cache dtype the server uses")
-    recommend.add_argument("--quantization", help="engine --quantization (default: from the model name)")
-    recommend.add_argument("--tensor-parallel", type=int, help="tensor-parallel size (default: the GPU count)")
-    recommend.add_argument("--max-model-len", type=int, help="context length (default: what fits)")
-    recommend.add_argument("--max-k", type=int, default=3, help="largest k considered (default 3)")
-    recommend.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
-
-    cross = commands.add_parser("crossover", help="speed-up of MTP by batch size, and where it turns into a loss")
-    cross.add_argument("--gpu", metavar="ID[xN]", help="GPU, e.g. rtx-3090 (default: `gpu` of the configuration)")
-    cross.add_argument("--model", help="served model (default: a dense 8B)")
-    cross.add_argument("--engine", choices=TUNER_ENGINES,
-                       help="engine (default: vLLM and llama.cpp side by side)")
-    cross.add_argument("--weights", help="weight format: bf16, fp8, 4-bit, or a GGUF preset such as Q4_K_M "
-                                         "(default: from the model name)")
-    cross.add_argument("--tensor-parallel", type=int, default=None, help="tensor-parallel size (default: the GPU count)")
-    cross.add_argument("--acceptance", type=float, help="first-draft-token acceptance (default: the catalog's figure)")
-    cross.add_argument("--max-k", type=int, default=3, help="rows k = 1 .. max-k (default 3)")
-    cross.add_argument("--plot", metavar="FILE.svg", help="also draw the speed-up curves into an SVG file")
-    cross.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
-
-
-#: the subcommands' parsers, in the order ``mtplint --help`` lists them
-_SUBCOMMANDS: tuple[tuple[tuple[str, ...], Any], ...] = (
-    (("check",), _add_check), (("inspect",), _add_inspect), (("rules",), _add_rules), (("rule",), _add_rule),
-    (("version",), _add_version), (("clean",), _add_clean), (("recommend", "crossover"), _add_tuner),
-    (("server",), _add_server),
-)
-
-
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser; with ``command``, only that subcommand's parser is built (start-up
-    time, every run); the usage line still names every command, as the complete parser's does."""
-    parser = _ArgumentParser(
-        prog="mtplint",
-        description="Lint the launch configuration of LLM servers that use speculative decoding (MTP).",
+def check_defaults() -> dict[str, Any]:
+    """What ``check``'s parser sets for the options not given (its switches off)."""
+    defaults: dict[str, Any] = dict.fromkeys(CHECK_SWITCHES.values(), False)
+    defaults.update(
+        engine_version=[], gpu=None, exclude=[], output_format=os.environ.get("MTPLINT_OUTPUT_FORMAT") or None,
+        select=None, extend_select=[], ignore=[], extend_rules=[], objective=None, config_file=None,
+        output_file=None, stdin_filename=None, jobs=None,
     )
-    parser.add_argument("--version", action="version", version=f"mtplint {__version__}")
-    if command is None:
-        commands = parser.add_subparsers(dest="command")
-    else:  # argparse's own spelling of the choices, which it would derive from all the parsers
-        every_name = ",".join(name for names, _ in _SUBCOMMANDS for name in names)
-        commands = parser.add_subparsers(dest="command", metavar=f"{{{every_name}}}")
-    for names, add in _SUBCOMMANDS:
-        if command is None or command in names:
-            add(commands)
-    return parser
+    return defaults
 
 
-def overrides_from(args: argparse.Namespace) -> Overrides:
+def plain_check(arguments: list[str]) -> Namespace | None:
+    """``check``'s arguments as its parser reads them, for the common run of a pre-commit hook or an
+    editor: ``check``, switches spelt out whole, and one run of file names not starting with ``-``.
+    None for anything else (an option with a value, an abbreviation, ``-h``, ``--``, ``-`` for
+    standard input, no path, or paths on both sides of a switch, which argparse refuses), which
+    the parser then reads: building it costs more than the rest of a one-file check's start-up
+    that is not the check's own (argparse, its help texts and their translations)."""
+    if not arguments or arguments[0] != "check":
+        return None
+    paths: list[str] = []
+    switches: list[str] = []
+    paths_ended = False
+    for word in arguments[1:]:
+        if word.startswith("-"):
+            dest = CHECK_SWITCHES.get(word)
+            if dest is None:
+                return None
+            switches.append(dest)
+            paths_ended = bool(paths)
+        elif paths_ended:
+            return None
+        else:
+            paths.append(word)
+    if not paths:
+        return None
+    given = check_defaults()
+    given.update(dict.fromkeys(switches, True))
+    return Namespace(command="check", paths=[Path(path) for path in paths], **given)
+
+
+def overrides_from(args: Namespace) -> Overrides:
     """What the command line sets on top of every configuration file (each command has some of
     these options: ``rules`` and ``rule`` only those that find house rules)."""
     from mtplint.config import Overrides

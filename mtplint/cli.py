@@ -6,7 +6,6 @@ pipeline's light modules are imported here; parsers load when a file needs them.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import sys
@@ -14,10 +13,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mtplint import __version__
-from mtplint.arguments import COMMANDS, OUTPUT_FORMATS, UsageError, build_parser, overrides_from
+from mtplint.arguments import COMMANDS, OUTPUT_FORMATS, UsageError, overrides_from, plain_check
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
+    import argparse
     from typing import Any, NoReturn, TextIO
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -613,11 +613,14 @@ def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
         arguments = ["check", *arguments]
     # `--version` needs no subcommand's options; `--help` lists them all
     command = "version" if arguments[0] == "--version" else arguments[0] if arguments[0] in COMMANDS else None
-    parser = build_parser(command)
-    try:
-        args = parser.parse_args(arguments)
-    except SystemExit as exit_:
-        return EXIT_CLEAN if exit_.code == 0 else EXIT_ERROR
+    args = plain_check(arguments) if command == "check" else None
+    if args is None:
+        from mtplint.argument_parser import build_parser
+
+        try:
+            args = build_parser(command).parse_args(arguments)
+        except SystemExit as exit_:
+            return EXIT_CLEAN if exit_.code == 0 else EXIT_ERROR
     verbose = bool(getattr(args, "verbose", False))
     if verbose:
         from mtplint.boundary import set_verbose

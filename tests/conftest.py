@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from mtplint import arguments, cli
+from mtplint import argument_parser
+from mtplint.argument_parser import build_parser  # what the parsers of in-process runs are built with
 from mtplint.cli import main
 
 # CI runs the same examples every time: a property that fails there fails for everyone, and a new
@@ -56,11 +57,11 @@ def _one_parser_per_command() -> Iterator[None]:
     def build_once(command: str | None = None) -> argparse.ArgumentParser:
         key = (command, os.environ.get("MTPLINT_OUTPUT_FORMAT"))
         if key not in built:
-            built[key] = arguments.build_parser(command)
+            built[key] = build_parser(command)
         return built[key]
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(cli, "build_parser", build_once)
+        patch.setattr(argument_parser, "build_parser", build_once)
         yield
 
 

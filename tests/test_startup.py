@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from mtplint import cli
-from mtplint.arguments import build_parser
+from mtplint.argument_parser import build_parser
 from tests.conftest import write_files
 
 COMPOSE = """\
@@ -162,16 +162,16 @@ def test_a_check_looks_for_configuration_in_each_directory_once(tmp_path: Path,
 def test_the_help_width_is_read_once_per_parser_not_per_option(monkeypatch: pytest.MonkeyPatch) -> None:
     """argparse makes a help formatter for every option it adds: the width (the environment, then
     the terminal) is read when each parser is made, not for each of check's options."""
-    from mtplint import arguments
+    from mtplint import argument_parser
 
     reads: list[int] = []
-    real = arguments._terminal_columns
+    real = argument_parser._terminal_columns
 
     def counted() -> int:
         reads.append(1)
         return real()
 
-    monkeypatch.setattr(arguments, "_terminal_columns", counted)
+    monkeypatch.setattr(argument_parser, "_terminal_columns", counted)
     monkeypatch.setenv("COLUMNS", "60")
     check = _subparser(build_parser("check"), "check")
     assert sum(len(action.option_strings) > 0 for action in check._actions) > 20
@@ -283,7 +283,7 @@ def test_anything_else_takes_the_full_path(tmp_path: Path, monkeypatch: pytest.M
                                            files: dict[str, str | bytes], argv: list[str]) -> None:
     write_files(tmp_path, files)
     monkeypatch.chdir(tmp_path)
-    parsed = cli.build_parser("check").parse_args(argv)
+    parsed = build_parser("check").parse_args(argv)
     assert not cli._nothing_to_lint(parsed)
     shortcut, full = _both_paths(argv, monkeypatch)
     assert shortcut == full

@@ -52,11 +52,12 @@ REFUSAL_RULES = ("mtplint.checks.mtp404", "mtplint.checks.mtp504", "mtplint.chec
                  "mtplint.checks.mtp509")
 
 
-def _check(tmp_path: Path, name: str, text: str) -> tuple[set[str], str]:
-    """The modules loaded by ``mtplint check --no-cache NAME`` in a fresh interpreter, and its report."""
+def _check(tmp_path: Path, name: str, text: str,
+           options: tuple[str, ...] = ("--no-cache", "--output-format", "concise")) -> tuple[set[str], str]:
+    """The modules loaded by ``mtplint check OPTIONS NAME`` in a fresh interpreter, and its report."""
     (tmp_path / name).write_text(text)
     code = ("import io, sys\nfrom mtplint.cli import main\nout = io.StringIO()\n"
-            f"main(['check', '--no-cache', '--output-format', 'concise', {name!r}], out=out)\n"
+            f"main(['check', *{options!r}, {name!r}], out=out)\n"
             "print(out.getvalue(), file=sys.stderr)\nprint('\\n'.join(sys.modules))")
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     env.pop("MTPLINT_OUTPUT_FORMAT", None)
@@ -129,6 +130,20 @@ def test_a_one_file_check_compiles_only_the_prefilter_search_that_finds_its_engi
         findings, compiled = done.stdout.splitlines()
         assert int(findings) > 0, name  # the launch was read and checked
         assert compiled == "0 0", name
+
+
+#: argparse and what its messages' translations load: a check of named files with switches alone
+#: is read without them (:func:`mtplint.arguments.plain_check`)
+ARGPARSE = ("argparse", "gettext", "locale")
+
+
+@pytest.mark.parametrize(("name", "text"), [("serve.sh", SCRIPT), ("Dockerfile", DOCKERFILE)])
+def test_a_pre_commit_check_of_named_files_loads_no_argparse(tmp_path: Path, name: str, text: str) -> None:
+    modules, report = _check(tmp_path, name, text, ("--exit-zero", "--no-cache"))
+    assert "1 fixable with the `--fix` option" in report  # the full report, its fix tried in memory
+    assert _loaded(modules, ARGPARSE) == []
+    modules, by_the_parser = _check(tmp_path, name, text, ("--exit-zero", "--no-cache", "--output-format", "full"))
+    assert by_the_parser == report and "argparse" in modules  # an option with a value: the parser reads it
 
 
 @pytest.mark.parametrize("first", ["mtplint", "tree_sitter"])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mtplint import arguments
+from tests import conftest
 from tests.conftest import run_cli
 
 
@@ -24,22 +24,23 @@ def test_a_worker_schedules_the_timed_tests_as_one_group(request: pytest.Fixture
 
 def test_each_command_parser_is_built_once_per_worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """In-process runs of ``main`` share one parser per command (tests/conftest.py), and one built
-    with the ``MTPLINT_OUTPUT_FORMAT`` of the run: the variable's value is still the default format."""
+    with the ``MTPLINT_OUTPUT_FORMAT`` of the run: the variable's value is still the default format.
+    (``--jobs`` takes a value, so these runs are read by the parser, not by ``plain_check``.)"""
     built: list[str | None] = []
-    build = arguments.build_parser
+    build = conftest.build_parser
 
     def counted(command: str | None = None) -> argparse.ArgumentParser:
         built.append(command)
         return build(command)
 
-    monkeypatch.setattr(arguments, "build_parser", counted)
+    monkeypatch.setattr(conftest, "build_parser", counted)
     (tmp_path / "compose.yaml").write_text("services: {}\n", encoding="utf-8")
     monkeypatch.setenv("MTPLINT_OUTPUT_FORMAT", "github")
-    assert run_cli(["check", "--isolated", "--no-cache", "compose.yaml"], cwd=tmp_path)[:2] == (0, "")
+    assert run_cli(["check", "--isolated", "--no-cache", "--jobs", "1", "compose.yaml"], cwd=tmp_path)[:2] == (0, "")
     assert built in ([], ["check"])  # (none if an earlier test of this worker ran `check` with this value)
     first = list(built)
     for _ in range(2):
-        assert run_cli(["check", "--isolated", "--no-cache", "compose.yaml"], cwd=tmp_path)[:2] == (0, "")
+        assert run_cli(["check", "--isolated", "--no-cache", "--jobs", "1", "compose.yaml"], cwd=tmp_path)[:2] == (0, "")
     assert built == first
     monkeypatch.setenv("MTPLINT_OUTPUT_FORMAT", "json")
-    assert run_cli(["check", "--isolated", "--no-cache", "compose.yaml"], cwd=tmp_path)[:2] == (0, "[]\n")
+    assert run_cli(["check", "--isolated", "--no-cache", "--jobs", "1", "compose.yaml"], cwd=tmp_path)[:2] == (0, "[]\n")

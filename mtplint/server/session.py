@@ -17,7 +17,8 @@ import traceback
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from mtplint.arguments import UsageError, build_parser, overrides_from
+from mtplint.argument_parser import build_parser
+from mtplint.arguments import UsageError, overrides_from
 from mtplint.checks import Edit, Finding, Fix
 from mtplint.checks.catalog import CatalogError
 from mtplint.checks.suppress import comment_starts, file_syntax, launch_end_line, yaml_block_headers
