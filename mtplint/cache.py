@@ -42,7 +42,7 @@ from functools import cache
 from pathlib import Path
 
 from mtplint import __version__
-from mtplint.analysis import FileResult, LaunchResult, RecordingLoader, RunGroup, analyse_file
+from mtplint.analysis import FileResult, LaunchResult, RecordingLoader, RunGroup
 from mtplint.cache_directory import (
     FORMAT,
     OWNER_MARKER,
@@ -51,7 +51,7 @@ from mtplint.cache_directory import (
     owned,
     prepare,
 )
-from mtplint.checks import Edit, Finding, Fix, applies
+from mtplint.checks import Edit, Finding, Fix
 from mtplint.digest import sha256, sha256_hex
 from mtplint.files import open_regular, read_regular
 from mtplint.records import Record
@@ -63,8 +63,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mtplint.checks.catalog import Rule
-    from mtplint.discover import Candidate
-    from mtplint.extract import FileLoader
 
 #: the largest entry file read (a file's record is its findings and the lines they show: kilobytes)
 MAX_ENTRY_BYTES = 64 << 20
@@ -257,51 +255,6 @@ class Dependencies(Record):
     def __init__(self, files: dict[str, str], dirs: dict[str, str]) -> None:
         self.files = files
         self.dirs = dirs
-
-
-class AnalysedFile(Record):
-    """A file's result as the run analysed it, with what a fix's re-lint needs to take it as its own
-    (:meth:`mtplint.fix.relint.ProjectLinter.first`): the file's kind, its configuration group and
-    that group's rules, and the files the analysis asked for."""
-
-    __slots__ = ("kind", "group", "rules", "requested", "result")
-    kind: str
-    group: int
-    rules: tuple[str, ...]
-    #: the absolute paths the analysis asked the loader for (found or not), in order
-    requested: tuple[str, ...]
-    result: FileResult
-
-    def __init__(self, kind: str, group: int, rules: tuple[str, ...], requested: tuple[str, ...],
-                 result: FileResult) -> None:
-        self.kind = kind
-        self.group = group
-        self.rules = rules
-        self.requested = requested
-        self.result = result
-
-
-def offers_fix(result: FileResult) -> bool:
-    """Whether a finding of ``result`` carries a fix ``--fix`` may apply (with ``--unsafe-fixes``)."""
-    return any(applies(finding.fix, True) for launch in result.launches for finding in launch.findings)
-
-
-def analysed_with_dependencies(candidate: Candidate, loader: FileLoader, group: RunGroup, prefiltered: bool = False,
-                               with_deps: bool = False
-                               ) -> tuple[FileResult, Dependencies | None, tuple[str, ...] | None]:
-    """The file's result (what the run and its workers keep); what it depends on, ``with_deps`` (a
-    run with the cache on); and the files its analysis asked for, when the result offers a fix and
-    ``loader`` records what it reads: the fixing that verifies the fix (:mod:`mtplint.fix.verify`)
-    takes the result as its own then, rather than analyse the file again. Not when the analysis
-    left out what an earlier one through ``loader`` reported (a compose service of an override
-    pair): that result is not the file's alone."""
-    result = analyse_file(candidate, loader, group, prefiltered)
-    alone = not loader.reported_earlier
-    loader.reported_earlier = False
-    if not isinstance(loader, RecordingLoader):
-        return result, None, None
-    deps = dependencies(candidate.path, loader, group) if with_deps else None
-    return result, deps, tuple(loader.requested) if alone and offers_fix(result) else None
 
 
 def dependencies(path: Path, loader: RecordingLoader, group: RunGroup) -> Dependencies:

@@ -15,8 +15,8 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
 
+from mtplint.analysed import AnalysedFile
 from mtplint.analysis import FileResult, LaunchResult, RunGroup
-from mtplint.cache import AnalysedFile
 
 # pickle and mtplint.result_pickle are imported by the methods that write and read the temporary
 # file: a large run's only (a pre-commit hook's run over a few files never loads them)

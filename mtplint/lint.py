@@ -32,6 +32,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 from pathlib import Path
 
+from mtplint.analysed import AnalysedFile, analysed_with_dependencies
 from mtplint.analysis import (
     META_RULES,
     FileResult,
@@ -40,8 +41,6 @@ from mtplint.analysis import (
     RunGroup,
     quiet_result,
 )
-from mtplint.cache import AnalysedFile, Cache, Dependencies, analysed_with_dependencies, settings_key
-from mtplint.cache_directory import cache_dir
 from mtplint.checks import Finding, one_finding_per_mistake, unparsable_findings
 from mtplint.checks.catalog import Rule
 from mtplint.checks.suppress import apply_suppressions
@@ -71,6 +70,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mtplint.analysis import Shown
+    from mtplint.cache import Cache, Dependencies
     from mtplint.config import ConfigTree
     from mtplint.progress import Progress
 
@@ -427,6 +427,10 @@ class SharedTexts:
 
 
 def _open_cache(settings: LintSettings, rules: Sequence[Rule], catalog: dict[str, Rule]) -> Cache:
+    # the cache's modules are loaded by a run that uses it, not by a --no-cache one (a pre-commit hook's)
+    from mtplint.cache import Cache, settings_key
+    from mtplint.cache_directory import cache_dir
+
     options = settings.pipeline
     house = {code: [rule.to_json(), rule.when, rule.message, rule.docs]
              for code, rule in catalog.items() if rule.origin != "builtin"}

@@ -21,8 +21,8 @@ from concurrent.futures.process import BrokenProcessPool
 from itertools import islice
 from pathlib import Path
 
+from mtplint.analysed import analysed_with_dependencies
 from mtplint.analysis import FileResult, RecordingLoader, RunGroup, load_analysis, quiet_result
-from mtplint.cache import analysed_with_dependencies
 from mtplint.discover import Candidate
 from mtplint.result_pickle import dump_result, load_result
 
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     SentFile = tuple[str, str, bool, int]
     #: a file's result as a worker sends it back (pickled, or its count of files skipped when the run
     #: keeps nothing of it), with its cache dependencies and the files it read
-    #: (:func:`mtplint.cache.analysed_with_dependencies`)
+    #: (:func:`mtplint.analysed.analysed_with_dependencies`)
     Done = tuple[bytes | int, Dependencies | None, tuple[str, ...] | None]
     Analysed = tuple[int, Candidate, FileResult, Dependencies | None, tuple[str, ...] | None]
     Kept = Callable[[FileResult], FileResult | None]

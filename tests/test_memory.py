@@ -129,7 +129,7 @@ def test_a_cached_run_that_forgets_its_hashes_after_each_file_reports_the_same(
     """The cache's hashes of files and folders, forgotten every so many files, are worked out
     again: a cold and a warm run still give the output of a run without the cache, and the warm
     run's entries are all hits."""
-    from mtplint import cache as cache_module
+    from mtplint import analysed as analysed_module
     from mtplint import lint as lint_module
 
     tree = _tree(tmp_path / "tree", 6)
@@ -139,8 +139,8 @@ def test_a_cached_run_that_forgets_its_hashes_after_each_file_reports_the_same(
     monkeypatch.setattr(lint_module, "FORGET_EVERY", 1)
     assert run_cli(args, cwd=tree) == expected  # cold: every entry written
     analysed: list[str] = []
-    real = cache_module.analyse_file  # what a run's analysis of a file calls
-    monkeypatch.setattr(cache_module, "analyse_file", lambda candidate, *rest: analysed.append(candidate.path.name)
+    real = analysed_module.analyse_file  # what a run's analysis of a file calls
+    monkeypatch.setattr(analysed_module, "analyse_file", lambda candidate, *rest: analysed.append(candidate.path.name)
                         or real(candidate, *rest))
     assert run_cli(args, cwd=tree) == expected  # warm
     assert analysed == []

@@ -124,7 +124,7 @@ def test_default_jobs_prefilter_in_this_process_gives_the_same_output(tmp_path: 
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """On a machine with CPUs to spare, the default ``--jobs`` prefilters files in this process to
     decide: files it rejects are not analysed again, and the output is the one of ``--jobs 1``."""
-    from mtplint import cache as cache_module
+    from mtplint import analysed as analysed_module
     from mtplint import lint as lint_module
 
     for number in range(6):
@@ -137,13 +137,13 @@ def test_default_jobs_prefilter_in_this_process_gives_the_same_output(tmp_path: 
     monkeypatch.setattr(lint_module, "others_running", lambda: 0)
     monkeypatch.setattr(lint_module, "cpu_count", lambda: 2)
     analysed: list[str] = []
-    real = cache_module.analyse_file  # what a run's analysis of a file (in this process) calls
+    real = analysed_module.analyse_file  # what a run's analysis of a file (in this process) calls
 
     def counted(candidate: Any, *args: Any) -> Any:
         analysed.append(candidate.path.name)
         return real(candidate, *args)
 
-    monkeypatch.setattr(cache_module, "analyse_file", counted)
+    monkeypatch.setattr(analysed_module, "analyse_file", counted)
     assert run_cli(["check", "--isolated", "--no-cache", "--output-format", "json", "."], cwd=tmp_path) == expected
     assert sorted(set(analysed)) == ["compose.yaml"] and len(analysed) == 6
 
@@ -180,7 +180,7 @@ def test_this_process_lints_part_of_the_files(tmp_path: Path, monkeypatch: pytes
     """``--jobs 2`` is one worker process and this one: the worker lints chunks while this process
     walks, then both lint what is left, this one from the last file back. The report is the
     one-process report either way."""
-    from mtplint import analysis, cache
+    from mtplint import analysed, analysis
 
     tree = build(tmp_path, copies=40)  # ~400 files: several chunks
     log = tmp_path / "linted.log"
@@ -191,7 +191,7 @@ def test_this_process_lints_part_of_the_files(tmp_path: Path, monkeypatch: pytes
             out.write(f"{os.getpid()} {candidate.path}\n")
         return analyse(candidate, *args, **options)
 
-    monkeypatch.setattr(cache, "analyse_file", noting)  # in the worker (forked after) and in this process
+    monkeypatch.setattr(analysed, "analyse_file", noting)  # in the worker (forked after) and in this process
     two = _check(tree, "--jobs", "2")
     monkeypatch.undo()
     by_process: dict[str, list[str]] = {}
@@ -254,8 +254,8 @@ def test_a_worker_sends_back_only_what_the_assembly_keeps(tmp_path: Path) -> Non
     sends that count alone (nothing pickled), and of the other files what the assembly reads, unless
     the result offers a fix whose verification takes it whole."""
     from mtplint import parallel
+    from mtplint.analysed import analysed_with_dependencies
     from mtplint.analysis import RecordingLoader, RunGroup
-    from mtplint.cache import analysed_with_dependencies
     from mtplint.discover import discover
     from mtplint.lint import LintSettings, needed_by_the_assembly
     from mtplint.pipeline import Options

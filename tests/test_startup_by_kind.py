@@ -135,13 +135,16 @@ def test_a_one_file_check_compiles_only_the_prefilter_search_that_finds_its_engi
 #: argparse and what its messages' translations load: a check of named files with switches alone
 #: is read without them (:func:`mtplint.arguments.plain_check`)
 ARGPARSE = ("argparse", "gettext", "locale")
+#: the on-disk cache: a run with ``--no-cache`` keeps its files' analyses (:mod:`mtplint.analysed`) without it
+CACHE = ("mtplint.cache", "mtplint.cache_directory")
 
 
 @pytest.mark.parametrize(("name", "text"), [("serve.sh", SCRIPT), ("Dockerfile", DOCKERFILE)])
-def test_a_pre_commit_check_of_named_files_loads_no_argparse(tmp_path: Path, name: str, text: str) -> None:
+def test_a_pre_commit_check_of_named_files_loads_no_argparse_and_no_cache(tmp_path: Path, name: str,
+                                                                          text: str) -> None:
     modules, report = _check(tmp_path, name, text, ("--exit-zero", "--no-cache"))
     assert "1 fixable with the `--fix` option" in report  # the full report, its fix tried in memory
-    assert _loaded(modules, ARGPARSE) == []
+    assert _loaded(modules, ARGPARSE) == [] and _loaded(modules, CACHE) == []
     modules, by_the_parser = _check(tmp_path, name, text, ("--exit-zero", "--no-cache", "--output-format", "full"))
     assert by_the_parser == report and "argparse" in modules  # an option with a value: the parser reads it
 

@@ -121,7 +121,7 @@ class FileLoader:
         #: set by a stage that left out what an earlier analysis through this loader reported (a
         #: compose service, a malformed file's MTP001): the analysis then depends on those before
         #: it, and its result is not what an analysis of its file alone gives. Cleared by whoever
-        #: reads it (:func:`mtplint.cache.analysed_with_dependencies`)
+        #: reads it (:func:`mtplint.analysed.analysed_with_dependencies`)
         self.reported_earlier = False
         #: what a stage works out from the files and directories it read (version pins up the tree),
         #: by its own key: forgotten with them (:meth:`forget_files`)

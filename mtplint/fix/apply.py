@@ -42,7 +42,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from mtplint.cache import AnalysedFile
+from mtplint.analysed import AnalysedFile
 from mtplint.checks import Edit, Finding, Fix, applies
 from mtplint.config import LintSettings
 from mtplint.edits.pyedit import resolved

@@ -56,8 +56,8 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
+from mtplint.analysed import AnalysedFile
 from mtplint.analysis import FileResult, RecordingLoader, RunGroup, analyse_file
-from mtplint.cache import AnalysedFile
 from mtplint.checks import Finding
 from mtplint.config import LintSettings
 from mtplint.discover import discover

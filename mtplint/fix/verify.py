@@ -24,7 +24,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from mtplint.cache import AnalysedFile, Cache
+    from mtplint.analysed import AnalysedFile
+    from mtplint.cache import Cache
     from mtplint.config import LintSettings
     from mtplint.fix.apply import FixRun, RejectedFix
 
