@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import binascii  # built into the interpreter: no hashing module for ~1.5 MB of tables
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -127,8 +128,10 @@ class TableFiles:
         return FlagIndex(index)
 
     def _sizes(self) -> dict[str, int]:
-        """Each release's table file size: what tells a flag index it is stale."""
-        return {release: self.directory.joinpath(f"{release}.json").stat().st_size for release in self.releases()}
+        """Each release's table file size: what tells a flag index it is stale (a ``stat`` of each
+        name, without a path object each: every run that reads the index asks)."""
+        directory = os.fspath(self.directory)
+        return {release: os.stat(os.path.join(directory, f"{release}.json")).st_size for release in self.releases()}
 
     def index_of(self, readings: dict[str, ReleaseReading]) -> dict[str, Any]:
         """The flag index of ``readings``: for each release, each option string's row of what
@@ -163,7 +166,7 @@ class TableFiles:
                 "ranges": _joined(_ranges(named[name]) for name in sorted(named))}
 
     def versions(self) -> list[str]:
-        return [entry.name[: -len(".json")] for entry in self.directory.iterdir() if entry.name.endswith(".json")]
+        return [name[: -len(".json")] for name in os.listdir(self.directory) if name.endswith(".json")]
 
     def releases(self) -> tuple[str, ...]:
         """The releases with a table, oldest first."""
