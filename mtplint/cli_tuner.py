@@ -1,5 +1,5 @@
 """``mtplint recommend`` and ``mtplint crossover``: what they do (their options are in
-:mod:`mtplint.arguments`, so that ``--help`` and ``--version`` load none of the tuner's models).
+:mod:`mtplint.argument_parser`, so that ``--help`` and ``--version`` load none of the tuner's models).
 
 :mod:`mtplint.cli` imports this module only to run one of these commands.
 """

@@ -42,7 +42,7 @@ def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
 
 @pytest.mark.parametrize("argv", [["--version"], ["version"], ["--help"]])
 def test_version_and_help_load_no_tuner_and_no_check(tmp_path: Path, argv: list[str]) -> None:
-    """``--help`` lists the tuner's commands from their grammar alone (:mod:`mtplint.arguments`)."""
+    """``--help`` lists the tuner's commands from their grammar alone (:mod:`mtplint.argument_parser`)."""
     modules, printed = _run(argv, tmp_path)
     assert "mtplint 0." in printed or "crossover" in printed
     assert _loaded(modules, TUNER) == []
