@@ -117,6 +117,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from itertools import islice
 
 from mtplint.catalogs import SHIPPED, Catalogs
 from mtplint.hardware import Gpu
@@ -604,15 +605,21 @@ class _Gains:
     def upto(self, limit: int) -> array[float]:
         """The points for batch 1 .. ``limit`` (at most :data:`MAX_BATCH`) worked out."""
         points = self.points
-        while len(points) < limit:
-            points.append(next(self.rest))
+        if len(points) < limit:
+            # the generator's points taken in one call, not one ``next`` a point
+            points.extend(islice(self.rest, limit - len(points)))
         return points
 
     def through_loss(self, batch: int) -> array[float]:
         """The points up to ``batch`` and on to the end of the losing range holding it (or further)."""
         points = self.upto(batch)
-        while len(points) < MAX_BATCH and not points[-1] >= 1:
-            points.append(next(self.rest))
+        if points[-1] >= 1:
+            return points
+        # the generator stops at MAX_BATCH; a point that is no loss ends the range
+        for point in self.rest:
+            points.append(point)
+            if point >= 1:
+                break
         return points
 
 
