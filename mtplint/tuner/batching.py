@@ -596,11 +596,24 @@ class _Gains:
     are kept as C doubles (the same values, a quarter of the memory of a list of floats): a run
     over a large tree fills the cache of curves, each up to :data:`MAX_BATCH` points long."""
 
-    __slots__ = ("points", "rest")
+    __slots__ = ("model", "points", "rest", "tokens")
 
-    def __init__(self, rest: Iterator[float]) -> None:
+    def __init__(self, model: _Model, k: int, verify_tokens: int | None) -> None:
         self.points: array[float] = array("d")
-        self.rest = rest
+        self.rest = model.speedups(k, verify_tokens)
+        self.model = model
+        #: (k, tokens verified per sequence) of the curve
+        self.tokens = (k, verify_tokens)
+
+    def at(self, batch: int) -> float:
+        """The point for ``batch`` (1 .. :data:`MAX_BATCH`): the curve's when worked out that far, else
+        :meth:`_Model.speedup` of that batch alone (the same bits: the curve is that function written
+        out). Whether MTP loses at a launch's concurrency needs that one point, not the curve up to it."""
+        points = self.points
+        if batch <= len(points):
+            return points[batch - 1]
+        k, verify_tokens = self.tokens
+        return self.model.speedup(k, batch, verify_tokens)
 
     def upto(self, limit: int) -> array[float]:
         """The points for batch 1 .. ``limit`` (at most :data:`MAX_BATCH`) worked out."""
@@ -632,7 +645,7 @@ def _gains(gpu: Gpu, model: ModelSizes | None, k: int, weights: WeightFormat, en
            verify_tokens: int | None) -> _Gains:
     alpha, _ = _acceptance(model, None)
     curve_model = _Model(gpu, model, weights, kernels_for(engine, weights), tensor_parallel, alpha)
-    return _Gains(curve_model.speedups(k, verify_tokens))
+    return _Gains(curve_model, k, verify_tokens)
 
 
 def crossover_below(report: LaunchReport, concurrency: int) -> Crossover | None:
@@ -656,7 +669,7 @@ def _crossover_below(gpu: Gpu, sizes: ModelSizes | None, k: int, form: WeightFor
         return None
     gains = _gains(gpu, sizes, k, form, engine, tp, verify)
     position = min(concurrency, MAX_BATCH)
-    if gains.upto(position)[position - 1] >= 1:
+    if gains.at(position) >= 1:
         return None
     # the cached curve may run further than this launch asked: it is cut at the end of the loss
     points = gains.through_loss(position)
