@@ -596,24 +596,11 @@ class _Gains:
     are kept as C doubles (the same values, a quarter of the memory of a list of floats): a run
     over a large tree fills the cache of curves, each up to :data:`MAX_BATCH` points long."""
 
-    __slots__ = ("model", "points", "rest", "tokens")
+    __slots__ = ("points", "rest")
 
-    def __init__(self, model: _Model, k: int, verify_tokens: int | None) -> None:
+    def __init__(self, rest: Iterator[float]) -> None:
         self.points: array[float] = array("d")
-        self.rest = model.speedups(k, verify_tokens)
-        self.model = model
-        #: (k, tokens verified per sequence) of the curve
-        self.tokens = (k, verify_tokens)
-
-    def at(self, batch: int) -> float:
-        """The point for ``batch`` (1 .. :data:`MAX_BATCH`): the curve's when worked out that far, else
-        :meth:`_Model.speedup` of that batch alone (the same bits: the curve is that function written
-        out). Whether MTP loses at a launch's concurrency needs that one point, not the curve up to it."""
-        points = self.points
-        if batch <= len(points):
-            return points[batch - 1]
-        k, verify_tokens = self.tokens
-        return self.model.speedup(k, batch, verify_tokens)
+        self.rest = rest
 
     def upto(self, limit: int) -> array[float]:
         """The points for batch 1 .. ``limit`` (at most :data:`MAX_BATCH`) worked out."""
@@ -645,7 +632,7 @@ def _gains(gpu: Gpu, model: ModelSizes | None, k: int, weights: WeightFormat, en
            verify_tokens: int | None) -> _Gains:
     alpha, _ = _acceptance(model, None)
     curve_model = _Model(gpu, model, weights, kernels_for(engine, weights), tensor_parallel, alpha)
-    return _Gains(curve_model, k, verify_tokens)
+    return _Gains(curve_model.speedups(k, verify_tokens))
 
 
 def crossover_below(report: LaunchReport, concurrency: int) -> Crossover | None:
@@ -667,17 +654,20 @@ def _crossover_below(gpu: Gpu, sizes: ModelSizes | None, k: int, form: WeightFor
                      verify: int | None, concurrency: int) -> Crossover | None:
     if concurrency < 1:
         return None
-    gains = _gains(gpu, sizes, k, form, engine, tp, verify)
     position = min(concurrency, MAX_BATCH)
-    if gains.at(position) >= 1:
+    alpha, known = _acceptance(sizes, None)
+    kernels = kernels_for(engine, form)
+    # where MTP pays at the concurrency (most launches), that point alone decides: _Model.speedup of
+    # that batch is the curve's point to the same bits (the curve is that function written out),
+    # and the cache of curves keeps those followed for a loss
+    if _Model(gpu, sizes, form, kernels, tp, alpha).speedup(k, position, verify) >= 1:
         return None
+    gains = _gains(gpu, sizes, k, form, engine, tp, verify)
     # the cached curve may run further than this launch asked: it is cut at the end of the loss
     points = gains.through_loss(position)
     end = next((batch for batch in range(position, len(points)) if points[batch] >= 1), len(points))
     points = points[:end]
     losses = losing_ranges(points)
-    alpha, known = _acceptance(sizes, None)
-    kernels = kernels_for(engine, form)
     return Crossover(gpu=gpu, draft_tokens=k, weights=form, engine=kernels.engine,
                      knee_tokens=knee_tokens(gpu, form, kernels.engine), batch=losses[0][0] - 1,
                      gain_at_one=points[0], acceptance=alpha, acceptance_known=known, tensor_parallel=max(1, tp),
