@@ -624,10 +624,10 @@ class _Gains:
 
 
 # keyed on immutable inputs like crossover(); a curve only grows, and each point is what it always is.
-# A curve with its model and generator costs some 3 KB: 1,024 of them held 3.3 MB to the end of the
-# benchmark's mixed 100k run (1,126 curves worked out for 4,166 asked, its fixes' checks included);
-# 256 hold 0.8 MB, for 2,356 curves worked out there (each ~0.15 ms: some 0.2 s of a 30 s run)
-@lru_cache(maxsize=256)
+# Only the curves followed for a loss are asked for (a paying concurrency is decided by its own point,
+# see _crossover_below): most run to MAX_BATCH, some 9 KB each with their model and generator, so 128
+# of them hold some 1.1 MB. The benchmark's deploy 10k tree asks 211 times for 130 distinct curves
+@lru_cache(maxsize=128)
 def _gains(gpu: Gpu, model: ModelSizes | None, k: int, weights: WeightFormat, engine: str, tensor_parallel: int,
            verify_tokens: int | None) -> _Gains:
     alpha, _ = _acceptance(model, None)
