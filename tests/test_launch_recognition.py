@@ -102,3 +102,31 @@ def test_container_command_overrides_image_entrypoint() -> None:
     assert doubled is not None and [t.value for t in doubled.program + doubled.args] == ["vllm", "serve", "vllm", "serve", "m"]
     plain = entry_for_image(Token("lmsysorg/sglang:v0.5.9"), words("python3", "-m", "sglang.launch_server", "--model-path", "m"))
     assert plain is not None and plain.entry == "python -m sglang.launch_server"
+
+
+def test_launches_naming_the_same_image_read_its_name_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tree's launches name a few images over and over: what an image name says of the engine's
+    release is worked out once per name, and every launch gets the same hint (its own span)."""
+    from mtplint.extract import launch as launch_module
+    from mtplint.source import Span
+
+    launch_module._image_reading.cache_clear()
+    split: list[str] = []
+    real_image_name = launch_module._image_name
+
+    def image_name(image: str) -> tuple[str, str]:
+        split.append(image)
+        return real_image_name(image)
+
+    monkeypatch.setattr(launch_module, "_image_name", image_name)
+    hints = []
+    for line in range(1, 21):
+        span = Span("compose.yaml", line * 10, line * 10 + 24, line, 5, line, 29)
+        for image in ("vllm/vllm-openai:v0.11.0", "vllm/vllm-openai:latest", "lmsysorg/sglang:v0.5.9-cu129"):
+            hints.append(launch_module.image_version_hint("vllm", Token(image, span)))
+    released, floating, other = hints[:3]
+    assert released is not None and (released.spec, released.source) == ("==0.11.0", "image")
+    assert floating is not None and floating.source == "tag"
+    assert other is None and hints[-3] is not None and hints[-3].span.line == 20
+    assert len(split) <= 5 * 3  # each name split a few times in all (60 launches), not for each launch
+    launch_module._image_reading.cache_clear()

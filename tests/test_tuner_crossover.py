@@ -236,3 +236,21 @@ def test_reported_losing_ranges_are_exactly_where_the_curve_is_below_one_for_eve
                     dips += len(result.losses) > 1 or bool(result.losses and result.losses[-1][1] < MAX_BATCH)
     # the catalogs hold curves that cross 1 more than once (MoE models), and the property covers them
     assert rows > 300 and dips > 10
+
+
+def test_a_concurrency_where_mtp_pays_is_decided_by_its_own_point() -> None:
+    """MTP301 asks, for every launch naming its GPU, whether MTP loses at its concurrency: where it
+    pays, that one point decides, and the curve up to it is not worked out (a tree's launches ask
+    for hundreds of curves); where it loses, the curve is followed as before."""
+    from mtplint.tuner.batching import MAX_BATCH, _crossover_below, _gains
+
+    card, sizes = gpu("h100-sxm"), None
+    whole = crossover(card, sizes, 1, AWQ, engine="vllm")
+    assert whole.losses and 1 < whole.batch < MAX_BATCH // 2  # pays up to its crossing, loses past it
+    _gains.cache_clear()
+    assert _crossover_below(card, sizes, 1, AWQ, "vllm", 1, None, whole.batch) is None
+    assert _gains.cache_info().currsize == 0  # no curve worked out, none kept
+    losing = _crossover_below(card, sizes, 1, AWQ, "vllm", 1, None, whole.batch + 1)
+    assert losing is not None and losing.batch == whole.batch and losing.curve[0] == whole.curve[0]
+    assert len(_gains(card, sizes, 1, AWQ, "vllm", 1, None).points) >= whole.batch + 1
+    _gains.cache_clear()

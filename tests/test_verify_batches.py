@@ -7,6 +7,7 @@ one fixing of everything. Counted, not timed."""
 from __future__ import annotations
 
 import contextlib
+import os as verify_os
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +116,29 @@ def test_the_cycles_of_a_batch_are_collected_only_before_another(
     _, fixings = _verified_in(tmp_path, monkeypatch, batch_files, True)
     assert len(fixings) == collections + 1
     assert collected == [1] * collections
+
+
+def test_batching_resolves_each_folder_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Which fixes' files read each other's is asked by real path; a tree's fixes share their
+    folders, and each folder is asked of the file system once, not once for every file below it
+    (``os.path.realpath`` walks every folder of every path). The batches stay what they were."""
+    scripts = {f"deploy/site/region/svc{number:02}/serve.sh": TREE["alone/serve-0.sh"] for number in range(30)}
+    write_files(tmp_path, scripts)
+    settings = LintSettings(pipeline=Options(root=tmp_path))
+    with contextlib.chdir(tmp_path):
+        result = lint([tmp_path], settings, jobs=1)
+        offered = [f for f in result.findings if f.fix is not None and f.fix.applicability in ("safe", "unsafe")]
+        asked: list[str] = []
+        real_lstat = verify_os.lstat
+
+        def lstat(path: Any, *args: Any, **kwargs: Any) -> Any:
+            asked.append(str(path))
+            return real_lstat(path, *args, **kwargs)
+
+        monkeypatch.setattr(verify_os, "lstat", lstat)
+        batches = verify._batches(offered, tmp_path, result.analysed)
+        monkeypatch.undo()
+    assert sorted(name for batch in batches for name in batch) == sorted(scripts)
+    # each script, its folder and the three folders they share once; the folders above the tree
+    # also for resolving the root
+    assert len(asked) <= 2 * len(scripts) + 3 + 2 * len(tmp_path.parts)

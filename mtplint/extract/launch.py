@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 
 from mtplint.records import FrozenRecord, Record
@@ -344,12 +345,21 @@ def image_version_hint(engine: str, image: Token | None) -> VersionHint | None:
     """What an image says of ``engine``'s version: its release tag (``==0.30.0``, origin ``image``)
     or a floating tag (:data:`FLOATING`, origin ``tag``); None for another engine's image, a custom
     tag, a digest or an image only known at run time."""
-    if image is None or not image.resolved or image_engine(image.value) != engine:
+    if image is None or not image.resolved:
         return None
-    version = image_version(image.value)
+    image_engine_name, version, floating = _image_reading(image.value)
+    if image_engine_name != engine:
+        return None
     if version:
         return VersionHint(engine, f"=={version}", "image", image.span)
-    return VersionHint(engine, FLOATING, "tag", image.span) if image_floating(image.value) else None
+    return VersionHint(engine, FLOATING, "tag", image.span) if floating else None
+
+
+@lru_cache(maxsize=256)  # every launch of a tree asks, of the same few images
+def _image_reading(image: str) -> tuple[str | None, str | None, bool]:
+    """(:func:`image_engine`, :func:`image_version`, :func:`image_floating`) of an image."""
+    version = image_version(image)
+    return image_engine(image), version, not version and image_floating(image)
 
 
 # --- entry points -------------------------------------------------------------------------------

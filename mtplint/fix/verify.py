@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -151,8 +150,12 @@ def _batches(offered: Sequence[Finding], root: Path, analysed: Mapping[str, Anal
     other's files, as far as the run knows: a finding's file and those its fix edits go together,
     with the files the run's analysis of it read (:attr:`AnalysedFile.requested`)."""
     from mtplint.edits.pyedit import edit_file
+    from mtplint.extract import FileLoader
     from mtplint.fix.relint import linked_sets
 
+    # ``os.path.realpath`` asks the file system once per folder of every path; the fixes' files and
+    # what they read share their folders, which a loader resolves once each
+    real_path = FileLoader(root).real_path
     linked: dict[str, set[str]] = {}
     for finding in offered:
         edits = finding.fix.edits if finding.fix is not None else []
@@ -163,8 +166,8 @@ def _batches(offered: Sequence[Finding], root: Path, analysed: Mapping[str, Anal
         name = names[index]
         known = analysed.get(name)
         paths = [root / name, *(root / other for other in linked.get(name, ()))]
-        return {os.path.realpath(path) for path in paths} | (
-            {os.path.realpath(path) for path in known.requested} if known is not None else set())
+        return {real_path(path) for path in paths} | (
+            {real_path(Path(path)) for path in known.requested} if known is not None else set())
 
     batches: list[set[str]] = []
     for indices in linked_sets(range(len(names)), reads):

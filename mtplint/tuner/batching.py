@@ -117,6 +117,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from itertools import islice
 
 from mtplint.catalogs import SHIPPED, Catalogs
 from mtplint.hardware import Gpu
@@ -604,23 +605,29 @@ class _Gains:
     def upto(self, limit: int) -> array[float]:
         """The points for batch 1 .. ``limit`` (at most :data:`MAX_BATCH`) worked out."""
         points = self.points
-        while len(points) < limit:
-            points.append(next(self.rest))
+        if len(points) < limit:
+            # the generator's points taken in one call, not one ``next`` a point
+            points.extend(islice(self.rest, limit - len(points)))
         return points
 
     def through_loss(self, batch: int) -> array[float]:
         """The points up to ``batch`` and on to the end of the losing range holding it (or further)."""
         points = self.upto(batch)
-        while len(points) < MAX_BATCH and not points[-1] >= 1:
-            points.append(next(self.rest))
+        if points[-1] >= 1:
+            return points
+        # the generator stops at MAX_BATCH; a point that is no loss ends the range
+        for point in self.rest:
+            points.append(point)
+            if point >= 1:
+                break
         return points
 
 
 # keyed on immutable inputs like crossover(); a curve only grows, and each point is what it always is.
-# A curve with its model and generator costs some 3 KB: 1,024 of them held 3.3 MB to the end of the
-# benchmark's mixed 100k run (1,126 curves worked out for 4,166 asked, its fixes' checks included);
-# 256 hold 0.8 MB, for 2,356 curves worked out there (each ~0.15 ms: some 0.2 s of a 30 s run)
-@lru_cache(maxsize=256)
+# Only the curves followed for a loss are asked for (a paying concurrency is decided by its own point,
+# see _crossover_below): most run to MAX_BATCH, some 9 KB each with their model and generator, so 128
+# of them hold some 1.1 MB. The benchmark's deploy 10k tree asks 211 times for 130 distinct curves
+@lru_cache(maxsize=128)
 def _gains(gpu: Gpu, model: ModelSizes | None, k: int, weights: WeightFormat, engine: str, tensor_parallel: int,
            verify_tokens: int | None) -> _Gains:
     alpha, _ = _acceptance(model, None)
@@ -647,17 +654,20 @@ def _crossover_below(gpu: Gpu, sizes: ModelSizes | None, k: int, form: WeightFor
                      verify: int | None, concurrency: int) -> Crossover | None:
     if concurrency < 1:
         return None
-    gains = _gains(gpu, sizes, k, form, engine, tp, verify)
     position = min(concurrency, MAX_BATCH)
-    if gains.upto(position)[position - 1] >= 1:
+    alpha, known = _acceptance(sizes, None)
+    kernels = kernels_for(engine, form)
+    # where MTP pays at the concurrency (most launches), that point alone decides: _Model.speedup of
+    # that batch is the curve's point to the same bits (the curve is that function written out),
+    # and the cache of curves keeps those followed for a loss
+    if _Model(gpu, sizes, form, kernels, tp, alpha).speedup(k, position, verify) >= 1:
         return None
+    gains = _gains(gpu, sizes, k, form, engine, tp, verify)
     # the cached curve may run further than this launch asked: it is cut at the end of the loss
     points = gains.through_loss(position)
     end = next((batch for batch in range(position, len(points)) if points[batch] >= 1), len(points))
     points = points[:end]
     losses = losing_ranges(points)
-    alpha, known = _acceptance(sizes, None)
-    kernels = kernels_for(engine, form)
     return Crossover(gpu=gpu, draft_tokens=k, weights=form, engine=kernels.engine,
                      knee_tokens=knee_tokens(gpu, form, kernels.engine), batch=losses[0][0] - 1,
                      gain_at_one=points[0], acceptance=alpha, acceptance_known=known, tensor_parallel=max(1, tp),
