@@ -8,6 +8,7 @@ such a file its import time without being used by it.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -196,3 +197,38 @@ def test_a_parser_is_made_from_the_packages_when_their_layout_differs(monkeypatc
 
     monkeypatch.setattr(startup, "_binding", no_binding)
     assert startup.bash_parser().parse(b"exec vllm serve m").root_node.type == "program"
+
+
+def test_an_unpinned_shell_launch_decodes_no_flag_index_and_compares_few_versions(tmp_path: Path) -> None:
+    """The script's SGLang release is not pinned, so its launch is read at each of the twenty
+    releases. Which release's table reads a release is its own name (no version compared), and the
+    flag index is split into lines, not decoded as JSON: its parts were ~100 KB of escaped JSON
+    strings, decoded whole at every run."""
+    (tmp_path / "serve.sh").write_text(SCRIPT)
+    code = ("import io, json, sys\n"
+            "decoded = []\n"
+            "plain_loads = json.loads\n"
+            "def loads(text, *args, **kwargs):\n"
+            "    decoded.append([text[:40], len(text)] if isinstance(text, str) else ['', len(text)])\n"
+            "    return plain_loads(text, *args, **kwargs)\n"
+            "json.loads = loads\n"
+            "from mtplint.engines import compact\n"
+            "compared = []\n"
+            "plain_compare = compact.compare\n"
+            "compact.compare = lambda left, right: compared.append(left) or plain_compare(left, right)\n"
+            "from mtplint.cli import main\n"
+            "out = io.StringIO()\n"
+            "main(['check', '--exit-zero', '--no-cache', 'serve.sh'], out=out)\n"
+            "from mtplint.engines import sglang\n"
+            "print(json.dumps({'report': out.getvalue(), 'decoded': decoded, 'compared': len(compared),\n"
+            "                  'releases': len(sglang.table_versions())}))")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env.pop("MTPLINT_OUTPUT_FORMAT", None)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path,
+                          env=env)
+    result = json.loads(done.stdout)
+    assert "MTP507" in result["report"]  # the launch was read and checked
+    assert result["releases"] == 20
+    from_index = [length for start, length in result["decoded"] if "derived from sglang" in start]
+    assert len(from_index) == 1 and from_index[0] < 2_000  # the index's first line: its releases and sizes
+    assert result["compared"] == 0
