@@ -112,7 +112,8 @@ from mtplint.engines import Parsed, sglang, vllm
 
 code = main(["inspect", "--format", "json", *sys.argv[1:]])
 built = {engine.__name__.rpartition(".")[2]: engine.TABLE_FILES.index().option_sets_built for engine in (sglang, vllm)}
-print(json.dumps({"code": code, "built": built}))
+names = {engine.__name__.rpartition(".")[2]: engine.TABLE_FILES.index()._names_read is not None for engine in (sglang, vllm)}
+print(json.dumps({"code": code, "built": built, "names": names}))
 """
 
 
@@ -127,6 +128,13 @@ def test_an_unpinned_launch_of_exact_flags_builds_no_release_option_set(tmp_path
     launch, built = _inspect_building(tmp_path, EAGLE3_SCRIPT.format(extra=" --attn-dp-size 2"))
     assert launch["possible_versions"] == {"min": "0.5.22", "below": None}
     assert built["sglang"] == 0
+
+
+def test_an_argv_launch_leaves_the_index_names_unsplit(tmp_path: Path) -> None:
+    """The index's names are what a Python API launch's keywords are checked against: a shell
+    launch, read as argv, never splits them (about 2,000 names for SGLang)."""
+    _, result = _inspect_in(tmp_path, EAGLE3_SCRIPT.format(extra=" --attn-dp-size 2"), _BUILT)
+    assert result["names"] == {"sglang": False, "vllm": False}
 
 
 def test_only_an_ambiguous_prefix_builds_the_option_sets_it_is_matched_against(tmp_path: Path) -> None:

@@ -60,11 +60,16 @@ def _check(tmp_path: Path, name: str, text: str,
     code = ("import io, sys\nfrom mtplint.cli import main\nout = io.StringIO()\n"
             f"main(['check', *{options!r}, {name!r}], out=out)\n"
             "print(out.getvalue(), file=sys.stderr)\nprint('\\n'.join(sys.modules))")
+    done = _python(code, tmp_path)
+    return set(done.stdout.split()), done.stderr
+
+
+def _python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``code`` run by a fresh interpreter in ``cwd`` with this checkout's mtplint (and the
+    report's default format)."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     env.pop("MTPLINT_OUTPUT_FORMAT", None)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path,
-                          env=env)
-    return set(done.stdout.split()), done.stderr
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=cwd, env=env)
 
 
 def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
@@ -124,11 +129,7 @@ def test_a_one_file_check_compiles_only_the_prefilter_search_that_finds_its_engi
                 "content = (discover._YAML_KEY, discover._DOCKERFILE_LINE, discover._UNIT_SECTION, discover._PYTHON_LINE,"
                 " discover._BUILD_KEY, discover._SERVICES_KEY)\n"
                 "print(sum(p.compiled for p in discover._OTHER_PREFILTERS), sum(p.compiled for p in content))")
-        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-        env.pop("MTPLINT_OUTPUT_FORMAT", None)
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                               cwd=tmp_path, env=env)
-        findings, compiled = done.stdout.splitlines()
+        findings, compiled = _python(code, tmp_path).stdout.splitlines()
         assert int(findings) > 0, name  # the launch was read and checked
         assert compiled == "0 0", name
 
@@ -222,11 +223,7 @@ def test_an_unpinned_shell_launch_decodes_no_flag_index_and_compares_few_version
             "from mtplint.engines import sglang\n"
             "print(json.dumps({'report': out.getvalue(), 'decoded': decoded, 'compared': len(compared),\n"
             "                  'releases': len(sglang.table_versions())}))")
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    env.pop("MTPLINT_OUTPUT_FORMAT", None)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path,
-                          env=env)
-    result = json.loads(done.stdout)
+    result = json.loads(_python(code, tmp_path).stdout)
     assert "MTP507" in result["report"]  # the launch was read and checked
     assert result["releases"] == 20
     from_index = [length for start, length in result["decoded"] if "derived from sglang" in start]

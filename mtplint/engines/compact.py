@@ -228,7 +228,9 @@ class FlagIndex:
         self.option_strings = _split(index["options"])
         self._runs = dict(zip(self.option_strings, _split(index["runs"]), strict=True))
         self._rows = _split(index["rows"])
-        self._names = dict(zip(_split(index["names"]), _split(index["ranges"]), strict=True))
+        # the names are for a Python API launch's keywords: split when one is first asked about
+        self._written_names: tuple[str, str] = (index["names"], index["ranges"])
+        self._names_read: dict[str, str] | None = None  # tests read whether they were split
         self._decoded: dict[str, list[list[Any]]] = {}
         self._names_at: dict[int, frozenset[str]] = {}
         #: reading row number -> what the engine made of it (:meth:`made_row`)
@@ -262,6 +264,14 @@ class FlagIndex:
                 break
             number = row
         return number
+
+    @property
+    def _names(self) -> dict[str, str]:
+        """Each name with its ranges, as JSON."""
+        if self._names_read is None:
+            names, ranges = self._written_names
+            self._names_read = dict(zip(_split(names), _split(ranges), strict=True))
+        return self._names_read
 
     def has_name(self, name: str, position: int) -> bool:
         written = self._names.get(name)
@@ -355,8 +365,8 @@ def written_index(index: dict[str, Any]) -> str:
 
 def read_index(text: str) -> dict[str, Any]:
     """The flag index :func:`written_index` wrote (ValueError: not one)."""
-    # each line found rather than the text split: a split passes over every character in Python's
-    # own loop, a search for the newline does not
+    # each line found rather than the text split: a split compares every character in turn, a
+    # search for the newline skips through the text (memchr)
     lines: list[str] = []
     start = 0
     while start < len(text):
