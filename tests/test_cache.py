@@ -145,7 +145,7 @@ def test_compiled_rule_catalog_matches_the_yaml() -> None:
     compiled = json.loads(COMPILED_CATALOG.read_text(encoding="utf-8"))
     docs = json.loads(COMPILED_DOCS.read_text(encoding="utf-8"))
     assert [compiled, docs] == json.loads(json.dumps(compile_catalog(paths))), "run: python tools/regenerate.py"
-    from_json = _compiled_rules(paths)
+    from_json = _compiled_rules()
     assert from_json is not None
     # the documentation is read from builtin_docs.json when first asked for
     assert all(rule._docs is None for rule in from_json)
@@ -159,7 +159,7 @@ def test_documentation_compiled_from_other_rule_files_is_read_from_the_yaml(
     from mtplint.checks import catalog
 
     paths = _rules_copy(tmp_path, monkeypatch)
-    rule = catalog._compiled_rules(paths)[0]  # type: ignore[index]
+    rule = catalog._compiled_rules()[0]  # type: ignore[index]
     stale = json.loads(catalog.COMPILED_DOCS.read_text(encoding="utf-8"))
     stale["docs"][rule.code]["why"] = "stale words"
     stale["digest"] = "crc32:00000000"
@@ -197,10 +197,11 @@ def test_a_rule_file_edited_after_compiling_makes_the_yaml_win(tmp_path: Path, m
     from mtplint.checks import catalog
 
     paths = _rules_copy(tmp_path, monkeypatch)
-    assert catalog._compiled_rules(paths) is not None
+    assert catalog._compiled_rules() is not None
+    assert catalog._builtin_digest() == catalog.rules_digest(paths)  # read without a path object per file
     edited = paths[0]
     edited.write_text(edited.read_text(encoding="utf-8").replace("summary:", "summary: edited", 1), encoding="utf-8")
-    assert catalog._compiled_rules(catalog._rule_files()) is None
+    assert catalog._compiled_rules() is None
     assert "edited" in catalog.load_rule_file(edited, "builtin", check_schema=False).summary
 
 
@@ -211,7 +212,7 @@ def test_a_rule_file_only_touched_after_compiling_keeps_the_compiled_catalog(
 
     paths = _rules_copy(tmp_path, monkeypatch)
     paths[3].touch()
-    assert catalog._compiled_rules(paths) == tuple(catalog.load_rule_file(path, "builtin", check_schema=False)
+    assert catalog._compiled_rules() == tuple(catalog.load_rule_file(path, "builtin", check_schema=False)
                                                    for path in paths)
 
 
@@ -222,21 +223,21 @@ def test_a_rule_file_added_or_removed_makes_the_yaml_win(tmp_path: Path, monkeyp
     added = paths[0].with_name("MTP999.yaml")
     added.write_text(paths[0].read_text(encoding="utf-8").replace(paths[0].stem, "MTP999"), encoding="utf-8")
     os.utime(added, ns=(1_000_000_000, 1_000_000_000))
-    assert catalog._compiled_rules(catalog._rule_files()) is None
+    assert catalog._compiled_rules() is None
     added.unlink()
     paths[1].unlink()
-    assert catalog._compiled_rules(catalog._rule_files()) is None
+    assert catalog._compiled_rules() is None
 
 
 def test_a_compiled_catalog_with_another_checksum_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mtplint.checks import catalog
 
-    paths = _rules_copy(tmp_path, monkeypatch)
+    _rules_copy(tmp_path, monkeypatch)
     stale = json.loads(catalog.COMPILED_CATALOG.read_text(encoding="utf-8"))
     stale["rules"][0]["data"]["summary"] = "edited"
     stale["digest"] = "crc32:00000000"
     catalog.COMPILED_CATALOG.write_text(json.dumps(stale))
-    assert catalog._compiled_rules(paths) is None
+    assert catalog._compiled_rules() is None
 
 
 def test_the_checksum_follows_each_byte_and_name(tmp_path: Path) -> None:

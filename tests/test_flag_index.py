@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from mtplint.engines import Parsed, sglang, vllm
-from mtplint.engines.compact import TableFiles
+from mtplint.engines.compact import TableFiles, read_index, written_index
 from mtplint.shipped import package_path
+from mtplint.versions import compare
 
 EAGLE3_SCRIPT = """#!/usr/bin/env bash
 set -euo pipefail
@@ -81,14 +82,14 @@ def test_an_unpinned_launch_reads_only_the_table_it_is_parsed_with(tmp_path: Pat
     assert (launch["engine_version"], launch["version_source"]) == ("0.5.23", "assumed")
     assert "possible_versions" not in launch  # no flag narrows it: any release may run it
     tables = sorted(name for name in opened if name.startswith("sglang"))
-    assert tables == ["sglang-flags.json", "sglang/0.5.23.json"]
+    assert tables == ["sglang-flags.txt", "sglang/0.5.23.json"]
 
 
 def test_an_unpinned_vllm_launch_reads_only_the_table_it_is_parsed_with(tmp_path: Path) -> None:
     launch, opened = _inspect_opening(tmp_path, VLLM_SCRIPT)
     assert (launch["engine_version"], launch["version_source"]) == ("0.33.0", "assumed")
     tables = sorted(name for name in opened if name.startswith("vllm") and not name.startswith("vllm/speculative/"))
-    assert tables == ["vllm-flags.json", "vllm/0.33.0.json"]
+    assert tables == ["vllm-flags.txt", "vllm/0.33.0.json"]
 
 
 def test_a_flag_that_narrows_reads_the_release_before_it(tmp_path: Path) -> None:
@@ -111,7 +112,8 @@ from mtplint.engines import Parsed, sglang, vllm
 
 code = main(["inspect", "--format", "json", *sys.argv[1:]])
 built = {engine.__name__.rpartition(".")[2]: engine.TABLE_FILES.index().option_sets_built for engine in (sglang, vllm)}
-print(json.dumps({"code": code, "built": built}))
+names = {engine.__name__.rpartition(".")[2]: engine.TABLE_FILES.index()._names_read is not None for engine in (sglang, vllm)}
+print(json.dumps({"code": code, "built": built, "names": names}))
 """
 
 
@@ -126,6 +128,13 @@ def test_an_unpinned_launch_of_exact_flags_builds_no_release_option_set(tmp_path
     launch, built = _inspect_building(tmp_path, EAGLE3_SCRIPT.format(extra=" --attn-dp-size 2"))
     assert launch["possible_versions"] == {"min": "0.5.22", "below": None}
     assert built["sglang"] == 0
+
+
+def test_an_argv_launch_leaves_the_index_names_unsplit(tmp_path: Path) -> None:
+    """The index's names are what a Python API launch's keywords are checked against: a shell
+    launch, read as argv, never splits them (about 2,000 names for SGLang)."""
+    _, result = _inspect_in(tmp_path, EAGLE3_SCRIPT.format(extra=" --attn-dp-size 2"), _BUILT)
+    assert result["names"] == {"sglang": False, "vllm": False}
 
 
 def test_only_an_ambiguous_prefix_builds_the_option_sets_it_is_matched_against(tmp_path: Path) -> None:
@@ -190,8 +199,8 @@ def test_an_index_older_than_a_table_is_not_used(tmp_path: Path) -> None:
     read instead), as is a missing one."""
     directory = tmp_path / "sglang"
     shutil.copytree(package_path("engines", "data", "sglang"), directory)
-    index_path = tmp_path / "sglang-flags.json"
-    shutil.copy(package_path("engines", "data", "sglang-flags.json"), index_path)
+    index_path = tmp_path / "sglang-flags.txt"
+    shutil.copy(package_path("engines", "data", "sglang-flags.txt"), index_path)
     assert TableFiles(directory, tmp_path / "none.json", ("actions",), index_path).index() is not None
 
     newest = directory / "0.5.23.json"
@@ -232,3 +241,30 @@ def test_a_vllm_table_makes_the_flags_it_is_asked_for() -> None:
     flags = table.flags
     assert len(flags) > 100 and [flag.dest for flag in flags].index("model_tag") < 5
     assert table.by_option["--max-model-len"] in flags
+
+
+def test_the_release_a_version_is_read_with_is_the_newest_not_newer_than_it() -> None:
+    """A release reads its own table; any other version the newest release not newer than it (the
+    oldest for anything older), as a scan of every release in order finds it."""
+    for engine in (sglang, vllm):
+        releases = engine.TABLE_FILES.releases()
+        for version in (*releases, "0.0.1", "0.5.9.post1", "0.5.21rc1", "0.11.1", "0.32.9", "99.0"):
+            scanned = releases[0]
+            for release in releases:
+                if compare(release, version) <= 0:
+                    scanned = release
+            assert engine.TABLE_FILES.release_for(version) == scanned, (engine.__name__, version)
+
+
+def test_a_flag_index_file_reads_back_as_the_index_it_was_written_from(tmp_path: Path) -> None:
+    """The shipped index file is the index of the tables as they are, and a file that is not one
+    (cut short, or a JSON document) is refused, so the tables are read instead."""
+    index = sglang.flag_index()
+    written = written_index(index)
+    assert read_index(written) == index
+    assert package_path("engines", "data", "sglang-flags.txt").read_text(encoding="utf-8") == written
+    for broken in (written.rsplit("\n", 3)[0] + "\n", json.dumps(index)):
+        path = tmp_path / "sglang-flags.txt"
+        path.write_text(broken, encoding="utf-8")
+        files = TableFiles(package_path("engines", "data", "sglang"), tmp_path / "none.json", ("actions",), path)
+        assert files.index() is None

@@ -33,8 +33,8 @@ def test_every_artefact_is_covered() -> None:
     """The rule catalog's two files, and each engine's compact tables and flag index."""
     names = sorted(artefact.path.relative_to(ROOT).as_posix() for artefact in _regenerate().artefacts())
     assert names == ["mtplint/checks/builtin_docs.json", "mtplint/checks/builtin_rules.json",
-                     "mtplint/engines/data/sglang-flags.json", "mtplint/engines/data/sglang-tables.json",
-                     "mtplint/engines/data/vllm-flags.json", "mtplint/engines/data/vllm-tables.json"]
+                     "mtplint/engines/data/sglang-flags.txt", "mtplint/engines/data/sglang-tables.json",
+                     "mtplint/engines/data/vllm-flags.txt", "mtplint/engines/data/vllm-tables.json"]
 
 
 def test_a_rule_edited_without_regenerating_is_named_then_rewritten(tmp_path: Path,

@@ -8,6 +8,7 @@ such a file its import time without being used by it.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -59,11 +60,16 @@ def _check(tmp_path: Path, name: str, text: str,
     code = ("import io, sys\nfrom mtplint.cli import main\nout = io.StringIO()\n"
             f"main(['check', *{options!r}, {name!r}], out=out)\n"
             "print(out.getvalue(), file=sys.stderr)\nprint('\\n'.join(sys.modules))")
+    done = _python(code, tmp_path)
+    return set(done.stdout.split()), done.stderr
+
+
+def _python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``code`` run by a fresh interpreter in ``cwd`` with this checkout's mtplint (and the
+    report's default format)."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     env.pop("MTPLINT_OUTPUT_FORMAT", None)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path,
-                          env=env)
-    return set(done.stdout.split()), done.stderr
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=cwd, env=env)
 
 
 def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
@@ -123,11 +129,7 @@ def test_a_one_file_check_compiles_only_the_prefilter_search_that_finds_its_engi
                 "content = (discover._YAML_KEY, discover._DOCKERFILE_LINE, discover._UNIT_SECTION, discover._PYTHON_LINE,"
                 " discover._BUILD_KEY, discover._SERVICES_KEY)\n"
                 "print(sum(p.compiled for p in discover._OTHER_PREFILTERS), sum(p.compiled for p in content))")
-        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-        env.pop("MTPLINT_OUTPUT_FORMAT", None)
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                               cwd=tmp_path, env=env)
-        findings, compiled = done.stdout.splitlines()
+        findings, compiled = _python(code, tmp_path).stdout.splitlines()
         assert int(findings) > 0, name  # the launch was read and checked
         assert compiled == "0 0", name
 
@@ -196,3 +198,34 @@ def test_a_parser_is_made_from_the_packages_when_their_layout_differs(monkeypatc
 
     monkeypatch.setattr(startup, "_binding", no_binding)
     assert startup.bash_parser().parse(b"exec vllm serve m").root_node.type == "program"
+
+
+def test_an_unpinned_shell_launch_decodes_no_flag_index_and_compares_few_versions(tmp_path: Path) -> None:
+    """The script's SGLang release is not pinned, so its launch is read at each of the twenty
+    releases. Which release's table reads a release is its own name (no version compared), and the
+    flag index is split into lines, not decoded as JSON: its parts were ~100 KB of escaped JSON
+    strings, decoded whole at every run."""
+    (tmp_path / "serve.sh").write_text(SCRIPT)
+    code = ("import io, json, sys\n"
+            "decoded = []\n"
+            "plain_loads = json.loads\n"
+            "def loads(text, *args, **kwargs):\n"
+            "    decoded.append([text[:40], len(text)] if isinstance(text, str) else ['', len(text)])\n"
+            "    return plain_loads(text, *args, **kwargs)\n"
+            "json.loads = loads\n"
+            "from mtplint.engines import compact\n"
+            "compared = []\n"
+            "plain_compare = compact.compare\n"
+            "compact.compare = lambda left, right: compared.append(left) or plain_compare(left, right)\n"
+            "from mtplint.cli import main\n"
+            "out = io.StringIO()\n"
+            "main(['check', '--exit-zero', '--no-cache', 'serve.sh'], out=out)\n"
+            "from mtplint.engines import sglang\n"
+            "print(json.dumps({'report': out.getvalue(), 'decoded': decoded, 'compared': len(compared),\n"
+            "                  'releases': len(sglang.table_versions())}))")
+    result = json.loads(_python(code, tmp_path).stdout)
+    assert "MTP507" in result["report"]  # the launch was read and checked
+    assert result["releases"] == 20
+    from_index = [length for start, length in result["decoded"] if "derived from sglang" in start]
+    assert len(from_index) == 1 and from_index[0] < 2_000  # the index's first line: its releases and sizes
+    assert result["compared"] == 0

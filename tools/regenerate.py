@@ -12,7 +12,7 @@ The artefacts:
 * ``mtplint/engines/data/vllm-tables.json`` and ``sglang-tables.json``: each engine's per-release
   flag tables in one file, each row several releases share written once (see
   :mod:`mtplint.engines.compact`).
-* ``mtplint/engines/data/vllm-flags.json`` and ``sglang-flags.json``: for each option string the
+* ``mtplint/engines/data/vllm-flags.txt`` and ``sglang-flags.txt``: for each option string the
   releases that register it and how each reads it, so that a launch whose release is not pinned is
   narrowed without reading every release's table.
 
@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from mtplint.checks.catalog import COMPILED_CATALOG, COMPILED_DOCS, _rule_files, compile_catalog  # noqa: E402
 from mtplint.engines import sglang, vllm  # noqa: E402
+from mtplint.engines.compact import written_index  # noqa: E402
 
 
 class Artefact:
@@ -67,7 +68,7 @@ def artefacts() -> list[Artefact]:
     for engine in (vllm, sglang):
         assert engine.TABLE_FILES.flag_index is not None
         found.append(Artefact(engine.TABLE_FILES.flag_index,
-                              lambda engine=engine: json.dumps(engine.flag_index(), separators=(",", ":")) + "\n"))
+                              lambda engine=engine: written_index(engine.flag_index())))
     return found
 
 

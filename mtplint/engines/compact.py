@@ -9,7 +9,7 @@ CRC-32), else from its own file. The first table a process reads comes from its 
 (a launch of a known release needs no other, and one table alone is quicker to read that way).
 
 A launch whose release is not pinned is read at every release to narrow the range; an engine may
-also ship a flag index (``<engine>-flags.json``, written by ``tools/regenerate.py``): for each option
+also ship a flag index (``<engine>-flags.txt``, written by ``tools/regenerate.py``): for each option
 string the releases that register it and how each reads it, so that this narrowing needs no table
 but the one the launch is parsed with. The index is used only while each table file has the size it
 was made from. It is looked up one word at a time (:class:`FlagIndex`): a launch of exact option
@@ -64,6 +64,7 @@ class TableFiles:
         self._compact: dict[str, Any] | None = None
         self._compact_read = False
         self._releases: tuple[str, ...] | None = None
+        self._release_names: frozenset[str] | None = None
 
     def read(self, version: str) -> tuple[dict[str, Any], dict[str, list[int]] | None]:
         """The table of ``version`` as its file holds it, and for each shared key the numbers of its
@@ -118,7 +119,7 @@ class TableFiles:
         if self.flag_index is None:
             return None
         try:
-            index: dict[str, Any] = json.loads(self.flag_index.read_text(encoding="utf-8"))
+            index = read_index(self.flag_index.read_text(encoding="utf-8"))
             sizes = self._sizes()
         except (OSError, ValueError):
             return None
@@ -176,13 +177,18 @@ class TableFiles:
 
     def release_for(self, version: str) -> str:
         """The release whose table ``version`` is read with: the newest one not newer than it (the
-        oldest for anything older)."""
+        oldest for anything older). An unpinned launch asks this of every release: a release is
+        its own table's, and otherwise the releases are compared newest first, up to the first
+        that is not newer."""
         releases = self.releases()
-        chosen = releases[0]
-        for release in releases:
+        if self._release_names is None:
+            self._release_names = frozenset(releases)
+        if version in self._release_names:
+            return version
+        for release in reversed(releases):
             if compare(release, version) <= 0:
-                chosen = release
-        return chosen
+                return release
+        return releases[0]
 
     def compacted(self) -> dict[str, Any]:
         """The compact form of the table files as they are now."""
@@ -222,7 +228,9 @@ class FlagIndex:
         self.option_strings = _split(index["options"])
         self._runs = dict(zip(self.option_strings, _split(index["runs"]), strict=True))
         self._rows = _split(index["rows"])
-        self._names = dict(zip(_split(index["names"]), _split(index["ranges"]), strict=True))
+        # the names are for a Python API launch's keywords: split when one is first asked about
+        self._written_names: tuple[str, str] = (index["names"], index["ranges"])
+        self._names_read: dict[str, str] | None = None  # tests read whether they were split
         self._decoded: dict[str, list[list[Any]]] = {}
         self._names_at: dict[int, frozenset[str]] = {}
         #: reading row number -> what the engine made of it (:meth:`made_row`)
@@ -256,6 +264,14 @@ class FlagIndex:
                 break
             number = row
         return number
+
+    @property
+    def _names(self) -> dict[str, str]:
+        """Each name with its ranges, as JSON."""
+        if self._names_read is None:
+            names, ranges = self._written_names
+            self._names_read = dict(zip(_split(names), _split(ranges), strict=True))
+        return self._names_read
 
     def has_name(self, name: str, position: int) -> bool:
         written = self._names.get(name)
@@ -331,6 +347,42 @@ def rows_by_option(row_options: Iterable[list[str]]) -> dict[str, int]:
 def keyed(numbers: dict[str, int], entry: Callable[[int], Entry]) -> NumberedOptions[Entry]:
     """The keys of ``numbers``, each mapped to ``entry`` of its row number, made when looked up."""
     return NumberedOptions(numbers.get, lambda: numbers, entry)
+
+
+#: the parts of a flag index written as lines of their own after its first line (the JSON of the rest)
+_INDEX_LINES = ("rows", "options", "runs", "names", "ranges")
+
+
+def written_index(index: dict[str, Any]) -> str:
+    """A flag index (:meth:`TableFiles.index_of`) as its file holds it: the small parts as one line
+    of JSON, then each tab-separated part as a line of its own. Those parts are most of the index;
+    as JSON strings they were decoded whole, every quote of their JSON escaped, at each run."""
+    head = {key: value for key, value in index.items() if key not in _INDEX_LINES}
+    lines = [json.dumps(head, separators=(",", ":")), *(index[key] for key in _INDEX_LINES)]
+    assert not any("\n" in line for line in lines), "compact JSON and option strings hold no newline"
+    return "\n".join(lines) + "\n"
+
+
+def read_index(text: str) -> dict[str, Any]:
+    """The flag index :func:`written_index` wrote (ValueError: not one)."""
+    # each line found rather than the text split: a split compares every character in turn, a
+    # search for the newline skips through the text (memchr)
+    lines: list[str] = []
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        if end < 0:
+            raise ValueError("not a flag index")
+        lines.append(text[start:end])
+        start = end + 1
+    lines.append("")
+    if len(lines) != len(_INDEX_LINES) + 2:
+        raise ValueError("not a flag index")
+    index: dict[str, Any] = json.loads(lines[0])
+    if not isinstance(index, dict):
+        raise ValueError("not a flag index")
+    index.update(zip(_INDEX_LINES, lines[1:-1], strict=True))
+    return index
 
 
 def _joined(parts: Iterable[Any]) -> str:

@@ -233,7 +233,7 @@ def _action(row: dict[str, Any]) -> Action:
 
 #: the tables, read one by one or (from the second one a process needs) from one derived file
 TABLE_FILES = TableFiles(package_path("engines", "data", "sglang"), package_path("engines", "data", "sglang-tables.json"),
-                         ("actions", "fields"), package_path("engines", "data", "sglang-flags.json"))
+                         ("actions", "fields"), package_path("engines", "data", "sglang-flags.txt"))
 
 
 @cache

@@ -152,7 +152,7 @@ class FlagTable:
 
 #: the tables, read one by one or (from the second one a process needs) from one derived file
 TABLE_FILES = TableFiles(package_path("engines", "data", "vllm"), package_path("engines", "data", "vllm-tables.json"),
-                         ("actions",), package_path("engines", "data", "vllm-flags.json"))
+                         ("actions",), package_path("engines", "data", "vllm-flags.txt"))
 
 
 @cache

@@ -70,7 +70,7 @@ def _read_to_end(descriptor: int, size: int) -> bytes:
     return b"".join(parts)
 
 
-def read_file(path: Path) -> bytes:
+def read_file(path: str | Path) -> bytes:
     """``path.read_bytes()`` of a regular file, without a buffered file object around the reads."""
     descriptor = os.open(path, READ_FLAGS)
     try:
