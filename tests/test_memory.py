@@ -269,3 +269,28 @@ def test_the_walk_holds_no_finding_past_the_limit(tmp_path: Path, monkeypatch: p
     # its file are found in the temporary file; the result itself, held until the assembly, was
     # about 1.6 KB more
     assert per_finding < 800, f"{per_finding:.0f} bytes per finding"
+
+
+def test_a_long_listed_folder_without_pin_files_is_scanned_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The names of a flat folder of many services are searched for a pin file's name once in a run,
+    not again each time the loader forgets its files (the pins found stay the same)."""
+    from mtplint import lint as lint_module
+    from mtplint import versions
+
+    tree = write_files(tmp_path, {f"services/svc{number:03}/serve.sh": CLEAN for number in range(40)}
+                       | {"services/svc039/serve.sh": DIRTY})
+    args = ["check", "--output-format", "json", *ARGS, "."]
+    expected = run_cli(args, cwd=tree)
+    monkeypatch.setattr(lint_module, "FORGET_EVERY", 4)
+    monkeypatch.setattr(versions, "LONG_LISTING", 30)
+    scanned: list[int] = []
+    real = versions.may_hold_pins
+
+    def may_hold_pins(listing: versions.Listing) -> bool:
+        if listing is not None and "svc000" in listing[0]:
+            scanned.append(len(listing[0]))
+        return real(listing)
+
+    monkeypatch.setattr(versions, "may_hold_pins", may_hold_pins)
+    assert run_cli(args, cwd=tree) == expected
+    assert scanned == [40]
