@@ -12,18 +12,22 @@ pre-commit hook's, most projects') keeps them in memory, as it always did.
 
 from __future__ import annotations
 
+import heapq
 from array import array
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import groupby
+from operator import itemgetter
 
 from mtplint.analysis import FileResult, LaunchResult, RunGroup
 from mtplint.cache import AnalysedFile
+from mtplint.checks import Finding
 
 # pickle and mtplint.result_pickle are imported by the methods that write and read the temporary
 # file: a large run's only (a pre-commit hook's run over a few files never loads them)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO
+    from typing import IO, Any
 
 #: the results a run holds in memory before it writes them, and those that follow, to a temporary
 #: file: the benchmark's mixed 10k tree keeps 996, its 1k trees about a hundred
@@ -101,6 +105,139 @@ class KeptResults:
         for start in sorted(range(0, len(places), 4), key=places.__getitem__):
             group = places[start + 1]
             yield load_result(self.read(places[start + 2], places[start + 3]), self.groups[group]), group
+
+
+#: the findings a large run's assembly sorts in memory before it writes them, as one sorted run
+#: of the merge that gives them back in report order (:class:`FindingRuns`)
+FINDINGS_RUN = 4096
+#: the findings pickled, and read back, together: few enough that the pickler's memo of their
+#: objects stays small (256 at a time held some 1 MB while pickled)
+FINDINGS_CHUNK = 64
+
+
+def _report_order(numbered: tuple[int, Finding]) -> tuple[tuple[str, int, int, str], int]:
+    """A finding's place in the report, ties left in the order the assembly collected them."""
+    return numbered[1].sort_key(), numbered[0]
+
+
+class FindingRuns:
+    """The findings a large run's assembly collects (those of every launch it keeps, in the walk's
+    order), written to the kept results' temporary file as they come, a sorted run at a time, and
+    given back a file at a time in report order (a merge of the runs): what is done with the
+    findings of one file (one finding per mistake, the suppressions) needs none of the others, so
+    the run's findings are never all in memory at once."""
+
+    __slots__ = ("_kept", "_group", "_collected", "_runs", "_count")
+
+    def __init__(self, kept: KeptResults, group: int = 0) -> None:
+        self._kept = kept
+        #: the configuration group whose rules the findings name (a run with one configuration)
+        self._group = group
+        self._collected: list[tuple[int, Finding]] = []
+        #: each written run's chunks: offset and size in the temporary file
+        self._runs: list[list[tuple[int, int]]] = []
+        self._count = 0
+
+    def extend(self, findings: Iterable[Finding]) -> None:
+        for finding in findings:
+            self._collected.append((self._count, finding))
+            self._count += 1
+        if len(self._collected) >= FINDINGS_RUN:
+            self._write_run()
+
+    def _write_run(self) -> None:
+        from mtplint.result_pickle import dump_findings
+
+        collected = sorted(self._collected, key=_report_order)
+        self._collected = []
+        self._runs.append([self._kept.write(dump_findings(collected[start:start + FINDINGS_CHUNK]))
+                           for start in range(0, len(collected), FINDINGS_CHUNK)])
+
+    def _read_run(self, chunks: list[tuple[int, int]]) -> Iterator[tuple[int, Finding]]:
+        from mtplint.result_pickle import load_findings
+
+        group = self._kept.groups[self._group]
+        for offset, size in chunks:
+            yield from load_findings(self._kept.read(offset, size), group)
+
+    def by_file(self) -> Iterator[tuple[str, list[tuple[int, Finding]]]]:
+        """Each file's findings, numbered in the order they were collected and in that order; the
+        files in report order."""
+        if self._collected:
+            self._write_run()
+        merged = heapq.merge(*map(self._read_run, self._runs), key=_report_order)
+        for file, numbered in groupby(merged, key=lambda item: item[1].span.file):
+            yield file, sorted(numbered, key=itemgetter(0))
+
+
+class FindingStore(Sequence[Finding]):
+    """A large run's findings in report order, in the kept results' temporary file, read back a
+    chunk at a time: the report, the summary and the exit code go through them without holding
+    them all."""
+
+    __slots__ = ("kept", "group", "_chunks", "_pending", "_length", "_last")
+
+    def __init__(self, kept: KeptResults, group: int = 0) -> None:
+        self.kept = kept
+        #: the configuration group whose rules the findings name
+        self.group = group
+        #: each chunk's offset and size in the temporary file
+        self._chunks: list[tuple[int, int]] = []
+        self._pending: list[Finding] = []
+        self._length = 0
+        #: the chunk read last, by its number (a report's slices read each chunk once)
+        self._last: tuple[int, list[Finding]] | None = None
+
+    def extend(self, findings: Iterable[Finding]) -> None:
+        for finding in findings:
+            self._pending.append(finding)
+            self._length += 1
+            if len(self._pending) >= FINDINGS_CHUNK:
+                self._write_pending()
+
+    def _write_pending(self) -> None:
+        from mtplint.result_pickle import dump_findings
+
+        if self._pending:
+            self._chunks.append(self.kept.write(dump_findings(self._pending)))
+            self._pending = []
+
+    def _chunk(self, number: int) -> list[Finding]:
+        if self._last is not None and self._last[0] == number:
+            return self._last[1]
+        from mtplint.result_pickle import load_findings
+
+        self._write_pending()
+        findings: list[Finding] = load_findings(self.kept.read(*self._chunks[number]), self.kept.groups[self.group])
+        self._last = (number, findings)
+        return findings
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index: Any) -> Any:  # an int, or a slice (a list): as a list's
+        if isinstance(index, slice):
+            return [self[number] for number in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        return self._chunk(index // FINDINGS_CHUNK)[index % FINDINGS_CHUNK]
+
+    def __iter__(self) -> Iterator[Finding]:
+        self._write_pending()
+        for number in range(len(self._chunks)):
+            yield from self._chunk(number)
+
+
+def same_kind(findings: Sequence[Finding], replaced: Iterable[Finding]) -> Sequence[Finding]:
+    """``replaced`` (the findings of ``findings`` as a report now shows them), kept as ``findings``
+    are: in a store of the same temporary file, else in a list."""
+    if isinstance(findings, FindingStore):
+        store = FindingStore(findings.kept, findings.group)
+        store.extend(replaced)
+        return store
+    return list(replaced)
 
 
 class KeptAnalyses(Mapping[str, AnalysedFile]):

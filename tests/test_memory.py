@@ -233,6 +233,9 @@ def test_a_run_whose_results_go_to_a_temporary_file_reports_the_same(
     expected = [run_cli(args, cwd=examples) for args in runs]
     monkeypatch.setattr(kept, "HELD_IN_MEMORY", 0)
     monkeypatch.setattr(lint_module, "FORGET_EVERY", 1)
+    # the findings too: sorted a few at a time, merged back from many runs, read back in small chunks
+    monkeypatch.setattr(kept, "FINDINGS_RUN", 3)
+    monkeypatch.setattr(kept, "FINDINGS_CHUNK", 2)
     assert [run_cli(args, cwd=examples) for args in runs] == expected
 
 
@@ -294,3 +297,59 @@ def test_a_long_listed_folder_without_pin_files_is_scanned_once(tmp_path: Path, 
     monkeypatch.setattr(versions, "may_hold_pins", may_hold_pins)
     assert run_cli(args, cwd=tree) == expected
     assert scanned == [40]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_findings_suppressed_a_file_at_a_time_report_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: str) -> None:
+    """A large run's findings go through the temporary file, and are deduplicated and suppressed a
+    file at a time: on a tree with ``noqa`` comments used and unused (MTP002, also in a file with no
+    finding), per-file-ignores, a ``--config`` file two launches share and a malformed file, every
+    format and exit code is the in-memory assembly's, and the findings are not all held."""
+    from mtplint import kept
+    from mtplint import lint as lint_module
+    from tests import speedtree
+
+    tree = speedtree.build(tmp_path, copies=4)
+    unused_noqa = CLEAN.replace("--no-enable-prefix-caching", "--no-enable-prefix-caching  # mtplint: noqa: MTP101")
+    write_files(tree, {"quiet/serve.sh": unused_noqa, "mtplint.toml": '[per-file-ignores]\n"project1/*" = ["MTP102"]\n'})
+    runs = [["check", "--no-cache", "--jobs", jobs, "--output-format", output_format, "."]
+            for output_format in ("full", "concise", "json", "sarif", "github")]
+    runs.append(["check", "--no-cache", "--jobs", jobs, "--output-format", "json", "--unsafe-fixes", "."])
+    expected = [run_cli(args, cwd=tree) for args in runs]
+    assert "MTP002" in expected[1][1] and "MTP001" in expected[1][1]
+    stores: list[object] = []
+    real = lint_module.assemble
+
+    def assemble(*args: object, **options: object) -> lint_module.LintResult:
+        result = real(*args, **options)  # type: ignore[arg-type]
+        stores.append(type(result.findings))
+        return result
+
+    monkeypatch.setattr(lint_module, "assemble", assemble)
+    monkeypatch.setattr(kept, "HELD_IN_MEMORY", 0)
+    monkeypatch.setattr(kept, "FINDINGS_RUN", 5)
+    monkeypatch.setattr(kept, "FINDINGS_CHUNK", 3)
+    assert [run_cli(args, cwd=tree) for args in runs] == expected
+    assert kept.FindingStore in stores
+
+
+def test_a_large_binary_a_unit_starts_is_told_by_its_head(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ExecStart naming a large binary (the host's interpreter) is not read whole to find it is
+    not a script; a large script it names is, as before."""
+    from mtplint import extract
+
+    binary = tmp_path / "bin" / "python3"
+    binary.parent.mkdir()
+    binary.write_bytes(b"\x7fELF\x02\x01\x01\x00" + b"x" * 200_000)
+    script = tmp_path / "bin" / "serve.sh"
+    script.write_text(DIRTY + "# padding\n" * 20_000)
+    unit = "[Service]\nExecStart={program}\n\n[Install]\nWantedBy=multi-user.target\n"
+    write_files(tmp_path, {"ops/python.service": unit.format(program=f"{binary} -m sync.worker"),
+                           "ops/serve.service": unit.format(program=f"/bin/bash {script}")})
+    read: list[str] = []
+    real = extract.read_file
+    monkeypatch.setattr(extract, "read_file", lambda path: read.append(Path(path).name) or real(path))
+    code, out, _ = run_cli(["check", "--output-format", "concise", *ARGS, "ops"], cwd=tmp_path)
+    assert code == 1 and "MTP101" in out  # the script the other unit starts is read, and checked
+    assert "python3" not in read and "serve.sh" in read
