@@ -6,8 +6,10 @@ A large tree's findings grow with it (the benchmark's mixed 100k tree: 10,166 fi
 findings, some 30 MB of results held to the end of the walk). Past :data:`HELD_IN_MEMORY` results
 they are pickled to a temporary file as files finish (:mod:`mtplint.result_pickle`) and read back
 one at a time, in the walk's order, by the assembly, which keeps only what the report needs of
-each; an analysis is read back when the verification asks for it. A run with fewer results (a
-pre-commit hook's, most projects') keeps them in memory, as it always did.
+each; an analysis is read back when the verification asks for it. The findings the assembly
+keeps go the same way (:class:`FindingRuns`, :class:`FindingStore`): through the report, the
+summary and the exit code a chunk at a time. A run with fewer results (a pre-commit hook's, most
+projects') keeps them in memory, as it always did.
 """
 
 from __future__ import annotations
@@ -109,7 +111,7 @@ class KeptResults:
 
 #: the findings a large run's assembly sorts in memory before it writes them, as one sorted run
 #: of the merge that gives them back in report order (:class:`FindingRuns`)
-FINDINGS_RUN = 4096
+FINDINGS_RUN = 1024
 #: the findings pickled, and read back, together: few enough that the pickler's memo of their
 #: objects stays small (256 at a time held some 1 MB while pickled)
 FINDINGS_CHUNK = 64

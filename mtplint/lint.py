@@ -21,7 +21,8 @@ kept until then (:func:`needed_by_the_assembly`), without their launches' models
 the run read are forgotten every so many files (:data:`FORGET_EVERY`): the files the prefilter
 skips and the clean ones (most of a tree) cost nothing once walked. A large run's kept results
 wait in a temporary file (:mod:`mtplint.kept`), and the assembly keeps only the findings, lines
-and diagnostics of each launch it keeps (tests/test_memory.py).
+and diagnostics of each launch it keeps; the findings of a large run go through that file too,
+and are suppressed a file at a time (tests/test_memory.py).
 """
 
 from __future__ import annotations
