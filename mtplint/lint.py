@@ -51,7 +51,7 @@ from mtplint.checks.suppress import apply_suppressions
 from mtplint.config import LintSettings
 from mtplint.discover import Candidate, discover_as_walked
 from mtplint.extract import FileLoader
-from mtplint.kept import FindingRuns, FindingStore, KeptResults, started_launches
+from mtplint.kept import FindingRuns, FindingStore, KeptResults, ShownOnDisk, started_launches
 from mtplint.pipeline import Result, is_unique, worth_reading
 from mtplint.records import Record
 from mtplint.source import SourceFile
@@ -480,6 +480,8 @@ def assemble(results: Iterable[tuple[FileResult, int]], groups: Sequence[RunGrou
     first = groups[0]
     loader = loader if loader is not None else FileLoader(first.settings.pipeline.root)
     result = Result(loader=loader, files_seen=files_seen, files_skipped=files_skipped)
+    if spill is not None:
+        result.shown = ShownOnDisk(spill)
     if started is None:
         results = list(results)
         started = started_launches(item for file_result, _ in results for item in file_result.launches)

@@ -236,6 +236,7 @@ def test_a_run_whose_results_go_to_a_temporary_file_reports_the_same(
     # the findings too: sorted a few at a time, merged back from many runs, read back in small chunks
     monkeypatch.setattr(kept, "FINDINGS_RUN", 3)
     monkeypatch.setattr(kept, "FINDINGS_CHUNK", 2)
+    monkeypatch.setattr(kept, "SHOWN_RUN", 2)  # the lines shown too, merged back from many runs
     assert [run_cli(args, cwd=examples) for args in runs] == expected
 
 
@@ -330,6 +331,7 @@ def test_findings_suppressed_a_file_at_a_time_report_the_same(
     monkeypatch.setattr(kept, "HELD_IN_MEMORY", 0)
     monkeypatch.setattr(kept, "FINDINGS_RUN", 5)
     monkeypatch.setattr(kept, "FINDINGS_CHUNK", 3)
+    monkeypatch.setattr(kept, "SHOWN_RUN", 2)
     assert [run_cli(args, cwd=tree) for args in runs] == expected
     assert kept.FindingStore in stores
 
@@ -353,3 +355,22 @@ def test_a_large_binary_a_unit_starts_is_told_by_its_head(tmp_path: Path, monkey
     code, out, _ = run_cli(["check", "--output-format", "concise", *ARGS, "ops"], cwd=tmp_path)
     assert code == 1 and "MTP101" in out  # the script the other unit starts is read, and checked
     assert "python3" not in read and "serve.sh" in read
+
+
+def test_a_large_runs_frames_come_from_the_shown_lines_it_wrote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lines a large run shows around its findings wait in the temporary file, a few files in
+    memory at a time, and the full report takes them from there: the same frames, no file read
+    again for them."""
+    from mtplint import kept
+    from mtplint.report import findings as report
+
+    tree = _dirty_tree(tmp_path, 30)
+    args = ["check", "--output-format", "full", *ARGS, "."]
+    expected = run_cli(args, cwd=tree)
+    monkeypatch.setattr(kept, "HELD_IN_MEMORY", 0)
+    monkeypatch.setattr(kept, "SHOWN_RUN", 4)
+    read: list[str] = []
+    real = report._read_lines
+    monkeypatch.setattr(report, "_read_lines", lambda file: read.append(file) or real(file))
+    assert run_cli(args, cwd=tree) == expected
+    assert expected[1].count(" | ") >= 30 * 3 and read == []
