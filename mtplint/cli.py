@@ -244,7 +244,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _report_internal(result.pipeline.internal_errors, err)
     if result.pipeline.internal_errors:
         return EXIT_ERROR
-    failing = [f for f in findings if f.severity != "info" or args.exit_non_zero_on_info]
+    failing = any(f.severity != "info" or args.exit_non_zero_on_info for f in findings)
     return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
 
 
@@ -310,7 +310,7 @@ def _stdin_text() -> str | None:
         return None
 
 
-def _not_text_finding(findings: list[Any], loader: Any, path: Path, rules: Any) -> list[Any]:
+def _not_text_finding(findings: Sequence[Any], loader: Any, path: Path, rules: Any) -> Sequence[Any]:
     """The findings of a run over standard input that is not text: MTP001 for it, as for such a file
     (``rules``: those the run selected)."""
     from mtplint.checks import Finding
@@ -461,7 +461,7 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
         return EXIT_FINDINGS
     if args.fix_only:
         return EXIT_FINDINGS if failures and not args.exit_zero else EXIT_CLEAN
-    failing = [f for f in findings if f.severity != "info" or args.exit_non_zero_on_info]
+    failing = any(f.severity != "info" or args.exit_non_zero_on_info for f in findings)
     return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
 
 

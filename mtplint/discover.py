@@ -411,7 +411,9 @@ def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes
     and ``respect-gitignore`` (as ruff's hierarchical configuration)."""
     try:
         with os.scandir(directory) as scan:
-            entries = sorted(scan, key=_by_name)
+            # last name first: each entry is popped as it is walked, so a flat folder of many
+            # services (thousands of names) is not held whole while the walk is below it
+            entries = sorted(scan, key=_by_name, reverse=True)
     except OSError:
         return
     names = {entry.name for entry in entries}
@@ -425,8 +427,10 @@ def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes
                 if not respect_gitignore:
                     ignores = []
     local = _load_gitignore(directory) if respect_gitignore and ".gitignore" in names else None
+    del names
     active = [*ignores, local] if local else ignores
-    for entry in entries:
+    while entries:
+        entry = entries.pop()
         name = entry.name
         try:
             is_dir = entry.is_dir(follow_symlinks=False)

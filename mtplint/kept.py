@@ -6,24 +6,32 @@ A large tree's findings grow with it (the benchmark's mixed 100k tree: 10,166 fi
 findings, some 30 MB of results held to the end of the walk). Past :data:`HELD_IN_MEMORY` results
 they are pickled to a temporary file as files finish (:mod:`mtplint.result_pickle`) and read back
 one at a time, in the walk's order, by the assembly, which keeps only what the report needs of
-each; an analysis is read back when the verification asks for it. A run with fewer results (a
-pre-commit hook's, most projects') keeps them in memory, as it always did.
+each; an analysis is read back when the verification asks for it. The findings the assembly
+keeps go the same way (:class:`FindingRuns`, :class:`FindingStore`): through the report, the
+summary and the exit code a chunk at a time. A run with fewer results (a pre-commit hook's, most
+projects') keeps them in memory, as it always did.
 """
 
 from __future__ import annotations
 
+import heapq
 from array import array
-from collections.abc import Iterable, Iterator, Mapping
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import groupby
+from operator import itemgetter
 
 from mtplint.analysed import AnalysedFile
 from mtplint.analysis import FileResult, LaunchResult, RunGroup
+from mtplint.checks import Finding
+from mtplint.source import ShownLines, kept_lines
 
 # pickle and mtplint.result_pickle are imported by the methods that write and read the temporary
 # file: a large run's only (a pre-commit hook's run over a few files never loads them)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO
+    from typing import IO, Any
 
 #: the results a run holds in memory before it writes them, and those that follow, to a temporary
 #: file: the benchmark's mixed 10k tree keeps 996, its 1k trees about a hundred
@@ -103,17 +111,233 @@ class KeptResults:
             yield load_result(self.read(places[start + 2], places[start + 3]), self.groups[group]), group
 
 
+#: the findings a large run's assembly sorts in memory before it writes them, as one sorted run
+#: of the merge that gives them back in report order (:class:`FindingRuns`)
+FINDINGS_RUN = 1024
+#: the findings pickled, and read back, together: few enough that the pickler's memo of their
+#: objects stays small (256 at a time held some 1 MB while pickled)
+FINDINGS_CHUNK = 64
+
+
+def _report_order(numbered: tuple[int, Finding]) -> tuple[tuple[str, int, int, str], int]:
+    """A finding's place in the report, ties left in the order the assembly collected them."""
+    return numbered[1].sort_key(), numbered[0]
+
+
+class FindingRuns:
+    """The findings a large run's assembly collects (those of every launch it keeps, in the walk's
+    order), written to the kept results' temporary file as they come, a sorted run at a time, and
+    given back a file at a time in report order (a merge of the runs): what is done with the
+    findings of one file (one finding per mistake, the suppressions) needs none of the others, so
+    the run's findings are never all in memory at once."""
+
+    __slots__ = ("_kept", "_group", "_collected", "_runs", "_count")
+
+    def __init__(self, kept: KeptResults, group: int = 0) -> None:
+        self._kept = kept
+        #: the configuration group whose rules the findings name (a run with one configuration)
+        self._group = group
+        self._collected: list[tuple[int, Finding]] = []
+        #: each written run's chunks: offset and size in the temporary file
+        self._runs: list[list[tuple[int, int]]] = []
+        self._count = 0
+
+    def extend(self, findings: Iterable[Finding]) -> None:
+        for finding in findings:
+            self._collected.append((self._count, finding))
+            self._count += 1
+        if len(self._collected) >= FINDINGS_RUN:
+            self._write_run()
+
+    def _write_run(self) -> None:
+        from mtplint.result_pickle import dump_findings
+
+        collected = sorted(self._collected, key=_report_order)
+        self._collected = []
+        self._runs.append([self._kept.write(dump_findings(collected[start:start + FINDINGS_CHUNK]))
+                           for start in range(0, len(collected), FINDINGS_CHUNK)])
+
+    def _read_run(self, chunks: list[tuple[int, int]]) -> Iterator[tuple[int, Finding]]:
+        from mtplint.result_pickle import load_findings
+
+        group = self._kept.groups[self._group]
+        for offset, size in chunks:
+            yield from load_findings(self._kept.read(offset, size), group)
+
+    def by_file(self) -> Iterator[tuple[str, list[tuple[int, Finding]]]]:
+        """Each file's findings, numbered in the order they were collected and in that order; the
+        files in report order."""
+        if self._collected:
+            self._write_run()
+        merged = heapq.merge(*map(self._read_run, self._runs), key=_report_order)
+        for file, numbered in groupby(merged, key=lambda item: item[1].span.file):
+            yield file, sorted(numbered, key=itemgetter(0))
+
+
+class FindingStore(Sequence[Finding]):
+    """A large run's findings in report order, in the kept results' temporary file, read back a
+    chunk at a time: the report, the summary and the exit code go through them without holding
+    them all."""
+
+    __slots__ = ("kept", "group", "_chunks", "_pending", "_length", "_last")
+
+    def __init__(self, kept: KeptResults, group: int = 0) -> None:
+        self.kept = kept
+        #: the configuration group whose rules the findings name
+        self.group = group
+        #: each chunk's offset and size in the temporary file
+        self._chunks: list[tuple[int, int]] = []
+        self._pending: list[Finding] = []
+        self._length = 0
+        #: the chunk read last, by its number (a report's slices read each chunk once)
+        self._last: tuple[int, list[Finding]] | None = None
+
+    def extend(self, findings: Iterable[Finding]) -> None:
+        for finding in findings:
+            self._pending.append(finding)
+            self._length += 1
+            if len(self._pending) >= FINDINGS_CHUNK:
+                self._write_pending()
+
+    def _write_pending(self) -> None:
+        from mtplint.result_pickle import dump_findings
+
+        if self._pending:
+            self._chunks.append(self.kept.write(dump_findings(self._pending)))
+            self._pending = []
+
+    def _chunk(self, number: int) -> list[Finding]:
+        if self._last is not None and self._last[0] == number:
+            return self._last[1]
+        from mtplint.result_pickle import load_findings
+
+        self._write_pending()
+        findings: list[Finding] = load_findings(self.kept.read(*self._chunks[number]), self.kept.groups[self.group])
+        self._last = (number, findings)
+        return findings
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index: Any) -> Any:  # an int, or a slice (a list): as a list's
+        if isinstance(index, slice):
+            return [self[number] for number in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        return self._chunk(index // FINDINGS_CHUNK)[index % FINDINGS_CHUNK]
+
+    def __iter__(self) -> Iterator[Finding]:
+        self._write_pending()
+        for number in range(len(self._chunks)):
+            yield from self._chunk(number)
+
+
+#: the files whose shown lines a large run's assembly holds before it writes them, as one sorted
+#: run of the merge that gives them back by file (:class:`ShownOnDisk`)
+SHOWN_RUN = 1024
+
+
+class ShownOnDisk(ShownLines):
+    """The lines a large run's report shows around its findings (:class:`mtplint.source.ShownLines`),
+    in the kept results' temporary file: written as the assembly takes them, a sorted run of
+    :data:`SHOWN_RUN` files at a time, merged into one record per file the first time the report
+    asks, and read back a file at a time (the report asks for them in its order, by file). Only
+    the files' names stay in memory (the benchmark's mixed 100k tree: 9,524 files, 3.6 MB of lines)."""
+
+    __slots__ = ("_kept", "_runs", "_names", "_spots", "_last")
+
+    def __init__(self, kept: KeptResults) -> None:
+        super().__init__()
+        self._kept = kept
+        #: each written run's files: offset and size in the temporary file
+        self._runs: list[array[int]] = []
+        #: once merged: the files in order, and where each one's record is (offset, size)
+        self._names: list[str] | None = None
+        self._spots = array("q")
+        #: the record read last, by its file's place in :attr:`_names`
+        self._last: tuple[int, int, dict[str, str]] | None = None
+
+    def add(self, shown: dict[str, Any]) -> None:
+        super().add(shown)
+        if len(self._files) >= SHOWN_RUN:
+            self._write_run()
+
+    def _write_run(self) -> None:
+        import pickle
+
+        spots = array("q")
+        for file, (count, around) in sorted(self._files.items()):
+            spots.extend(self._kept.write(pickle.dumps((file, count, around), pickle.HIGHEST_PROTOCOL)))
+        self._runs.append(spots)
+        self._files = {}
+        self._own = set()
+
+    def _read_run(self, spots: array[int]) -> Iterator[tuple[str, int, dict[str, str]]]:
+        import pickle
+
+        for start in range(0, len(spots), 2):
+            yield pickle.loads(self._kept.read(spots[start], spots[start + 1]))
+
+    def _merged(self) -> list[str]:
+        """The runs merged into one record per file (a file in several takes the lines of each)."""
+        if self._names is not None:
+            return self._names
+        import pickle
+
+        if self._files:
+            self._write_run()
+        names: list[str] = []
+        merged = heapq.merge(*map(self._read_run, self._runs), key=itemgetter(0))
+        for file, group in groupby(merged, key=itemgetter(0)):
+            records = list(group)  # one a run at most
+            count, around = records[0][1], records[0][2]  # the first one's line count (as ShownLines.add)
+            for _, _, lines in records[1:]:
+                around.update(lines)
+            names.append(file)
+            self._spots.extend(self._kept.write(pickle.dumps((count, around), pickle.HIGHEST_PROTOCOL)))
+        self._runs = []
+        self._names = names
+        return names
+
+    def lines(self, file: str, line: int) -> Sequence[str] | None:
+        names = self._merged()
+        place = bisect_left(names, file)
+        if place == len(names) or names[place] != file:
+            return None
+        if self._last is None or self._last[0] != place:
+            import pickle
+
+            count, around = pickle.loads(self._kept.read(self._spots[2 * place], self._spots[2 * place + 1]))
+            self._last = (place, count, around)
+        return kept_lines(self._last[1], self._last[2], line)
+
+
+def same_kind(findings: Sequence[Finding], replaced: Iterable[Finding]) -> Sequence[Finding]:
+    """``replaced`` (the findings of ``findings`` as a report now shows them), kept as ``findings``
+    are: in a store of the same temporary file, else in a list."""
+    if isinstance(findings, FindingStore):
+        store = FindingStore(findings.kept, findings.group)
+        store.extend(replaced)
+        return store
+    return list(replaced)
+
+
 class KeptAnalyses(Mapping[str, AnalysedFile]):
     """The run's analyses of the files whose findings offer a fix, by display name: in memory while
     the run's results are, else in the temporary file, read back when asked for."""
 
-    __slots__ = ("_kept", "_held", "_places")
+    __slots__ = ("_kept", "_held", "_places", "_spots")
 
     def __init__(self, kept: KeptResults) -> None:
         self._kept = kept
         self._held: dict[str, AnalysedFile] = {}
-        #: display name -> offset and size of the analysis in the temporary file
-        self._places: dict[str, tuple[int, int]] = {}
+        #: display name -> where its analysis is in the temporary file: the index of its offset in
+        #: :attr:`_spots` (then its size), not a tuple per file (the benchmark's mixed 100k tree
+        #: keeps ~5,000 analyses: ~80 bytes less each)
+        self._places: dict[str, int] = {}
+        self._spots = array("q")
 
     def add(self, display: str, analysed: AnalysedFile) -> None:
         if not self._kept.written:
@@ -125,7 +349,8 @@ class KeptAnalyses(Mapping[str, AnalysedFile]):
 
         self._held.pop(display, None)
         record = (analysed.kind, analysed.group, analysed.rules, analysed.requested, dump_result(analysed.result))
-        self._places[display] = self._kept.write(pickle.dumps(record, pickle.HIGHEST_PROTOCOL))
+        self._places[display] = len(self._spots)
+        self._spots.extend(self._kept.write(pickle.dumps(record, pickle.HIGHEST_PROTOCOL)))
 
     def __getitem__(self, display: str) -> AnalysedFile:
         held = self._held.get(display)
@@ -135,7 +360,8 @@ class KeptAnalyses(Mapping[str, AnalysedFile]):
 
         from mtplint.result_pickle import load_result
 
-        kind, group, rules, requested, result = pickle.loads(self._kept.read(*self._places[display]))
+        spot = self._places[display]
+        kind, group, rules, requested, result = pickle.loads(self._kept.read(self._spots[spot], self._spots[spot + 1]))
         return AnalysedFile(kind, group, rules, requested, load_result(result, self._kept.groups[group]))
 
     def __iter__(self) -> Iterator[str]:

@@ -21,15 +21,18 @@ kept until then (:func:`needed_by_the_assembly`), without their launches' models
 the run read are forgotten every so many files (:data:`FORGET_EVERY`): the files the prefilter
 skips and the clean ones (most of a tree) cost nothing once walked. A large run's kept results
 wait in a temporary file (:mod:`mtplint.kept`), and the assembly keeps only the findings, lines
-and diagnostics of each launch it keeps (tests/test_memory.py).
+and diagnostics of each launch it keeps; the findings of a large run go through that file too,
+and are suppressed a file at a time (tests/test_memory.py).
 """
 
 from __future__ import annotations
 
 import gc
+import heapq
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import chain
+from itertools import chain, groupby
+from operator import itemgetter
 from pathlib import Path
 
 from mtplint.analysed import AnalysedFile, analysed_with_dependencies
@@ -47,7 +50,7 @@ from mtplint.checks.suppress import apply_suppressions
 from mtplint.config import LintSettings
 from mtplint.discover import Candidate, discover_as_walked
 from mtplint.extract import FileLoader
-from mtplint.kept import KeptResults, started_launches
+from mtplint.kept import FindingRuns, FindingStore, KeptResults, ShownOnDisk, started_launches
 from mtplint.pipeline import Result, is_unique, worth_reading
 from mtplint.records import Record
 from mtplint.source import SourceFile
@@ -79,7 +82,9 @@ __all__ = ["META_RULES", "LintResult", "LintSettings", "assemble", "lint"]
 
 class LintResult(Record):
     __slots__ = ("findings", "suppressed", "pipeline", "rules", "without_gpu", "cache", "analysed", "processes")
-    findings: list[Finding]
+    #: a list, or for a large run a :class:`mtplint.kept.FindingStore` (read back from a temporary
+    #: file as they are gone through)
+    findings: Sequence[Finding]
     suppressed: list[Finding]
     pipeline: Result
     rules: list[Rule]
@@ -95,7 +100,7 @@ class LintResult(Record):
     #: the processes the files were analysed in (``--jobs``, or its default for this run)
     processes: int
 
-    def __init__(self, findings: list[Finding], suppressed: list[Finding], pipeline: Result,
+    def __init__(self, findings: Sequence[Finding], suppressed: list[Finding], pipeline: Result,
                  rules: list[Rule], without_gpu: tuple[int, tuple[str, ...]] = (0, ())) -> None:
         self.findings = findings
         self.suppressed = suppressed
@@ -371,9 +376,11 @@ class _Run:
         grouped = tree is not None and self.grouped
         if grouped and tree is not None:
             self.group(len(tree.groups) - 1)  # every configuration the run read, as the report lists their rules
+        # a large run with one configuration: the findings go through the kept results' temporary file
+        spill = self.kept if self.kept.written and len(self.groups) == 1 and not grouped else None
         result = assemble(self.kept.results(), self.groups, self.files_seen, self.files_skipped,
                           tree if grouped else None, self.loader, self.candidate_groups if grouped else None,
-                          self.kept.started, SharedTexts())
+                          self.kept.started, SharedTexts(), spill)
         if not grouped and len(self.groups) == 1:
             result.cache = self.groups[0].cache
         result.analysed = self.kept.analysed
@@ -454,7 +461,7 @@ def _open_cache(settings: LintSettings, rules: Sequence[Rule], catalog: dict[str
 def assemble(results: Iterable[tuple[FileResult, int]], groups: Sequence[RunGroup], files_seen: int,
              files_skipped: int, configs: ConfigTree | None = None, loader: FileLoader | None = None,
              candidate_groups: dict[str, int] | None = None, started: set[tuple[str, int]] | None = None,
-             texts: SharedTexts | None = None) -> LintResult:
+             texts: SharedTexts | None = None, spill: KeptResults | None = None) -> LintResult:
     """The run's result from its files' results in discovery order, each with its configuration
     group (index into ``groups``: its launches were checked with that group's rules); quiet files
     may be left out, their counts given (see the module docstring).
@@ -467,16 +474,24 @@ def assemble(results: Iterable[tuple[FileResult, int]], groups: Sequence[RunGrou
     ``started``: the keys of the launches read through another file (:func:`mtplint.kept.started_launches`),
     when known before the results: then ``results`` is read once, a file at a time, and only what
     the report needs of each launch is kept (its findings, diagnostics and shown lines), not the
-    launch. ``texts``: the copies of messages and shown lines to share those of ``results`` with."""
+    launch. ``texts``: the copies of messages and shown lines to share those of ``results`` with.
+
+    ``spill``: a large run's kept results, with one configuration (``groups`` has one): the findings
+    then go through their temporary file (:class:`mtplint.kept.FindingRuns`), are suppressed a file at
+    a time, and the result's are a :class:`mtplint.kept.FindingStore`. The same findings, in the same
+    order: the findings of one file are all that one finding per mistake and the suppressions of
+    that file look at."""
     first = groups[0]
     loader = loader if loader is not None else FileLoader(first.settings.pipeline.root)
     result = Result(loader=loader, files_seen=files_seen, files_skipped=files_skipped)
+    if spill is not None:
+        result.shown = ShownOnDisk(spill)
     if started is None:
         results = list(results)
         started = started_launches(item for file_result, _ in results for item in file_result.launches)
     file_diagnostics: list[tuple[Any, int]] = []
     launch_diagnostics: list[tuple[Any, int]] = []
-    findings: list[Finding] = []
+    findings: list[Finding] | FindingRuns = [] if spill is None else FindingRuns(spill)
     noqa_launches: list[LaunchResult] = []
     without_noqa: set[str] = set()
     without_gpu: list[list[str]] = []
@@ -510,7 +525,6 @@ def assemble(results: Iterable[tuple[FileResult, int]], groups: Sequence[RunGrou
     chosen = [group.chosen for group in groups]
     findings.extend(unparsable_findings(first.catalog["MTP001"], (
         diagnostic for diagnostic, group in diagnostics if "MTP001" in chosen[group])))
-    findings = one_finding_per_mistake(findings)
 
     sources: dict[str, SourceFile] = {}
     # a file with no noqa anywhere (most) is not read again here: it suppresses nothing
@@ -520,6 +534,13 @@ def assemble(results: Iterable[tuple[FileResult, int]], groups: Sequence[RunGrou
                       else loader.load(Path(item.path)))
             if source is not None:
                 sources[item.display] = source
+    rules = list({rule.code: rule for group in groups for rule in group.rules}.values())
+    without_gpu_count = count_without_gpu(without_gpu, first.catalog)
+    if isinstance(findings, FindingRuns):
+        assert spill is not None
+        store, suppressed = _suppressed_by_file(findings, sources, result, first, ends, without_noqa, spill)
+        return LintResult(store, suppressed, result, rules, without_gpu_count)
+    findings = one_finding_per_mistake(findings)
     # each configuration's per-file-ignores and MTP002 over the files it governs (without
     # ``configs``, the one configuration over all)
     known = candidate_groups or {}
@@ -549,5 +570,32 @@ def assemble(results: Iterable[tuple[FileResult, int]], groups: Sequence[RunGrou
         kept.extend(group_kept)
         suppressed.extend(group_suppressed)
     kept.sort(key=Finding.sort_key)
-    rules = list({rule.code: rule for group in groups for rule in group.rules}.values())
-    return LintResult(kept, suppressed, result, rules, count_without_gpu(without_gpu, first.catalog))
+    return LintResult(kept, suppressed, result, rules, without_gpu_count)
+
+
+def _suppressed_by_file(findings: FindingRuns, sources: dict[str, SourceFile], result: Result, group: RunGroup,
+                        ends: dict[tuple[str, int], int], without_noqa: set[str], spill: KeptResults
+                        ) -> tuple[FindingStore, list[Finding]]:
+    """:func:`assemble`'s last steps for a large run with one configuration, a file at a time in
+    report order: its findings' one per mistake, and its suppressions (with the files holding a
+    ``noqa`` comment and no finding, for MTP002). The findings kept go to a store in the temporary
+    file; the suppressed ones (few) stay, in the order the assembly collected them."""
+    store = FindingStore(spill)
+    suppressed: list[tuple[int, Finding]] = []
+    no_finding: list[tuple[int, Finding]] = []
+    by_file = heapq.merge(findings.by_file(), ((name, no_finding) for name in sorted(sources)), key=itemgetter(0))
+    chosen = set(group.chosen)
+    for file, parts in groupby(by_file, key=itemgetter(0)):
+        numbered = [item for _, found in parts for item in found]
+        own = one_finding_per_mistake([finding for _, finding in numbered])
+        own_sources = {file: sources[file]} if file in sources else {}
+        file_kept, file_suppressed = apply_suppressions(
+            own, result, group.settings.per_file_ignores, group.catalog, chosen,
+            launch_sources=own_sources, launch_ends=ends, without_noqa=without_noqa)
+        file_kept.sort(key=Finding.sort_key)
+        store.extend(file_kept)
+        if file_suppressed:
+            place = {id(finding): number for number, finding in numbered}
+            suppressed.extend((place[id(finding)], finding) for finding in file_suppressed)
+    suppressed.sort(key=itemgetter(0))
+    return store, [finding for _, finding in suppressed]

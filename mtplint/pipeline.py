@@ -300,6 +300,8 @@ def narrow_by_flags(engine: Engine, launch: Launch, version: EngineVersion, cont
 #: the key, in a loader's memos, of the version pins per directory (one run reads each directory's
 #: pins once; a loader is a run's view of the files, so the pins it found stay true while it lives)
 _PINS = "pipeline.pins"
+#: the key, in a loader's memos (kept while the run lives), of :attr:`PinMemo.without_pin_names`
+_WITHOUT_PIN_NAMES = "pipeline.without-pin-names"
 
 
 def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Options) -> LaunchReport:
@@ -308,7 +310,7 @@ def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Op
     if loader.exists(launch.source.path):
         memo: PinMemo | None = loader.path_memos.get(_PINS)
         if memo is None:
-            memo = loader.path_memos[_PINS] = PinMemo()
+            memo = loader.path_memos[_PINS] = PinMemo(loader.memos.setdefault(_WITHOUT_PIN_NAMES, set()))
         hints.extend(pins_near(launch.source.path, options.root, loader.load, memo, loader.real_path, loader.listing))
     version = resolve(launch.engine, engine.known_versions(), hints, options.engine_versions.get(launch.engine))
     hardware = hardware_for(launch, options)

@@ -8,7 +8,7 @@ import io
 import pickle
 
 from mtplint.analysis import FileResult, RunGroup
-from mtplint.checks import Edit
+from mtplint.checks import Edit, Finding
 from mtplint.checks.catalog import Rule
 
 TYPE_CHECKING = False
@@ -57,11 +57,27 @@ class _ResultUnpickler(pickle.Unpickler):
 
 
 def dump_result(result: FileResult) -> bytes:
-    out = io.BytesIO()
-    _ResultPickler(out, pickle.HIGHEST_PROTOCOL).dump(result)
-    return out.getvalue()
+    return _dump(result)
 
 
 def load_result(data: bytes, group: RunGroup) -> FileResult:
     result: FileResult = _ResultUnpickler(data, group).load()
     return result
+
+
+def dump_findings(findings: Sequence[Finding | tuple[int, Finding]]) -> bytes:
+    """Findings (each alone, or with a number) as a large run's assembly writes them out of memory
+    (:mod:`mtplint.kept`)."""
+    return _dump(list(findings))
+
+
+def load_findings(data: bytes, group: RunGroup) -> list[Any]:
+    """What :func:`dump_findings` wrote, the rules those of ``group``."""
+    findings: list[Any] = _ResultUnpickler(data, group).load()
+    return findings
+
+
+def _dump(value: object) -> bytes:
+    out = io.BytesIO()
+    _ResultPickler(out, pickle.HIGHEST_PROTOCOL).dump(value)
+    return out.getvalue()

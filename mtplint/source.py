@@ -205,12 +205,14 @@ class ShownLines:
         line and those either side of it are kept (a finding made after the records, such as an
         unused ``noqa``, may point elsewhere)."""
         known = self._files.get(file)
-        if known is None:
-            return None
-        count, around = known
-        if not all(str(number) in around for number in frame_lines(line, count)):
-            return None
-        return _KeptLines(count, around)
+        return None if known is None else kept_lines(*known, line)
+
+
+def kept_lines(count: int, around: dict[str, str], line: int) -> Sequence[str] | None:
+    """:meth:`ShownLines.lines` of a file of ``count`` lines, of which those in ``around`` are kept."""
+    if not all(str(number) in around for number in frame_lines(line, count)):
+        return None
+    return _KeptLines(count, around)
 
 
 class _KeptLines(Sequence[str]):

@@ -325,9 +325,14 @@ class PinMemo:
     """One run's pin lookups (a tree's launches share their directories; listing and resolving them
     per launch is slow). What it holds stays true while the run's files do not change."""
 
-    __slots__ = ("chains", "roots", "up_to_root")
+    __slots__ = ("chains", "roots", "up_to_root", "without_pin_names")
 
-    def __init__(self) -> None:
+    def __init__(self, without_pin_names: set[str] | None = None) -> None:
+        #: the long-listed directories (:data:`LONG_LISTING` names or more) known to hold no name a pin
+        #: file may have: kept for the whole run (pass the run's own set) where the rest is forgotten
+        #: with the loader's files, so a flat folder of thousands of services is not scanned again
+        #: every time the loader forgets
+        self.without_pin_names = without_pin_names if without_pin_names is not None else set()
         #: (real directory of a launch file, root as written) -> the pins from it up to the root, and the files read
         self.chains: dict[tuple[str, Path], _Pins] = {}
         #: root as written -> ``resolve()`` of it
@@ -384,17 +389,37 @@ def _pin_name_ends() -> tuple[tuple[str, ...], tuple[str, ...]] | None:
 _PIN_NAME_ENDS = _pin_name_ends()
 
 
-def _pins_in_directory(directory: str | Path, read: Callable[[Path], SourceFile | None],
-                       listed_by: Callable[[str], Listing] = listing_of) -> _Pins:
-    """``listed_by``: the directory's :data:`Listing` (the run's loader's, which lists a directory once
-    for the pins and the files compose and kustomize look for beside a launch)."""
-    listing = listed_by(os.fspath(directory))
+#: the names from which a directory's listing is long enough that :class:`PinMemo` remembers, for
+#: the whole run, that none of them is a pin file's (a record per directory of every size would grow
+#: with the tree)
+LONG_LISTING = 256
+
+
+def may_hold_pins(listing: Listing) -> bool:
+    """Whether a directory so listed may hold a pin file (False: no name is a pin file's, no folder
+    to list). True where the names cannot be told apart by their ends (:func:`_pin_name_ends`)."""
     ends = _PIN_NAME_ENDS
-    if ends is not None and listing is not None:
-        heads, tails = ends
-        if not any(name.startswith(heads) or name.endswith(tails) for name in listing[0]) \
-                and _PIN_FOLDERS.isdisjoint(listing[1]):
-            return [], []  # most directories: no name is a pin file's, no folder to list
+    if ends is None or listing is None:
+        return True
+    heads, tails = ends
+    return any(name.startswith(heads) or name.endswith(tails) for name in listing[0]) \
+        or not _PIN_FOLDERS.isdisjoint(listing[1])
+
+
+def _pins_in_directory(directory: str | Path, read: Callable[[Path], SourceFile | None],
+                       listed_by: Callable[[str], Listing] = listing_of,
+                       without_pin_names: set[str] | None = None) -> _Pins:
+    """``listed_by``: the directory's :data:`Listing` (the run's loader's, which lists a directory once
+    for the pins and the files compose and kustomize look for beside a launch);
+    ``without_pin_names``: :attr:`PinMemo.without_pin_names`."""
+    path = os.fspath(directory)
+    if without_pin_names is not None and path in without_pin_names:
+        return [], []
+    listing = listed_by(path)
+    if not may_hold_pins(listing):
+        if without_pin_names is not None and listing is not None and len(listing[0]) >= LONG_LISTING:
+            without_pin_names.add(path)
+        return [], []  # most directories: no name is a pin file's, no folder to list
     hints: list[VersionHint] = []
     seen: list[Path] = []
     names: Iterable[str] = listing[0] if listing is not None else ()
@@ -483,7 +508,9 @@ def _pins_up_to_root(directory: str, root: str, read: Callable[[Path], SourceFil
         if directory == root or not directory.startswith(below):
             break
         directory = os.path.dirname(directory)
-    owns = [_pins_in_directory(directory, read, listed_by) for directory in walked]  # read nearest first
+    without_pin_names = memo.without_pin_names if memo is not None else None
+    # read nearest first
+    owns = [_pins_in_directory(directory, read, listed_by, without_pin_names) for directory in walked]
     pins = tail
     for directory, (own_hints, own_files) in zip(reversed(walked), reversed(owns), strict=True):
         if own_hints or own_files:  # most directories add nothing: their parent's pins stand for theirs

@@ -233,6 +233,10 @@ def test_a_run_whose_results_go_to_a_temporary_file_reports_the_same(
     expected = [run_cli(args, cwd=examples) for args in runs]
     monkeypatch.setattr(kept, "HELD_IN_MEMORY", 0)
     monkeypatch.setattr(lint_module, "FORGET_EVERY", 1)
+    # the findings too: sorted a few at a time, merged back from many runs, read back in small chunks
+    monkeypatch.setattr(kept, "FINDINGS_RUN", 3)
+    monkeypatch.setattr(kept, "FINDINGS_CHUNK", 2)
+    monkeypatch.setattr(kept, "SHOWN_RUN", 2)  # the lines shown too, merged back from many runs
     assert [run_cli(args, cwd=examples) for args in runs] == expected
 
 
@@ -269,3 +273,104 @@ def test_the_walk_holds_no_finding_past_the_limit(tmp_path: Path, monkeypatch: p
     # its file are found in the temporary file; the result itself, held until the assembly, was
     # about 1.6 KB more
     assert per_finding < 800, f"{per_finding:.0f} bytes per finding"
+
+
+def test_a_long_listed_folder_without_pin_files_is_scanned_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The names of a flat folder of many services are searched for a pin file's name once in a run,
+    not again each time the loader forgets its files (the pins found stay the same)."""
+    from mtplint import lint as lint_module
+    from mtplint import versions
+
+    tree = write_files(tmp_path, {f"services/svc{number:03}/serve.sh": CLEAN for number in range(40)}
+                       | {"services/svc039/serve.sh": DIRTY})
+    args = ["check", "--output-format", "json", *ARGS, "."]
+    expected = run_cli(args, cwd=tree)
+    monkeypatch.setattr(lint_module, "FORGET_EVERY", 4)
+    monkeypatch.setattr(versions, "LONG_LISTING", 30)
+    scanned: list[int] = []
+    real = versions.may_hold_pins
+
+    def may_hold_pins(listing: versions.Listing) -> bool:
+        if listing is not None and "svc000" in listing[0]:
+            scanned.append(len(listing[0]))
+        return real(listing)
+
+    monkeypatch.setattr(versions, "may_hold_pins", may_hold_pins)
+    assert run_cli(args, cwd=tree) == expected
+    assert scanned == [40]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_findings_suppressed_a_file_at_a_time_report_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: str) -> None:
+    """A large run's findings go through the temporary file, and are deduplicated and suppressed a
+    file at a time: on a tree with ``noqa`` comments used and unused (MTP002, also in a file with no
+    finding), per-file-ignores, a ``--config`` file two launches share and a malformed file, every
+    format and exit code is the in-memory assembly's, and the findings are not all held."""
+    from mtplint import kept
+    from mtplint import lint as lint_module
+    from tests import speedtree
+
+    tree = speedtree.build(tmp_path, copies=4)
+    unused_noqa = CLEAN.replace("--no-enable-prefix-caching", "--no-enable-prefix-caching  # mtplint: noqa: MTP101")
+    write_files(tree, {"quiet/serve.sh": unused_noqa, "mtplint.toml": '[per-file-ignores]\n"project1/*" = ["MTP102"]\n'})
+    runs = [["check", "--no-cache", "--jobs", jobs, "--output-format", output_format, "."]
+            for output_format in ("full", "concise", "json", "sarif", "github")]
+    runs.append(["check", "--no-cache", "--jobs", jobs, "--output-format", "json", "--unsafe-fixes", "."])
+    expected = [run_cli(args, cwd=tree) for args in runs]
+    assert "MTP002" in expected[1][1] and "MTP001" in expected[1][1]
+    stores: list[object] = []
+    real = lint_module.assemble
+
+    def assemble(*args: object, **options: object) -> lint_module.LintResult:
+        result = real(*args, **options)  # type: ignore[arg-type]
+        stores.append(type(result.findings))
+        return result
+
+    monkeypatch.setattr(lint_module, "assemble", assemble)
+    monkeypatch.setattr(kept, "HELD_IN_MEMORY", 0)
+    monkeypatch.setattr(kept, "FINDINGS_RUN", 5)
+    monkeypatch.setattr(kept, "FINDINGS_CHUNK", 3)
+    monkeypatch.setattr(kept, "SHOWN_RUN", 2)
+    assert [run_cli(args, cwd=tree) for args in runs] == expected
+    assert kept.FindingStore in stores
+
+
+def test_a_large_binary_a_unit_starts_is_told_by_its_head(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ExecStart naming a large binary (the host's interpreter) is not read whole to find it is
+    not a script; a large script it names is, as before."""
+    from mtplint import extract
+
+    binary = tmp_path / "bin" / "python3"
+    binary.parent.mkdir()
+    binary.write_bytes(b"\x7fELF\x02\x01\x01\x00" + b"x" * 200_000)
+    script = tmp_path / "bin" / "serve.sh"
+    script.write_text(DIRTY + "# padding\n" * 20_000)
+    unit = "[Service]\nExecStart={program}\n\n[Install]\nWantedBy=multi-user.target\n"
+    write_files(tmp_path, {"ops/python.service": unit.format(program=f"{binary} -m sync.worker"),
+                           "ops/serve.service": unit.format(program=f"/bin/bash {script}")})
+    read: list[str] = []
+    real = extract.read_file
+    monkeypatch.setattr(extract, "read_file", lambda path: read.append(Path(path).name) or real(path))
+    code, out, _ = run_cli(["check", "--output-format", "concise", *ARGS, "ops"], cwd=tmp_path)
+    assert code == 1 and "MTP101" in out  # the script the other unit starts is read, and checked
+    assert "python3" not in read and "serve.sh" in read
+
+
+def test_a_large_runs_frames_come_from_the_shown_lines_it_wrote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lines a large run shows around its findings wait in the temporary file, a few files in
+    memory at a time, and the full report takes them from there: the same frames, no file read
+    again for them."""
+    from mtplint import kept
+    from mtplint.report import findings as report
+
+    tree = _dirty_tree(tmp_path, 30)
+    args = ["check", "--output-format", "full", *ARGS, "."]
+    expected = run_cli(args, cwd=tree)
+    monkeypatch.setattr(kept, "HELD_IN_MEMORY", 0)
+    monkeypatch.setattr(kept, "SHOWN_RUN", 4)
+    read: list[str] = []
+    real = report._read_lines
+    monkeypatch.setattr(report, "_read_lines", lambda file: read.append(file) or real(file))
+    assert run_cli(args, cwd=tree) == expected
+    assert expected[1].count(" | ") >= 30 * 3 and read == []

@@ -334,8 +334,10 @@ class FileLoader:
                 status, data = os.stat(path), None
             if stat.S_ISREG(status.st_mode) and status.st_size <= MAX_FILE_BYTES:
                 if data is None:
-                    data = read_file(path)
-                if b"\x00" not in data[:8192] or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+                    # a large binary (the host's interpreter an ExecStart names, some megabytes) is
+                    # told by its head, not read whole
+                    data = read_file(path) if status.st_size <= _TEXT_HEAD or _may_be_text(path) else b"\x00"
+                if _is_text(data):
                     text, encoding, bom = decode_with_encoding(data)
                     # digest=None: sha256 of these bytes, computed if a fix or the cache asks
                     source = SourceFile(path, self.display(path), text, encoding, bom, None)
@@ -504,6 +506,24 @@ def build_launch(
         launch.notes.append(f"docker run {hidden.value}: options not known; the container's environment is not fully known")
         launch.env_open.append(Token(f"docker run {hidden.value}", hidden.span, hidden.unresolved))
     return launch
+
+
+#: the bytes at the start of a file that tell a binary (a NUL among them) from a text
+_TEXT_HEAD = 8192
+
+
+def _is_text(data: bytes) -> bool:
+    """Whether a file's bytes are loaded as a text: no NUL in their head, or a UTF-16 text's BOM."""
+    return b"\x00" not in data[:_TEXT_HEAD] or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+
+
+def _may_be_text(path: Path) -> bool:
+    """:func:`_is_text` of the file's head."""
+    descriptor = os.open(path, READ_FLAGS)
+    try:
+        return _is_text(os.read(descriptor, _TEXT_HEAD))
+    finally:
+        os.close(descriptor)
 
 
 def load_host_file(raw: str, base_dir: Path, loader: FileLoader) -> SourceFile | None:

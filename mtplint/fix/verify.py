@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from mtplint.checks import Finding, Fix, applies
+from mtplint.kept import same_kind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,33 +56,38 @@ def _reasons(rejected: Iterable[RejectedFix]) -> dict[tuple[str, str, str], str]
     return reasons
 
 
-def demote(findings: Sequence[Finding], refused: Sequence[Finding], rejected: Iterable[RejectedFix]) -> list[Finding]:
-    """``findings`` with the fixes of the ``refused`` ones (the same objects) shown, not offered: a
-    ``display-only`` fix whose message says why ``--fix`` does not apply it."""
+def demote(findings: Sequence[Finding], refused: Sequence[Finding], rejected: Iterable[RejectedFix]
+           ) -> Sequence[Finding]:
+    """``findings`` with the fixes of the ``refused`` ones shown, not offered: a ``display-only``
+    fix whose message says why ``--fix`` does not apply it."""
     return _shown_not_offered(findings, refused, _reasons(rejected))
 
 
 def _shown_not_offered(findings: Sequence[Finding], refused: Sequence[Finding],
-                       reasons: dict[tuple[str, str, str], str]) -> list[Finding]:
+                       reasons: dict[tuple[str, str, str], str]) -> Sequence[Finding]:
+    """A run's ``findings`` (one of each :meth:`~mtplint.checks.Finding.identity`: the assembly keeps
+    one finding per mistake) with those of ``refused`` demoted; told apart by identity, not as
+    objects: a large run's findings are read back from a temporary file as new objects each time
+    they are gone through (:class:`mtplint.kept.FindingStore`), and the result is stored alike."""
     if not refused:
-        return list(findings)
-    ids = {id(finding) for finding in refused}
-    shown: list[Finding] = []
-    for finding in findings:
-        fix = finding.fix
-        if id(finding) not in ids or fix is None:
-            shown.append(finding)
-            continue
-        reason = reasons.get(_key(finding), "it does not resolve the finding")
-        note = Fix("display-only", f"{fix.message} (not applied by --fix: {reason})", fix.edits)
-        shown.append(Finding(finding.rule, finding.message, finding.span, note, finding.launch_span,
-                             finding.suppressed, finding.severity_override))
-    return shown
+        return findings
+    identities = {finding.identity() for finding in refused}
+    return same_kind(findings, (_demoted(finding, reasons) if finding.fix is not None
+                                and finding.identity() in identities else finding for finding in findings))
+
+
+def _demoted(finding: Finding, reasons: dict[tuple[str, str, str], str]) -> Finding:
+    fix = finding.fix
+    assert fix is not None
+    reason = reasons.get(_key(finding), "it does not resolve the finding")
+    note = Fix("display-only", f"{fix.message} (not applied by --fix: {reason})", fix.edits)
+    return Finding(finding.rule, finding.message, finding.span, note, finding.launch_span,
+                   finding.suppressed, finding.severity_override)
 
 
 def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
              cache: Cache | None = None, analysed: Mapping[str, AnalysedFile] | None = None,
-             processes: int = 1) -> list[Finding]:
+             processes: int = 1) -> Sequence[Finding]:
     """``findings`` of a ``check`` without ``--fix``, with every fix that ``--fix`` would refuse
     shown as not applied. The fixing runs over the files holding an applicable fix and the files
     its edits reach, not the whole tree: it costs what ``--diff`` on those files costs (a lint of
@@ -101,7 +107,7 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
             files.add(finding.span.file)
             files.update(edit_file(edit) for edit in finding.fix.edits)
     if not files:
-        return list(findings)
+        return findings
     key = None
     if cache is not None:
         key = cache.key("verified\0" + json.dumps([unsafe, [finding.identity() for finding in offered]]), b"")

@@ -145,7 +145,7 @@ def lint_document(path: str, buffers: Mapping[str, str], extra: Sequence[str] = 
     # a launch or file the pipeline could not check: its own finding says so where it can; the
     # run's first such error is shown on the document, as `check` prints it on stderr
     problem = f"internal error: {internal[0].partition(chr(10))[0]}" if internal else None
-    return DocumentLint(path, version, result.findings, sources, frozenset(loader.requested | {path}),
+    return DocumentLint(path, version, list(result.findings), sources, frozenset(loader.requested | {path}),
                         launches, problem)
 
 
