@@ -73,7 +73,7 @@ def test_batches_that_read_the_same_file_are_verified_together(tmp_path: Path, m
     write_files(tmp_path, TREE)
     whole, [everything] = _verified_in(tmp_path, monkeypatch, 10_000, True)
     real_batches = verify._batches
-    monkeypatch.setattr(verify, "_batches", lambda offered, root, analysed: real_batches(offered, root, {}))
+    monkeypatch.setattr(verify, "_batches", lambda linked, root, analysed: real_batches(linked, root, {}))
     split, fixings = _verified_in(tmp_path, monkeypatch, 1, True)
     assert split == whole
     assert len(fixings) > 2 and fixings[-1] == everything == {f for files in fixings[:-1] for f in files}
@@ -127,7 +127,7 @@ def test_batching_resolves_each_folder_once(tmp_path: Path, monkeypatch: pytest.
     settings = LintSettings(pipeline=Options(root=tmp_path))
     with contextlib.chdir(tmp_path):
         result = lint([tmp_path], settings, jobs=1)
-        offered = [f for f in result.findings if f.fix is not None and f.fix.applicability in ("safe", "unsafe")]
+        offered = verify.Offered(result.findings, unsafe=True)
         asked: list[str] = []
         real_lstat = verify_os.lstat
 
@@ -136,7 +136,7 @@ def test_batching_resolves_each_folder_once(tmp_path: Path, monkeypatch: pytest.
             return real_lstat(path, *args, **kwargs)
 
         monkeypatch.setattr(verify_os, "lstat", lstat)
-        batches = verify._batches(offered, tmp_path, result.analysed)
+        batches = verify._batches(offered.linked, tmp_path, result.analysed)
         monkeypatch.undo()
     assert sorted(name for batch in batches for name in batch) == sorted(scripts)
     # each script, its folder and the three folders they share once; the folders above the tree

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import gc
 import json
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from operator import itemgetter
 from pathlib import Path
 
 from mtplint.checks import Finding, Fix, applies
@@ -97,26 +99,20 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
     run's own analyses of the files whose findings offer a fix
     (:attr:`mtplint.lint.LintResult.analysed`), which the fixing takes rather than analyse them again;
     ``processes``: the run's, which share out the analysis of a large try of fixes."""
-    from mtplint.edits.pyedit import edit_file
-
-    files: set[str] = set()
-    offered: list[Finding] = []
-    for finding in findings:
-        if applies(finding.fix, unsafe) and finding.fix is not None:
-            offered.append(finding)
-            files.add(finding.span.file)
-            files.update(edit_file(edit) for edit in finding.fix.edits)
-    if not files:
+    offered = Offered(findings, unsafe)
+    if not offered.linked:
         return findings
     key = None
     if cache is not None:
-        key = cache.key("verified\0" + json.dumps([unsafe, [finding.identity() for finding in offered]]), b"")
-        stored = _refused_from(cache.get_record(key), offered)
+        identities = [finding.identity() for _, finding in offered.among(findings)]
+        key = cache.key("verified\0" + json.dumps([unsafe, identities]), b"")
+        del identities
+        stored = _refused_from(cache.get_record(key), len(offered))
         if stored is not None:
-            return _shown_not_offered(findings, *stored)
+            return _shown_not_offered(findings, *_stored_refusals(stored, offered, findings))
     root = settings.pipeline.root
     fixing = _Fixing(settings, unsafe, analysed, processes)
-    batches = _batches(offered, root, analysed or {})
+    batches = _batches(offered.linked, root, analysed or {})
     for number, batch in enumerate(batches):
         if number:
             # the run switches the cyclic collector off (mtplint.cli.main), and a batch's fixing
@@ -126,21 +122,61 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
             # after a run's only batch (a pre-commit hook's, a one-file check) the collection would
             # cost more than that batch's fixing, to free what the process's exit frees anyway
             gc.collect(1)
-        fixing.run(batch, offered)
+        fixing.run(batch, offered.among(findings, batch))
     if fixing.overlapping:
         # a file one batch's fixing read was read by another's too, through a file the run kept no
         # analysis of: their fixes may meet, so they are verified together, as one fixing
         fixing = _Fixing(settings, unsafe, analysed, processes)
-        fixing.run(set().union(*batches), offered)
-    place = {id(finding): number for number, finding in enumerate(offered)}
+        everything = set().union(*batches)
+        fixing.run(everything, offered.among(findings, everything))
     # in the order of the findings offering them, whichever batch refused them
-    refused = sorted(fixing.refused, key=lambda finding: place[id(finding)])
+    fixing.refused.sort(key=itemgetter(0))
     if cache is not None and key is not None:
         from mtplint.cache import files_dependencies
 
-        record = {"refused": [[place[id(finding)], fixing.reasons.get(_key(finding))] for finding in refused]}
+        record = {"refused": [[number, fixing.reasons.get(_key(finding))] for number, finding in fixing.refused]}
         cache.put_record(key, record, files_dependencies(fixing.read, cache.probe, root))
-    return _shown_not_offered(findings, refused, fixing.reasons)
+    return _shown_not_offered(findings, [finding for _, finding in fixing.refused], fixing.reasons)
+
+
+class Offered:
+    """Which of a check's ``findings`` offer a fix that ``--fix`` applies, by their place among
+    them, with the files each one's fix edits: what batching their verification needs, not the
+    findings. A large run's findings are in its temporary file (:class:`mtplint.kept.FindingStore`),
+    and each batch reads back only its own (the benchmark's mixed 100k tree offers some 3,500 fixes:
+    held as findings to the end of the verification, they made its peak)."""
+
+    __slots__ = ("places", "files", "linked")
+
+    def __init__(self, findings: Iterable[Finding], unsafe: bool) -> None:
+        from mtplint.edits.pyedit import edit_file
+
+        #: each offering finding's place among the findings, in their order
+        self.places = array("q")
+        #: each one's file (one string for a file's findings, which the report order keeps together)
+        self.files: list[str] = []
+        #: each file holding an offered fix -> the files its fixes edit
+        self.linked: dict[str, set[str]] = {}
+        file = ""
+        for place, finding in enumerate(findings):
+            fix = finding.fix
+            if fix is None or not applies(fix, unsafe):
+                continue
+            if finding.span.file != file:
+                file = finding.span.file
+            self.places.append(place)
+            self.files.append(file)
+            self.linked.setdefault(file, set()).update(map(edit_file, fix.edits))
+
+    def __len__(self) -> int:
+        return len(self.places)
+
+    def among(self, findings: Sequence[Finding], files: set[str] | None = None) -> list[tuple[int, Finding]]:
+        """The offering findings (of ``files``, else all), each with its number among the offered
+        ones, read from ``findings`` in their order (a store's chunks are read once each)."""
+        return [(number, findings[place])
+                for number, (place, file) in enumerate(zip(self.places, self.files, strict=True))
+                if files is None or file in files]
 
 
 #: files a fixing verifies at once. Each try of a fix re-lints what it changes against the texts
@@ -151,21 +187,17 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
 VERIFY_BATCH_FILES = 64
 
 
-def _batches(offered: Sequence[Finding], root: Path, analysed: Mapping[str, AnalysedFile]) -> list[set[str]]:
-    """The files of the ``offered`` fixes (display names), in batches that read none of each
-    other's files, as far as the run knows: a finding's file and those its fix edits go together,
-    with the files the run's analysis of it read (:attr:`AnalysedFile.requested`)."""
-    from mtplint.edits.pyedit import edit_file
+def _batches(linked: Mapping[str, set[str]], root: Path, analysed: Mapping[str, AnalysedFile]) -> list[set[str]]:
+    """The files of the offered fixes (display names), in batches that read none of each other's
+    files, as far as the run knows: a finding's file and those its fix edits go together (``linked``,
+    :attr:`Offered.linked`), with the files the run's analysis of it read
+    (:attr:`AnalysedFile.requested`)."""
     from mtplint.extract import FileLoader
     from mtplint.fix.relint import linked_sets
 
     # ``os.path.realpath`` asks the file system once per folder of every path; the fixes' files and
     # what they read share their folders, which a loader resolves once each
     real_path = FileLoader(root).real_path
-    linked: dict[str, set[str]] = {}
-    for finding in offered:
-        edits = finding.fix.edits if finding.fix is not None else []
-        linked.setdefault(finding.span.file, set()).update(map(edit_file, edits))
     names = sorted(linked.keys() | {name for edited in linked.values() for name in edited})
 
     def reads(index: int) -> set[str]:
@@ -193,23 +225,25 @@ class _Fixing:
         self.unsafe = unsafe
         self.analysed = analysed
         self.processes = processes
-        self.refused: list[Finding] = []
+        #: the refused findings, each with its number among the offered ones
+        self.refused: list[tuple[int, Finding]] = []
         self.reasons: dict[tuple[str, str, str], str] = {}
         self.read: set[str] = set()
         #: a file was read by the fixings of two batches
         self.overlapping = False
 
-    def run(self, files: set[str], offered: Sequence[Finding]) -> None:
-        """Fix ``files`` in memory, noting which of the ``offered`` fixes (the check's findings with
-        an applicable fix) in them the fixing refused, and why."""
+    def run(self, files: set[str], offered: Sequence[tuple[int, Finding]]) -> None:
+        """Fix ``files`` in memory, noting which of the ``offered`` fixes in them (the check's
+        findings with an applicable fix, numbered: :meth:`Offered.among`) the fixing refused, and why."""
         from mtplint.fix.apply import fix_project
 
         root = self.settings.pipeline.root
         paths = sorted(Path(name) if Path(name).is_absolute() else root / name for name in files)
         run = fix_project([path for path in paths if path.is_file()], self.settings, unsafe=self.unsafe,
                           analysed=self.analysed, processes=self.processes)
-        self.refused.extend(unapplied([finding for finding in offered if finding.span.file in files], run,
-                                      self.unsafe))
+        number = {id(finding): number for number, finding in offered}
+        self.refused.extend((number[id(finding)], finding)
+                            for finding in unapplied([finding for _, finding in offered], run, self.unsafe))
         for key, reason in _reasons(run.rejected).items():
             self.reasons.setdefault(key, reason)
         self.overlapping = self.overlapping or not self.read.isdisjoint(run.read)
@@ -217,22 +251,30 @@ class _Fixing:
 
 
 
-def _refused_from(record: dict[str, Any] | None, offered: Sequence[Finding]
-                  ) -> tuple[list[Finding], dict[tuple[str, str, str], str]] | None:
-    """The refused findings among ``offered``, and the reasons, from a cache record; None when
-    there is no record or it is not of that shape."""
+def _refused_from(record: dict[str, Any] | None, offered: int) -> list[tuple[int, str | None]] | None:
+    """The refused ones among ``offered`` fixes (by number), each with its reason, from a cache
+    record; None when there is no record or it is not of that shape."""
     if record is None:
         return None
-    refused: list[Finding] = []
-    reasons: dict[tuple[str, str, str], str] = {}
+    refused: list[tuple[int, str | None]] = []
     try:
         for place, reason in record["refused"]:
-            if type(place) is not int or not 0 <= place < len(offered) or not isinstance(reason, (str, type(None))):
+            if type(place) is not int or not 0 <= place < offered or not isinstance(reason, (str, type(None))):
                 return None
-            finding = offered[place]
-            refused.append(finding)
-            if reason is not None:
-                reasons.setdefault(_key(finding), reason)
+            refused.append((place, reason))
     except (KeyError, TypeError, ValueError):
         return None
+    return refused
+
+
+def _stored_refusals(stored: list[tuple[int, str | None]], offered: Offered, findings: Sequence[Finding]
+                     ) -> tuple[list[Finding], dict[tuple[str, str, str], str]]:
+    """The findings a cache record refused (:func:`_refused_from`), and the reasons."""
+    refused: list[Finding] = []
+    reasons: dict[tuple[str, str, str], str] = {}
+    for number, reason in stored:
+        finding = findings[offered.places[number]]
+        refused.append(finding)
+        if reason is not None:
+            reasons.setdefault(_key(finding), reason)
     return refused, reasons
