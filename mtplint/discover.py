@@ -8,7 +8,6 @@ speculative setting before any parser sees them.
 
 from __future__ import annotations
 
-import operator
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -399,7 +398,33 @@ def _relative_base(directory: Path, root: Path) -> str | None:
     return "" if relative == "." else relative
 
 
-_by_name = operator.attrgetter("name")
+def _listed(directory: str) -> tuple[list[str], list[str], bool, bool] | None:
+    """The names of a directory's subdirectories (not followed when links) and of its files
+    (followed), each sorted, last first; whether it holds a configuration file's name, and a
+    ``.gitignore``. None when it cannot be listed. Names, not the scan's entries: each entry holds
+    its path too, and a flat folder of many services is held while the walk is below it (the
+    benchmark's mixed 100k tree: 21,000 folders, some 5 MB as entries)."""
+    directories: list[str] = []
+    files: list[str] = []
+    has_config = has_gitignore = False
+    try:
+        with os.scandir(directory) as scan:
+            for entry in scan:
+                name = entry.name
+                has_config = has_config or name in CONFIG_NAMES
+                has_gitignore = has_gitignore or name == ".gitignore"
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        directories.append(name)
+                    elif entry.is_file(follow_symlinks=True):
+                        files.append(name)
+                except OSError:
+                    continue
+    except OSError:
+        return None
+    directories.sort(reverse=True)
+    files.sort(reverse=True)
+    return directories, files, has_config, has_gitignore
 
 
 def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes: Sequence[str],
@@ -409,15 +434,13 @@ def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes
     ``exclude`` (None: outside the root). With ``configs``, a directory holding its own
     configuration file starts a group of its own, walked with that configuration's ``exclude``
     and ``respect-gitignore`` (as ruff's hierarchical configuration)."""
-    try:
-        with os.scandir(directory) as scan:
-            # last name first: each entry is popped as it is walked, so a flat folder of many
-            # services (thousands of names) is not held whole while the walk is below it
-            entries = sorted(scan, key=_by_name, reverse=True)
-    except OSError:
+    listed = _listed(directory)
+    if listed is None:
         return
-    names = {entry.name for entry in entries}
-    if configs is not None and not names.isdisjoint(CONFIG_NAMES):
+    # last name first: each name is popped as it is walked, so a flat folder of many services
+    # (thousands of names) is not held whole while the walk is below it
+    directories, files, has_config, has_gitignore = listed
+    if configs is not None and has_config:
         own = configs.group_at(directory)
         if own is not None and own != group:
             group = own
@@ -426,21 +449,17 @@ def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes
                 excludes, respect_gitignore = walk
                 if not respect_gitignore:
                     ignores = []
-    local = _load_gitignore(directory) if respect_gitignore and ".gitignore" in names else None
-    del names
+    local = _load_gitignore(directory) if respect_gitignore and has_gitignore else None
     active = [*ignores, local] if local else ignores
-    while entries:
-        entry = entries.pop()
-        name = entry.name
-        try:
-            is_dir = entry.is_dir(follow_symlinks=False)
-            if not is_dir and not entry.is_file(follow_symlinks=True):
-                continue
-        except OSError:
-            continue
+    # the paths the scan's entries had
+    prefix = directory if directory.endswith("/") else directory + "/"
+    while directories or files:
+        # the two lists merged: every name in order, whichever its kind
+        is_dir = bool(directories) and (not files or directories[-1] < files[-1])
+        name = directories.pop() if is_dir else files.pop()
         if is_dir and name in DEFAULT_EXCLUDES:
             continue
-        path = entry.path
+        path = prefix + name
         ignored = False
         for ignore in active:  # not any() over a generator: this runs for every entry of a tree
             if ignore.matches(path, is_dir):

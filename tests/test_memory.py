@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -374,3 +375,68 @@ def test_a_large_runs_frames_come_from_the_shown_lines_it_wrote(tmp_path: Path, 
     monkeypatch.setattr(report, "_read_lines", lambda file: read.append(file) or real(file))
     assert run_cli(args, cwd=tree) == expected
     assert expected[1].count(" | ") >= 30 * 3 and read == []
+
+
+def test_the_verification_holds_only_its_batchs_findings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large run's findings are in its temporary file, and the verification of their fixes reads
+    back a batch's at a time: while a batch is fixed, the findings in memory are that batch's (and
+    a chunk of the store), not every finding offering a fix (200 here, one a script)."""
+    import gc
+
+    from mtplint import kept
+    from mtplint import lint as lint_module
+    from mtplint.checks import Finding
+    from mtplint.fix import apply as fix_apply
+    from mtplint.fix import verify
+
+    monkeypatch.setattr(lint_module, "FORGET_EVERY", 16)
+    monkeypatch.setattr(kept, "HELD_IN_MEMORY", 16)
+    monkeypatch.setattr(kept, "FINDINGS_CHUNK", 4)
+    monkeypatch.setattr(verify, "VERIFY_BATCH_FILES", 8)
+    tree = _dirty_tree(tmp_path, 200)
+    args = ["check", "--output-format", "concise", "--unsafe-fixes", *ARGS, "."]
+    expected = run_cli(args, cwd=tree)
+    live: list[int] = []
+    real_fix_project, real_verified = fix_apply.fix_project, verify.verified
+
+    def findings_in_memory() -> int:
+        return sum(type(item) is Finding for item in gc.get_objects())
+
+    def fix_project(*args: Any, **kwargs: Any) -> Any:
+        live.append(findings_in_memory())
+        return real_fix_project(*args, **kwargs)
+
+    def verified(*args: Any, **kwargs: Any) -> Any:
+        live.append(findings_in_memory())
+        return real_verified(*args, **kwargs)
+
+    monkeypatch.setattr(fix_apply, "fix_project", fix_project)
+    monkeypatch.setattr(verify, "verified", verified)
+    assert run_cli(args, cwd=tree) == expected
+    assert expected[1].count("MTP101") == 200 and len(live) == 1 + 25
+    # a batch's findings (one a file) and the store's chunk read last; all 200 before
+    assert max(live[1:]) - live[0] <= 8 + 4, live
+
+
+def test_a_flat_folder_is_walked_from_its_names(tmp_path: Path) -> None:
+    """The walk holds a folder's listing while it is below it: a flat folder of many services
+    costs the names of its entries, not the scan's entries (each with its path)."""
+    from mtplint.discover import discover_as_walked
+
+    services = 2_000
+    for number in range(services):
+        (tmp_path / "services" / f"svc-{number:05}").mkdir(parents=True)
+        (tmp_path / "services" / f"svc-{number:05}" / "serve.sh").write_text(CLEAN)
+    tracemalloc.start()
+    try:
+        walk = discover_as_walked([tmp_path], tmp_path)
+        first = next(walk)
+        held = tracemalloc.get_traced_memory()[0]
+        assert sum(1 for _ in walk) == services - 1
+    finally:
+        tracemalloc.stop()
+    assert first.path.name == "serve.sh"
+    per_folder = held / services
+    # measured with Python 3.11: about 70 bytes a folder (its name, its place in a list); the
+    # scan's entries held some 270
+    assert per_folder < 150, f"{per_folder:.0f} bytes per folder"
