@@ -364,6 +364,21 @@ class KeptAnalyses(Mapping[str, AnalysedFile]):
         kind, group, rules, requested, result = pickle.loads(self._kept.read(self._spots[spot], self._spots[spot + 1]))
         return AnalysedFile(kind, group, rules, requested, load_result(result, self._kept.groups[group]))
 
+    def requested(self, display: str) -> tuple[str, ...] | None:
+        """The files the run's analysis of ``display`` asked for (:attr:`AnalysedFile.requested`),
+        None without an analysis: its result is not read back (what batching the verification of
+        a large run's fixes asks of thousands of analyses)."""
+        held = self._held.get(display)
+        if held is not None:
+            return held.requested
+        spot = self._places.get(display)
+        if spot is None:
+            return None
+        import pickle
+
+        requested: tuple[str, ...] = pickle.loads(self._kept.read(self._spots[spot], self._spots[spot + 1]))[3]
+        return requested
+
     def __iter__(self) -> Iterator[str]:
         yield from self._held
         yield from self._places
@@ -376,3 +391,12 @@ def started_launches(launches: Iterable[LaunchResult]) -> set[tuple[str, int]]:
     """The keys of the launches read through the unit, Dockerfile or wrapper that starts them: a
     script's stand-alone reading of one of those is dropped (:func:`mtplint.pipeline.unique_launches`)."""
     return {launch.key for launch in launches if launch.via_other}
+
+
+def requested_by(analysed: Mapping[str, AnalysedFile], display: str) -> tuple[str, ...] | None:
+    """What the analysis of ``display`` among ``analysed`` asked for (:attr:`AnalysedFile.requested`),
+    None without one; a run's kept analyses give it without reading back the analysis's result."""
+    if isinstance(analysed, KeptAnalyses):
+        return analysed.requested(display)
+    known = analysed.get(display)
+    return known.requested if known is not None else None

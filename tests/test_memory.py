@@ -440,3 +440,35 @@ def test_a_flat_folder_is_walked_from_its_names(tmp_path: Path) -> None:
     # measured with Python 3.11: about 70 bytes a folder (its name, its place in a list); the
     # scan's entries held some 270
     assert per_folder < 150, f"{per_folder:.0f} bytes per folder"
+
+
+def test_batching_the_verification_reads_back_no_analysis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large run's analyses of the files offering fixes are in its temporary file: batching their
+    verification asks each only which files it read, without reading back its result (each fixing
+    then reads its own batch's)."""
+    from mtplint import kept, result_pickle
+    from mtplint import lint as lint_module
+    from mtplint.fix import verify
+
+    monkeypatch.setattr(lint_module, "FORGET_EVERY", 16)
+    monkeypatch.setattr(kept, "HELD_IN_MEMORY", 16)
+    tree = _dirty_tree(tmp_path, 60)
+    loaded: list[str] = []
+    real_load_result, real_batches = result_pickle.load_result, verify._batches
+
+    def load_result(*args: Any, **kwargs: Any) -> Any:
+        loaded.append("result")
+        return real_load_result(*args, **kwargs)
+
+    def batches(*args: Any, **kwargs: Any) -> Any:
+        loaded.append("batching")
+        found = real_batches(*args, **kwargs)
+        loaded.append("batched")
+        return found
+
+    monkeypatch.setattr(result_pickle, "load_result", load_result)
+    monkeypatch.setattr(verify, "_batches", batches)
+    code, out, _ = run_cli(["check", "--output-format", "concise", "--unsafe-fixes", *ARGS, "."], cwd=tree)
+    assert code == 1 and out.count("MTP101") == 60
+    start = loaded.index("batching")
+    assert loaded[start + 1] == "batched" and "result" in loaded[start:]

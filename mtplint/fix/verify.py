@@ -20,7 +20,7 @@ from operator import itemgetter
 from pathlib import Path
 
 from mtplint.checks import Finding, Fix, applies
-from mtplint.kept import same_kind
+from mtplint.kept import requested_by, same_kind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -202,10 +202,10 @@ def _batches(linked: Mapping[str, set[str]], root: Path, analysed: Mapping[str, 
 
     def reads(index: int) -> set[str]:
         name = names[index]
-        known = analysed.get(name)
+        requested = requested_by(analysed, name)
         paths = [root / name, *(root / other for other in linked.get(name, ()))]
         return {real_path(path) for path in paths} | (
-            {real_path(Path(path)) for path in known.requested} if known is not None else set())
+            {real_path(Path(path)) for path in requested} if requested is not None else set())
 
     batches: list[set[str]] = []
     for indices in linked_sets(range(len(names)), reads):
