@@ -106,7 +106,7 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
     if cache is not None:
         identities = [finding.identity() for _, finding in offered.among(findings)]
         key = cache.key("verified\0" + json.dumps([unsafe, identities]), b"")
-        del identities
+        del identities  # not held through the fixing
         stored = _refused_from(cache.get_record(key), len(offered))
         if stored is not None:
             return _shown_not_offered(findings, *_stored_refusals(stored, offered, findings))
@@ -241,8 +241,8 @@ class _Fixing:
         paths = sorted(Path(name) if Path(name).is_absolute() else root / name for name in files)
         run = fix_project([path for path in paths if path.is_file()], self.settings, unsafe=self.unsafe,
                           analysed=self.analysed, processes=self.processes)
-        number = {id(finding): number for number, finding in offered}
-        self.refused.extend((number[id(finding)], finding)
+        numbers = {id(finding): number for number, finding in offered}
+        self.refused.extend((numbers[id(finding)], finding)
                             for finding in unapplied([finding for _, finding in offered], run, self.unsafe))
         for key, reason in _reasons(run.rejected).items():
             self.reasons.setdefault(key, reason)
