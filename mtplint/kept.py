@@ -88,6 +88,18 @@ class KeptResults:
         self._file.seek(offset)
         return self._file.read(size)
 
+    def write_value(self, value: object) -> tuple[int, int]:
+        """``value`` pickled and appended (:meth:`write`): its offset and size."""
+        import pickle
+
+        return self.write(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
+
+    def read_value(self, spots: array[int], at: int) -> Any:
+        """What :meth:`write_value` wrote at the offset ``spots[at]``, of the size ``spots[at + 1]``."""
+        import pickle
+
+        return pickle.loads(self.read(spots[at], spots[at + 1]))
+
     def _write_held(self) -> None:
         from mtplint.result_pickle import dump_result
 
@@ -265,27 +277,21 @@ class ShownOnDisk(ShownLines):
             self._write_run()
 
     def _write_run(self) -> None:
-        import pickle
-
         spots = array("q")
         for file, (count, around) in sorted(self._files.items()):
-            spots.extend(self._kept.write(pickle.dumps((file, count, around), pickle.HIGHEST_PROTOCOL)))
+            spots.extend(self._kept.write_value((file, count, around)))
         self._runs.append(spots)
         self._files = {}
         self._own = set()
 
     def _read_run(self, spots: array[int]) -> Iterator[tuple[str, int, dict[str, str]]]:
-        import pickle
-
         for start in range(0, len(spots), 2):
-            yield pickle.loads(self._kept.read(spots[start], spots[start + 1]))
+            yield self._kept.read_value(spots, start)
 
     def _merged(self) -> list[str]:
         """The runs merged into one record per file (a file in several takes the lines of each)."""
         if self._names is not None:
             return self._names
-        import pickle
-
         if self._files:
             self._write_run()
         names: list[str] = []
@@ -296,7 +302,7 @@ class ShownOnDisk(ShownLines):
             for _, _, lines in records[1:]:
                 around.update(lines)
             names.append(file)
-            self._spots.extend(self._kept.write(pickle.dumps((count, around), pickle.HIGHEST_PROTOCOL)))
+            self._spots.extend(self._kept.write_value((count, around)))
         self._runs = []
         self._names = names
         return names
@@ -307,9 +313,7 @@ class ShownOnDisk(ShownLines):
         if place == len(names) or names[place] != file:
             return None
         if self._last is None or self._last[0] != place:
-            import pickle
-
-            count, around = pickle.loads(self._kept.read(self._spots[2 * place], self._spots[2 * place + 1]))
+            count, around = self._kept.read_value(self._spots, 2 * place)
             self._last = (place, count, around)
         return kept_lines(self._last[1], self._last[2], line)
 
@@ -343,25 +347,20 @@ class KeptAnalyses(Mapping[str, AnalysedFile]):
         if not self._kept.written:
             self._held[display] = analysed
             return
-        import pickle
-
         from mtplint.result_pickle import dump_result
 
         self._held.pop(display, None)
         record = (analysed.kind, analysed.group, analysed.rules, analysed.requested, dump_result(analysed.result))
         self._places[display] = len(self._spots)
-        self._spots.extend(self._kept.write(pickle.dumps(record, pickle.HIGHEST_PROTOCOL)))
+        self._spots.extend(self._kept.write_value(record))
 
     def __getitem__(self, display: str) -> AnalysedFile:
         held = self._held.get(display)
         if held is not None:
             return held
-        import pickle
-
         from mtplint.result_pickle import load_result
 
-        spot = self._places[display]
-        kind, group, rules, requested, result = pickle.loads(self._kept.read(self._spots[spot], self._spots[spot + 1]))
+        kind, group, rules, requested, result = self._kept.read_value(self._spots, self._places[display])
         return AnalysedFile(kind, group, rules, requested, load_result(result, self._kept.groups[group]))
 
     def requested(self, display: str) -> tuple[str, ...] | None:
@@ -374,9 +373,7 @@ class KeptAnalyses(Mapping[str, AnalysedFile]):
         spot = self._places.get(display)
         if spot is None:
             return None
-        import pickle
-
-        requested: tuple[str, ...] = pickle.loads(self._kept.read(self._spots[spot], self._spots[spot + 1]))[3]
+        requested: tuple[str, ...] = self._kept.read_value(self._spots, spot)[3]
         return requested
 
     def __iter__(self) -> Iterator[str]:

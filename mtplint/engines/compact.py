@@ -365,18 +365,8 @@ def written_index(index: dict[str, Any]) -> str:
 
 def read_index(text: str) -> dict[str, Any]:
     """The flag index :func:`written_index` wrote (ValueError: not one)."""
-    # each line found rather than the text split: a split compares every character in turn, a
-    # search for the newline skips through the text (memchr)
-    lines: list[str] = []
-    start = 0
-    while start < len(text):
-        end = text.find("\n", start)
-        if end < 0:
-            raise ValueError("not a flag index")
-        lines.append(text[start:end])
-        start = end + 1
-    lines.append("")
-    if len(lines) != len(_INDEX_LINES) + 2:
+    lines = text.split("\n")
+    if len(lines) != len(_INDEX_LINES) + 2 or lines[-1]:
         raise ValueError("not a flag index")
     index: dict[str, Any] = json.loads(lines[0])
     if not isinstance(index, dict):

@@ -336,8 +336,8 @@ class FileLoader:
                 if data is None:
                     # a large binary (the host's interpreter an ExecStart names, some megabytes) is
                     # told by its head, not read whole
-                    data = read_file(path) if status.st_size <= _TEXT_HEAD or _may_be_text(path) else b"\x00"
-                if _is_text(data):
+                    data = read_file(path) if status.st_size <= _TEXT_HEAD or _may_be_text(path) else None
+                if data is not None and _is_text(data):
                     text, encoding, bom = decode_with_encoding(data)
                     # digest=None: sha256 of these bytes, computed if a fix or the cache asks
                     source = SourceFile(path, self.display(path), text, encoding, bom, None)
