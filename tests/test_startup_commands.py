@@ -79,6 +79,11 @@ def test_the_command_runs_without_a_collection_from_its_first_import(tmp_path: P
             "sys.argv = ['mtplint', 'check', '--no-cache', '--exit-zero', 'serve.sh']\n"
             "from mtplint.__main__ import run\nrun()\n")
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    # An installed package is byte-compiled; compiling the entry modules from source would itself
+    # start a collection before run() can turn the collector off (PYTHONDONTWRITEBYTECODE stops
+    # the usual first import from writing them).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run([sys.executable, "-c", "import mtplint.__main__"], check=True, env=env)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert done.returncode == 0 and "serve.sh" in done.stdout
     assert "collected" not in done.stderr
