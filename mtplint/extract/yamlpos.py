@@ -348,8 +348,9 @@ def align(source: SourceFile, value: str, raw_start: int, raw_end: int) -> Mappe
     length = len(value)
     if raw_start + length <= raw_end and raw.startswith(value, raw_start):
         # the value is its raw text (a plain scalar, or a quoted one without escapes: nine in ten
-        # scalars): the walk below would map each character to the next raw one
-        return MappedText(value, list(range(raw_start, raw_start + length + 1)), source)
+        # scalars): the walk below would map each character to the next raw one. A range, as for
+        # any text read straight from a file: its slices and spans need no list of offsets
+        return MappedText(value, range(raw_start, raw_start + length + 1), source)
     return MappedText(value, _walk_offsets(raw, value, raw_start, raw_end), source)
 
 
@@ -451,11 +452,10 @@ def _last_of_each_key(pairs: list[tuple[YNode, YNode]], dead: list[DuplicateKey]
     """``pairs`` with only the last pair of each scalar key: YAML readers (PyYAML, compose-go, the
     engines' ``yaml.safe_load``) keep the last value of a key given twice, so the earlier ones are
     dead. Each dead key is noted in ``dead`` with the key that replaces it."""
-    if len(pairs) < 2:
+    # every mapping but a mistaken one has as many texts as keys (a collection key's is None: two
+    # of them fall through to the count below, which leaves them out)
+    if len(pairs) < 2 or len({key._value for key, _ in pairs}) == len(pairs):
         return pairs
-    names = [key._value for key, _ in pairs if key.kind == "scalar"]
-    if len(set(names)) == len(names):
-        return pairs  # every mapping but a mistaken one
     last: dict[str | None, int] = {}
     for index, (key, _) in enumerate(pairs):
         if key.kind == "scalar":
