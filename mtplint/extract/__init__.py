@@ -178,7 +178,7 @@ class FileLoader:
         link); None otherwise (the caller then asks the file system the long way, with its own
         error handling)."""
         # one look-up of the path (hashing a path object is a Python call), a miss told by its default
-        real = self._plain_real_paths.get(path, _UNKNOWN)
+        real: str | None = self._plain_real_paths.get(path, _UNKNOWN)
         if real is _UNKNOWN:
             real = self._plain_real_paths[path] = self._find_plain_real_path(path, not_a_link)
         return real
