@@ -433,6 +433,23 @@ def _scalar_node(node: yaml.ScalarNode, source: SourceFile) -> YNode:
     return result
 
 
+def _collection_node(kind: str, node: yaml.Node, source: SourceFile) -> YNode:
+    """:class:`YNode` of a composed sequence or mapping (``kind``), its children not set yet: as
+    :func:`_scalar_node`, its slots set directly."""
+    result: YNode = _new_node(YNode)
+    result.kind = kind
+    result.tag = node.tag
+    result.start = node.start_mark.index
+    result.end = node.end_mark.index
+    result.source = source
+    result.style = None
+    result.items = _NO_ITEMS
+    result.pairs = _NO_PAIRS
+    result._text = None
+    result._value = None
+    return result
+
+
 def _with_merged(pairs: list[tuple[YNode, YNode]], merged: list[tuple[YNode, YNode]]) -> list[tuple[YNode, YNode]]:
     """``pairs`` and then the merged (``<<``) pairs: explicit keys win over merged ones, an earlier
     merged map over a later one."""
@@ -493,14 +510,13 @@ class _Converter:
         if node.__class__ is _ScalarNode:
             result = self.seen[id(node)] = _scalar_node(node, self.source)
             return result
-        start, end = node.start_mark.index, node.end_mark.index
         convert = self.convert
         depth += 1
         if node.__class__ is _SequenceNode:
-            result = self.seen[id(node)] = YNode("seq", node.tag, start, end, self.source)
+            result = self.seen[id(node)] = _collection_node("seq", node, self.source)
             result.items = [convert(item, depth) for item in node.value]
             return result
-        result = self.seen[id(node)] = YNode("map", node.tag, start, end, self.source)
+        result = self.seen[id(node)] = _collection_node("map", node, self.source)
         pairs: list[tuple[YNode, YNode]] = []
         merged: list[tuple[YNode, YNode]] = []
         for key, value in node.value:
@@ -558,8 +574,7 @@ class _TreeBuilder:
             raise _Unusual
         build = self.build
         depth += 1
-        result = YNode("seq" if node.__class__ is _SequenceNode else "map", node.tag, node.start_mark.index,
-                       node.end_mark.index, source)
+        result = _collection_node("seq" if node.__class__ is _SequenceNode else "map", node, source)
         if node.__class__ is _SequenceNode:
             result.items = [_scalar_node(item, source) if item.__class__ is _ScalarNode else build(item, depth)
                             for item in children]
