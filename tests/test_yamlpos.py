@@ -168,7 +168,7 @@ def test_a_value_that_is_its_raw_text_maps_as_the_stepwise_walk_maps_it() -> Non
         for end in range(start, len(raw) + 1):
             for stop in range(start, end + 1):
                 value = raw[start:stop]
-                assert align(source, value, start, end).offsets == _stepwise_offsets(raw, value, start, end)
+                assert list(align(source, value, start, end).offsets) == _stepwise_offsets(raw, value, start, end)
 
 
 _RAW_PIECES = st.sampled_from([" ", "  ", "\t", "\n", "\r\n", "\\", "\\t", "\\u00e9", "'", "''", '"', "a", "b",
@@ -187,7 +187,7 @@ def test_any_value_maps_as_the_stepwise_walk_maps_it(raw: str, value: str, cut: 
     # a random value, and one made of the raw text the way folding and unescaping make values
     folded = raw[start:end].replace("\n  ", " ").replace("''", "'").replace("\\t", "\t")
     for candidate in (value, folded, raw[start:end]):
-        assert align(source, candidate, start, end).offsets == _stepwise_offsets(raw, candidate, start, end)
+        assert list(align(source, candidate, start, end).offsets) == _stepwise_offsets(raw, candidate, start, end)
 
 
 def test_scalars_of_every_style_map_as_the_stepwise_walk_maps_them() -> None:
@@ -200,7 +200,7 @@ def test_scalars_of_every_style_map_as_the_stepwise_walk_maps_them() -> None:
             stack.extend([*node.items, *(n for pair in node.pairs for n in pair)])
             if node.is_scalar and node.text is not None:
                 start = _content_start(node.source, node.start, node.style)
-                assert node.text.offsets == _stepwise_offsets(node.source.text, node.text.text, start, node.end)
+                assert list(node.text.offsets) == _stepwise_offsets(node.source.text, node.text.text, start, node.end)
 
 
 def _shape(node: YNode, seen: set[int] | None = None) -> object:
@@ -331,3 +331,36 @@ def test_plain_texts_get_the_tags_pyyaml_gives_however_many_are_remembered(words
             assert len(yamlpos._PLAIN_TAGS) <= held
     finally:
         yamlpos._PLAIN_TAGS, yamlpos._PLAIN_TAGS_HELD = original
+
+
+def test_a_plain_scalar_maps_its_characters_by_a_range_and_its_words_span_as_written() -> None:
+    from mtplint.source import Token
+
+    source = SourceFile.from_text("services:\n  vllm:\n    command: vllm serve --port 8000\n")
+    command = load(source).get("services").get("vllm").get("command")  # type: ignore[union-attr]
+    text = command.text
+    assert text is not None
+    # no list of offsets per scalar: a text read as written is a range, as is each word cut from it
+    assert isinstance(text.offsets, range)
+    start = source.text.index("vllm serve")
+    word = text.slice(5, 10)
+    assert isinstance(word.offsets, range)
+    token = Token.from_mapped(word)
+    assert (token.value, token.span.start, token.span.end, token.span.line, token.span.column) == (
+        "serve", start + 5, start + 10, 3, 19)
+
+
+def test_only_a_repeated_scalar_key_is_dead_whatever_the_other_keys() -> None:
+    from mtplint.extract.yamlpos import duplicate_keys
+
+    # two collection keys (no text) and distinct scalar keys: no key is dead, every pair is kept
+    source = SourceFile.from_text("? [a]\n: 1\n? [b]\n: 2\nc: 3\n")
+    assert duplicate_keys(source) == []
+    assert [key.kind for key, _ in load(source).pairs] == ["seq", "seq", "scalar"]  # type: ignore[union-attr]
+    # a scalar key given twice: the first is dead, the collection keys stay
+    text = "? [a]\n: 1\nc: 2\n? [b]\n: 3\nc: 4\n"
+    again = SourceFile.from_text(text)
+    dead = duplicate_keys(again)
+    assert [(first.start, last.start) for first, last in dead] == [(text.index("c: 2"), text.index("c: 4"))]
+    assert [(key.kind, value.str) for key, value in load(again).pairs] == [  # type: ignore[union-attr]
+        ("seq", "1"), ("seq", "3"), ("scalar", "4")]

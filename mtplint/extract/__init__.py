@@ -51,6 +51,9 @@ def decode(data: bytes) -> str:
     return decode_with_encoding(data)[0]
 
 
+#: what :meth:`FileLoader._plain_real_path` has not asked yet (None is an answer: not a plain path)
+_UNKNOWN: Any = object()
+
 #: a file is read without waiting for a writer (see :meth:`FileLoader.read_regular`)
 _NO_FOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
 
@@ -174,9 +177,10 @@ class FileLoader:
         its directory's remembered real path and one ``lstat`` (none when it is known not to be a
         link); None otherwise (the caller then asks the file system the long way, with its own
         error handling)."""
-        if path in self._plain_real_paths:
-            return self._plain_real_paths[path]
-        real = self._plain_real_paths[path] = self._find_plain_real_path(path, not_a_link)
+        # one look-up of the path (hashing a path object is a Python call), a miss told by its default
+        real: str | None = self._plain_real_paths.get(path, _UNKNOWN)
+        if real is _UNKNOWN:
+            real = self._plain_real_paths[path] = self._find_plain_real_path(path, not_a_link)
         return real
 
     def _find_plain_real_path(self, path: Path, not_a_link: bool = False) -> str | None:

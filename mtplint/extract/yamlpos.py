@@ -348,8 +348,9 @@ def align(source: SourceFile, value: str, raw_start: int, raw_end: int) -> Mappe
     length = len(value)
     if raw_start + length <= raw_end and raw.startswith(value, raw_start):
         # the value is its raw text (a plain scalar, or a quoted one without escapes: nine in ten
-        # scalars): the walk below would map each character to the next raw one
-        return MappedText(value, list(range(raw_start, raw_start + length + 1)), source)
+        # scalars): the walk below would map each character to the next raw one. A range, as for
+        # any text read straight from a file: its slices and spans need no list of offsets
+        return MappedText(value, range(raw_start, raw_start + length + 1), source)
     return MappedText(value, _walk_offsets(raw, value, raw_start, raw_end), source)
 
 
@@ -432,6 +433,23 @@ def _scalar_node(node: yaml.ScalarNode, source: SourceFile) -> YNode:
     return result
 
 
+def _collection_node(kind: str, node: yaml.Node, source: SourceFile) -> YNode:
+    """:class:`YNode` of a composed sequence or mapping (``kind``), its children not set yet: as
+    :func:`_scalar_node`, its slots set directly."""
+    result: YNode = _new_node(YNode)
+    result.kind = kind
+    result.tag = node.tag
+    result.start = node.start_mark.index
+    result.end = node.end_mark.index
+    result.source = source
+    result.style = None
+    result.items = _NO_ITEMS
+    result.pairs = _NO_PAIRS
+    result._text = None
+    result._value = None
+    return result
+
+
 def _with_merged(pairs: list[tuple[YNode, YNode]], merged: list[tuple[YNode, YNode]]) -> list[tuple[YNode, YNode]]:
     """``pairs`` and then the merged (``<<``) pairs: explicit keys win over merged ones, an earlier
     merged map over a later one."""
@@ -451,11 +469,10 @@ def _last_of_each_key(pairs: list[tuple[YNode, YNode]], dead: list[DuplicateKey]
     """``pairs`` with only the last pair of each scalar key: YAML readers (PyYAML, compose-go, the
     engines' ``yaml.safe_load``) keep the last value of a key given twice, so the earlier ones are
     dead. Each dead key is noted in ``dead`` with the key that replaces it."""
-    if len(pairs) < 2:
+    # every mapping but a mistaken one has as many texts as keys (a collection key's is None: two
+    # of them fall through to the count below, which leaves them out)
+    if len(pairs) < 2 or len({key._value for key, _ in pairs}) == len(pairs):
         return pairs
-    names = [key._value for key, _ in pairs if key.kind == "scalar"]
-    if len(set(names)) == len(names):
-        return pairs  # every mapping but a mistaken one
     last: dict[str | None, int] = {}
     for index, (key, _) in enumerate(pairs):
         if key.kind == "scalar":
@@ -493,14 +510,13 @@ class _Converter:
         if node.__class__ is _ScalarNode:
             result = self.seen[id(node)] = _scalar_node(node, self.source)
             return result
-        start, end = node.start_mark.index, node.end_mark.index
         convert = self.convert
         depth += 1
         if node.__class__ is _SequenceNode:
-            result = self.seen[id(node)] = YNode("seq", node.tag, start, end, self.source)
+            result = self.seen[id(node)] = _collection_node("seq", node, self.source)
             result.items = [convert(item, depth) for item in node.value]
             return result
-        result = self.seen[id(node)] = YNode("map", node.tag, start, end, self.source)
+        result = self.seen[id(node)] = _collection_node("map", node, self.source)
         pairs: list[tuple[YNode, YNode]] = []
         merged: list[tuple[YNode, YNode]] = []
         for key, value in node.value:
@@ -558,8 +574,7 @@ class _TreeBuilder:
             raise _Unusual
         build = self.build
         depth += 1
-        result = YNode("seq" if node.__class__ is _SequenceNode else "map", node.tag, node.start_mark.index,
-                       node.end_mark.index, source)
+        result = _collection_node("seq" if node.__class__ is _SequenceNode else "map", node, source)
         if node.__class__ is _SequenceNode:
             result.items = [_scalar_node(item, source) if item.__class__ is _ScalarNode else build(item, depth)
                             for item in children]
