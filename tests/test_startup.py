@@ -41,6 +41,8 @@ NOT_FOR_A_COMPOSE_CHECK = (
     "mtplint.tuner.advisor", "mtplint.tuner.commands", "mtplint.cli_tuner",
     "mtplint.fix.write",
     "mtplint.report.sarif", "mtplint.report.github",
+    # quoting for words a fix inserts into a shell text, RE2 for a configuration's model patterns
+    "shlex", "mtplint.user_patterns", "re2",
 )
 #: what checking that the offered fixes apply loads (issue #19: no fix is counted as fixable that
 #: ``--fix`` would refuse): only when a finding has a fix ``--fix`` would apply

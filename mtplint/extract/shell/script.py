@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from mtplint.extract import Malformed
 from mtplint.extract.shell.scanning import balanced_quotes
 from mtplint.source import MappedText, Span
+from mtplint.startup import DeferredPattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: tree-sitter is imported when a script is parsed
@@ -41,7 +42,7 @@ _FATAL_ERROR_STARTS = {'"': "unterminated double quote", "'": "unterminated sing
                        "${": "unterminated `${`"}
 
 _ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
-_NOT_ASCII = re.compile("[^\x00-\x7f]")
+_NOT_ASCII = DeferredPattern("[^\x00-\x7f]")
 
 
 class Script:
