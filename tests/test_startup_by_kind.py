@@ -103,6 +103,21 @@ def test_checking_a_dockerfile_and_trying_its_fix_loads_no_yaml_and_no_shell_par
     assert "mtplint.edits.argv" in modules and _loaded(modules, SOME_FIXES_OR_CONFIGURATIONS_ONLY) == []
 
 
+def test_a_dockerfile_check_compiles_no_name_pattern_of_the_pin_files(tmp_path: Path) -> None:
+    """A Dockerfile's directory holds a name of a pin file's (``Dockerfile*``), so its pins are looked
+    for at every check: the pin files' name patterns are matched without compiling them
+    (:func:`mtplint.versions._matching`), while the pins are still read."""
+    (tmp_path / "requirements.txt").write_text("vllm==0.10.2\n")
+    (tmp_path / "Dockerfile").write_text("FROM python:3.12\nCMD [\"vllm\", \"serve\", \"Qwen/Qwen3-8B\", "
+                                         "\"--speculative-config\", \"{\\\"method\\\": \\\"mtp\\\"}\"]\n")
+    code = ("import fnmatch, io, json\nfrom mtplint.cli import main\nout = io.StringIO()\n"
+            "main(['inspect', 'Dockerfile'], out=out)\n"
+            "print(json.dumps([out.getvalue(), fnmatch._compile_pattern.cache_info().currsize]))")
+    shown, compiled = json.loads(_python(code, tmp_path).stdout)
+    assert "0.10.2" in shown  # the requirements file's pin was read
+    assert compiled == 0
+
+
 def test_a_dockerfile_whose_launch_is_a_shell_form_command_is_read_by_the_interpreter(tmp_path: Path) -> None:
     modules, report = _check(tmp_path, "Dockerfile", "FROM vllm/vllm-openai:v0.11.0\n"
                                                      "CMD vllm serve Qwen/Qwen3.6-27B --max-num-seqs 4 --bogus-flag\n")
