@@ -194,6 +194,17 @@ def test_a_one_file_check_compiles_no_expression_its_file_does_not_use(tmp_path:
     assert compiled == ["False"] * len(unused), name
 
 
+def test_a_report_that_is_not_ascii_compiles_no_class_of_surrogates(tmp_path: Path) -> None:
+    """A rule's message with an ellipsis or a ``≥`` is asked whether it holds an undecodable byte of a
+    file name (a lone surrogate) by encoding it: the class of every surrogate costs a one-file check
+    more to compile than its report costs to write."""
+    (tmp_path / "serve.sh").write_text(SCRIPT)
+    code = ("import io, re\nfrom mtplint.cli import main\nout = io.StringIO()\n"
+            "main(['check', '--no-cache', '--exit-zero', 'serve.sh'], out=out)\n"
+            "print(out.getvalue().isascii(), any('\\ud800' in str(key[1]) for key in re._cache))")
+    assert _python(code, tmp_path).stdout.split() == ["False", "False"]
+
+
 #: argparse and what its messages' translations load: a check of named files with switches alone
 #: is read without them (:func:`mtplint.arguments.plain_check`)
 ARGPARSE = ("argparse", "gettext", "locale")
