@@ -168,7 +168,7 @@ services:
 
 @pytest.mark.parametrize(("name", "text", "unused"), [
     ("serve.sh", SCRIPT, ["scanning._QUOTED_SPECIAL", "scanning._BRACED_SPECIAL", "expansion._ALL_ELEMENTS",
-                          "script._NOT_ASCII"]),
+                          "script._NOT_ASCII", "script._ASTRAL"]),
     ("Dockerfile", DOCKERFILE, ["scanning._QUOTED_SPECIAL", "state.NAME", "expansion._ALL_ELEMENTS",
                                 "discover._COMPOSE_NAME"]),
     ("compose.yaml", COMPOSE, ["yamlpos._BLANK", "jsonvalue._DOUBLE_QUOTED_SPECIAL", "jsonvalue._BARE_SPECIAL"]),
@@ -176,7 +176,7 @@ services:
 def test_a_one_file_check_compiles_no_expression_its_file_does_not_use(tmp_path: Path, name: str, text: str,
                                                                         unused: list[str]) -> None:
     """The readers' and the edits' expressions that only some texts reach (a double-quoted word, a
-    ``${name[@]}``, text that is not ASCII, a blank inside a YAML word, a quoted part of a JSON value)
+    ``${name[@]}``, a script that is not ASCII, a blank inside a YAML word, a quoted part of a JSON value)
     are compiled when first used: a one-file check of a file without them compiles none (compiling
     one costs about as much as importing a small module)."""
     (tmp_path / name).write_text(text)
