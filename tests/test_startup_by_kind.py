@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+# a launch whose fix (MTP401's) edits the JSON of its --speculative-config
+from tests.test_startup import COMPOSE
+
 SCRIPT = """\
 #!/usr/bin/env bash
 exec python3 -m sglang.launch_server \\
@@ -152,18 +155,6 @@ def test_a_one_file_check_compiles_only_the_prefilter_search_that_finds_its_engi
         findings, compiled = _python(code, tmp_path).stdout.splitlines()
         assert int(findings) > 0, name  # the launch was read and checked
         assert compiled == "0 0", name
-
-
-#: a launch whose fix (MTP401's) edits the JSON of its ``--speculative-config``
-COMPOSE = """\
-services:
-  vllm:
-    image: vllm/vllm-openai:v0.11.0
-    command: >
-      Qwen/Qwen3-8B
-      --max-model-len 32768
-      --speculative-config '{"method": "qwen3_next_mtp", "num_speculative_tokens": 3}'
-"""
 
 
 @pytest.mark.parametrize(("name", "text", "unused"), [
