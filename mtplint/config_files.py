@@ -19,7 +19,6 @@ from pathlib import Path
 from mtplint.errors import reason
 from mtplint.files import MAX_SETTINGS_BYTES, read_regular
 from mtplint.records import Record
-from mtplint.user_patterns import PatternError, compile_user_pattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -241,6 +240,9 @@ def _check_catalog_entries(table: dict[str, Any], where: str) -> None:
             seen.add(entry["id"])
             _check_catalog_numbers(entry, f"{where}: key `{key}.{index}")
     for index, entry in enumerate(table.get("models", [])):
+        # RE2, for the patterns a configuration adds: most configurations add none
+        from mtplint.user_patterns import PatternError, compile_user_pattern
+
         for number, pattern in enumerate(entry["patterns"]):
             try:
                 re.compile(pattern)

@@ -35,11 +35,11 @@ _SHA2_MODULES = ("_sha2", "_sha256") if sys.version_info >= (3, 12) else ("_sha2
 
 
 def _find_constructor() -> Callable[[bytes], _Hash]:
-    import importlib
-
     for name in _SHA2_MODULES:
         try:
-            constructor: Callable[[bytes], _Hash] = importlib.import_module(name).sha256
+            # __import__, not importlib.import_module (the names are top-level modules): the importlib
+            # package is start-up a check that hashes a text (the fixing tried in memory) has no other use for
+            constructor: Callable[[bytes], _Hash] = __import__(name).sha256
             return constructor
         except (ImportError, AttributeError):
             continue

@@ -94,7 +94,7 @@ class Candidate(FrozenRecord):
         self.group = group
 
 
-_COMPOSE_NAME = re.compile(r"(docker-)?compose[\w.-]*\.ya?ml")
+_COMPOSE_NAME = DeferredPattern(r"(docker-)?compose[\w.-]*\.ya?ml")
 
 
 def _shebang_kind(head: bytes) -> str | None:

@@ -12,7 +12,6 @@ from functools import cache
 
 from mtplint.records import FrozenRecord
 from mtplint.shipped import package_path
-from mtplint.user_patterns import compile_user_pattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -183,6 +182,9 @@ def _searcher(pattern: str, info: ModelInfo) -> re.Pattern[str] | Searcher:
     """A configured model's pattern is matched with RE2 (:mod:`mtplint.user_patterns`: no
     backtracking on a hostile pattern), a built-in one with ``re``."""
     if info.user:
+        # RE2, for a pattern a configuration added: most runs have none
+        from mtplint.user_patterns import compile_user_pattern
+
         return compile_user_pattern(pattern)
     return _compiled(pattern)
 

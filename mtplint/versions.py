@@ -452,7 +452,21 @@ def pins_in_directory(directory: Path, read: Callable[[Path], SourceFile | None]
     return _pins_in_directory(directory, read)[0]
 
 
+#: ``os.path.normcase`` leaves names as they are (POSIX): fnmatch compares them as written
+_NAMES_AS_WRITTEN = os.path.normcase("Aa/") == "Aa/"
+
+
 def _matching(names: Iterable[str], pattern: str) -> list[str]:
+    """``fnmatch.filter(names, pattern)``. A pattern with at most one ``*`` and no other wildcard (every
+    pin file's) is matched by its two ends where ``normcase`` changes nothing (as on POSIX): fnmatch
+    compiles a regular expression per pattern, which cost a check of a Dockerfile (whose directory
+    always holds a name of a pin file's) more than the rest of its pin lookup."""
+    head, star, tail = pattern.partition("*")
+    if _NAMES_AS_WRITTEN and not any(wildcard in head or wildcard in tail for wildcard in "*?["):
+        if not star:
+            return [name for name in names if name == pattern]
+        least = len(head) + len(tail)
+        return [name for name in names if len(name) >= least and name.startswith(head) and name.endswith(tail)]
     import fnmatch  # only for a directory with a name that may be a pin file's
 
     return fnmatch.filter(names, pattern)

@@ -41,6 +41,8 @@ NOT_FOR_A_COMPOSE_CHECK = (
     "mtplint.tuner.advisor", "mtplint.tuner.commands", "mtplint.cli_tuner",
     "mtplint.fix.write",
     "mtplint.report.sarif", "mtplint.report.github",
+    # quoting for words a fix inserts into a shell text, RE2 for a configuration's model patterns
+    "shlex", "mtplint.user_patterns", "re2",
 )
 #: what checking that the offered fixes apply loads (issue #19: no fix is counted as fixable that
 #: ``--fix`` would refuse): only when a finding has a fix ``--fix`` would apply
@@ -83,6 +85,9 @@ def test_checking_a_compose_file_loads_only_what_it_needs(project: Path, cache_f
     assert sorted(name for name in modules if name.split(".")[0] in NEVER_AT_START_UP) == []
     # MTP401's safe fix is offered: it is tried in memory before it is counted
     assert "[*] 1 fixable" in report and "mtplint.fix.verify" in modules
+    # the try hashes the file's text with CPython's own SHA-256, found without the importlib package
+    assert "_sha256" in modules or "_sha2" in modules
+    assert sorted(name for name in modules if name.split(".")[0] == "importlib") == []
 
 
 def test_checking_a_file_without_an_applicable_fix_loads_no_fix_engine(project: Path) -> None:

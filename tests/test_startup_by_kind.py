@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+# a launch whose fix (MTP401's) edits the JSON of its --speculative-config
+from tests.test_startup import COMPOSE
+
 SCRIPT = """\
 #!/usr/bin/env bash
 exec python3 -m sglang.launch_server \\
@@ -51,6 +54,9 @@ SHELL_INTERPRETER = ("mtplint.extract.shell.launches", "mtplint.extract.shell.in
 NEEDS_GPU_RULES = ("mtplint.checks.mtp201", "mtplint.checks.mtp301")
 REFUSAL_RULES = ("mtplint.checks.mtp404", "mtplint.checks.mtp504", "mtplint.checks.mtp506",
                  "mtplint.checks.mtp509")
+#: what only some fixes and some configurations need: shell quoting for the words a fix inserts, a
+#: YAML container's quoting, RE2 for the model patterns a configuration adds
+SOME_FIXES_OR_CONFIGURATIONS_ONLY = ("shlex", "mtplint.edits.yamledit", "mtplint.user_patterns", "re2")
 
 
 def _check(tmp_path: Path, name: str, text: str,
@@ -86,6 +92,7 @@ def test_checking_a_shell_script_and_trying_its_fix_loads_no_yaml(tmp_path: Path
     assert _loaded(modules, HOUSE_RULES_ONLY) == []
     assert "MTP201" in report and sorted(name for name in modules if name.startswith(TUNER)) == []
     assert "mtplint.checks.mtp507" in modules and _loaded(modules, NEEDS_GPU_RULES + REFUSAL_RULES) == []
+    assert "mtplint.edits.argv" in modules and _loaded(modules, SOME_FIXES_OR_CONFIGURATIONS_ONLY) == []
 
 
 def test_checking_a_dockerfile_and_trying_its_fix_loads_no_yaml_and_no_shell_parser(tmp_path: Path) -> None:
@@ -96,6 +103,22 @@ def test_checking_a_dockerfile_and_trying_its_fix_loads_no_yaml_and_no_shell_par
     assert _loaded(modules, ("tree_sitter", "tree_sitter_bash", *HOUSE_RULES_ONLY)) == []
     assert sorted(name for name in modules if name.startswith(TUNER)) == []
     assert "mtplint.extract.shell.expansion" in modules and _loaded(modules, SHELL_INTERPRETER) == []
+    assert "mtplint.edits.argv" in modules and _loaded(modules, SOME_FIXES_OR_CONFIGURATIONS_ONLY) == []
+
+
+def test_a_dockerfile_check_compiles_no_name_pattern_of_the_pin_files(tmp_path: Path) -> None:
+    """A Dockerfile's directory holds a name of a pin file's (``Dockerfile*``), so its pins are looked
+    for at every check: the pin files' name patterns are matched without compiling them
+    (:func:`mtplint.versions._matching`), while the pins are still read."""
+    (tmp_path / "requirements.txt").write_text("vllm==0.10.2\n")
+    (tmp_path / "Dockerfile").write_text("FROM python:3.12\nCMD [\"vllm\", \"serve\", \"Qwen/Qwen3-8B\", "
+                                         "\"--speculative-config\", \"{\\\"method\\\": \\\"mtp\\\"}\"]\n")
+    code = ("import fnmatch, io, json\nfrom mtplint.cli import main\nout = io.StringIO()\n"
+            "main(['inspect', 'Dockerfile'], out=out)\n"
+            "print(json.dumps([out.getvalue(), fnmatch._compile_pattern.cache_info().currsize]))")
+    shown, compiled = json.loads(_python(code, tmp_path).stdout)
+    assert "0.10.2" in shown  # the requirements file's pin was read
+    assert compiled == 0
 
 
 def test_a_dockerfile_whose_launch_is_a_shell_form_command_is_read_by_the_interpreter(tmp_path: Path) -> None:
@@ -132,6 +155,45 @@ def test_a_one_file_check_compiles_only_the_prefilter_search_that_finds_its_engi
         findings, compiled = _python(code, tmp_path).stdout.splitlines()
         assert int(findings) > 0, name  # the launch was read and checked
         assert compiled == "0 0", name
+
+
+@pytest.mark.parametrize(("name", "text", "unused"), [
+    ("serve.sh", SCRIPT, ["scanning._QUOTED_SPECIAL", "scanning._BRACED_SPECIAL", "expansion._ALL_ELEMENTS",
+                          "script._NOT_ASCII", "script._ASTRAL"]),
+    ("Dockerfile", DOCKERFILE, ["scanning._QUOTED_SPECIAL", "state.NAME", "expansion._ALL_ELEMENTS",
+                                "discover._COMPOSE_NAME"]),
+    ("compose.yaml", COMPOSE, ["yamlpos._BLANK", "jsonvalue._DOUBLE_QUOTED_SPECIAL", "jsonvalue._BARE_SPECIAL"]),
+])
+def test_a_one_file_check_compiles_no_expression_its_file_does_not_use(tmp_path: Path, name: str, text: str,
+                                                                        unused: list[str]) -> None:
+    """The readers' and the edits' expressions that only some texts reach (a double-quoted word, a
+    ``${name[@]}``, a script that is not ASCII, a blank inside a YAML word, a quoted part of a JSON value)
+    are compiled when first used: a one-file check of a file without them compiles none (compiling
+    one costs about as much as importing a small module)."""
+    (tmp_path / name).write_text(text)
+    modules = {"scanning": "mtplint.extract.shell.scanning", "expansion": "mtplint.extract.shell.expansion",
+               "script": "mtplint.extract.shell.script", "state": "mtplint.extract.shell.state",
+               "discover": "mtplint.discover", "yamlpos": "mtplint.extract.yamlpos",
+               "jsonvalue": "mtplint.edits.jsonvalue"}
+    code = ("import io, sys\nfrom mtplint.cli import main\nout = io.StringIO()\n"
+            f"main(['check', '--no-cache', '--output-format', 'concise', {name!r}], out=out)\n"
+            "print(out.getvalue().count('[*]'))\n"
+            f"for module, attribute in {[(modules[item.split('.')[0]], item.split('.')[1]) for item in unused]!r}:\n"
+            "    print(getattr(sys.modules[module], attribute).compiled)")
+    fixable, *compiled = _python(code, tmp_path).stdout.split()
+    assert int(fixable) > 0, name  # the launch was read, checked and its fix tried
+    assert compiled == ["False"] * len(unused), name
+
+
+def test_a_report_that_is_not_ascii_compiles_no_class_of_surrogates(tmp_path: Path) -> None:
+    """A rule's message with an ellipsis or a ``≥`` is asked whether it holds an undecodable byte of a
+    file name (a lone surrogate) by encoding it: the class of every surrogate costs a one-file check
+    more to compile than its report costs to write."""
+    (tmp_path / "serve.sh").write_text(SCRIPT)
+    code = ("import io, re\nfrom mtplint.cli import main\nout = io.StringIO()\n"
+            "main(['check', '--no-cache', '--exit-zero', 'serve.sh'], out=out)\n"
+            "print(out.getvalue().isascii(), any('\\ud800' in str(key[1]) for key in re._cache))")
+    assert _python(code, tmp_path).stdout.split() == ["False", "False"]
 
 
 #: argparse and what its messages' translations load: a check of named files with switches alone

@@ -175,3 +175,19 @@ def test_which_tags_follow_the_newest_build() -> None:
                         "vllm/vllm-openai@sha256:" + "ab" * 32]
     assert [image for image in floating if not image_floating(image)] == []
     assert [image for image in pinned_or_custom if image_floating(image)] == []
+
+
+def test_pin_file_names_are_matched_as_fnmatch_matches_them() -> None:
+    """A pin file's name pattern is matched by its ends, without compiling it (a Dockerfile's
+    directory always holds a name of a pin file's): the same names as ``fnmatch.filter``."""
+    import fnmatch
+
+    from mtplint.versions import PIN_FILES, _matching
+
+    names = ["Dockerfile", "Dockerfile.cuda", "dockerfile", "x.Dockerfile", ".Dockerfile", "Dockerfile.Dockerfile",
+             "requirements.txt", "requirements-dev.txt", "requirements.txt.bak", "requirementstxt", "requirements",
+             "pyproject.toml", "pyproject.tomlx", "apyproject.toml", "constraints.txt", "constraints-2.txt",
+             "a\nDockerfile", "Dockerfile\n", ""]
+    for pattern in (*(pattern.rpartition("/")[2] for pattern in PIN_FILES), "*", "*.txt", "a*b", "[ab]*", "?.txt",
+                    "*a*", "requirements*.txt"):
+        assert _matching(names, pattern) == fnmatch.filter(names, pattern), pattern

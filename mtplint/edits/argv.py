@@ -24,7 +24,6 @@ span stops inside them (see :func:`locate`).
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -32,9 +31,9 @@ from mtplint.checks import Edit
 from mtplint.discover import classify
 from mtplint.edits.pyedit import deferred
 from mtplint.edits.substitution import substitutions
-from mtplint.edits.yamledit import quoted
 from mtplint.records import FrozenRecord
 from mtplint.source import SourceFile, Span, Token
+from mtplint.startup import DeferredPattern
 from mtplint.textpos import indentation, line_end, line_start, next_line_start
 
 TYPE_CHECKING = False
@@ -49,7 +48,7 @@ if TYPE_CHECKING:
 QUOTES = "\"'"
 #: text that is the same word in every container (shell bare word, YAML plain scalar, JSON or
 #: Python string body): what a fix may write without escaping
-_SAFE_WORD = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
+_SAFE_WORD = DeferredPattern(r"[A-Za-z0-9_@%+=:,./-]+")
 _STR_TAG = "tag:yaml.org,2002:str"
 #: YAML 1.1 booleans PyYAML reads as strings but go-yaml v2 (Kubernetes' sigs.k8s.io/yaml) does not
 _GO_YAML_BOOLEANS = frozenset({"y", "n"})
@@ -359,6 +358,9 @@ def yaml_item_text(value: str, quote: str, flow: bool = False) -> str:
     else in ``quote`` (double quotes by default)."""
     if quote == "" and plain_yaml_ok(value, flow):
         return value
+    # a YAML container's quoting: a fix to a script or a Dockerfile has no use for it
+    from mtplint.edits.yamledit import quoted
+
     return quoted(value, quote or '"')
 
 
@@ -500,6 +502,8 @@ def written_args(launch: Launch, source: SourceFile) -> list[Token]:
 
 
 def _shell_text(words: Sequence[str]) -> str:
+    import shlex  # only where words are inserted into shell text: most fixes rename or replace a word
+
     return " ".join(shlex.quote(word) for word in words)
 
 

@@ -36,6 +36,7 @@ from mtplint.edits.argv import remove_args
 from mtplint.extract.yamlpos import YamlError, load_all
 from mtplint.records import FrozenRecord, Record
 from mtplint.source import SourceFile, Span
+from mtplint.startup import DeferredPattern
 from mtplint.textpos import ast_offset, line_start
 
 TYPE_CHECKING = False
@@ -109,8 +110,8 @@ class Decoded(Record):
 
 
 #: what ends a run of characters written as themselves in a double-quoted part, and in a bare part
-_DOUBLE_QUOTED_SPECIAL = re.compile(r'["\\$`]')
-_BARE_SPECIAL = re.compile(r"['\"\\ \t\n$`]")
+_DOUBLE_QUOTED_SPECIAL = DeferredPattern(r'["\\$`]')
+_BARE_SPECIAL = DeferredPattern(r"['\"\\ \t\n$`]")
 
 
 def _shell_word(raw: str, base: int) -> Decoded | None:

@@ -29,6 +29,7 @@ import re
 
 from mtplint.extract.budget import ExpansionBudget, is_over_budget, over_budget
 from mtplint.source import MappedText, SourceFile, Token
+from mtplint.startup import DeferredPattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 #: compose-go's ``isSpace`` (dotenv/parser.go): the blanks it trims after ``export``
 _BLANKS_AFTER_EXPORT = " \t\v\f\r\x85\xa0"
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME = DeferredPattern(r"[A-Za-z_][A-Za-z0-9_]*")
 #: what a double-quoted value's reader acts on (:meth:`_Parser._quoted`), and an unquoted one's
 _QUOTED_STOPS, _UNQUOTED_STOPS = "\\$", "$"
 _DOUBLE_QUOTE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$", "`": "`"}
@@ -337,7 +338,7 @@ class _Parser:
             if close < 0:
                 return 0
             body = text[index + 2:close]
-            name_match = _NAME.match(body)
+            name_match: re.Match[str] | None = _NAME.match(body)
             if name_match is None:
                 return 0
             name = name_match.group(0)

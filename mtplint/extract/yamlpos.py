@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import builtins
 import operator
-import re
 from collections.abc import Iterable, Iterator
 
 from mtplint.source import MappedText, SourceFile, Span
-from mtplint.startup import yaml
+from mtplint.startup import DeferredPattern, yaml
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -81,7 +80,7 @@ _RESOLVES_BY_TEXT = not _SafeLoader.yaml_path_resolvers and None not in _SafeLoa
 _COMPOSER: type[_Loader] | type[_SafeLoader] = _Loader if _RESOLVES_BY_TEXT else _SafeLoader
 _MERGE_TAG, _NULL_TAG = _TAG_PREFIX + "merge", _TAG_PREFIX + "null"
 _SKIPPABLE = set(" \t\r\n\\\"'")
-_BLANK = re.compile(r"[ \t\n]")
+_BLANK = DeferredPattern(r"[ \t\n]")
 _ESCAPE_LENGTHS = {"x": 4, "u": 6, "U": 10}
 #: values :meth:`YNode.python` may build for one call (aliases expanded)
 MAX_PYTHON_VALUES = 10_000

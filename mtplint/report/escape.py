@@ -12,9 +12,19 @@ import re
 #: control characters: C0 but tab and newline, DEL, C1 (escaped in the text formats)
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: lone surrogates: undecodable bytes of a file name, which JSON and SARIF documents cannot hold as
-#: UTF-8. Compiled on first use (the ``re`` module's cache), by a report with text that is not
-#: ASCII: a class reaching that far into Unicode costs more to compile than the rest of this module
+#: UTF-8. Compiled on first use (the ``re`` module's cache), by a report with such a text: a class
+#: reaching that far into Unicode costs more to compile than the rest of this module
 _SURROGATES = "[\ud800-\udfff]"
+
+
+def _has_surrogates(text: str) -> bool:
+    """Whether ``text`` holds a surrogate: the only code points UTF-8 cannot encode. Asked of every
+    text that is not ASCII (a rule's message with an ellipsis or a ``≥``), which needs no expression."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _escaped(match: re.Match[str]) -> str:
@@ -27,7 +37,7 @@ def _escaped(match: re.Match[str]) -> str:
 def printable(text: str) -> str:
     """``text`` with control characters and undecodable bytes written as ``\\x1b``, ``\\xff``
     (tabs and newlines kept: the report's own layout)."""
-    if _CONTROL.search(text) is None and (text.isascii() or re.search(_SURROGATES, text) is None):
+    if _CONTROL.search(text) is None and (text.isascii() or not _has_surrogates(text)):
         return text
     # what escaping writes is ASCII: the second substitution sees only the surrogates of the text
     return re.sub(_SURROGATES, _escaped, _CONTROL.sub(_escaped, text))
@@ -36,6 +46,6 @@ def printable(text: str) -> str:
 def encodable(text: str) -> str:
     """``text`` with lone surrogates replaced by U+FFFD, so that it can be written as UTF-8 (JSON and
     SARIF escape control characters themselves)."""
-    if text.isascii() or re.search(_SURROGATES, text) is None:
+    if text.isascii() or not _has_surrogates(text):
         return text
     return re.sub(_SURROGATES, "\ufffd", text)

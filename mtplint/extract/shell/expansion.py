@@ -22,6 +22,7 @@ from mtplint.extract.shell.scanning import (
 from mtplint.extract.shell.state import NAME, State, Value, Var
 from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, Span, Token
+from mtplint.startup import DeferredPattern
 
 _IFS_WHITESPACE = " \t\n"
 #: what :meth:`Lexer.expand` does more with than step over
@@ -73,7 +74,7 @@ class Piece(Record):
                       self.expression_end)
 
 
-_ALL_ELEMENTS = re.compile(r"\$(?:@|\{@\}|\{[A-Za-z_][A-Za-z0-9_]*\[@\]\})")
+_ALL_ELEMENTS = DeferredPattern(r"\$(?:@|\{@\}|\{[A-Za-z_][A-Za-z0-9_]*\[@\]\})")
 
 _ANSI_C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
                    "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}

@@ -8,8 +8,9 @@ expansions nobody can resolve (:mod:`mtplint.engines.partial_json`) finds where 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
+
+from mtplint.startup import DeferredPattern
 
 
 def skip_single_quotes(text: str, index: int) -> int:
@@ -19,7 +20,7 @@ def skip_single_quotes(text: str, index: int) -> int:
 
 
 #: what :func:`skip_double_quotes` does more with than step over
-_QUOTED_SPECIAL = re.compile(r"[\\\"$`]")
+_QUOTED_SPECIAL = DeferredPattern(r"[\\\"$`]")
 
 
 def skip_double_quotes(text: str, index: int, end: int | None = None) -> int:
@@ -79,7 +80,7 @@ def skip_parens(text: str, index: int, end: int | None = None) -> int:
 
 
 #: what :func:`skip_braces` does more with than step over
-_BRACED_SPECIAL = re.compile(r"[\\'\"$}]")
+_BRACED_SPECIAL = DeferredPattern(r"[\\'\"$}]")
 
 
 def skip_braces(text: str, index: int, end: int | None = None) -> int:
@@ -130,7 +131,7 @@ def skip_backticks(text: str, index: int, end: int | None = None) -> int:
 
 
 #: what ends or changes the reading of an unquoted word (:func:`unquoted_word_ranges`)
-_WORD_STOP = re.compile(r"[ \t\r\n\\'\"$`]")
+_WORD_STOP = DeferredPattern(r"[ \t\r\n\\'\"$`]")
 
 
 def unquoted_word_ranges(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:

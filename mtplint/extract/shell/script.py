@@ -5,7 +5,6 @@ around (unterminated quotes and compound commands, stray closing keywords).
 
 from __future__ import annotations
 
-import re
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
@@ -13,6 +12,7 @@ from collections.abc import Iterator
 from mtplint.extract import Malformed
 from mtplint.extract.shell.scanning import balanced_quotes
 from mtplint.source import MappedText, Span
+from mtplint.startup import DeferredPattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: tree-sitter is imported when a script is parsed
@@ -40,8 +40,8 @@ _FATAL_ERROR_STARTS = {'"': "unterminated double quote", "'": "unterminated sing
                        "elif": "unexpected `elif`", ";;": "unexpected `;;`", "$(": "unterminated `$(`",
                        "${": "unterminated `${`"}
 
-_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
-_NOT_ASCII = re.compile("[^\x00-\x7f]")
+_ASTRAL = DeferredPattern("[\U00010000-\U0010FFFF]")
+_NOT_ASCII = DeferredPattern("[^\x00-\x7f]")
 
 
 class Script:
@@ -59,8 +59,9 @@ class Script:
         # Characters outside the Basic Multilingual Plane (emoji, ...) corrupt tree-sitter-bash's memory
         # (a segfault some parses later; found by tests/test_properties.py, tree-sitter 0.24-0.26 with
         # tree-sitter-bash 0.23-0.25). One BMP character for one keeps positions; values are read from
-        # the original text, so the emoji survive.
-        parse_text = _ASTRAL.sub("\ufffd", parse_text)
+        # the original text, so the emoji survive. An ASCII script (most) has none to look for.
+        if not parse_text.isascii():
+            parse_text = _ASTRAL.sub("\ufffd", parse_text)
         data = parse_text.encode("utf-8")
         self.wide = None if len(data) == len(parse_text) else _WideCharacters(parse_text)
         self.tree = _parse(data)

@@ -5,10 +5,9 @@ taken; and how states left by different branches merge (a value that differs bec
 
 from __future__ import annotations
 
-import re
-
 from mtplint.records import FrozenRecord, Record
 from mtplint.source import EnvEntry, MappedText, Span, Token
+from mtplint.startup import DeferredPattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: tree-sitter is imported when a script is parsed
@@ -19,7 +18,7 @@ if TYPE_CHECKING:  # for the type checker only: tree-sitter is imported when a s
     from mtplint.extract.shell.script import Script
 
 #: a shell variable's name
-NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+NAME = DeferredPattern(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class Value(FrozenRecord):
