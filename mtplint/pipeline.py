@@ -304,6 +304,15 @@ _PINS = "pipeline.pins"
 _WITHOUT_PIN_NAMES = "pipeline.without-pin-names"
 
 
+def share_pin_listings(loader: FileLoader, other: FileLoader) -> None:
+    """Let ``loader`` take (and from now on share) what ``other`` found of the long directory
+    listings that hold no pin file's name (:attr:`PinMemo.without_pin_names`): for loaders that
+    share their answers about paths (:meth:`FileLoader.share_paths`), whose listings are the same.
+    A fix's try reads its launches' pins through a loader of its own: without this, each one scans
+    again a flat folder of a thousand services on the way up to the root."""
+    loader.memos[_WITHOUT_PIN_NAMES] = other.memos.setdefault(_WITHOUT_PIN_NAMES, set())
+
+
 def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Options) -> LaunchReport:
     engine = engine_for(launch.engine)
     hints = [*launch.version_hints]
