@@ -4,19 +4,19 @@ process that assembles the run."""
 
 from __future__ import annotations
 
+import copyreg
 import io
 import pickle
 
 from mtplint.analysis import FileResult, RunGroup
-from mtplint.checks import Edit, Finding
+from mtplint.checks import Finding
 from mtplint.checks.catalog import Rule
+from mtplint.edits.pyedit import PythonEdit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
-
-    from mtplint.edits.pyedit import PythonEdit
 
 
 def _rule(code: str) -> Rule:
@@ -24,22 +24,28 @@ def _rule(code: str) -> Rule:
 
 
 def _python_edit(recipe: Sequence[Any]) -> PythonEdit:
-    from mtplint.edits.pyedit import PythonEdit
-
     return PythonEdit.from_recipe(recipe)
+
+
+def _reduce_rule(rule: Rule) -> tuple[Callable[[str], Rule], tuple[str]]:
+    return _rule, (rule.code,)
+
+
+def _reduce_python_edit(edit: PythonEdit) -> tuple[Callable[[Sequence[Any]], PythonEdit], tuple[list[Any]]]:
+    return _python_edit, (edit.recipe(),)
+
+
+#: how the pickler reduces a type, as :data:`copyreg.dispatch_table` with ours
+_DISPATCH: dict[type, Callable[[Any], Any]] = {**copyreg.dispatch_table, Rule: _reduce_rule, PythonEdit: _reduce_python_edit}
 
 
 class _ResultPickler(pickle.Pickler):
     """A result's rules by code (this process has them), a Python edit by its recipe (worked out
-    with libcst only by whoever needs its text). Asked only of objects other than strings, numbers
-    and plain containers: most of a result, which a ``persistent_id`` was asked of one by one."""
+    with libcst only by whoever needs its text). By a table of the two types, which the pickler
+    looks up in C for each object (a ``reducer_override`` is called in Python for every object
+    pickled, to find those few)."""
 
-    def reducer_override(self, obj: Any) -> Any:
-        if isinstance(obj, Rule):
-            return _rule, (obj.code,)
-        if isinstance(obj, Edit) and hasattr(obj, "recipe"):
-            return _python_edit, (obj.recipe(),)
-        return NotImplemented
+    dispatch_table = _DISPATCH
 
 
 class _ResultUnpickler(pickle.Unpickler):

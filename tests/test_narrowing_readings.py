@@ -217,3 +217,61 @@ def test_sglang_releases_that_read_a_command_line_alike_reject_the_same_words(mo
                     assert unknown[first] == unknown[second], ([token.value for token in launch.args],
                                                                versions[first], versions[second])
     assert shared > 1000
+
+
+def _moved(launch: Launch) -> Launch:
+    """The launch's words written further into another file (other spans, the same words)."""
+    text = "    " + launch.source.text
+    source = SourceFile(Path("elsewhere.sh"), "elsewhere.sh", text)
+    tokens = [Token(token.value, source.span(token.span.start + 4, token.span.end + 4) if token.span else None,
+                    token.unresolved, splat=token.splat) for token in launch.args]
+    return Launch(launch.engine, launch.entry, source, None, [], tokens, base_dir=Path("."))
+
+
+def test_launches_with_the_same_reading_key_read_alike_at_every_release() -> None:
+    """What narrowing remembers of a launch (:meth:`reading_key`) decides its readings: the same
+    words elsewhere read as they do here, at every release; a launch whose reading depends on more
+    (preprocessing by release, words mtplint cannot read) has no key."""
+    from mtplint.engines.sglang import ENGINE as SGLANG
+    from mtplint.engines.sglang import table_versions as sglang_versions
+
+    rng = random.Random(5)
+    sglang_words = _sglang_vocabulary()
+    cases = [(VLLM, table_versions(), launch) for launch in _random_vllm_launches(400)]
+    cases += [(SGLANG, sglang_versions(), _random_launch(rng, (sglang_words, sglang_words),
+                                                         "python3 -m sglang.launch_server", "sglang"))
+              for _ in range(300)]
+    # launches with one key (the random ones often differ in their values alone), and each moved
+    readings: dict[tuple[str, object], list[object]] = {}
+    for engine, versions, launch in cases:
+        key = engine.reading_key(launch)
+        moved = _moved(launch)
+        assert key == engine.reading_key(moved)
+        if key is None:
+            continue
+        for copy in (launch, moved):
+            reading = [engine.flags_reading(copy, version) for version in versions]
+            assert readings.setdefault((engine.name, key), reading) == reading, (copy, key)
+    assert len(readings) > 300
+
+
+def test_a_launch_whose_words_an_earlier_one_had_is_not_read_release_by_release_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Narrowing an unpinned launch reads its words at every older release; the same words in
+    another file, at the same possible versions, are known to read alike at each (counted)."""
+    launch = _written_launch("Qwen/Qwen3-8B --max-num-seqs 8 --enforce-eager --gpu-memory-utilization 0.9",
+                             "vllm serve")
+    reads: list[str] = []
+    real_reading = VllmEngine.flags_reading
+
+    def counted(self: VllmEngine, launch: Launch, version: str) -> object | None:
+        reads.append(version)
+        return real_reading(self, launch, version)
+
+    monkeypatch.setattr(VllmEngine, "flags_reading", counted)
+    version = EngineVersion("vllm", table_versions()[-1], False, "assumed", "0.10.0")
+    assert narrow_by_flags(VLLM, launch, version, _context()) is version
+    assert len(reads) > 3
+    reads.clear()
+    assert narrow_by_flags(VLLM, _moved(launch), version, _context()) is version
+    assert reads == [version.version]  # the newest release's reading, which tells the shortcut applies

@@ -248,3 +248,38 @@ def test_a_large_try_is_shared_with_a_forked_process_with_the_same_outcome(
     assert [len(share) for share in shares] == [scripts // 2]
     assert _fixing_outcome(shared) == _fixing_outcome(alone)
     assert len(shared.rejected) == len([number for number in range(scripts) if number % 7 == 3])
+
+
+def test_the_tries_of_a_fixing_scan_a_long_folder_for_pin_files_once(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each try of fixes reads its launches' version pins through a loader of its own; that a flat
+    folder of hundreds of services holds no pin file is learnt once per fixing, not once per try
+    (the folder is the parent of every launch's directory, looked at on the way up to the root)."""
+    from mtplint import versions
+    from mtplint.fix import relint
+
+    scripts = {**serve_scripts(5), "deprecated.sh": TREE["alone/deprecated.sh"]}
+    write_files(tmp_path, {f"services/svc-{name.removesuffix('.sh')}/{name}": text for name, text in scripts.items()})
+    write_files(tmp_path, {f"services/notes-{number}.md": "" for number in range(versions.LONG_LISTING)})
+    scanned: list[int] = []
+    real_may_hold_pins = versions.may_hold_pins
+
+    def may_hold_pins(listing: Any) -> bool:
+        if listing is not None and len(listing[0]) >= versions.LONG_LISTING:
+            scanned.append(len(listing[0]))
+        return real_may_hold_pins(listing)
+
+    monkeypatch.setattr(versions, "may_hold_pins", may_hold_pins)
+    tries: list[int] = []
+    real_again = relint.ProjectLinter.again
+
+    def again(self: ProjectLinter, *args: Any) -> Any:
+        tries.append(1)
+        return real_again(self, *args)
+
+    monkeypatch.setattr(relint.ProjectLinter, "again", again)
+    settings = LintSettings(pipeline=Options(root=tmp_path))
+    with contextlib.chdir(tmp_path):
+        run = fix_project([tmp_path], settings, unsafe=True)
+    assert tries and len(run.applied) == 6
+    assert len(scanned) == 1  # by the fixing's first lint; its tries know

@@ -332,10 +332,16 @@ _PLANS: dict[tuple[tuple[int, ...], str],
 _MAX_PLANS = 32
 
 
+def _has_predicate(rule: Rule) -> bool:
+    """Whether :func:`predicate_for` gives ``rule`` a predicate (it answers None by the rule alone)."""
+    return rule.when is not None or (rule.origin == "builtin" and rule.code not in REPORTED_BY_THE_RUN)
+
+
 def _plan(rules: Sequence[Rule], engine: str) -> tuple[list[tuple[Rule, Bounds, Conditions]], Rule | None]:
-    """The rules that check a launch of ``engine`` (:meth:`Rule.applies_to`) other than MTP004, in
-    their order, each with the versions of ``engine`` it affects (:meth:`RuleContext.affected`) and
-    the conditions of its ``only_when``, and MTP004 when among ``rules`` (it runs whatever the engine)."""
+    """The rules that check a launch of ``engine`` (:meth:`Rule.applies_to`) other than MTP004 and
+    those without a predicate, in their order, each with the versions of ``engine`` it affects
+    (:meth:`RuleContext.affected`) and the conditions of its ``only_when``, and MTP004 when among
+    ``rules`` (it runs whatever the engine)."""
     key = (tuple(map(id, rules)), engine)
     plan = _PLANS.get(key)
     if plan is None:
@@ -343,7 +349,8 @@ def _plan(rules: Sequence[Rule], engine: str) -> tuple[list[tuple[Rule, Bounds, 
             _PLANS.clear()
         applying = [(rule, tuple((r.start, r.below) for r in rule.affected.get(engine, ())),
                      tuple(LAUNCH_CONDITIONS[condition] for condition in rule.only_when)) for rule in rules
-                    if rule.code != UNDECIDED and (engine in rule.engines or "any" in rule.engines)]
+                    if rule.code != UNDECIDED and (engine in rule.engines or "any" in rule.engines)
+                    and _has_predicate(rule)]
         undecided = [rule for rule in rules if rule.code == UNDECIDED]
         plan = _PLANS[key] = (tuple(rules), applying, undecided[-1] if undecided else None)
     return plan[1], plan[2]
@@ -356,22 +363,26 @@ def run_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
                                      report.launch.engine)
     found: list[Finding] = []
     report.undecided = []  # what these rules leave undecided (a launch re-linted by a fix is asked again)
+    version = report.version
+    modules = _PREDICATE_MODULES
     for rule, bounds, conditions in applying:
         if conditions and not all(meets(report) for meets in conditions):
             continue
         # most rules affect every version: no range to weigh the version against
-        if bounds:
-            version = report.version
-            if _affected(version.version, version.known, version.low, version.high, bounds) is False:
-                continue
-        predicate = predicate_for(rule)
+        if bounds and _affected(version.version, version.known, version.low, version.high, bounds) is False:
+            continue
+        # the module of a rule that ran before (most), else looked up (and imported) once
+        module = modules.get(rule.code)
+        predicate: Predicate | None = module.check if module is not None else predicate_for(rule)
         if predicate is None:
             continue
         context = RuleContext(rule, report)
         produced = predicate(context)
+        findings = context.findings
         if produced is not None:
-            _add_reported(context.findings, produced)
-        found.extend(context.findings)
+            _add_reported(findings, produced)
+        if findings:
+            found.extend(findings)
     if undecided_rule is not None and report.undecided:
         undecided = predicate_for(undecided_rule)
         if undecided is not None:

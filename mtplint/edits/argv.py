@@ -309,6 +309,7 @@ def _inside_script_quote(text: str, node: YNode, offset: int) -> bool:
     return _quote_state(text[start:offset], offset - start) != ""
 
 
+@lru_cache(maxsize=1024)  # asked of every item of a list a fix adds to (a tree's lists repeat the same words)
 def plain_yaml_ok(value: str, flow: bool = False) -> bool:
     """``value`` may be written as a plain YAML scalar and loads back as this string (in a flow
     sequence too, where a comma ends the item, when ``flow``)."""

@@ -215,6 +215,12 @@ if TYPE_CHECKING:  # a type only: pipeline.py imports it under TYPE_CHECKING too
             same words. None: only parsing tells."""
             ...
 
+        def reading_key(self, launch: Launch) -> object | None:
+            """What of the launch :meth:`flags_reading` reads, when that is all it reads: two launches
+            with equal keys have equal readings at every version. None: none such (only the launch
+            itself tells)."""
+            ...
+
         def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed: ...
 
         def effective(self, launch: Launch, parsed: Parsed, version: EngineVersion, hardware: Hardware,

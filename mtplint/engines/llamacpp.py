@@ -246,6 +246,9 @@ class LlamaCppEngine:
         values = _values_by_name(build_number(version))
         return tuple(map(values.get, _LAUNCH_WORDS.get(launch, _reading_words)))
 
+    def reading_key(self, launch: Launch) -> object | None:
+        return tuple(_LAUNCH_WORDS.get(launch, _reading_words))
+
     # -- parse --
 
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> LlamaParsed:

@@ -143,6 +143,9 @@ class ArgparseEngine:
     def flags_reading(self, launch: Launch, version: str) -> object | None:
         return None  # version-dependent preprocessing and abbreviations: only parsing tells
 
+    def reading_key(self, launch: Launch) -> object | None:
+        return None
+
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed:
         parsed = Parsed()
         words: list[_Word] = []

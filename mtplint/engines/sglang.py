@@ -836,6 +836,12 @@ class SGLangEngine:
         return tuple(_word_reading(table, unread[position]) if position in unread else reading
                      for position, reading in enumerate(readings))
 
+    def reading_key(self, launch: Launch) -> object | None:
+        words = _LAUNCH_WORDS.get(launch, _reading_words)
+        if words is None or words[1]:
+            return None  # a word mtplint cannot read whole is read with its token
+        return launch.kwargs is not None, words[0]
+
     # -- parse --------------------------------------------------------------------------------------
 
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed:

@@ -497,6 +497,12 @@ class VllmEngine:
         return (preprocessed, serve and table.has_positional,
                 *_WORD_READINGS.of(table.version, words, lambda text: _word_reading(table, text)))
 
+    def reading_key(self, launch: Launch) -> object | None:
+        words = _LAUNCH_WORDS.get(launch, _reading_words)
+        if words is None or words is _NOT_PLAIN:
+            return None  # read through a --config file, or preprocessed by release with the words' places
+        return launch.kwargs is not None, not launch.entry.startswith("python -m"), words
+
     # .. parse ......................................................................................
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> Parsed:
         parsed = Parsed()

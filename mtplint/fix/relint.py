@@ -62,6 +62,7 @@ from mtplint.checks import Finding
 from mtplint.config import LintSettings
 from mtplint.discover import discover
 from mtplint.lint import LintResult, assemble
+from mtplint.pipeline import share_pin_listings
 from mtplint.records import Record
 from mtplint.source import SourceFile
 
@@ -315,6 +316,7 @@ class ProjectLinter:
         # the file system's shape is asked once per fixing: each try has thousands of texts to seed,
         # of which it reads a few, so they are handed over as they are, each taken when read
         loader.share_paths(self._paths)
+        share_pin_listings(loader, self._paths)
         self._index_texts(texts, loader)
         loader.stand_in(texts, self._display_by_key)
         return loader
