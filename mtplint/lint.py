@@ -48,6 +48,7 @@ from mtplint.checks import Finding, one_finding_per_mistake, unparsable_findings
 from mtplint.checks.catalog import Rule
 from mtplint.checks.suppress import apply_suppressions
 from mtplint.config import LintSettings
+from mtplint.digests import DigestSet
 from mtplint.discover import Candidate, discover_as_walked
 from mtplint.extract import FileLoader
 from mtplint.kept import FindingRuns, FindingStore, KeptResults, ShownOnDisk, started_launches
@@ -493,7 +494,9 @@ def assemble(results: Iterable[tuple[FileResult, int]], groups: Sequence[RunGrou
     launch_diagnostics: list[tuple[Any, int]] = []
     findings: list[Finding] | FindingRuns = [] if spill is None else FindingRuns(spill)
     noqa_launches: list[LaunchResult] = []
-    without_noqa: set[str] = set()
+    # the files holding a kept launch without a noqa comment (most of a tree's launch files): by
+    # their digests, not as thousands of names held through the assembly
+    without_noqa = DigestSet()
     without_gpu: list[list[str]] = []
     ends: dict[tuple[str, int], int] = {}
     seen: set[tuple[str, int, str]] = set()
@@ -574,7 +577,7 @@ def assemble(results: Iterable[tuple[FileResult, int]], groups: Sequence[RunGrou
 
 
 def _suppressed_by_file(findings: FindingRuns, sources: dict[str, SourceFile], result: Result, group: RunGroup,
-                        ends: dict[tuple[str, int], int], without_noqa: set[str], spill: KeptResults
+                        ends: dict[tuple[str, int], int], without_noqa: DigestSet, spill: KeptResults
                         ) -> tuple[FindingStore, list[Finding]]:
     """:func:`assemble`'s last steps for a large run with one configuration, a file at a time in
     report order: its findings' one per mistake, and its suppressions (with the files holding a
