@@ -1,8 +1,9 @@
 """Sets of names that grow with a tree, held as 64-bit digests in one array: a large run's sets of
-file names (those with a launch but no ``noqa`` comment, the compose services reported) would
-otherwise be thousands of small string objects living to the run's end, scattered among the
-files' short-lived ones, which keep the interpreter's memory from being reused or given back (the
-benchmark's mixed 100k tree: 10,166 names, some 1.4 MB as strings in a set).
+file names (those with a launch but no ``noqa`` comment, the compose services reported, the files
+the verification of fixes read) would otherwise be thousands of small string objects living to
+the run's end, scattered among the files' short-lived ones, which keep the interpreter's memory
+from being reused or given back (the benchmark's mixed 100k tree: 10,166 names without a
+``noqa``, some 1.4 MB as strings in a set).
 
 A name's digest is its :func:`hash` (SipHash, keyed afresh by each process: see
 https://docs.python.org/3/reference/datamodel.html#object.__hash__): two names of a run share one
