@@ -193,3 +193,25 @@ def test_the_fixing_holds_the_names_it_read_only_for_a_cache(tmp_path: Path, mon
     [used] = fixings
     assert len(used.read_digests) >= 12 and not used.overlapping
     assert len(used.read) == (len(used.read_digests) if cached else 0)
+
+
+def test_a_batch_leaves_no_yaml_tree_to_the_next(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The YAML trees a batch's fixes located their words in are forgotten with the batch: its
+    texts are never asked about again, and kept, the trees' cycles would outlive the collection
+    that follows the batch and stay to the end of a large run."""
+    from mtplint.edits import argv
+
+    held: list[int] = []
+    real = argv.forget_sources
+
+    def forget_sources() -> None:
+        held.append(argv._yaml_documents.cache_info().currsize)
+        real()
+        assert argv._yaml_documents.cache_info().currsize == 0
+
+    monkeypatch.setattr(argv, "forget_sources", forget_sources)
+    write_files(tmp_path, TREE)
+    whole, _ = _verified_in(tmp_path, monkeypatch, 10_000, True)
+    batched, fixings = _verified_in(tmp_path, monkeypatch, 1, True)
+    assert batched == whole
+    assert len(held) == 1 + len(fixings) and any(held)  # the compose stack's YAML files were parsed

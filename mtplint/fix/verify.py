@@ -253,12 +253,14 @@ class _Fixing:
     def run(self, files: set[str], offered: Sequence[tuple[int, Finding]]) -> None:
         """Fix ``files`` in memory, noting which of the ``offered`` fixes in them (the check's
         findings with an applicable fix, numbered: :meth:`Offered.among`) the fixing refused, and why."""
+        from mtplint.edits.argv import forget_sources
         from mtplint.fix.apply import fix_project
 
         root = self.settings.pipeline.root
         paths = sorted(Path(name) if Path(name).is_absolute() else root / name for name in files)
         run = fix_project([path for path in paths if path.is_file()], self.settings, unsafe=self.unsafe,
                           analysed=self.analysed, processes=self.processes)
+        forget_sources()
         numbers = {id(finding): number for number, finding in offered}
         self.refused.extend(numbers[id(finding)]
                             for finding in unapplied([finding for _, finding in offered], run, self.unsafe))
