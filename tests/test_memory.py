@@ -472,3 +472,92 @@ def test_batching_the_verification_reads_back_no_analysis(tmp_path: Path, monkey
     assert code == 1 and out.count("MTP101") == 60
     start = loaded.index("batching")
     assert loaded[start + 1] == "batched" and "result" in loaded[start:]
+
+
+#: a compose service launching CLEAN's command
+CLEAN_COMPOSE = """services:
+  vllm:
+    image: vllm/vllm-openai:v0.30.0
+    command: ["--model", "Qwen/Qwen3.6-27B", "--kv-cache-dtype", "fp8_e5m2",
+              "--speculative-config", '{"method": "mtp", "num_speculative_tokens": 2}',
+              "--no-enable-prefix-caching"]
+"""
+
+
+def test_the_compose_services_a_run_reported_cost_no_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run remembers the compose services it reported (an override pair's service is reported
+    once) by digests, not as their files' real paths and names: a tree of many compose projects
+    costs no more memory per project than its other launch files."""
+    from mtplint import lint as lint_module
+
+    monkeypatch.setattr(lint_module, "FORGET_EVERY", 16)
+
+    def tree(root: Path, services: int) -> Path:
+        files = {"bad/serve.sh": DIRTY}
+        for number in range(services):
+            files[f"team{number // 20:02}/svc{number:04}/compose.yaml"] = CLEAN_COMPOSE
+        return write_files(root, files)
+
+    small, large = tree(tmp_path / "small", 40), tree(tmp_path / "large", 200)
+    _peak(small)  # the first run imports the extractors, engines and rules
+    small_peak, small_out = _least_peak(small)
+    large_peak, large_out = _least_peak(large)
+    assert json.loads(small_out) == json.loads(large_out)  # the one finding, in bad/serve.sh
+    per_file = (large_peak - small_peak) / (200 - 40)
+    # measured with Python 3.11: some 250 bytes a compose file (a folder's pins looked for, among
+    # others); its service's files' real paths and its name, as a tuple in a set, were 230 more
+    assert per_file < 350, f"{per_file:.0f} bytes per compose file"
+
+
+def _held_at_suppression(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, args: list[str]) -> float:
+    """What a large run's assembly holds when it starts suppressing, per launch file it kept: trees
+    of 100 and 500 scripts of ``text`` (each tree twice, the lesser taken: :func:`_least_peak`)."""
+    from mtplint import kept
+    from mtplint import lint as lint_module
+
+    monkeypatch.setattr(lint_module, "FORGET_EVERY", 16)
+    monkeypatch.setattr(kept, "HELD_IN_MEMORY", 16)
+    monkeypatch.setattr(kept, "FINDINGS_RUN", 16)
+    monkeypatch.setattr(kept, "SHOWN_RUN", 16)
+    held: list[int] = []
+    real = lint_module._suppressed_by_file
+
+    def suppressed_by_file(*args: Any) -> Any:
+        held.append(tracemalloc.get_traced_memory()[0])
+        return real(*args)
+
+    monkeypatch.setattr(lint_module, "_suppressed_by_file", suppressed_by_file)
+    # long folder names, as a real tree's: a name held costs its length
+    files = {f"team{number // 20:02}/deployment-of-the-inference-service-{number:04}/serve.sh": text
+             for number in range(500)}
+    small, large = write_files(tmp_path / "small", dict(list(files.items())[:100])), write_files(tmp_path / "large", files)
+    run_cli(args, cwd=small)  # the first run imports the extractors, engines and rules
+    outputs = []
+    for tree in (small, small, large, large):
+        tracemalloc.start()
+        try:
+            outputs.append(run_cli(args, cwd=tree))
+        finally:
+            tracemalloc.stop()
+    assert outputs[0] == outputs[1] and outputs[2] == outputs[3] and len(held) == 5
+    return (min(held[3:5]) - min(held[1:3])) / (500 - 100)
+
+
+def test_the_assembly_holds_no_name_of_the_files_without_noqa(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large run's assembly knows which files hold a launch without a ``noqa`` comment (not read
+    again for the suppressions) by digests: what it holds when it starts suppressing grows with
+    those files by a few bytes each, not by their names."""
+    per_file = _held_at_suppression(tmp_path, monkeypatch, DIRTY, ["check", "--output-format", "concise", *ARGS, "."])
+    # measured with Python 3.11: some 430 bytes a file (its finding's message and the lines shown
+    # around it, among others); the names in a set were some 170 bytes more
+    assert per_file < 520, f"{per_file:.0f} bytes per file"
+
+
+def test_the_assembly_counts_the_launches_left_unchecked_without_holding_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The launches whose rules needing the GPU went unchecked (the summary counts them, and names
+    those rules) are counted as the assembly goes, not each one's list of rules held to its end."""
+    args = ["check", "--output-format", "concise", *(arg for arg in ARGS if arg not in ("--select", "MTP101")), "."]
+    per_file = _held_at_suppression(tmp_path, monkeypatch, CLEAN, args)
+    # measured with Python 3.11: some 160 bytes a file; the lists of rules held were some 240 more
+    assert per_file < 280, f"{per_file:.0f} bytes per file"

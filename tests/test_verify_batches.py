@@ -142,3 +142,76 @@ def test_batching_resolves_each_folder_once(tmp_path: Path, monkeypatch: pytest.
     # each script, its folder and the three folders they share once; the folders above the tree
     # also for resolving the root
     assert len(asked) <= 2 * len(scripts) + 3 + 2 * len(tmp_path.parts)
+
+
+def test_batching_holds_a_bounded_number_of_resolved_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loader resolving the fixes' files forgets them every so many (a large tree's fixes
+    read thousands of files, each path remembered with its real path): the batches stay the same."""
+    from mtplint import extract
+
+    scripts = {f"deploy/region{number % 3}/svc{number:02}/serve.sh": TREE["alone/serve-0.sh"] for number in range(30)}
+    write_files(tmp_path, scripts)
+    settings = LintSettings(pipeline=Options(root=tmp_path))
+    held: list[int] = []
+
+    class Loader(extract.FileLoader):
+        def real_path(self, path: Path) -> str:
+            real = super().real_path(path)
+            held.append(len(self._plain_real_paths))
+            return real
+
+    with contextlib.chdir(tmp_path):
+        result = lint([tmp_path], settings, jobs=1)
+        offered = verify.Offered(result.findings, unsafe=True)
+        expected = verify._batches(offered.linked, tmp_path, result.analysed)
+        monkeypatch.setattr(extract, "FileLoader", Loader)
+        monkeypatch.setattr(verify, "RESOLVED_AT_ONCE", 4)
+        assert verify._batches(offered.linked, tmp_path, result.analysed) == expected
+    # each file's path, and the paths its analysis read (its own), of four files at most
+    assert len(held) >= 30 and max(held) <= 4
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_the_fixing_holds_the_names_it_read_only_for_a_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              cached: bool) -> None:
+    """Whether two batches read the same file is told by digests: the names of the files read are
+    kept only for a cache, whose record depends on them. The fixes marked are the same either way."""
+    write_files(tmp_path, {f"svc{number:02}/serve.sh": TREE["alone/serve-0.sh"] for number in range(12)})
+    fixings: list[Any] = []
+    real_fixing = verify._Fixing
+
+    def fixing(*args: Any) -> Any:
+        fixings.append(real_fixing(*args))
+        return fixings[-1]
+
+    monkeypatch.setattr(verify, "_Fixing", fixing)
+    monkeypatch.setattr(verify, "VERIFY_BATCH_FILES", 4)
+    args = ["check", "--isolated", "--jobs", "1", "--output-format", "full", "--show-fixes", "--unsafe-fixes", "."]
+    monkeypatch.setenv("MTPLINT_CACHE_DIR", str(tmp_path.parent / "cache"))
+    code, out, _ = run_cli([*args, *([] if cached else ["--no-cache"])], cwd=tmp_path)
+    assert code == 1 and out.count("(applied by --fix)") == 12, out
+    [used] = fixings
+    assert len(used.read_digests) >= 12 and not used.overlapping
+    assert len(used.read) == (len(used.read_digests) if cached else 0)
+
+
+def test_a_batch_leaves_no_yaml_tree_to_the_next(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The YAML trees a batch's fixes located their words in are forgotten with the batch: its
+    texts are never asked about again, and kept, the trees' cycles would outlive the collection
+    that follows the batch and stay to the end of a large run."""
+    from mtplint.edits import argv
+
+    held: list[int] = []
+    real = argv.forget_sources
+
+    def forget_sources() -> None:
+        held.append(argv._yaml_documents.cache_info().currsize)
+        real()
+        assert argv._yaml_documents.cache_info().currsize == 0
+
+    monkeypatch.setattr(argv, "forget_sources", forget_sources)
+    write_files(tmp_path, TREE)
+    whole, _ = _verified_in(tmp_path, monkeypatch, 10_000, True)
+    batched, fixings = _verified_in(tmp_path, monkeypatch, 1, True)
+    assert batched == whole
+    assert len(held) == 1 + len(fixings) and any(held)  # the compose stack's YAML files were parsed

@@ -29,7 +29,7 @@ import bisect
 import io
 import os
 import re
-from collections.abc import Iterable, Iterator, Set
+from collections.abc import Container, Iterable, Iterator
 from fnmatch import fnmatch
 from functools import cache, lru_cache
 from pathlib import Path
@@ -290,7 +290,7 @@ def _per_file_ignored(file: str, code: str, per_file_ignores: dict[str, list[str
 
 
 def _sources(result: Result, findings: Iterable[Finding], launch_sources: dict[str, SourceFile] | None = None,
-             without_noqa: Set[str] = frozenset()) -> dict[str, SourceFile]:
+             without_noqa: Container[str] = frozenset()) -> dict[str, SourceFile]:
     """Files holding a launch or a finding (a ``--config`` YAML, an ``.env``, a malformed file),
     but those known to hold no ``noqa`` (``without_noqa``: not read again for nothing)."""
     sources: dict[str, SourceFile] = dict(launch_sources or {})
@@ -338,7 +338,7 @@ def apply_suppressions(
     *,
     launch_sources: dict[str, SourceFile] | None = None,
     launch_ends: dict[tuple[str, int], int] | None = None,
-    without_noqa: Set[str] = frozenset(),
+    without_noqa: Container[str] = frozenset(),
 ) -> tuple[list[Finding], list[Finding]]:
     """Split findings into kept and suppressed; add MTP002 for suppressions that matched nothing.
 

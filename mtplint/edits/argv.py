@@ -93,6 +93,15 @@ class Word(FrozenRecord):
         self.parent = parent
 
 
+def forget_sources() -> None:
+    """Forget the files the caches below were asked about. A check's verification of its fixes
+    fixes a batch of files at a time, each batch with texts of its own (never asked about again):
+    kept past its batch, a file's YAML trees (cycles) outlive the batch's collection of its cycles
+    and, pushed out by a later batch's, stay to the end of the run."""
+    for cached in (source_kind, _yaml_documents, _yaml_scalars):
+        cached.cache_clear()
+
+
 @lru_cache(maxsize=32)  # asked for each word a fix locates in the file, and the answer is the text's
 def source_kind(source: SourceFile) -> str | None:
     return classify(source.path, source.text[:256].encode("utf-8", "replace"))

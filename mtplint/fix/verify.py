@@ -16,10 +16,10 @@ import json
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from operator import itemgetter
 from pathlib import Path
 
 from mtplint.checks import Finding, Fix, applies
+from mtplint.digests import DigestSet
 from mtplint.kept import requested_by, same_kind
 
 TYPE_CHECKING = False
@@ -111,7 +111,7 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
         if stored is not None:
             return _shown_not_offered(findings, *_stored_refusals(stored, offered, findings))
     root = settings.pipeline.root
-    fixing = _Fixing(settings, unsafe, analysed, processes)
+    fixing = _Fixing(settings, unsafe, analysed, processes, cache is not None)
     batches = _batches(offered.linked, root, analysed or {})
     for number, batch in enumerate(batches):
         if number:
@@ -126,17 +126,19 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
     if fixing.overlapping:
         # a file one batch's fixing read was read by another's too, through a file the run kept no
         # analysis of: their fixes may meet, so they are verified together, as one fixing
-        fixing = _Fixing(settings, unsafe, analysed, processes)
+        fixing = _Fixing(settings, unsafe, analysed, processes, cache is not None)
         everything = set().union(*batches)
         fixing.run(everything, offered.among(findings, everything))
     # in the order of the findings offering them, whichever batch refused them
-    fixing.refused.sort(key=itemgetter(0))
+    numbers = sorted(fixing.refused)
+    refused = [findings[offered.places[number]] for number in numbers]
     if cache is not None and key is not None:
         from mtplint.cache import files_dependencies
 
-        record = {"refused": [[number, fixing.reasons.get(_key(finding))] for number, finding in fixing.refused]}
+        record = {"refused": [[number, fixing.reasons.get(_key(finding))]
+                              for number, finding in zip(numbers, refused, strict=True)]}
         cache.put_record(key, record, files_dependencies(fixing.read, cache.probe, root))
-    return _shown_not_offered(findings, [finding for _, finding in fixing.refused], fixing.reasons)
+    return _shown_not_offered(findings, refused, fixing.reasons)
 
 
 class Offered:
@@ -187,6 +189,10 @@ class Offered:
 VERIFY_BATCH_FILES = 64
 
 
+#: the fixes' files whose paths :func:`_batches` resolves before it forgets what it resolved
+RESOLVED_AT_ONCE = 256
+
+
 def _batches(linked: Mapping[str, set[str]], root: Path, analysed: Mapping[str, AnalysedFile]) -> list[set[str]]:
     """The files of the offered fixes (display names), in batches that read none of each other's
     files, as far as the run knows: a finding's file and those its fix edits go together (``linked``,
@@ -197,10 +203,15 @@ def _batches(linked: Mapping[str, set[str]], root: Path, analysed: Mapping[str, 
 
     # ``os.path.realpath`` asks the file system once per folder of every path; the fixes' files and
     # what they read share their folders, which a loader resolves once each
-    real_path = FileLoader(root).real_path
+    loader = FileLoader(root)
+    real_path = loader.real_path
     names = sorted(linked.keys() | {name for edited in linked.values() for name in edited})
 
     def reads(index: int) -> set[str]:
+        if index % RESOLVED_AT_ONCE == 0:
+            # the loader remembers each path it resolved: not thousands of them at once (the
+            # names are sorted, a folder's together, and a folder is seldom resolved twice)
+            loader.forget_files()
         name = names[index]
         requested = requested_by(analysed, name)
         paths = [root / name, *(root / other for other in linked.get(name, ()))]
@@ -220,34 +231,47 @@ class _Fixing:
     why, and the files read (each batch's alone, or :attr:`overlapping`)."""
 
     def __init__(self, settings: LintSettings, unsafe: bool, analysed: Mapping[str, AnalysedFile] | None,
-                 processes: int) -> None:
+                 processes: int, keep_read: bool = True) -> None:
         self.settings = settings
         self.unsafe = unsafe
         self.analysed = analysed
         self.processes = processes
-        #: the refused findings, each with its number among the offered ones
-        self.refused: list[tuple[int, Finding]] = []
+        #: the refused findings' numbers among the offered ones: the findings are read back once
+        #: the batches are done (held through them, a large run's grew with its fixes, each
+        #: with its fix and edits)
+        self.refused: list[int] = []
         self.reasons: dict[tuple[str, str, str], str] = {}
+        #: the files read, by name for a cache (a record depends on them), and by digest: enough
+        #: to tell whether two batches read the same file (not thousands of names held through the
+        #: batches: the benchmark's mixed 100k tree, 4,253)
         self.read: set[str] = set()
+        self.keep_read = keep_read
+        self.read_digests = DigestSet()
         #: a file was read by the fixings of two batches
         self.overlapping = False
 
     def run(self, files: set[str], offered: Sequence[tuple[int, Finding]]) -> None:
         """Fix ``files`` in memory, noting which of the ``offered`` fixes in them (the check's
         findings with an applicable fix, numbered: :meth:`Offered.among`) the fixing refused, and why."""
+        from mtplint.edits.argv import forget_sources
         from mtplint.fix.apply import fix_project
 
         root = self.settings.pipeline.root
         paths = sorted(Path(name) if Path(name).is_absolute() else root / name for name in files)
         run = fix_project([path for path in paths if path.is_file()], self.settings, unsafe=self.unsafe,
                           analysed=self.analysed, processes=self.processes)
+        forget_sources()
         numbers = {id(finding): number for number, finding in offered}
-        self.refused.extend((numbers[id(finding)], finding)
+        self.refused.extend(numbers[id(finding)]
                             for finding in unapplied([finding for _, finding in offered], run, self.unsafe))
         for key, reason in _reasons(run.rejected).items():
             self.reasons.setdefault(key, reason)
-        self.overlapping = self.overlapping or not self.read.isdisjoint(run.read)
-        self.read.update(run.read)
+        read = self.read_digests
+        self.overlapping = self.overlapping or any(name in read for name in run.read)
+        for name in run.read:
+            read.add(name)
+        if self.keep_read:
+            self.read.update(run.read)
 
 
 
