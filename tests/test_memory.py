@@ -4,10 +4,12 @@ linted, and the run's loader does not hold every text it read."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import tracemalloc
 import weakref
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -581,6 +583,18 @@ def _old_cycle() -> weakref.ref[_Cyclic]:
     return weakref.ref(cycle)
 
 
+@contextlib.contextmanager
+def _collector_off() -> Iterator[None]:
+    """The cyclic collector off, as a run has it, and back as it was."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def test_a_long_run_frees_the_cycles_its_young_collections_saw_in_use(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """A run collects the cycles of the files it analysed every so many files (its collector is
@@ -592,17 +606,12 @@ def test_a_long_run_frees_the_cycles_its_young_collections_saw_in_use(tmp_path: 
     monkeypatch.setattr(lint_module, "FORGET_EVERY", 1)
     monkeypatch.setattr(lint_module, "FULL_COLLECTION_EVERY", 4)
     tree = _tree(tmp_path, 6)
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with _collector_off():
         cycle = _old_cycle()
         assert cycle() is not None
         code, _, _ = run_cli(["check", *ARGS, "."], cwd=tree)
         assert code == 1
         assert cycle() is None
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def test_a_short_run_leaves_the_oldest_generation_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -612,13 +621,8 @@ def test_a_short_run_leaves_the_oldest_generation_alone(tmp_path: Path, monkeypa
 
     monkeypatch.setattr(lint_module, "FORGET_EVERY", 1)
     tree = _tree(tmp_path, 2)
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with _collector_off():
         cycle = _old_cycle()
         code, _, _ = run_cli(["check", *ARGS, "."], cwd=tree)
         assert code == 1
         assert cycle() is not None
-    finally:
-        if was_enabled:
-            gc.enable()
