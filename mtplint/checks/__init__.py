@@ -288,6 +288,12 @@ LAUNCH_CONDITIONS: dict[str, Callable[[LaunchReport], bool]] = {
 }
 
 
+def _has_predicate(rule: Rule) -> bool:
+    """Whether ``rule`` has code behind it (:func:`predicate_for`): a house rule with conditions, or a
+    built-in rule the run does not report itself."""
+    return rule.when is not None or (rule.origin == "builtin" and rule.code not in REPORTED_BY_THE_RUN)
+
+
 def predicate_for(rule: Rule) -> Predicate | None:
     """The code behind a rule: for one declared by its ``when`` conditions, the evaluator of such
     rules (:func:`mtplint.checks.house.check`); for a built-in rule, its module's ``check``
@@ -295,7 +301,7 @@ def predicate_for(rule: Rule) -> Predicate | None:
     :data:`REPORTED_BY_THE_RUN`. Any other built-in rule whose module is missing or fails to import
     raises here, and the run's error boundary reports it under the rule's code
     (:func:`mtplint.boundary.guarded_rules`): a broken rule is never silently a rule that finds nothing."""
-    if rule.when is None and (rule.origin != "builtin" or rule.code in REPORTED_BY_THE_RUN):
+    if not _has_predicate(rule):
         return None
     # a rule runs once per launch: its module is looked up once, not through the import machinery
     # each time (its ``check`` is still read each time)
@@ -332,11 +338,6 @@ _PLANS: dict[tuple[tuple[int, ...], str],
 _MAX_PLANS = 32
 
 
-def _has_predicate(rule: Rule) -> bool:
-    """Whether :func:`predicate_for` gives ``rule`` a predicate (it answers None by the rule alone)."""
-    return rule.when is not None or (rule.origin == "builtin" and rule.code not in REPORTED_BY_THE_RUN)
-
-
 def _plan(rules: Sequence[Rule], engine: str) -> tuple[list[tuple[Rule, Bounds, Conditions]], Rule | None]:
     """The rules that check a launch of ``engine`` (:meth:`Rule.applies_to`) other than MTP004 and
     those without a predicate, in their order, each with the versions of ``engine`` it affects
@@ -364,16 +365,13 @@ def run_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
     found: list[Finding] = []
     report.undecided = []  # what these rules leave undecided (a launch re-linted by a fix is asked again)
     version = report.version
-    modules = _PREDICATE_MODULES
     for rule, bounds, conditions in applying:
         if conditions and not all(meets(report) for meets in conditions):
             continue
         # most rules affect every version: no range to weigh the version against
         if bounds and _affected(version.version, version.known, version.low, version.high, bounds) is False:
             continue
-        # the module of a rule that ran before (most), else looked up (and imported) once
-        module = modules.get(rule.code)
-        predicate: Predicate | None = module.check if module is not None else predicate_for(rule)
+        predicate = predicate_for(rule)
         if predicate is None:
             continue
         context = RuleContext(rule, report)
