@@ -14,7 +14,6 @@ the texts it read).
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from mtplint.boundary import guarded_rule, guarded_rules
 from mtplint.checks import REPORTED_BY_THE_RUN, UNDECIDED, predicate_for
@@ -167,11 +166,11 @@ class RecordingLoader(FileLoader):
     """A :class:`FileLoader` that notes every file an analysis asked for (found or not): what a
     cache entry depends on, and what a fix's re-lint must analyse again."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: str | os.PathLike[str]) -> None:
         super().__init__(root)
         self.requested: dict[str, SourceFile | None] = {}
 
-    def load(self, path: Path) -> SourceFile | None:
+    def load(self, path: str) -> SourceFile | None:
         source = super().load(path)
         self.requested[os.path.abspath(path)] = source
         return source
@@ -207,7 +206,7 @@ def _launch_results(candidate: Candidate, launches: list[Launch], loader: FileLo
         span = launch.span
         item = LaunchResult(
             (launch.source.display, span.start if span else -1), launch.context,
-            loader.real_path(launch.source.path) != candidate_path, str(launch.source.path),
+            loader.real_path(launch.source.path) != candidate_path, launch.source.path,
             None if loader.peek(launch.source.path) is launch.source else launch.source.text,
             may_hold_noqa(launch.source.text), (span.file, span.start) if span else None)
         results.append(item)

@@ -9,10 +9,10 @@ import argparse
 import os
 import sys
 from functools import partial
-from pathlib import Path
 
 from mtplint import __version__
 from mtplint.arguments import OUTPUT_FORMATS, TUNER_ENGINES
+from mtplint.pathtext import normalized
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def _selectors(value: str) -> list[str]:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", type=Path, help="files or directories (default: .)")
+    parser.add_argument("paths", nargs="*", type=normalized, help="files or directories (default: .)")
     parser.add_argument("--engine-version", action="append", default=[], metavar="ENGINE=VERSION",
                         help="engine version in play, e.g. vllm=0.11.0 (repeatable)")
     parser.add_argument("--gpu", metavar="ID[xN]", help="GPU the launches run on, e.g. rtx-4090x2")
@@ -98,15 +98,15 @@ def _add_check(commands: Any) -> None:
     check.add_argument("--select", type=_selectors, help="rules to run: codes, prefixes (MTP1), names, or ALL")
     check.add_argument("--extend-select", type=_selectors, default=[], help="rules to run in addition to the selection")
     check.add_argument("--ignore", type=_selectors, default=[], help="rules not to run")
-    check.add_argument("--extend-rules", action="append", type=Path, default=[], metavar="PATH",
+    check.add_argument("--extend-rules", action="append", type=normalized, default=[], metavar="PATH",
                        help="house rule files (YAML) or a directory of them")
     check.add_argument("--objective", choices=("latency", "throughput"), help="what the deployment optimises for")
-    check.add_argument("--config", dest="config_file", type=Path, metavar="FILE",
+    check.add_argument("--config", dest="config_file", type=normalized, metavar="FILE",
                        help="one configuration file for every path (default: for each file, the closest "
                             "pyproject.toml / mtplint.toml / .mtplint.toml)")
     check.add_argument("--isolated", action="store_true", help="ignore configuration files")
-    check.add_argument("-o", "--output-file", type=Path, metavar="FILE", help="write the report to FILE, not stdout")
-    check.add_argument("--stdin-filename", type=Path, metavar="PATH",
+    check.add_argument("-o", "--output-file", type=normalized, metavar="FILE", help="write the report to FILE, not stdout")
+    check.add_argument("--stdin-filename", type=normalized, metavar="PATH",
                        help="lint standard input as the content of PATH (an editor's unsaved buffer; PATH "
                             "need not exist); `-` as the path also reads standard input")
     check.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
@@ -134,9 +134,9 @@ def _add_inspect(commands: Any) -> None:
 
 def _catalog_options(parser: argparse.ArgumentParser) -> None:
     """Where ``rules`` and ``rule`` find house rules: as ``check`` does, from the working directory."""
-    parser.add_argument("--extend-rules", action="append", type=Path, default=[], metavar="PATH",
+    parser.add_argument("--extend-rules", action="append", type=normalized, default=[], metavar="PATH",
                         help="house rule files (YAML) or a directory of them, besides the configuration's")
-    parser.add_argument("--config", dest="config_file", type=Path, metavar="FILE",
+    parser.add_argument("--config", dest="config_file", type=normalized, metavar="FILE",
                         help="the configuration whose extend-rules to read (default: the closest "
                              "pyproject.toml / mtplint.toml / .mtplint.toml, as check finds it)")
     parser.add_argument("--isolated", action="store_true", help="ignore configuration files")

@@ -6,7 +6,8 @@ named files without argparse (:func:`plain_check`). The parsers themselves are i
 from __future__ import annotations
 
 import os
-from pathlib import Path
+
+from mtplint.pathtext import normalized
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ def plain_check(arguments: list[str]) -> Namespace | None:
         return None
     given = check_defaults()
     given.update(dict.fromkeys(switches, True))
-    return Namespace(command="check", paths=[Path(path) for path in paths], **given)
+    return Namespace(command="check", paths=[normalized(path) for path in paths], **given)
 
 
 def overrides_from(args: Namespace) -> Overrides:

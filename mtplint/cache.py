@@ -106,16 +106,16 @@ class Probe:
         #: the cache directory itself is not part of any listing (creating it must not invalidate)
         self._cache = os.path.abspath(cache) if cache is not None else None
         self._folders_up: dict[str, tuple[str, ...]] = {}
-        self._top: dict[Path, Path] = {}
+        self._top: dict[str, Path] = {}
 
-    def folders_up(self, folder: str, root: Path) -> tuple[str, ...]:
+    def folders_up(self, folder: str, root: str) -> tuple[str, ...]:
         """``folder`` and the folders above it up to ``root`` (only ``folder`` when it is outside
         ``root``), worked out once per folder in a run: the files of one folder share them."""
         chain = self._folders_up.get(folder)
         if chain is None:
             top = self._top.get(root)
             if top is None:
-                top = self._top[root] = root.resolve()
+                top = self._top[root] = Path(root).resolve()
             directory = Path(folder)
             found: list[str] = []
             while True:
@@ -257,7 +257,7 @@ class Dependencies(Record):
         self.dirs = dirs
 
 
-def dependencies(path: Path, loader: RecordingLoader, group: RunGroup) -> Dependencies:
+def dependencies(path: str, loader: RecordingLoader, group: RunGroup) -> Dependencies:
     """What the result of the file at ``path`` depends on, from the files its analysis asked for
     ``loader``; each file's and directory's digest computed once for the run (``group.probe``)."""
     root = group.settings.pipeline.root
@@ -276,7 +276,7 @@ def dependencies(path: Path, loader: RecordingLoader, group: RunGroup) -> Depend
     return Dependencies(files, {name: probe.directory(name) for name in sorted(directories)})
 
 
-def files_dependencies(paths: Iterable[str], probe: Probe, root: Path) -> Dependencies:
+def files_dependencies(paths: Iterable[str], probe: Probe, root: str) -> Dependencies:
     """What a result worked out from the files at ``paths`` (absolute) depends on: their bytes, and
     the listings of their folders and of those above them up to ``root``."""
     files = {path: probe.file(path) for path in sorted(paths)}
@@ -454,7 +454,7 @@ def _protected(directory: Path) -> str | None:
     return None
 
 
-def clean(root: Path) -> list[Path]:
+def clean(root: str | os.PathLike[str]) -> list[Path]:
     """Remove the cache directory; returns what was removed. Only a directory mtplint created (it
     holds the marker) and that holds nothing but cache entries is removed; anything else raises
     :class:`RefusedClean` naming the reason, with every file left in place (as ``ruff clean``

@@ -32,9 +32,9 @@ OWNER_TEXT = ("This directory was created by mtplint as its cache; `mtplint clea
               "mtplint writes only into a cache directory holding this file.\n")
 
 
-def cache_dir(root: Path) -> Path:
+def cache_dir(root: str | os.PathLike[str]) -> Path:
     configured = os.environ.get("MTPLINT_CACHE_DIR")
-    return Path(configured) if configured else root / CACHE_DIR_NAME
+    return Path(configured) if configured else Path(root, CACHE_DIR_NAME)
 
 
 class ForeignDirectory(OSError):
@@ -101,8 +101,8 @@ class ValidDocuments:
     one today's schemas give, and a memo can make a run faster, never different.
     """
 
-    def __init__(self, directory: Path, schemas_digest: str) -> None:
-        self.directory = directory
+    def __init__(self, directory: str | os.PathLike[str], schemas_digest: str) -> None:
+        self.directory = Path(directory)
         self.schemas_digest = schemas_digest
 
     def key(self, schema_name: str, document: Any) -> str | None:

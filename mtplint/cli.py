@@ -10,10 +10,10 @@ import gc
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from mtplint import __version__
 from mtplint.arguments import COMMANDS, OUTPUT_FORMATS, UsageError, overrides_from, plain_check
+from mtplint.pathtext import is_dir, is_file, parent_dir
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def cmd_clean(out: TextIO, err: TextIO) -> int:
     from mtplint.cache import clean
 
     try:
-        removed = clean(Path.cwd())
+        removed = clean(os.getcwd())
     except OSError as error:
         err.write(f"mtplint: error: {error}\n")
         return EXIT_ERROR
@@ -58,9 +58,9 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from mtplint.discover import discover
     from mtplint.pipeline import Options, run
 
-    paths = args.paths or [Path(".")]
+    paths = args.paths or ["."]
     overrides = overrides_from(args)
-    options = Options(root=Path.cwd(), excludes=overrides.excludes, respect_gitignore=overrides.respect_gitignore,
+    options = Options(root=os.getcwd(), excludes=overrides.excludes, respect_gitignore=overrides.respect_gitignore,
                       engine_versions=overrides.engine_versions, gpu=overrides.gpu)
     # GPUs and models added in configuration, its gpu and engine-versions: each file's own
     # configuration's, as `check`
@@ -116,16 +116,16 @@ def _nothing_to_lint(args: argparse.Namespace) -> bool:
 
     for path in args.paths:
         try:
-            if not path.is_file():
+            if not is_file(path):
                 return False
-            with path.open("rb") as handle:
+            with open(path, "rb") as handle:
                 head = handle.read(4)
         except OSError:
             return False
         if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
             return False
         kind = classify(path) or "unknown"
-        if relevant_file(path, kind) or brought_in(path, kind, Path.cwd()):
+        if relevant_file(path, kind) or brought_in(path, kind, os.getcwd()):
             return False  # a launch in it, or in a file it brings in (compose beside a .env, a --config's launch)
     if not args.isolated:
         # any file's configuration may say something about an empty run (its output format, an error in it)
@@ -176,7 +176,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not (args.no_cache or args.fix or args.fix_only or args.diff or args.stdin_filename is not None):
         from mtplint.cache_directory import cache_dir, unusable_reason
 
-        directory = cache_dir(Path.cwd())
+        directory = cache_dir(os.getcwd())
         refused = unusable_reason(directory)
         if refused is None:
             with remembering_valid_documents(directory):
@@ -191,12 +191,12 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _standard_input_path(args: argparse.Namespace) -> None:
     """``-`` among the paths: standard input is linted, as the file ``--stdin-filename`` names or,
     without one, as ``-`` (its kind then read from its text, :func:`mtplint.stdin.kind_of_text`)."""
-    if not any(str(path) == "-" for path in args.paths):  # mtplint.stdin.STDIN_PATH, without importing it
+    if "-" not in args.paths:  # mtplint.stdin.STDIN_PATH, without importing it
         return
     if len(args.paths) > 1:
         raise UsageError("`-` (standard input) cannot be combined with other paths")
     if args.stdin_filename is None:
-        args.stdin_filename = Path("-")
+        args.stdin_filename = "-"
     args.paths = []
 
 
@@ -211,7 +211,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     try:
         # standard input is configured as the file it stands for (which need not exist yet)
-        first = args.stdin_filename or (args.paths[0] if args.paths else Path.cwd())
+        first = args.stdin_filename or (args.paths[0] if args.paths else os.getcwd())
         settings, output_format = settings_for(overrides_from(args), first)
         if args.fix or args.fix_only or args.diff:
             if args.stdin_filename is not None:
@@ -220,7 +220,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         stdin = _stdin_buffer(args, settings) if args.stdin_filename is not None else None
         progress = _progress(args, err) if stdin is None else None
         try:
-            result = lint([args.stdin_filename] if stdin else args.paths or [Path(".")], settings,
+            result = lint([args.stdin_filename] if stdin else args.paths or ["."], settings,
                           stdin[0] if stdin else None, jobs=args.jobs, cache=not args.no_cache, progress=progress)
         finally:
             if progress is not None:
@@ -265,12 +265,12 @@ def _progress(args: argparse.Namespace, err: TextIO) -> Any:
 
 def _check_to_file(args: argparse.Namespace, err: TextIO) -> int:
     """``-o FILE``: the report goes to FILE (its folder is created); messages stay on stderr."""
-    path: Path = args.output_file
+    path: str = args.output_file
     args.output_file = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", encoding="utf-8", newline="\n") as handle:
-            return cmd_check(args, _ReportStream(handle, str(path)), err)  # type: ignore[arg-type]
+        os.makedirs(parent_dir(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            return cmd_check(args, _ReportStream(handle, path), err)  # type: ignore[arg-type]
     except OSError as error:
         err.write(f"mtplint: error: cannot write {path}: {error.strerror or error}\n")
         return EXIT_ERROR
@@ -283,8 +283,8 @@ def _stdin_buffer(args: argparse.Namespace, settings: Any) -> tuple[Any, dict[st
     from mtplint.extract import FileLoader
     from mtplint.source import SourceFile
 
-    path: Path = args.stdin_filename
-    if path.is_dir():
+    path: str = args.stdin_filename
+    if is_dir(path):
         raise UsageError(f"--stdin-filename {path}: is a directory (name the file the buffer stands for)")
     # a file not saved yet is fine: its folder (or the nearest one that exists) holds the
     # configuration and the files a launch reads, as for the saved file
@@ -310,7 +310,7 @@ def _stdin_text() -> str | None:
         return None
 
 
-def _not_text_finding(findings: Sequence[Any], loader: Any, path: Path, rules: Any) -> Sequence[Any]:
+def _not_text_finding(findings: Sequence[Any], loader: Any, path: str, rules: Any) -> Sequence[Any]:
     """The findings of a run over standard input that is not text: MTP001 for it, as for such a file
     (``rules``: those the run selected)."""
     from mtplint.checks import Finding
@@ -401,7 +401,7 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
     from mtplint.lint import lint
     from mtplint.report import fixes as fix_report
 
-    paths = args.paths or [Path(".")]
+    paths = args.paths or ["."]
     if not args.diff:
         # a run killed while writing left journals: finish or drop them before reading the files
         recover_interrupted(paths)

@@ -20,12 +20,12 @@ switched globally when a run moves from the files of one configuration to anothe
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from mtplint.catalogs import Catalogs, catalogs_of
 from mtplint.checks.catalog import load_catalog
 from mtplint.checks.selection import Layer, check_selectors, resolve
 from mtplint.config_files import ConfigError, ConfigFinder, config_in, find_config, load_config
+from mtplint.pathtext import is_file, normalized
 from mtplint.records import Record
 from mtplint.versions import engine_version_problem
 
@@ -45,7 +45,7 @@ class Overrides(Record):
     __slots__ = ("config_file", "isolated", "gpu", "engine_versions", "excludes", "respect_gitignore", "select",
                  "extend_select", "ignore", "extend_rules", "objective", "output_format")
     #: ``--config FILE``: one configuration for every path
-    config_file: Path | None
+    config_file: str | None
     #: ``--isolated``: no configuration file at all
     isolated: bool
     gpu: str | None
@@ -58,17 +58,17 @@ class Overrides(Record):
     select: list[str] | None
     extend_select: list[str]
     ignore: list[str]
-    extend_rules: tuple[Path, ...]
+    extend_rules: tuple[str, ...]
     objective: str | None
     output_format: str | None
 
-    def __init__(self, *, config_file: Path | None = None, isolated: bool = False, gpu: str | None = None,
+    def __init__(self, *, config_file: str | os.PathLike[str] | None = None, isolated: bool = False, gpu: str | None = None,
                  engine_versions: Mapping[str, str] | None = None, excludes: tuple[str, ...] = (),
                  respect_gitignore: bool = True, select: list[str] | None = None,
                  extend_select: list[str] | None = None, ignore: list[str] | None = None,
-                 extend_rules: tuple[Path, ...] = (), objective: str | None = None,
+                 extend_rules: tuple[str | os.PathLike[str], ...] = (), objective: str | None = None,
                  output_format: str | None = None) -> None:
-        self.config_file = config_file
+        self.config_file = normalized(config_file) if config_file is not None else None
         self.isolated = isolated
         self.gpu = gpu
         self.engine_versions = dict(engine_versions or {})
@@ -77,7 +77,7 @@ class Overrides(Record):
         self.select = select
         self.extend_select = extend_select if extend_select is not None else []
         self.ignore = ignore if ignore is not None else []
-        self.extend_rules = extend_rules
+        self.extend_rules = tuple(map(normalized, extend_rules))
         self.objective = objective
         self.output_format = output_format
 
@@ -93,14 +93,14 @@ class LintSettings(Record):
     extend_select: list[str]
     ignore: list[str]
     per_file_ignores: dict[str, list[str]]
-    extend_rules: tuple[Path, ...]
+    extend_rules: tuple[str, ...]
     objective: str
     #: the configuration of every other path of the run (None: these settings hold for all)
     configs: ConfigTree | None
 
     def __init__(self, pipeline: Options | None = None, select: list[str] | None = None,
                  extend_select: list[str] | None = None, ignore: list[str] | None = None,
-                 per_file_ignores: dict[str, list[str]] | None = None, extend_rules: tuple[Path, ...] = (),
+                 per_file_ignores: dict[str, list[str]] | None = None, extend_rules: tuple[str, ...] = (),
                  objective: str = "latency", configs: ConfigTree | None = None) -> None:
         if pipeline is None:
             # imported where lint settings are built: `rules` and `rule` read the catalog only
@@ -131,7 +131,7 @@ class _Groups:
     def __init__(self, finder: ConfigFinder | None = None) -> None:
         self._finder = finder if finder is not None else ConfigFinder()
         #: each group's configuration file (None: no file, defaults and the command line)
-        self.files: list[Path | None] = []
+        self.files: list[str | None] = []
         self._by_file: dict[str | None, int] = {}
 
     @property
@@ -139,17 +139,17 @@ class _Groups:
         """Whether more than one configuration was met."""
         return len(self.files) > 1
 
-    def group_of(self, path: Path) -> int:
+    def group_of(self, path: str) -> int:
         """The group of a path given on the command line: its closest configuration's."""
         return self._group(self._finder.closest(path))
 
     def group_at(self, directory: str) -> int | None:
         """The group of a walked directory that holds a file with a configuration name: its
         configuration's, or None when it is not one (a ``pyproject.toml`` without ``[tool.mtplint]``)."""
-        found = config_in(Path(directory))
+        found = config_in(directory)
         return None if found is None else self._group(found)
 
-    def _group(self, path: Path | None) -> int:
+    def _group(self, path: str | None) -> int:
         key = None if path is None else os.path.realpath(path)
         group = self._by_file.get(key)
         if group is None:
@@ -158,7 +158,7 @@ class _Groups:
             self.files.append(path)
         return group
 
-    def _read(self, path: Path | None, values: dict[str, Any]) -> None:
+    def _read(self, path: str | None, values: dict[str, Any]) -> None:
         raise NotImplementedError
 
 
@@ -190,9 +190,9 @@ class CatalogTree(_Groups):
         self._overrides = overrides
         self._settings: list[SharedSettings] = []
 
-    def _read(self, path: Path | None, values: dict[str, Any]) -> None:
+    def _read(self, path: str | None, values: dict[str, Any]) -> None:
         # checked when the file is met (during discovery), as check's settings are
-        where = str(path) if path is not None else "command line"
+        where = path if path is not None else "command line"
         self._settings.append(shared_settings(values, where, self._overrides))
 
     def walk_settings(self, group: int) -> tuple[tuple[str, ...], bool] | None:
@@ -217,13 +217,13 @@ def shared_settings(values: dict[str, Any], where: str, overrides: Overrides) ->
     return SharedSettings(chosen, versions, catalogs)
 
 
-def command_configuration(start: Path, overrides: Overrides) -> tuple[SharedSettings, dict[str, Any]]:
+def command_configuration(start: str | os.PathLike[str], overrides: Overrides) -> tuple[SharedSettings, dict[str, Any]]:
     """For a command that reads no launches (``recommend``, ``crossover``): the configuration
     closest to ``start``, as ``check`` would read it for a file there -- its shared settings
     (:func:`shared_settings`) and the file's values."""
     path = find_config(start)
     values = load_config(path).values if path is not None else {}
-    where = "command line" if path is None else str(path)
+    where = "command line" if path is None else path
     return shared_settings(values, where, overrides), values
 
 
@@ -246,22 +246,22 @@ def _check_gpu(spec: str, where: str, catalogs: Catalogs) -> None:
                           "rtx-4090x2)")
 
 
-def _chosen_configuration(overrides: Overrides, start: Path,
-                          finder: ConfigFinder | None = None) -> tuple[Path | None, dict[str, Any]]:
+def _chosen_configuration(overrides: Overrides, start: str | os.PathLike[str],
+                          finder: ConfigFinder | None = None) -> tuple[str | None, dict[str, Any]]:
     """The configuration file a command uses and its values: ``--config FILE``, else the closest to
     ``start`` (looked for with ``finder``, which remembers the directories it looked in); none with
     ``--isolated``."""
     if overrides.isolated:
         return None, {}
-    path: Path | None = overrides.config_file or (finder or ConfigFinder()).closest(start)
+    path: str | None = overrides.config_file or (finder or ConfigFinder()).closest(start)
     if path is None:
         return None, {}
-    if not path.is_file():
+    if not is_file(path):
         raise ConfigError(f"{path}: configuration file does not exist")
     return path, load_config(path).values
 
 
-def settings_for(overrides: Overrides, first: Path) -> tuple[LintSettings, str]:
+def settings_for(overrides: Overrides, first: str | os.PathLike[str]) -> tuple[LintSettings, str]:
     """The lint settings of the run's first path ``first`` (or of ``--config FILE``), and the
     output format.
 
@@ -273,23 +273,23 @@ def settings_for(overrides: Overrides, first: Path) -> tuple[LintSettings, str]:
     # is grouped by it): one finder, so the directories above it are searched once
     finder = ConfigFinder()
     path, values = _chosen_configuration(overrides, first, finder)
-    settings = settings_from(values, "command line" if path is None else str(path), overrides)
+    settings = settings_from(values, "command line" if path is None else path, overrides)
     if not overrides.isolated and overrides.config_file is None:
         settings.configs = ConfigTree(overrides, path, settings, finder)
     output_format: str = overrides.output_format or values.get("output-format", "full")
     return settings, output_format
 
 
-def house_rule_paths(values: dict[str, Any], overrides: Overrides) -> tuple[Path, ...]:
+def house_rule_paths(values: dict[str, Any], overrides: Overrides) -> tuple[str, ...]:
     """The house-rule files and folders of a configuration's ``extend-rules`` plus ``--extend-rules``."""
-    return tuple(Path(p) for p in (*values.get("extend-rules", ()), *map(str, overrides.extend_rules)))
+    return tuple(map(normalized, (*values.get("extend-rules", ()), *overrides.extend_rules)))
 
 
 def run_catalog(overrides: Overrides) -> dict[str, Rule]:
     """The rule catalog a ``check`` in the working directory runs with (``mtplint rules``, ``mtplint
     rule``): built-in rules and the house rules of the configuration ``check`` would find (or of
     ``--config FILE``; none with ``--isolated``) and of ``--extend-rules``."""
-    _, values = _chosen_configuration(overrides, Path.cwd())
+    _, values = _chosen_configuration(overrides, os.getcwd())
     return load_catalog(house_rule_paths(values, overrides))
 
 
@@ -304,7 +304,7 @@ def settings_from(values: dict[str, Any], where: str, overrides: Overrides) -> L
 
     shared = shared_settings(values, where, overrides)
     options = Options(
-        root=Path.cwd(),
+        root=os.getcwd(),
         excludes=(*values.get("exclude", ()), *overrides.excludes),
         respect_gitignore=overrides.respect_gitignore and values.get("respect-gitignore", True),
         engine_versions=shared.engine_versions,
@@ -342,7 +342,7 @@ class ConfigTree(_Groups):
     needs them, so a run under one configuration reads no more than it always did.
     """
 
-    def __init__(self, overrides: Overrides, first: Path | None, settings: LintSettings,
+    def __init__(self, overrides: Overrides, first: str | None, settings: LintSettings,
                  finder: ConfigFinder | None = None) -> None:
         super().__init__(finder)
         self._overrides = overrides
@@ -351,8 +351,8 @@ class ConfigTree(_Groups):
         self.files.append(first)
         self._by_file[None if first is None else os.path.realpath(first)] = 0
 
-    def _read(self, path: Path | None, values: dict[str, Any]) -> None:
-        self.groups.append(settings_from(values, str(path) if path is not None else "command line", self._overrides))
+    def _read(self, path: str | None, values: dict[str, Any]) -> None:
+        self.groups.append(settings_from(values, path if path is not None else "command line", self._overrides))
 
     def walk_settings(self, group: int) -> tuple[tuple[str, ...], bool]:
         """What the directory walk needs of a group: its ``exclude`` patterns and ``respect-gitignore``."""
@@ -363,4 +363,4 @@ class ConfigTree(_Groups):
         """The group of a file a finding sits in: ``known`` (the run's candidates by display name),
         else its closest configuration's (a script a unit starts, a ``--config`` YAML)."""
         group = known.get(display)
-        return group if group is not None else self.group_of(Path(display))
+        return group if group is not None else self.group_of(normalized(display))

@@ -14,10 +14,10 @@ import os
 import re
 import stat
 import sys
-from pathlib import Path
 
 from mtplint.errors import reason
 from mtplint.files import MAX_SETTINGS_BYTES, read_regular
+from mtplint.pathtext import is_file, join, normalized, parent_dir, path_name, resolved_path
 from mtplint.records import Record
 
 TYPE_CHECKING = False
@@ -35,10 +35,10 @@ class ConfigFile(Record):
     """A configuration file and its ``[tool.mtplint]`` (or top-level ``mtplint.toml``) values."""
 
     __slots__ = ("path", "values")
-    path: Path
+    path: str
     values: dict[str, Any]
 
-    def __init__(self, path: Path, values: dict[str, Any]) -> None:
+    def __init__(self, path: str, values: dict[str, Any]) -> None:
         self.path = path
         self.values = values
 
@@ -52,7 +52,7 @@ def _toml() -> Any:
     return tomllib
 
 
-def _table(path: Path) -> dict[str, Any] | None:
+def _table(path: str) -> dict[str, Any] | None:
     try:
         # a FIFO or device named as a configuration is refused unopened (mtplint.files)
         text = read_regular(path, MAX_SETTINGS_BYTES).decode("utf-8")
@@ -62,7 +62,7 @@ def _table(path: Path) -> dict[str, Any] | None:
         found = "UTF-16 text" if error.object[:2] in (b"\xff\xfe", b"\xfe\xff") else f"byte {error.object[error.start]:#04x}"
         raise ConfigError(f"{path}: cannot read configuration: not UTF-8 ({found} at offset {error.start}); "
                           "TOML files must be UTF-8") from None
-    if path.name == "pyproject.toml" and "mtplint" not in text:
+    if path_name(path) == "pyproject.toml" and "mtplint" not in text:
         return None  # most projects' pyproject.toml: no [tool.mtplint] table, no need to parse it
     tomllib = _toml()
     try:
@@ -71,14 +71,14 @@ def _table(path: Path) -> dict[str, Any] | None:
         raise ConfigError(f"{path}: invalid TOML: {error}") from error
     except (ValueError, RecursionError) as error:  # a number past Python's digit limit; nesting too deep
         raise ConfigError(f"{path}: invalid TOML: {reason(error)}") from None
-    if path.name == "pyproject.toml":
+    if path_name(path) == "pyproject.toml":
         tool = data.get("tool", {})
         table = tool.get("mtplint") if isinstance(tool, dict) else None
         return table if isinstance(table, dict) else None
     return data
 
 
-def config_in(directory: Path) -> Path | None:
+def config_in(directory: str) -> str | None:
     """The configuration file of one directory, if it has one (a ``pyproject.toml`` counts only
     with a ``[tool.mtplint]`` table)."""
     for name in CONFIG_NAMES:
@@ -87,12 +87,12 @@ def config_in(directory: Path) -> Path | None:
             is_file = stat.S_ISREG(os.stat(os.path.join(directory, name)).st_mode)
         except OSError:  # not there, or a directory that cannot be searched: no configuration seen there
             continue
-        if is_file and (name != "pyproject.toml" or _table(directory / name) is not None):
-            return directory / name
+        if is_file and (name != "pyproject.toml" or _table(join(directory, name)) is not None):
+            return join(directory, name)
     return None
 
 
-def find_config(start: Path) -> Path | None:
+def find_config(start: str | os.PathLike[str]) -> str | None:
     """The configuration file closest to ``start`` (in its directory or above)."""
     return ConfigFinder().closest(start)
 
@@ -102,17 +102,17 @@ class ConfigFinder:
     files share their directories and those directories' parents)."""
 
     def __init__(self) -> None:
-        self._closest: dict[str, Path | None] = {}
+        self._closest: dict[str, str | None] = {}
 
-    def closest(self, start: Path) -> Path | None:
-        # realpath, not resolve(): a symlink loop given on the command line must not raise RuntimeError
+    def closest(self, start: str | os.PathLike[str]) -> str | None:
+        # realpath, not resolved_path(): a symlink loop given on the command line must not raise RuntimeError
         real = os.path.realpath(start)
         return self._in_or_above(real if os.path.isdir(real) else os.path.dirname(real))
 
-    def _in_or_above(self, directory: str) -> Path | None:
+    def _in_or_above(self, directory: str) -> str | None:
         if directory in self._closest:
             return self._closest[directory]
-        found = config_in(Path(directory))
+        found = config_in(directory)
         if found is None:
             parent = os.path.dirname(directory)
             found = self._in_or_above(parent) if parent != directory else None
@@ -120,14 +120,15 @@ class ConfigFinder:
         return found
 
 
-def load_config(path: Path) -> ConfigFile:
+def load_config(given: str | os.PathLike[str]) -> ConfigFile:
     """``path`` and the files its ``extend`` chain inherits, merged (each file's keys on top of its
     base's). The chain is followed in a loop, not by recursion: it may be as long as a user makes it."""
+    path = normalized(given)
     chain: list[dict[str, Any]] = []
-    seen: set[Path] = set()
-    current: Path | None = path
+    seen: set[str] = set()
+    current: str | None = path
     while current is not None:
-        resolved = current.resolve()
+        resolved = resolved_path(current)
         if resolved in seen:
             raise ConfigError(f"{current}: key `extend`: circular extend chain")
         seen.add(resolved)
@@ -150,7 +151,7 @@ def _over_base(values: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _own_values(path: Path) -> tuple[dict[str, Any], Path | None]:
+def _own_values(path: str) -> tuple[dict[str, Any], str | None]:
     """One configuration file's values (paths in it anchored at its folder), and the file its
     ``extend`` names (None: it extends nothing)."""
     table = _table(path)
@@ -159,7 +160,7 @@ def _own_values(path: Path) -> tuple[dict[str, Any], Path | None]:
     # the schema check loads jsonschema and the rule catalog's module: only for a file that exists
     from mtplint.checks.catalog import CatalogError, validate
 
-    where = f"{path} [tool.mtplint]" if path.name == "pyproject.toml" else str(path)
+    where = f"{path} [tool.mtplint]" if path_name(path) == "pyproject.toml" else path
     try:
         validate(table, "config.schema.json", where)
     except CatalogError as error:
@@ -168,20 +169,20 @@ def _own_values(path: Path) -> tuple[dict[str, Any], Path | None]:
     values = dict(table)
     for key in ("extend-rules",):
         if key in values:
-            values[key] = [str((path.parent / entry).resolve()) for entry in values[key]]
+            values[key] = [resolved_path(join(parent_dir(path), entry)) for entry in values[key]]
     if "per-file-ignores" in values:
-        values["per-file-ignores"] = _anchored(values["per-file-ignores"], path.parent)
+        values["per-file-ignores"] = _anchored(values["per-file-ignores"], parent_dir(path))
     if "exclude" in values:
-        values["exclude"] = _anchored_excludes(values["exclude"], path.parent)
-    base_path: Path | None = None
+        values["exclude"] = _anchored_excludes(values["exclude"], parent_dir(path))
+    base_path: str | None = None
     if "extend" in values:
-        base_path = (path.parent / values.pop("extend")).resolve()
-        if not base_path.is_file():
+        base_path = resolved_path(join(parent_dir(path), values.pop("extend")))
+        if not is_file(base_path):
             raise ConfigError(f"{path}: key `extend`: {base_path} does not exist")
     return values, base_path
 
 
-def _anchored(per_file_ignores: dict[str, list[str]], directory: Path) -> dict[str, list[str]]:
+def _anchored(per_file_ignores: dict[str, list[str]], directory: str) -> dict[str, list[str]]:
     """``per-file-ignores`` with every pattern that names a directory (``deploy/*``) also anchored
     at the configuration file's directory, as ruff does: the same file is then ignored whether
     mtplint runs from the repository root or from ``deploy/`` (where its path is ``compose.yaml``).
@@ -193,7 +194,7 @@ def _anchored(per_file_ignores: dict[str, list[str]], directory: Path) -> dict[s
     return anchored
 
 
-def _anchored_excludes(excludes: list[str], directory: Path) -> list[str]:
+def _anchored_excludes(excludes: list[str], directory: str) -> list[str]:
     """``exclude`` with every pattern that names a directory (``legacy/*``) also written relative to
     the working directory the walk's paths are relative to, so a nested configuration's patterns
     mean its own folders whether mtplint runs from the repository root or from beside the file."""

@@ -12,9 +12,21 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from fnmatch import fnmatch
-from pathlib import Path
 
 from mtplint.files import head_of_regular, open_regular, read_regular
+from mtplint.pathtext import (
+    exists,
+    is_dir,
+    is_file,
+    is_symlink,
+    name_suffix,
+    normalized,
+    parent_dir,
+    path_name,
+    path_parts,
+    relative_to,
+    resolved_path,
+)
 from mtplint.records import FrozenRecord
 from mtplint.startup import DeferredPattern
 
@@ -27,7 +39,7 @@ if TYPE_CHECKING:  # pathspec costs tens of milliseconds to import: only a tree 
     class Configs(Protocol):
         """Which configuration governs a path (:class:`mtplint.config.ConfigTree`)."""
 
-        def group_of(self, path: Path) -> int: ...
+        def group_of(self, path: str) -> int: ...
 
         def group_at(self, directory: str) -> int | None: ...
 
@@ -81,13 +93,13 @@ CONFIG_NAMES = frozenset((".mtplint.toml", "mtplint.toml", "pyproject.toml"))
 
 class Candidate(FrozenRecord):
     __slots__ = ("path", "kind", "explicit", "group")
-    path: Final[Path]
+    path: Final[str]
     kind: Final[str]
     explicit: Final[bool]
     #: the configuration that governs the file (index into :attr:`mtplint.config.ConfigTree.groups`)
     group: Final[int]
 
-    def __init__(self, path: Path, kind: str, explicit: bool = False, group: int = 0) -> None:
+    def __init__(self, path: str, kind: str, explicit: bool = False, group: int = 0) -> None:
         self.path = path
         self.kind = kind
         self.explicit = explicit
@@ -115,9 +127,9 @@ def _shebang_kind(head: bytes) -> str | None:
     return None
 
 
-def classify(path: Path, head: bytes = b"") -> str | None:
+def classify(path: str, head: bytes = b"") -> str | None:
     """The source kind of a file, by name first and then by its first line."""
-    return _classify_name(path.name, head)
+    return _classify_name(path_name(path), head)
 
 
 #: suffixes that wrap a file of another kind: templates, examples, backups (``vllm.yaml.tpl``)
@@ -127,7 +139,7 @@ _WRAPPER_SUFFIXES = frozenset(("tpl", "tmpl", "template", "j2", "jinja", "jinja2
 SNIFF_BYTES = 8192
 
 
-def classify_explicit(path: Path, head: bytes | None = None) -> str | None:
+def classify_explicit(path: str, head: bytes | None = None) -> str | None:
     """The kind of a file named on the command line: by its name, then by the name inside a
     template or backup suffix (``deploy/vllm.yaml.tpl``, ``compose.yaml.example``), then by its
     content (``run-server`` without an extension, ``serve.conf``). A file the user names is linted
@@ -139,16 +151,16 @@ def classify_explicit(path: Path, head: bytes | None = None) -> str | None:
     kind = classify(path, head)
     if kind is not None:
         return kind
-    name = path.name
+    inner = path_name(path)
     while True:
-        stem, dot, suffix = name.rpartition(".")
-        if not dot or not stem or suffix.lower() not in _WRAPPER_SUFFIXES:
+        stem, dot, wrapper = inner.rpartition(".")
+        if not dot or not stem or wrapper.lower() not in _WRAPPER_SUFFIXES:
             break
-        name = stem
-        kind = _classify_name(name, head)
+        inner = stem
+        kind = _classify_name(inner, head)
         if kind is not None:
             return kind
-    if _suffix(name).lower() in _NOT_SNIFFED:
+    if name_suffix(inner).lower() in _NOT_SNIFFED:
         return None  # a data or document format by its name: what it mentions is not a command
     return _kind_by_content(head)
 
@@ -184,12 +196,6 @@ def _kind_by_content(head: bytes) -> str | None:
     return "shell" if mentions_engine(head) else None
 
 
-def _suffix(name: str) -> str:
-    """``PurePath(name).suffix``, without building a path (the walk names every file of a tree)."""
-    dot = name.rfind(".")
-    return name[dot:] if 0 < dot < len(name) - 1 else ""
-
-
 def _classify_name(name: str, head: bytes = b"") -> str | None:
     kind = _kind_by_name(name.lower())
     return _shebang_kind(head) if kind is _BY_FIRST_LINE else kind
@@ -203,7 +209,7 @@ def _kind_by_name(lower: str) -> str | None:
     """The kind a lowercased file name says, :data:`_BY_FIRST_LINE`, or None: not a kind mtplint reads."""
     if lower.startswith(("compose", "docker-compose")) and _COMPOSE_NAME.fullmatch(lower):
         return "compose"
-    suffix = _suffix(lower)
+    suffix = name_suffix(lower)
     if suffix in (".yaml", ".yml"):
         return "yaml"
     if suffix in (".sh", ".bash", ".zsh", ".ksh"):
@@ -259,7 +265,7 @@ def relevant(data: bytes, kind: str) -> bool:
     return kind == "systemd" or mentions_engine(data) or _builds_image(data, kind)
 
 
-def relevant_file(path: Path, kind: str, chunk_size: int = 1 << 20) -> bool:
+def relevant_file(path: str, kind: str, chunk_size: int = 1 << 20) -> bool:
     """:func:`relevant` for a file read in chunks (one too large to load whole); the chunks
     overlap by more than the longest prefilter word so none is cut in two."""
     if kind == "systemd":
@@ -389,10 +395,10 @@ def _excluded(relative: str, name: str, patterns: Sequence[str]) -> bool:
                for pattern in patterns)
 
 
-def _relative_base(directory: Path, root: Path) -> str | None:
+def _relative_base(directory: str, root: str) -> str | None:
     """Where a walked directory lies relative to the root (``""``: the root itself); None outside."""
     try:
-        relative = directory.resolve().relative_to(root).as_posix()
+        relative = relative_to(resolved_path(directory), root)
     except (ValueError, OSError):
         return None
     return "" if relative == "." else relative
@@ -469,7 +475,7 @@ def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes
             continue
         if excludes or is_dir:
             entry_relative = None if relative is None else (f"{relative}/{name}" if relative else name)
-            if excludes and _excluded(Path(path).as_posix() if entry_relative is None else entry_relative, name,
+            if excludes and _excluded(normalized(path) if entry_relative is None else entry_relative, name,
                                       excludes):
                 continue
             if is_dir:
@@ -478,7 +484,7 @@ def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes
         yield path, name, group
 
 
-def is_engine_config(path: Path) -> bool:
+def is_engine_config(path: str) -> bool:
     """:func:`looks_like_engine_config` for a file."""
     try:
         with open_regular(path) as handle:
@@ -493,25 +499,27 @@ def _kind_of(path: str, name: str) -> str | None:
     return _shebang_kind(_head(path)) if kind is _BY_FIRST_LINE else kind
 
 
-def _head(path: str | Path, size: int = 256) -> bytes:
+def _head(path: str, size: int = 256) -> bytes:
     # a FIFO given by name is not opened: that would wait for a writer
     return head_of_regular(path, size)
 
 
-def is_dotenv(path: Path) -> bool:
+def is_dotenv(path: str) -> bool:
     """A compose environment file by its name: ``.env``, ``.env.production``, ``.env-prod``, ``sglang.env``."""
-    return re.fullmatch(r"\.env([._-].*)?|.+\.env", path.name.lower()) is not None
+    return re.fullmatch(r"\.env([._-].*)?|.+\.env", path_name(path).lower()) is not None
 
 
-def compose_files_reading(env_file: Path) -> list[Path]:
+def compose_files_reading(env_file: str) -> list[str]:
     """The compose files next to an environment file, which read it (``.env`` of the project
     directory, or an ``env_file:`` beside them): a commit that changes only the ``.env`` -- a new
     image tag -- changes their launches, so linting that file means linting them."""
     try:
-        siblings = sorted(env_file.parent.iterdir())
+        directory = parent_dir(env_file)
+        # Path.iterdir's paths: the directory joined with each name (``x`` in ``.``, not ``./x``)
+        siblings = sorted((normalized(os.path.join(directory, entry)) for entry in os.listdir(directory)), key=path_parts)
     except OSError:
         return []
-    return [path for path in siblings if classify(path) == "compose" and path.is_file()]
+    return [path for path in siblings if classify(path) == "compose" and is_file(path)]
 
 
 #: a top-level key of a vLLM / SGLang ``--config`` YAML (an option name, dashes or underscores); compiled
@@ -531,7 +539,7 @@ def looks_like_engine_config(data: bytes) -> bool:
     return re.search(_ENGINE_CONFIG_KEY, data, re.MULTILINE) is not None
 
 
-def launches_naming(config_file: Path, root: Path) -> list[Path]:
+def launches_naming(config_file: str, root: str) -> list[str]:
     """Files that may start an engine with ``config_file`` as its ``--config``: files of a launching
     kind that mention an engine and the config's file name, in its directory and each parent up to
     ``root``, and one level below each of those (a ``configs/`` folder beside ``scripts/``).
@@ -541,9 +549,9 @@ def launches_naming(config_file: Path, root: Path) -> list[Path]:
     return [path for path, _ in _launchers_of(config_file, root)]
 
 
-def _launchers_of(config_file: Path, root: Path) -> list[tuple[Path, str]]:
+def _launchers_of(config_file: str, root: str) -> list[tuple[str, str]]:
     """:func:`launches_naming`, each file with its kind (by name, else by its shebang line)."""
-    name = config_file.name.encode()
+    config_name = path_name(config_file).encode()
     config = os.path.realpath(config_file)
     directory = os.path.dirname(config)
     top = os.path.realpath(root)
@@ -553,16 +561,16 @@ def _launchers_of(config_file: Path, root: Path) -> list[tuple[Path, str]]:
         if directory == top or not directory.startswith(top.rstrip(os.sep) + os.sep):
             break
         directory = os.path.dirname(directory)
-    found: list[tuple[Path, str]] = []
+    found: list[tuple[str, str]] = []
     listed: set[str] = set()
     for folder in folders:
         for current in [folder, *_subfolders(folder)]:
             if current in listed:
                 continue
             listed.add(current)
-            for path in map(Path, _files_in(current)):
+            for path in _files_in(current):
                 kind = classify(path)
-                if path == Path(config) or (kind is None and not _may_have_shebang(path.suffix.lower())):
+                if path == config or (kind is None and not _may_have_shebang(name_suffix(path_name(path)).lower())):
                     continue
                 try:
                     with open_regular(path) as handle:
@@ -570,12 +578,12 @@ def _launchers_of(config_file: Path, root: Path) -> list[tuple[Path, str]]:
                 except OSError:
                     continue
                 kind = kind or classify(path, data[:256])
-                if kind in _LAUNCHING_KINDS and name in data and mentions_engine(data):
+                if kind in _LAUNCHING_KINDS and config_name in data and mentions_engine(data):
                     found.append((path, kind))
     return found
 
 
-def brought_in(given: Path, kind: str, root: Path) -> list[tuple[Path, str]]:
+def brought_in(given: str, kind: str, root: str) -> list[tuple[str, str]]:
     """The files linting ``given`` (a file named on the command line, of ``kind``) brings in, each
     with its kind: the compose files beside an environment file (:func:`compose_files_reading`),
     the launches of an engine ``--config`` YAML (:func:`launches_naming`)."""
@@ -603,7 +611,7 @@ def _files_in(folder: str) -> list[str]:
         return []
 
 
-def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), respect_gitignore: bool = True,
+def discover(paths: Iterable[str | os.PathLike[str]], root: str | os.PathLike[str], excludes: Sequence[str] = (), respect_gitignore: bool = True,
              configs: Configs | None = None) -> list[Candidate]:
     """Files to lint, in a stable order, each with its kind (before the prefilter). As pre-commit
     passes only the files a commit changed, a file given by name brings in those whose launches it
@@ -612,24 +620,24 @@ def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), re
     ``configs``: each file's configuration group -- for a path given, its closest configuration's;
     in a directory walked, the closest at or above each file (:func:`_walk`). Without it, or
     when a path's group is 0, ``excludes`` and ``respect_gitignore`` hold."""
-    paths = list(paths)
-    if len(paths) == 1 and paths[0].is_dir():
+    given_paths = [normalized(path) for path in paths]
+    if len(given_paths) == 1 and is_dir(given_paths[0]):
         # one directory's walk lists each file once: nothing to merge, and no path to compare
-        return list(_walked(paths[0], root.resolve(), *_walk_settings(paths[0], excludes, respect_gitignore, configs),
-                            configs))
-    found: dict[Path, Candidate] = {}
-    root = root.resolve()
-    readers: list[tuple[Path, str, int]] = []
-    for given in paths:
+        return list(_walked(given_paths[0], resolved_path(normalized(root)),
+                            *_walk_settings(given_paths[0], excludes, respect_gitignore, configs), configs))
+    found: dict[str, Candidate] = {}
+    root_path = resolved_path(normalized(root))
+    readers: list[tuple[str, str, int]] = []
+    for given in given_paths:
         group, walk_excludes, walk_gitignore = _walk_settings(given, excludes, respect_gitignore, configs)
-        if given.is_dir():
-            for candidate in _walked(given, root, group, walk_excludes, walk_gitignore, configs):
+        if is_dir(given):
+            for candidate in _walked(given, root_path, group, walk_excludes, walk_gitignore, configs):
                 found.setdefault(candidate.path, candidate)
-        elif given.exists() or given.is_symlink():
+        elif exists(given) or is_symlink(given):
             kind = classify_explicit(given) or "unknown"
             found[given] = Candidate(given, kind, explicit=True, group=group)
             readers.extend((path, reader_kind, configs.group_of(path) if configs is not None else 0)
-                           for path, reader_kind in brought_in(given, kind, root))
+                           for path, reader_kind in brought_in(given, kind, root_path))
         else:
             found[given] = Candidate(given, "missing", explicit=True, group=group)
     if readers:
@@ -643,7 +651,7 @@ def discover(paths: Iterable[Path], root: Path, excludes: Sequence[str] = (), re
     return list(found.values())
 
 
-def discover_as_walked(paths: Sequence[Path], root: Path, excludes: Sequence[str] = (),
+def discover_as_walked(paths: Sequence[str | os.PathLike[str]], root: str | os.PathLike[str], excludes: Sequence[str] = (),
                        respect_gitignore: bool = True, configs: Configs | None = None) -> Iterator[Candidate]:
     """:func:`discover`'s candidates, in its order, each as soon as the walk reaches it: a run with
     workers starts linting the first files while the parent still walks the rest of a large tree.
@@ -651,23 +659,25 @@ def discover_as_walked(paths: Sequence[Path], root: Path, excludes: Sequence[str
     Only directories stream. A file given by name can replace a walked candidate of the same path
     (it becomes explicit) and brings in other files at the end, so paths that are not all
     directories are discovered first, then yielded."""
-    if not all(given.is_dir() for given in paths):
-        yield from discover(paths, root, excludes, respect_gitignore, configs)
+    given_paths = [normalized(path) for path in paths]
+    if not all(is_dir(given) for given in given_paths):
+        yield from discover(given_paths, root, excludes, respect_gitignore, configs)
         return
-    root = root.resolve()
-    if len(paths) == 1:  # one walk lists each file once
-        yield from _walked(paths[0], root, *_walk_settings(paths[0], excludes, respect_gitignore, configs), configs)
+    root_path = resolved_path(normalized(root))
+    if len(given_paths) == 1:  # one walk lists each file once
+        yield from _walked(given_paths[0], root_path,
+                           *_walk_settings(given_paths[0], excludes, respect_gitignore, configs), configs)
         return
-    seen: set[Path] = set()
-    for given in paths:
+    seen: set[str] = set()
+    for given in given_paths:
         group, walk_excludes, walk_gitignore = _walk_settings(given, excludes, respect_gitignore, configs)
-        for candidate in _walked(given, root, group, walk_excludes, walk_gitignore, configs):
+        for candidate in _walked(given, root_path, group, walk_excludes, walk_gitignore, configs):
             if candidate.path not in seen:
                 seen.add(candidate.path)
                 yield candidate
 
 
-def _walk_settings(given: Path, excludes: Sequence[str], respect_gitignore: bool,
+def _walk_settings(given: str, excludes: Sequence[str], respect_gitignore: bool,
                    configs: Configs | None) -> tuple[int, Sequence[str], bool]:
     """A path given's configuration group, and the ``exclude`` and ``respect-gitignore`` its walk follows."""
     group = configs.group_of(given) if configs is not None else 0
@@ -691,11 +701,11 @@ def _not_excluding(base: str | None, excludes: Sequence[str]) -> Sequence[str]:
             if not any(_excluded(folder, name, (pattern,)) for folder, name in above)]
 
 
-def _walked(directory: Path, root: Path, group: int, excludes: Sequence[str], respect_gitignore: bool,
+def _walked(directory: str, root: str, group: int, excludes: Sequence[str], respect_gitignore: bool,
             configs: Configs | None) -> Iterator[Candidate]:
     base = _relative_base(directory, root)
-    for path, name, walked_group in _walk(str(directory), base, [], _not_excluding(base, excludes),
+    for path, file_name, walked_group in _walk(directory, base, [], _not_excluding(base, excludes),
                                           respect_gitignore, configs, group):
-        kind = _kind_of(path, name)
+        kind = _kind_of(path, file_name)
         if kind:
-            yield Candidate(Path(path), kind, group=walked_group)
+            yield Candidate(normalized(path), kind, group=walked_group)

@@ -14,7 +14,6 @@ import stat
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import BinaryIO
 
 #: the most mtplint reads of a configuration or house-rule file (real ones are a few kilobytes)
@@ -56,16 +55,16 @@ def what_it_is(mode: int) -> str:
 class NotRegularFile(OSError):
     """A path that names something other than a regular file; ``strerror`` says what."""
 
-    def __init__(self, path: str | Path, mode: int) -> None:
+    def __init__(self, path: str | os.PathLike[str], mode: int) -> None:
         super().__init__(errno.EINVAL, f"{what_it_is(mode)}, not a regular file", str(path))
 
 
 class TooLarge(OSError):
-    def __init__(self, path: str | Path, size: int, limit: int) -> None:
+    def __init__(self, path: str | os.PathLike[str], size: int, limit: int) -> None:
         super().__init__(errno.EFBIG, f"{size} bytes, more than the {limit} mtplint reads", str(path))
 
 
-def open_regular(path: str | Path) -> BinaryIO:
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     """``path`` opened for reading bytes; raises :class:`NotRegularFile` (without opening it) for a
     FIFO, socket, device or directory, and what ``os.stat``/``os.open`` raise."""
     status = os.stat(path)
@@ -82,7 +81,7 @@ def open_regular(path: str | Path) -> BinaryIO:
         raise
 
 
-def read_regular(path: str | Path, limit: int) -> bytes:
+def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes; raises :class:`NotRegularFile`,
     :class:`TooLarge` (read no further than the limit) and what opening raises."""
     with open_regular(path) as handle:
@@ -95,7 +94,7 @@ def read_regular(path: str | Path, limit: int) -> bytes:
     return data
 
 
-def head_of_regular(path: str | Path, size: int) -> bytes:
+def head_of_regular(path: str | os.PathLike[str], size: int) -> bytes:
     """The first ``size`` bytes of a regular file; ``b""`` for anything else, or a file that cannot be read."""
     try:
         with open_regular(path) as handle:

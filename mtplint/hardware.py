@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from functools import cache, lru_cache
 
 from mtplint.records import FrozenRecord, Record
-from mtplint.shipped import package_path
+from mtplint.shipped import read_package_text
 from mtplint.source import Span
 
 TYPE_CHECKING = False
@@ -127,7 +127,7 @@ def gpu_from_entry(entry: dict[str, Any], *, user: bool = False) -> Gpu:
 def shipped_gpu_entries() -> tuple[dict[str, Any], ...]:
     """The entries of ``mtplint/data/gpus.json``; a run's catalog adds its configuration's on top
     (:class:`mtplint.catalogs.Catalogs`)."""
-    data = json.loads(package_path("data", "gpus.json").read_text(encoding="utf-8"))
+    data = json.loads(read_package_text("data", "gpus.json"))
     return tuple(data["gpus"])
 
 

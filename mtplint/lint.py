@@ -33,7 +33,6 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain, groupby
 from operator import itemgetter
-from pathlib import Path
 
 from mtplint.analysed import AnalysedFile, analysed_with_dependencies
 from mtplint.analysis import (
@@ -52,6 +51,7 @@ from mtplint.digests import DigestSet
 from mtplint.discover import Candidate, discover_as_walked
 from mtplint.extract import FileLoader
 from mtplint.kept import FindingRuns, FindingStore, KeptResults, ShownOnDisk, started_launches
+from mtplint.pathtext import is_dir, normalized, resolved_path
 from mtplint.pipeline import Result, is_unique, worth_reading
 from mtplint.records import Record
 from mtplint.source import SourceFile
@@ -168,7 +168,7 @@ def default_jobs(relevant_files: int, relevant_bytes: int, cpus: int, others: fl
     return max(1, min(cpus, idle))
 
 
-def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = None, *,
+def lint(paths: Sequence[str | os.PathLike[str]], settings: LintSettings, loader: FileLoader | None = None, *,
          jobs: int | None = 1, cache: bool = False, progress: Progress | None = None) -> LintResult:
     """Every file ``paths`` hold, analysed and assembled (see the module docstring).
 
@@ -180,9 +180,10 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
 
     With ``settings.configs``, files governed by another configuration than the first path's are
     checked with that configuration's settings, in the same single run: one walk, one report."""
+    given = [normalized(path) for path in paths]
     options = settings.pipeline
     run = _Run(settings, cache and loader is None, loader, progress)
-    found: Iterator[Candidate] = discover_as_walked(paths, options.root, options.excludes, options.respect_gitignore,
+    found: Iterator[Candidate] = discover_as_walked(given, options.root, options.excludes, options.respect_gitignore,
                                                     settings.configs)
     if progress is not None:
         found = _walk_counted(found, progress)
@@ -203,7 +204,7 @@ def lint(paths: list[Path], settings: LintSettings, loader: FileLoader | None = 
             run.counting = False
             # asked again: the CPUs idle when the workers would start, not when the walk began
             workers = default_jobs(run.relevant_files, run.relevant_bytes, cpus, others_running())
-    elif wanted > 1 and not all(path.is_dir() for path in paths):
+    elif wanted > 1 and not all(is_dir(path) for path in given):
         # files named: no more processes than files to lint
         for item in work:
             taken.append(item)
@@ -454,7 +455,7 @@ def _open_cache(settings: LintSettings, rules: Sequence[Rule], catalog: dict[str
     key = settings_key({
         "rules": [rule.code for rule in rules],
         "house": house,
-        "root": str(options.root.resolve()),
+        "root": resolved_path(options.root),
         "cwd": os.getcwd(),
         "excludes": list(options.excludes),
         "gitignore": options.respect_gitignore,
@@ -544,8 +545,8 @@ def assemble(results: Iterable[tuple[FileResult, int]], groups: Sequence[RunGrou
     # a file with no noqa anywhere (most) is not read again here: it suppresses nothing
     for item in noqa_launches:
         if item.display not in sources and item.display not in without_noqa:
-            source = (SourceFile(Path(item.path), item.display, item.text) if item.text is not None
-                      else loader.load(Path(item.path)))
+            source = (SourceFile(item.path, item.display, item.text) if item.text is not None
+                      else loader.load(item.path))
             if source is not None:
                 sources[item.display] = source
     rules = list({rule.code: rule for group in groups for rule in group.rules}.values())

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from functools import cache, lru_cache
 
 from mtplint.records import FrozenRecord, Record
-from mtplint.shipped import package_path
+from mtplint.shipped import read_package_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ def _dest(names: Iterable[str], env: str | None) -> str:
 
 @cache
 def _base_table() -> tuple[LlamaOption, ...]:
-    text = package_path("engines", "data", "llamacpp", "options.json").read_text(encoding="utf-8")
+    text = read_package_text("engines", "data", "llamacpp", "options.json")
     document: dict[str, Any] = json.loads(text)
     options = []
     for entry in document["options"]:

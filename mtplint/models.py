@@ -11,7 +11,7 @@ import re
 from functools import cache
 
 from mtplint.records import FrozenRecord
-from mtplint.shipped import package_path
+from mtplint.shipped import read_package_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ class ModelInfo(FrozenRecord):
 def shipped_model_entries() -> tuple[dict[str, Any], ...]:
     """The entries of ``mtplint/data/models.json``, in match order; a run's catalog puts its
     configuration's first (:class:`mtplint.catalogs.Catalogs`)."""
-    data = json.loads(package_path("data", "models.json").read_text(encoding="utf-8"))
+    data = json.loads(read_package_text("data", "models.json"))
     return tuple(data["models"])
 
 

@@ -19,7 +19,6 @@ import os
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from itertools import islice
-from pathlib import Path
 
 from mtplint.analysed import analysed_with_dependencies
 from mtplint.analysis import FileResult, RecordingLoader, RunGroup, load_analysis, quiet_result
@@ -171,7 +170,7 @@ def _worker_chunk(chunk: list[SentFile], new_groups: dict[int, tuple[LintSetting
     done: list[Done] = []
     for path, kind, explicit, number in chunk:
         group = state.groups[number]
-        candidate = Candidate(Path(path), kind, explicit, number)
+        candidate = Candidate(path, kind, explicit, number)
         result, deps, requested = analysed_with_dependencies(candidate, loader, group, with_deps=state.with_deps)
         # whole for the cache or a fix's verification, else what the run keeps of it; of most files
         # of a tree (skipped by the prefilter, launches that say nothing) nothing but the count skipped

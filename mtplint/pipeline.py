@@ -7,13 +7,11 @@ file never loads the Python or shell machinery.
 from __future__ import annotations
 
 import codecs
-import errno
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
-from pathlib import Path
 
 from mtplint.boundary import report_traceback
 from mtplint.catalogs import SHIPPED, Catalogs
@@ -31,6 +29,7 @@ from mtplint.extract import (
 )
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
+from mtplint.pathtext import NO_FILE_ERRNOS, normalized
 from mtplint.records import Record
 from mtplint.settings import Setting
 from mtplint.source import Diagnostic, Issues, ShownLines, SourceFile
@@ -67,8 +66,6 @@ EXTRACTORS = {
 #: the status a buffer that stands for a file not on disk is given: a regular file, of no size on disk
 _UNSAVED_BUFFER = os.stat_result((stat.S_IFREG | 0o644, 0, 0, 1, 0, 0, 0, 0, 0, 0))
 
-#: what ``Path.is_file()`` answers False for instead of raising (pathlib's ``_IGNORED_ERRNOS``)
-_NO_FILE = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
 
 #: compiled when first used: most files have no such directive
 _GPU_DIRECTIVE = DeferredPattern(r"(?:#|//|;)\s*mtplint:\s*gpu\s*=\s*([\w.\-]+(?:\s*[x\*]\s*\d+)?)")
@@ -78,7 +75,7 @@ class Options(Record):
     """What the command line / configuration asks of the pipeline."""
 
     __slots__ = ("root", "excludes", "respect_gitignore", "engine_versions", "gpu", "catalogs")
-    root: Path
+    root: str
     excludes: tuple[str, ...]
     respect_gitignore: bool
     engine_versions: dict[str, str]
@@ -86,10 +83,10 @@ class Options(Record):
     #: the GPU and model catalogs, with the configuration's entries
     catalogs: Catalogs
 
-    def __init__(self, root: Path | None = None, excludes: tuple[str, ...] = (), respect_gitignore: bool = True,
+    def __init__(self, root: str | os.PathLike[str] | None = None, excludes: tuple[str, ...] = (), respect_gitignore: bool = True,
                  engine_versions: dict[str, str] | None = None, gpu: str | None = None,
                  catalogs: Catalogs = SHIPPED) -> None:
-        self.root = root if root is not None else Path.cwd()
+        self.root = normalized(root) if root is not None else os.getcwd()
         self.excludes = excludes
         self.respect_gitignore = respect_gitignore
         self.engine_versions = engine_versions if engine_versions is not None else {}
@@ -401,7 +398,7 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
             except OSError as error:
                 # what Path.is_file() takes for "no file": a file deleted since discovery, a symlink
                 # loop (MTP001 below, unless the candidate was already known to be missing)
-                if (candidate.kind != "missing" and seeded is None) or error.errno not in _NO_FILE:
+                if (candidate.kind != "missing" and seeded is None) or error.errno not in NO_FILE_ERRNOS:
                     raise
                 status = None
         else:
@@ -510,7 +507,7 @@ def launch_key(launch: Launch) -> tuple[str, int]:
     return launch.source.display, launch.span.start if launch.span else -1
 
 
-def run(paths: list[Path], options: Options, loader: FileLoader | None = None, *,
+def run(paths: Sequence[str | os.PathLike[str]], options: Options, loader: FileLoader | None = None, *,
         candidates: list[Candidate] | None = None, activate: Callable[[int], None] | None = None) -> Result:
     """``loader`` may come pre-seeded with texts that stand for files on disk (``--fix`` re-lints
     its edits in memory); by default files are read from disk. ``candidates``: the files to read,

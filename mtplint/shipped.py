@@ -7,11 +7,16 @@ tempfile, ~8 ms of every run's start-up, for zip imports that a wheel installed 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
-PACKAGE_DIR = Path(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
-def package_path(*parts: str) -> Path:
+def package_path(*parts: str) -> str:
     """A path inside the installed ``mtplint`` package."""
-    return PACKAGE_DIR.joinpath(*parts)
+    return os.path.join(PACKAGE_DIR, *parts)
+
+
+def read_package_text(*parts: str) -> str:
+    """The text of a UTF-8 file inside the installed ``mtplint`` package."""
+    with open(package_path(*parts), encoding="utf-8") as file:
+        return file.read()

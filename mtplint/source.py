@@ -12,9 +12,9 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from itertools import accumulate, pairwise
-from pathlib import Path
 from weakref import ref as weak_ref
 
+from mtplint.pathtext import normalized
 from mtplint.records import FrozenRecord, Record
 
 TYPE_CHECKING = False
@@ -60,7 +60,7 @@ class Span(FrozenRecord):
 class SourceFile:
     """A file's decoded text with a line index; converts character offsets to positions."""
 
-    def __init__(self, path: Path, display: str, text: str, encoding: str = "utf-8", bom: bytes = b"",
+    def __init__(self, path: str, display: str, text: str, encoding: str = "utf-8", bom: bytes = b"",
                  digest: str | None = "") -> None:
         self.path = path
         self.display = display
@@ -103,8 +103,8 @@ class SourceFile:
         return self._digest
 
     @classmethod
-    def from_text(cls, text: str, display: str = "<string>", path: Path | None = None) -> SourceFile:
-        return cls(path or Path(display), display, text)
+    def from_text(cls, text: str, display: str = "<string>", path: str | None = None) -> SourceFile:
+        return cls(path or normalized(display), display, text)
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a character offset (column counts characters)."""

@@ -7,9 +7,9 @@ none, so its kind is read from its text (:func:`buffer_kind`).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from mtplint.discover import SNIFF_BYTES, classify, classify_explicit
+from mtplint.pathtext import path_name
 
 #: the name standard input goes by without ``--stdin-filename`` (ruff's too)
 STDIN_PATH = "-"
@@ -35,7 +35,7 @@ def kind_of_text(text: str) -> str:
     an INI preset's sections, a YAML document (compose, Kubernetes, llama-swap are told apart by
     their content later, as for any ``*.yaml``), a Dockerfile's first instruction, Python's
     imports and definitions; anything else is read as shell commands (``vllm serve ...``)."""
-    named = classify(Path(STDIN_PATH), text[:256].encode("utf-8", "surrogateescape"))
+    named = classify(STDIN_PATH, text[:256].encode("utf-8", "surrogateescape"))
     if named is not None:
         return named
     if _SYSTEMD_SECTION.search(text):
@@ -52,11 +52,11 @@ def kind_of_text(text: str) -> str:
     return "shell"
 
 
-def buffer_kind(path: Path, text: str) -> str:
+def buffer_kind(path: str, text: str) -> str:
     """The kind of standard input standing for ``path``: as the file named on the command line
     would be (:func:`mtplint.discover.classify_explicit`: its name, a template suffix, its
     content), else, for ``-`` only, by the text."""
     head = text[:SNIFF_BYTES].encode("utf-8", "surrogateescape")
-    if path.name == STDIN_PATH:
+    if path_name(path) == STDIN_PATH:
         return classify(path, head) or kind_of_text(text)
     return classify_explicit(path, head) or "unknown"

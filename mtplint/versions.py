@@ -13,10 +13,10 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache, lru_cache
-from pathlib import Path
 
 from mtplint.extract.launch import ENGINES, FLOATING, VersionHint
 from mtplint.files import Listing, listing_of
+from mtplint.pathtext import is_file, is_symlink, join, parent_dir, path_name, resolved_path
 from mtplint.records import Record
 from mtplint.source import SourceFile, Span
 
@@ -318,7 +318,7 @@ PIN_FILES = ("requirements*.txt", "requirements/*.txt", "pyproject.toml", "Docke
 
 if TYPE_CHECKING:
     #: the version hints of some directories, and the pin files read for them
-    _Pins = tuple[list[VersionHint], list[Path]]
+    _Pins = tuple[list[VersionHint], list[str]]
 
 
 class PinMemo:
@@ -334,17 +334,17 @@ class PinMemo:
         #: every time the loader forgets
         self.without_pin_names = without_pin_names if without_pin_names is not None else set()
         #: (real directory of a launch file, root as written) -> the pins from it up to the root, and the files read
-        self.chains: dict[tuple[str, Path], _Pins] = {}
+        self.chains: dict[tuple[str, str], _Pins] = {}
         #: root as written -> ``resolve()`` of it
-        self.roots: dict[Path, str] = {}
+        self.roots: dict[str, str] = {}
         #: (resolved directory, resolved root) -> the pins from it up to the root, and the files read
         self.up_to_root: dict[tuple[str, str], _Pins] = {}
 
     @staticmethod
-    def directory_of(path: Path, real_path: Callable[[Path], str]) -> str:
+    def directory_of(path: str, real_path: Callable[[str], str]) -> str:
         """The real directory whose pins a launch file reads: its target's for a symlink, else its own."""
-        if path.name in ("", ".."):
-            return real_path(path.parent)  # not a file's name: the name is not resolved with it
+        if path_name(path) in ("", ".."):
+            return real_path(parent_dir(path))  # not a file's name: the name is not resolved with it
         # realpath of a file that is not a symlink is its directory's real path joined with its name
         return os.path.dirname(real_path(path))
 
@@ -406,13 +406,13 @@ def may_hold_pins(listing: Listing) -> bool:
         or not _PIN_FOLDERS.isdisjoint(listing[1])
 
 
-def _pins_in_directory(directory: str | Path, read: Callable[[Path], SourceFile | None],
+def _pins_in_directory(directory: str, read: Callable[[str], SourceFile | None],
                        listed_by: Callable[[str], Listing] = listing_of,
                        without_pin_names: set[str] | None = None) -> _Pins:
     """``listed_by``: the directory's :data:`Listing` (the run's loader's, which lists a directory once
     for the pins and the files compose and kustomize look for beside a launch);
     ``without_pin_names``: :attr:`PinMemo.without_pin_names`."""
-    path = os.fspath(directory)
+    path = directory
     if without_pin_names is not None and path in without_pin_names:
         return [], []
     listing = listed_by(path)
@@ -421,10 +421,9 @@ def _pins_in_directory(directory: str | Path, read: Callable[[Path], SourceFile 
             without_pin_names.add(path)
         return [], []  # most directories: no name is a pin file's, no folder to list
     hints: list[VersionHint] = []
-    seen: list[Path] = []
+    seen: list[str] = []
     names: Iterable[str] = listing[0] if listing is not None else ()
     listed: Iterable[str]
-    base = Path(directory)
     for pattern in PIN_FILES:
         # one listing per directory, matched per pattern (Path.glob lists it again for each one)
         folder, _, name_pattern = pattern.rpartition("/")
@@ -433,12 +432,13 @@ def _pins_in_directory(directory: str | Path, read: Callable[[Path], SourceFile 
             # could not be listed, when the folder may still be)
             if listing is not None and folder not in listing[0] and folder not in listing[1]:
                 continue
-            inside = listed_by(os.fspath(base / folder))
+            inside = listed_by(join(directory, folder))
             listed = inside[0] if inside is not None else ()
         else:
             listed = names
-        for candidate in sorted(base / folder / name for name in _matching(listed, name_pattern)):
-            if candidate in seen or not candidate.is_file():
+        # one folder's paths: sorted by their names, as path objects
+        for candidate in sorted(join(directory, folder, name) for name in _matching(listed, name_pattern)):
+            if candidate in seen or not is_file(candidate):
                 continue
             seen.append(candidate)
             source = read(candidate)
@@ -447,7 +447,7 @@ def _pins_in_directory(directory: str | Path, read: Callable[[Path], SourceFile 
     return hints, seen
 
 
-def pins_in_directory(directory: Path, read: Callable[[Path], SourceFile | None]) -> list[VersionHint]:
+def pins_in_directory(directory: str, read: Callable[[str], SourceFile | None]) -> list[VersionHint]:
     """The pins in one directory's pin files (a compose build context's ``requirements.txt``)."""
     return _pins_in_directory(directory, read)[0]
 
@@ -472,8 +472,8 @@ def _matching(names: Iterable[str], pattern: str) -> list[str]:
     return fnmatch.filter(names, pattern)
 
 
-def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],
-              memo: PinMemo | None = None, real_path: Callable[[Path], str] = os.path.realpath,
+def pins_near(path: str, root: str, read: Callable[[str], SourceFile | None],
+              memo: PinMemo | None = None, real_path: Callable[[str], str] = os.path.realpath,
               listed_by: Callable[[str], Listing] = listing_of) -> list[VersionHint]:
     """Pins in the launch file's directory and its parents up to ``root``. ``memo``: one run's
     pin lookups (a tree's launches share their parents; globbing them per launch is slow);
@@ -482,15 +482,15 @@ def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],
     ``listed_by``: a directory's :data:`Listing`, the loader's (passed per call for the same reason)."""
     # a symlinked launch file's pins are those beside its target
     if memo is None:
-        start = path.resolve().parent if path.is_symlink() else path.parent
-        return _pins_up_to_root(str(start.resolve()), str(root.resolve()), read, None)[0]
+        start = parent_dir(resolved_path(path)) if is_symlink(path) else parent_dir(path)
+        return _pins_up_to_root(resolved_path(start), resolved_path(root), read, None)[0]
     # the whole chain, per launch directory: a tree's launches share directories
     directory = memo.directory_of(path, real_path)
     chain = memo.chains.get((directory, root))
     if chain is None:
         resolved_root = memo.roots.get(root)
         if resolved_root is None:
-            resolved_root = memo.roots[root] = str(root.resolve())
+            resolved_root = memo.roots[root] = resolved_path(root)
         chain = memo.chains[(directory, root)] = _pins_up_to_root(directory, resolved_root, read, memo, listed_by)
     else:
         # read again (the loader has them): whoever records what a launch read -- the cache's
@@ -500,7 +500,7 @@ def pins_near(path: Path, root: Path, read: Callable[[Path], SourceFile | None],
     return list(chain[0])
 
 
-def _pins_up_to_root(directory: str, root: str, read: Callable[[Path], SourceFile | None],
+def _pins_up_to_root(directory: str, root: str, read: Callable[[str], SourceFile | None],
                      memo: PinMemo | None, listed_by: Callable[[str], Listing] = listing_of) -> _Pins:
     """The pins in ``directory`` and its parents up to ``root`` (both resolved), nearest first, and
     the pin files read for them."""

@@ -142,8 +142,8 @@ def test_compiled_rule_catalog_matches_the_yaml() -> None:
     )
 
     paths = _rule_files()
-    compiled = json.loads(COMPILED_CATALOG.read_text(encoding="utf-8"))
-    docs = json.loads(COMPILED_DOCS.read_text(encoding="utf-8"))
+    compiled = json.loads(Path(COMPILED_CATALOG).read_text(encoding="utf-8"))
+    docs = json.loads(Path(COMPILED_DOCS).read_text(encoding="utf-8"))
     assert [compiled, docs] == json.loads(json.dumps(compile_catalog(paths))), "run: python tools/regenerate.py"
     from_json = _compiled_rules()
     assert from_json is not None
@@ -180,7 +180,7 @@ def _rules_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 
     rules = tmp_path / "rules"
     rules.mkdir()
-    for path in catalog._rule_files():
+    for path in map(Path, catalog._rule_files()):
         shutil.copy(path, rules / path.name)
         os.utime(rules / path.name, ns=(1_000_000_000, 1_000_000_000))
     monkeypatch.setattr(catalog, "rules_dir", lambda: rules)
@@ -199,7 +199,7 @@ def test_a_rule_file_edited_after_compiling_makes_the_yaml_win(tmp_path: Path, m
     paths = _rules_copy(tmp_path, monkeypatch)
     assert catalog._compiled_rules() is not None
     assert catalog._builtin_digest() == catalog.rules_digest(paths)  # read without a path object per file
-    edited = paths[0]
+    edited = Path(paths[0])
     edited.write_text(edited.read_text(encoding="utf-8").replace("summary:", "summary: edited", 1), encoding="utf-8")
     assert catalog._compiled_rules() is None
     assert "edited" in catalog.load_rule_file(edited, "builtin", check_schema=False).summary
@@ -211,7 +211,7 @@ def test_a_rule_file_only_touched_after_compiling_keeps_the_compiled_catalog(
     from mtplint.checks import catalog
 
     paths = _rules_copy(tmp_path, monkeypatch)
-    paths[3].touch()
+    Path(paths[3]).touch()
     assert catalog._compiled_rules() == tuple(catalog.load_rule_file(path, "builtin", check_schema=False)
                                                    for path in paths)
 
@@ -220,12 +220,13 @@ def test_a_rule_file_added_or_removed_makes_the_yaml_win(tmp_path: Path, monkeyp
     from mtplint.checks import catalog
 
     paths = _rules_copy(tmp_path, monkeypatch)
-    added = paths[0].with_name("MTP999.yaml")
-    added.write_text(paths[0].read_text(encoding="utf-8").replace(paths[0].stem, "MTP999"), encoding="utf-8")
+    first = Path(paths[0])
+    added = first.with_name("MTP999.yaml")
+    added.write_text(first.read_text(encoding="utf-8").replace(first.stem, "MTP999"), encoding="utf-8")
     os.utime(added, ns=(1_000_000_000, 1_000_000_000))
     assert catalog._compiled_rules() is None
     added.unlink()
-    paths[1].unlink()
+    Path(paths[1]).unlink()
     assert catalog._compiled_rules() is None
 
 
@@ -263,7 +264,7 @@ def test_rule_files_are_those_glob_finds(tmp_path: Path, monkeypatch: pytest.Mon
         (tmp_path / name).write_text("")
     (tmp_path / "MTP108.yaml").mkdir()
     monkeypatch.setattr(catalog, "rules_dir", lambda: tmp_path)
-    assert catalog._rule_files() == sorted(tmp_path.glob("MTP*.yaml"))
+    assert catalog._rule_files() == [str(path) for path in sorted(tmp_path.glob("MTP*.yaml"))]
     monkeypatch.setattr(catalog, "rules_dir", lambda: tmp_path / "missing")
     assert catalog._rule_files() == []
 
@@ -378,7 +379,7 @@ def test_a_warm_run_parses_nothing_and_keys_only_the_files_worth_reading(tmp_pat
     real_extract, real_key = analysis.extract_file, Cache.key
 
     def extract_noted(candidate: Any, *args: Any) -> Any:
-        extracted.append(candidate.path.name)
+        extracted.append(Path(candidate.path).name)
         return real_extract(candidate, *args)
 
     def key_noted(cache: Cache, display: str, data: bytes) -> str:

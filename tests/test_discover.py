@@ -56,7 +56,7 @@ def test_gitignore_exclude_and_default_folders(tmp_path: Path) -> None:
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("skip.sh\n" if name == "sub/.gitignore" else "vllm serve m\n")
-    found = {c.path.relative_to(tmp_path).as_posix() for c in discover([tmp_path], tmp_path, excludes=("deploy/legacy",))}
+    found = {Path(c.path).relative_to(tmp_path).as_posix() for c in discover([tmp_path], tmp_path, excludes=("deploy/legacy",))}
     assert found == {"compose.yaml", "deploy/run.sh", "sub/keep.sh"}
 
 
@@ -72,7 +72,7 @@ def test_symlink_loops_do_not_hang(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "loop").symlink_to(tmp_path, target_is_directory=True)
     (tmp_path / "a" / "run.sh").write_text("vllm serve m\n")
-    assert [c.path.name for c in discover([tmp_path], tmp_path)] == ["run.sh"]
+    assert [Path(c.path).name for c in discover([tmp_path], tmp_path)] == ["run.sh"]
 
 
 def test_the_loader_sees_one_file_under_every_name_it_is_reached_by(tmp_path: Path,
@@ -118,7 +118,7 @@ def test_discovery_as_walked_hands_over_the_same_files_in_the_same_order(tmp_pat
     for paths in ([tmp_path], [tmp_path / "b", tmp_path / "a", tmp_path / "b" / "sub"],
                   [tmp_path / "a", tmp_path / "a" / "run.sh", tmp_path / "missing.yaml"]):
         assert list(discover_as_walked(paths, tmp_path)) == discover(paths, tmp_path)
-    assert [c.path.name for c in discover_as_walked([tmp_path / "b", tmp_path / "b" / "sub"], tmp_path)] == [
+    assert [Path(c.path).name for c in discover_as_walked([tmp_path / "b", tmp_path / "b" / "sub"], tmp_path)] == [
         "compose.yaml", "compose.yaml"]
 
 
@@ -229,10 +229,11 @@ def test_the_loader_shows_every_name_of_a_file_by_where_it_really_is(tmp_path: P
                                   "compose.override.YML", "x.tar.gz"])
 def test_the_walk_classifies_by_name_as_a_path_would(name: str) -> None:
     """The walk classifies each file by its name string (no path object per file of a tree)."""
-    from mtplint.discover import _kind_of, _suffix
+    from mtplint.discover import _kind_of
+    from mtplint.pathtext import name_suffix
 
-    assert _suffix(name) == Path(name).suffix
-    assert _kind_of(f"/nonexistent/{name}", name) == classify(Path(name), b"")
+    assert name_suffix(name) == Path(name).suffix
+    assert _kind_of(f"/nonexistent/{name}", name) == classify(name, b"")
 
 
 def test_a_gitignore_line_pathspec_refuses_is_left_out_not_fatal(tmp_path: Path) -> None:
@@ -241,5 +242,5 @@ def test_a_gitignore_line_pathspec_refuses_is_left_out_not_fatal(tmp_path: Path)
     (tmp_path / ".gitignore").write_text("foo\\\n*.tmp.sh\n")
     for name in ("keep.sh", "skip.tmp.sh", "foo"):
         (tmp_path / name).write_text("#!/bin/sh\nvllm serve m\n")
-    found = sorted(candidate.path.name for candidate in discover([tmp_path], tmp_path))
+    found = sorted(Path(candidate.path).name for candidate in discover([tmp_path], tmp_path))
     assert found == ["foo", "keep.sh"]

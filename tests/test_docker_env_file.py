@@ -101,7 +101,7 @@ def test_docker_env_file_format_is_verbatim() -> None:
         "  HF_TOKEN\n"
         "EQUALS=a=b\n"
     )
-    source = SourceFile(Path("sglang.env"), "sglang.env", text.lstrip("\ufeff"))
+    source = SourceFile("sglang.env", "sglang.env", text.lstrip("\ufeff"))
     entries = parse_docker_env_file(source)
     assert [(name.value, None if value is None else value.value) for name, value in entries] == [
         ("NCCL_DEBUG", "WARN"),
@@ -119,7 +119,7 @@ def test_docker_env_file_format_is_verbatim() -> None:
 
 @pytest.mark.parametrize("line", ["SGLANG_ENABLE_SPEC_V2 = 1", "SGLANG_ENABLE_SPEC_V2 ", "=1"])
 def test_lines_docker_refuses(line: str) -> None:
-    source = SourceFile(Path("sglang.env"), "sglang.env", f"NCCL_DEBUG=WARN\n{line}\n")
+    source = SourceFile("sglang.env", "sglang.env", f"NCCL_DEBUG=WARN\n{line}\n")
     with pytest.raises(DockerEnvFileError, match="poorly formatted environment") as raised:
         parse_docker_env_file(source)
     assert raised.value.offset == len("NCCL_DEBUG=WARN\n")

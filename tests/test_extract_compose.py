@@ -81,7 +81,7 @@ def test_folded_command_with_default_model_on_vllm_image() -> None:
     assert launch.gpu is not None and launch.gpu.count == 2 and launch.gpu.product is None
     assert at(launch.gpu.span) == (28, 22)
     assert [(hint.engine, hint.spec) for hint in launch.version_hints] == [("vllm", "==0.11.0")]
-    assert launch.base_dir == FIXTURES / "vllm-folded"
+    assert launch.base_dir == str(FIXTURES / "vllm-folded")
     assert env(launch) == {"HF_HOME": "/root/.cache/huggingface", "VLLM_USE_V1": "1", "OMP_NUM_THREADS": "8",
                            "VLLM_SLEEP_SECONDS": "0.5"}
 

@@ -318,4 +318,4 @@ def test_a_kustomize_path_resolves_as_pathlib_resolves_it(tmp_path: Path, monkey
                    tmp_path / "link" / "overlays" / "prodlink", Path("real/overlays/missing"), Path("real/base")]
     for directory in directories:
         for name in names:
-            assert _resolve(loader, directory, name) == (directory / name).resolve(), (directory, name)
+            assert _resolve(loader, str(directory), name) == str((directory / name).resolve()), (directory, name)

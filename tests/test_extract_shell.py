@@ -312,7 +312,7 @@ vllm bench serve --model "$MODEL"
     assert [t.value for t in launch.args] == ["Qwen/Qwen3.6-27B", "--speculative-config",
                                             '{"method":"mtp","num_speculative_tokens":2}']
     assert launch.span is not None and (launch.span.line, launch.span.column) == (3, 7)
-    assert launch.base_dir == tmp_path
+    assert launch.base_dir == str(tmp_path)
 
 
 def test_extract_docker_run_with_env(tmp_path: Path) -> None:

@@ -347,7 +347,7 @@ def test_the_scalars_around_a_word_are_those_a_walk_of_the_whole_file_finds(name
     from mtplint.source import SourceFile
 
     path = Path(__file__).parent.parent / "examples" / name
-    source = SourceFile(path, name, path.read_text(encoding="utf-8"))
+    source = SourceFile(str(path), name, path.read_text(encoding="utf-8"))
     everything = _yaml_scalars(source)
     assert len(everything) >= 6
     for node, _ in everything:

@@ -529,7 +529,7 @@ def test_a_bad_fix_among_many_files_costs_lints_of_what_changed_not_of_the_tree(
     real_extract = mtplint.pipeline.extract_file
 
     def counting_extract(candidate: Any, *args: Any) -> Any:
-        extracted.append(candidate.path.name)
+        extracted.append(Path(candidate.path).name)
         return real_extract(candidate, *args)
 
     monkeypatch.setattr(mtplint.pipeline, "extract_file", counting_extract)

@@ -14,7 +14,6 @@ import shlex
 import shutil
 import string
 import subprocess
-from pathlib import Path
 
 import pytest
 import yaml
@@ -244,14 +243,14 @@ def test_python_dict_entries_on_one_line_after_non_ascii_keys_and_a_parenthesize
 def test_python_dict_with_a_key_not_written_as_one_plain_literal_gets_no_site(key: str) -> None:
     """The key's text is what a rename rewrites: a key spelled some other way is left alone."""
     text = f'SPEC = {{{key}: "deepseek_mtp"}}\n'
-    source = SourceFile(Path("offline.py"), "offline.py", text)
+    source = SourceFile("offline.py", "offline.py", text)
     site = python_dict_site(source, source.span(text.index("{"), text.rindex("}") + 1))
     assert site is None or (key == '("method")' and site.shape.entries[0].key_start == text.index('"method"'))
 
 
 def test_python_dict_with_double_star_entry_gets_no_site() -> None:
     text = 'SPEC = {"method": "deepseek_mtp", **EXTRA}\n'
-    source = SourceFile(Path("offline.py"), "offline.py", text)
+    source = SourceFile("offline.py", "offline.py", text)
     assert python_dict_site(source, source.span(text.index("{"), text.rindex("}") + 1)) is None
 
 

@@ -177,7 +177,7 @@ def test_a_try_touching_one_file_assembles_only_that_files_part(tmp_path: Path) 
         first, _ = linter.first()
         assert (linter.analysed, linter.assembled) == (scripts, scripts)
         assert first.result.findings
-        target = tmp_path / "serve-123.sh"
+        target = str(tmp_path / "serve-123.sh")
         changed = SourceFile(target, "serve-123.sh", SERVE.replace(" --enable-prefix-caching", ""))
         linted = linter.again(first, {"serve-123.sh": changed}, [changed])
         assert (linter.analysed, linter.assembled) == (scripts + 1, scripts + 1)
@@ -202,7 +202,7 @@ def test_a_unit_that_stops_starting_a_script_gives_the_script_its_own_launch_bac
         assert [launch.via_other for record in first.records for launch in record.launches] == [True, False]
         started = first.findings_in(["scripts/serve.sh"])
         assert started
-        moved = SourceFile(tmp_path / "scripts" / "serve.service", "scripts/serve.service",
+        moved = SourceFile(str(tmp_path / "scripts" / "serve.service"), "scripts/serve.service",
                            unit.replace("/srv/scripts/serve.sh", "/usr/bin/true"))
         linted = linter.again(first, {moved.display: moved}, [moved])
         assert linter.analysed == 2 + 1  # the unit alone is read again

@@ -262,7 +262,7 @@ def test_a_flag_index_file_reads_back_as_the_index_it_was_written_from(tmp_path:
     index = sglang.flag_index()
     written = written_index(index)
     assert read_index(written) == index
-    assert package_path("engines", "data", "sglang-flags.txt").read_text(encoding="utf-8") == written
+    assert Path(package_path("engines", "data", "sglang-flags.txt")).read_text(encoding="utf-8") == written
     for broken in (written.rsplit("\n", 3)[0] + "\n", json.dumps(index)):
         path = tmp_path / "sglang-flags.txt"
         path.write_text(broken, encoding="utf-8")

@@ -57,10 +57,10 @@ def _tree(tmp_path: Path) -> None:
 def test_patches_are_left_to_their_kustomization_and_its_patches_read_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _tree(tmp_path)
-    read: list[Path] = []
+    read: list[str] = []
     patch_paths = kustomize._patch_paths
 
-    def counted(kustomization: Any, directory: Path, loader: FileLoader) -> set[Path]:
+    def counted(kustomization: Any, directory: str, loader: FileLoader) -> set[str]:
         read.append(directory)
         return patch_paths(kustomization, directory, loader)
 
@@ -73,18 +73,19 @@ def test_patches_are_left_to_their_kustomization_and_its_patches_read_once(
         *(f"prod/patches/other-{number}.yaml" for number in range(3)),
     ])
     # nine manifests asked about prod/ (the ones in patches/ from one folder down): read once
-    assert read == [(tmp_path / "prod").resolve()]
+    assert read == [str((tmp_path / "prod").resolve())]
 
 
 def test_a_kustomization_given_a_new_text_is_read_anew(tmp_path: Path) -> None:
     _tree(tmp_path)
     loader = FileLoader(tmp_path)
     prod = (tmp_path / "prod").resolve()
-    assert kustomize._patched_files(prod, loader) == {prod / "first-patch.yaml", prod / "patches/second-patch.yaml"}
-    source = loader.load(prod / "kustomization.yaml")
+    assert kustomize._patched_files(str(prod), loader) == {str(prod / "first-patch.yaml"),
+                                                           str(prod / "patches/second-patch.yaml")}
+    source = loader.load(str(prod / "kustomization.yaml"))
     assert source is not None
     loader.put(SourceFile(source.path, source.display, "resources:\n  - ../base\n"))
-    assert kustomize._patched_files(prod, loader) == frozenset()
+    assert kustomize._patched_files(str(prod), loader) == frozenset()
 
 
 def test_a_folder_of_manifests_is_asked_for_its_kustomization_once(
@@ -93,10 +94,10 @@ def test_a_folder_of_manifests_is_asked_for_its_kustomization_once(
     # and the one above, and each folder is looked in once per run, not once per manifest
     write_files(tmp_path, {f"k8s/dev/app-{number}.yaml": DEPLOYMENT.format(name=f"app-{number}")
                            for number in range(6)})
-    looked_in: list[Path] = []
+    looked_in: list[str] = []
     find = kustomize.find_kustomization
 
-    def counted(directory: Path, loader: FileLoader) -> Path | None:
+    def counted(directory: str, loader: FileLoader) -> str | None:
         looked_in.append(directory)
         return find(directory, loader)
 
@@ -105,7 +106,7 @@ def test_a_folder_of_manifests_is_asked_for_its_kustomization_once(
     assert sorted(report.launch.source.display for report in result.launches) == [
         f"k8s/dev/app-{number}.yaml" for number in range(6)]
     dev = (tmp_path / "k8s/dev").resolve()
-    assert sorted(looked_in) == [dev.parent, dev]
+    assert sorted(looked_in) == [str(dev.parent), str(dev)]
 
 
 def test_a_kustomizations_patches_are_forgotten_with_its_text(tmp_path: Path) -> None:

@@ -145,7 +145,7 @@ def test_a_cached_run_that_forgets_its_hashes_after_each_file_reports_the_same(
     assert run_cli(args, cwd=tree) == expected  # cold: every entry written
     analysed: list[str] = []
     real = analysed_module.analyse_file  # what a run's analysis of a file calls
-    monkeypatch.setattr(analysed_module, "analyse_file", lambda candidate, *rest: analysed.append(candidate.path.name)
+    monkeypatch.setattr(analysed_module, "analyse_file", lambda candidate, *rest: analysed.append(Path(candidate.path).name)
                         or real(candidate, *rest))
     assert run_cli(args, cwd=tree) == expected  # warm
     assert analysed == []
@@ -439,7 +439,7 @@ def test_a_flat_folder_is_walked_from_its_names(tmp_path: Path) -> None:
         assert sum(1 for _ in walk) == services - 1
     finally:
         tracemalloc.stop()
-    assert first.path.name == "serve.sh"
+    assert Path(first.path).name == "serve.sh"
     per_folder = held / services
     # measured with Python 3.11: about 70 bytes a folder (its name, its place in a list); the
     # scan's entries held some 270

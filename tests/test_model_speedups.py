@@ -177,7 +177,7 @@ def test_the_compact_tables_are_the_table_files_compacted() -> None:
     from mtplint.engines import vllm
 
     for files in (vllm.TABLE_FILES, sglang.TABLE_FILES):
-        written = json.loads(files.compact.read_text(encoding="utf-8"))
+        written = json.loads(Path(files.compact).read_text(encoding="utf-8"))
         assert written == json.loads(json.dumps(files.compacted())), "run: python -m mtplint.engines.compact"
 
 
@@ -217,7 +217,7 @@ def test_tables_read_from_the_compact_file_are_those_of_their_own_files(
     from mtplint.engines import vllm
 
     for module in (vllm, sglang):
-        shipped = module.TABLE_FILES.compact
+        shipped = Path(module.TABLE_FILES.compact)
         own = _tables_read(monkeypatch, module, tmp_path / "missing.json")
         compact = _tables_read(monkeypatch, module, shipped)
         assert compact == own, module.__name__

@@ -222,7 +222,7 @@ def test_sglang_releases_that_read_a_command_line_alike_reject_the_same_words(mo
 def _moved(launch: Launch) -> Launch:
     """The launch's words written further into another file (other spans, the same words)."""
     text = "    " + launch.source.text
-    source = SourceFile(Path("elsewhere.sh"), "elsewhere.sh", text)
+    source = SourceFile("elsewhere.sh", "elsewhere.sh", text)
     tokens = [Token(token.value, source.span(token.span.start + 4, token.span.end + 4) if token.span else None,
                     token.unresolved, splat=token.splat) for token in launch.args]
     return Launch(launch.engine, launch.entry, source, None, [], tokens, base_dir=Path("."))

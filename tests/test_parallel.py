@@ -140,7 +140,7 @@ def test_default_jobs_prefilter_in_this_process_gives_the_same_output(tmp_path: 
     real = analysed_module.analyse_file  # what a run's analysis of a file (in this process) calls
 
     def counted(candidate: Any, *args: Any) -> Any:
-        analysed.append(candidate.path.name)
+        analysed.append(Path(candidate.path).name)
         return real(candidate, *args)
 
     monkeypatch.setattr(analysed_module, "analyse_file", counted)

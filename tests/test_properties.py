@@ -232,7 +232,7 @@ def extract_everything(tmp_path: Path, text: str, kinds: tuple[str, ...] = tuple
     for kind in kinds:
         extract = extractor_for(kind)
         assert extract is not None
-        source = SourceFile(tmp_path / f"input.{kind}", f"input.{kind}", text)
+        source = SourceFile(str(tmp_path / f"input.{kind}"), f"input.{kind}", text)
         try:
             extract(source, ExtractContext(loader))
         except Malformed:

@@ -25,7 +25,7 @@ def test_rules_json_lists_every_code_of_the_spec() -> None:
     assert sorted(listed) == SPEC_CODES
 
 
-@pytest.mark.parametrize("path", sorted(rules_dir().glob("MTP*.yaml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", sorted(Path(rules_dir()).glob("MTP*.yaml")), ids=lambda p: p.stem)
 def test_rule_file_is_valid_and_documented(path: Path) -> None:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(schema("rule.schema.json")).validate(data)

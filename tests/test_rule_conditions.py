@@ -28,7 +28,7 @@ def _rule(code: str, only_when: tuple[str, ...]) -> Rule:
 
 
 def _report(errors: list[Any], gpu: Any = None) -> Any:
-    source = SourceFile(Path("serve.sh"), "serve.sh", "vllm serve m --max-num-seqs 512\n")
+    source = SourceFile("serve.sh", "serve.sh", "vllm serve m --max-num-seqs 512\n")
     launch = SimpleNamespace(engine="vllm", span=source.span(0, 10), source=source)
     return SimpleNamespace(launch=launch, undecided=[], version=None, parsed=SimpleNamespace(errors=errors),
                            hardware=SimpleNamespace(gpu=gpu))

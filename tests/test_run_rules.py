@@ -4,7 +4,6 @@ of another engine never asked, and the matching of rules to an engine done once 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -31,7 +30,7 @@ def _rule(code: str, engines: tuple[str, ...] = ("vllm",)) -> Rule:
 
 
 def _report(engine: str = "vllm", version: EngineVersion | None = None) -> Any:
-    source = SourceFile(Path("serve.sh"), "serve.sh", "vllm serve m --max-num-seqs 512\n")
+    source = SourceFile("serve.sh", "serve.sh", "vllm serve m --max-num-seqs 512\n")
     launch = SimpleNamespace(engine=engine, span=source.span(0, 10), source=source)
     return SimpleNamespace(launch=launch, undecided=[], version=version)
 

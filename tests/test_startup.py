@@ -148,10 +148,10 @@ def test_a_check_looks_for_configuration_in_each_directory_once(tmp_path: Path,
     from mtplint import config_files
 
     write_files(tmp_path, {"mtplint.toml": 'gpu = "l40s"\n', "deploy/app/compose.yaml": COMPOSE})
-    asked: list[Path] = []
+    asked: list[str] = []
     real = config_files.config_in
 
-    def counted(directory: Path) -> Path | None:
+    def counted(directory: str) -> str | None:
         asked.append(directory)
         return real(directory)
 
@@ -160,7 +160,8 @@ def test_a_check_looks_for_configuration_in_each_directory_once(tmp_path: Path,
     out = io.StringIO()
     assert cli.main(["check", "--no-cache", "--exit-zero", "deploy/app/compose.yaml"], out=out) == 0
     assert "MTP" in out.getvalue()
-    assert asked[:3] == [(tmp_path / "deploy/app").resolve(), (tmp_path / "deploy").resolve(), tmp_path.resolve()]
+    assert asked[:3] == [str((tmp_path / "deploy/app").resolve()), str((tmp_path / "deploy").resolve()),
+                         str(tmp_path.resolve())]
     assert len(asked) == len(set(asked))
 
 

@@ -213,6 +213,21 @@ def test_a_pre_commit_check_of_named_files_loads_no_argparse_and_no_cache(tmp_pa
     assert by_the_parser == report and "argparse" in modules  # an option with a value: the parser reads it
 
 
+#: mtplint keeps paths as strings (:mod:`mtplint.pathtext`): pathlib imports ``urllib.parse`` and
+#: ``ipaddress`` at its top (for ``Path.as_uri``), which no one-file check uses
+PATHLIB = ("pathlib", "urllib", "ipaddress")
+
+
+@pytest.mark.parametrize(("name", "text"), [("serve.sh", SCRIPT), ("compose.yaml", COMPOSE), ("Dockerfile", DOCKERFILE)],
+                         ids=["shell", "compose", "dockerfile"])
+def test_a_one_file_check_loads_no_pathlib(tmp_path: Path, name: str, text: str) -> None:
+    for options in (("--exit-zero", "--no-cache"), ("--no-cache", "--output-format", "concise")):
+        modules, report = _check(tmp_path, name, text, options)
+        assert "[*]" in report  # findings reported, a fix tried in memory (which reads paths too)
+        assert "mtplint.pipeline" in modules and "mtplint.fix.verify" in modules
+        assert _loaded(modules, PATHLIB) == []
+
+
 @pytest.mark.parametrize("first", ["mtplint", "tree_sitter"])
 def test_tree_sitter_imported_by_another_part_of_the_process_shares_the_parser_types(tmp_path: Path,
                                                                                    first: str) -> None:

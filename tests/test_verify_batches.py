@@ -37,8 +37,8 @@ def _verified_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch_files: i
     fixings: list[set[str]] = []
     real_fix_project = fix_apply.fix_project
 
-    def fix_project(paths: list[Path], *args: Any, **kwargs: Any) -> Any:
-        fixings.append({path.relative_to(tmp_path).as_posix() for path in paths})
+    def fix_project(paths: list[str], *args: Any, **kwargs: Any) -> Any:
+        fixings.append({Path(path).relative_to(tmp_path).as_posix() for path in paths})
         return real_fix_project(paths, *args, **kwargs)
 
     monkeypatch.setattr(fix_apply, "fix_project", fix_project)

@@ -65,7 +65,7 @@ def test_the_first_lint_of_the_verification_is_the_runs_own(tmp_path: Path, monk
     real_analyse = relint.analyse_file
 
     def analyse_file(candidate: Candidate, *args: Any) -> FileResult:
-        analysed.append(candidate.path.relative_to(tmp_path).as_posix())
+        analysed.append(Path(candidate.path).relative_to(tmp_path).as_posix())
         return real_analyse(candidate, *args)
 
     monkeypatch.setattr(relint, "analyse_file", analyse_file)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from functools import cache
@@ -41,8 +42,8 @@ from mtplint.engines.compact import written_index  # noqa: E402
 class Artefact:
     """A file and how to render its content from the files it is derived from."""
 
-    def __init__(self, path: Path, render: Callable[[], str]) -> None:
-        self.path = path
+    def __init__(self, path: str | os.PathLike[str], render: Callable[[], str]) -> None:
+        self.path = Path(path)
         self.render = render
 
     def current(self, text: str) -> bool:

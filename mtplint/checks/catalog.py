@@ -12,19 +12,28 @@ import json
 import os
 import re
 from functools import cache
-from pathlib import Path
 
 from mtplint.digest import sha256_hex
 from mtplint.errors import reason
 from mtplint.extract import read_file
 from mtplint.files import MAX_SETTINGS_BYTES, read_regular
+from mtplint.pathtext import (
+    exists,
+    glob_names,
+    is_dir,
+    is_file,
+    name_stem,
+    normalized,
+    read_text,
+    resolved_path,
+)
 from mtplint.records import FrozenRecord
 from mtplint.settings import KEYS
 from mtplint.shipped import package_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
     from typing import Any, Final
 
 DOCS_URL = "https://github.com/mtplint/mtplint/blob/main/rules/{code}.yaml"
@@ -131,23 +140,25 @@ class Rule(FrozenRecord):
         }
 
 
-def rules_dir() -> Path:
+def rules_dir() -> str:
     """``rules/`` of the checkout, or its copy inside the installed wheel."""
-    shipped = package_path("_shipped", "rules")
-    if shipped.is_dir():
-        return shipped
-    return Path(__file__).resolve().parents[2] / "rules"
+    return _shipped_or_checkout("rules")
 
 
-def schemas_dir() -> Path:
-    shipped = package_path("_shipped", "schemas")
-    if shipped.is_dir():
+def schemas_dir() -> str:
+    return _shipped_or_checkout("schemas")
+
+
+def _shipped_or_checkout(name: str) -> str:
+    """The directory ``name`` inside the installed wheel, or else at the top of the checkout."""
+    shipped = package_path("_shipped", name)
+    if is_dir(shipped):
         return shipped
-    return Path(__file__).resolve().parents[2] / "schemas"
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(resolved_path(__file__)))), name)
 
 
 def schema(name: str) -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads((schemas_dir() / name).read_text(encoding="utf-8"))
+    loaded: dict[str, Any] = json.loads(read_text(os.path.join(schemas_dir(), name)))
     return loaded
 
 
@@ -191,7 +202,8 @@ def _schema_registry() -> Any:
     reuses the catalog entry schemas) without any network lookup."""
     from referencing import Registry, Resource
 
-    documents = [schema(path.name) for path in sorted(schemas_dir().glob("*.schema.json"))]
+    documents = [schema(os.path.basename(path))
+                 for path in glob_names(schemas_dir(), lambda name: name.endswith(".schema.json"))]
     return Registry().with_resources(
         (document["$id"], Resource.from_contents(document)) for document in documents if "$id" in document)
 
@@ -207,7 +219,7 @@ def _validator(schema_name: str) -> Any:
 
 #: the cache directory where documents that passed their schema are remembered during a
 #: ``check`` run (:func:`remembering_valid_documents`); None: validate every document
-_VALID_DOCUMENTS_DIR: list[Path | None] = [None]
+_VALID_DOCUMENTS_DIR: list[str | os.PathLike[str] | None] = [None]
 
 
 class remembering_valid_documents:
@@ -215,9 +227,9 @@ class remembering_valid_documents:
     earlier run (see :class:`mtplint.cache_directory.ValidDocuments`); ``None`` (``--no-cache``) turns it off.
     (A class, not ``contextlib.contextmanager``: contextlib is start-up no other module needs.)"""
 
-    def __init__(self, directory: Path | None) -> None:
+    def __init__(self, directory: str | os.PathLike[str] | None) -> None:
         self._directory = directory
-        self._previous: Path | None = None
+        self._previous: str | os.PathLike[str] | None = None
 
     def __enter__(self) -> None:
         self._previous = _VALID_DOCUMENTS_DIR[0]
@@ -229,8 +241,8 @@ class remembering_valid_documents:
 
 @cache
 def _schemas_digest() -> str:
-    return sha256_hex(b"".join(path.name.encode() + b"\0" + path.read_bytes() + b"\0"
-                                for path in sorted(schemas_dir().glob("*.json"))))
+    return sha256_hex(b"".join(os.path.basename(path).encode() + b"\0" + read_file(path) + b"\0"
+                               for path in glob_names(schemas_dir(), lambda name: name.endswith(".json"))))
 
 
 def validate(document: Any, schema_name: str, where: str) -> None:
@@ -279,7 +291,7 @@ def _rule_from(data: dict[str, Any], origin: str) -> Rule:
     )
 
 
-def load_rule_file(path: Path, origin: str, check_schema: bool) -> Rule:
+def load_rule_file(path: str, origin: str, check_schema: bool) -> Rule:
     from mtplint.startup import yaml  # imported here: the built-in rules come compiled (see COMPILED_CATALOG)
 
     try:
@@ -300,13 +312,13 @@ def load_rule_file(path: Path, origin: str, check_schema: bool) -> Rule:
         raise CatalogError(f"{path}: key `(top level)`: a rule file must be a mapping")
     if check_schema:
         validate(data, "rule.schema.json", str(path))
-    expected = path.stem
+    expected = name_stem(os.path.basename(path))
     if re.fullmatch(r"[A-Z]{2,6}\d{3}", expected) and data.get("code") != expected:
         raise CatalogError(f"{path}: key `code`: {data.get('code')!r} does not match the file name {expected!r}")
     return _rule_from(data, origin)
 
 
-def _check_when(when: dict[str, dict[str, Any]], path: Path) -> None:
+def _check_when(when: dict[str, dict[str, Any]], path: str) -> None:
     """A house rule may only name effective settings that exist (``mtplint inspect`` lists them)."""
     for name in when:
         if name not in KEYS:
@@ -317,7 +329,7 @@ def _check_when(when: dict[str, dict[str, Any]], path: Path) -> None:
             raise CatalogError(f"{path}: key `when.{name}`: not an effective setting{hint}")
 
 
-def _check_message(message: str | None, when: dict[str, dict[str, Any]], path: Path) -> None:
+def _check_message(message: str | None, when: dict[str, dict[str, Any]], path: str) -> None:
     """A house rule's ``message`` may only use ``{placeholders}`` naming settings of its ``when``
     (the values the finding is formatted with); anything else would be printed as it stands."""
     if message is None:
@@ -349,7 +361,7 @@ _FORMAT_SPEC = r"(?:.?[<>=^])?[-+ ]?z?#?0?(?P<width>\d*)[,_]?(?:\.(?P<precision>
 MAX_FORMAT_WIDTH = 200
 
 
-def _check_format_spec(spec: str, placeholder: str, path: Path) -> None:
+def _check_format_spec(spec: str, placeholder: str, path: str) -> None:
     match = re.fullmatch(_FORMAT_SPEC, spec, re.S)  # compiled on first use (re's cache): house rules only
     if match is None:
         raise CatalogError(f"{path}: key `message`: `{{{placeholder}:{spec}}}` is not a simple format spec "
@@ -365,11 +377,11 @@ def _check_format_spec(spec: str, placeholder: str, path: Path) -> None:
 #: (which stay the source of truth). Parsing 40 YAML files with PyYAML's pure-Python loader costs
 #: ~0.3 s -- more than linting a compose file -- so start-up reads this JSON instead, after checking
 #: that it was compiled from exactly the rule files present (a checksum of their names and bytes).
-COMPILED_CATALOG = Path(__file__).with_name("builtin_rules.json")
+COMPILED_CATALOG = os.path.join(os.path.dirname(__file__), "builtin_rules.json")
 #: the built-in rules' documentation, compiled alongside but kept apart: four fifths of the compiled
 #: bytes, which only the commands that show it read (``rule``, SARIF's rule descriptions, the
 #: tuner's references) -- decoding it cost every run ~0.6 ms
-COMPILED_DOCS = Path(__file__).with_name("builtin_docs.json")
+COMPILED_DOCS = os.path.join(os.path.dirname(__file__), "builtin_docs.json")
 
 
 def _rule_file_names() -> tuple[str, list[str]]:
@@ -384,10 +396,10 @@ def _rule_file_names() -> tuple[str, list[str]]:
     return directory, [name for name in sorted(names) if name.startswith("MTP") and name.endswith(".yaml")]
 
 
-def _rule_files() -> list[Path]:
+def _rule_files() -> list[str]:
     """``rules_dir().glob("MTP*.yaml")``, sorted."""
     directory, names = _rule_file_names()
-    return [Path(directory, name) for name in names]
+    return [os.path.join(directory, name) for name in names]
 
 
 def _builtin_digest() -> str:
@@ -396,7 +408,7 @@ def _builtin_digest() -> str:
     return _digest((name, os.path.join(directory, name)) for name in names)
 
 
-def rules_digest(paths: list[Path]) -> str:
+def rules_digest(paths: Sequence[str | os.PathLike[str]]) -> str:
     """Checksum of the rule files' names and bytes: CRC-32, chained over the files.
 
     It tells a compiled catalog made from other rule files (an edit not yet compiled) from the
@@ -405,10 +417,10 @@ def rules_digest(paths: list[Path]) -> str:
     the rule files' 170 KB that every run checksums (1.2 ms against 0.1 ms measured). The files
     are read without a buffered file object each (:func:`mtplint.extract.read_file`): those cost
     more than the checksum."""
-    return _digest((path.name, path) for path in paths)
+    return _digest((os.path.basename(path), path) for path in paths)
 
 
-def _digest(files: Iterable[tuple[str, str | Path]]) -> str:
+def _digest(files: Iterable[tuple[str, str | os.PathLike[str]]]) -> str:
     """:func:`rules_digest` of the files named, each given as its name and path."""
     checksum = 0
     for name, path in files:
@@ -418,7 +430,7 @@ def _digest(files: Iterable[tuple[str, str | Path]]) -> str:
     return f"crc32:{checksum:08x}"
 
 
-def compile_catalog(paths: list[Path]) -> tuple[dict[str, Any], dict[str, Any]]:
+def compile_catalog(paths: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The compiled form of the rule files (:data:`COMPILED_CATALOG`: their digest and each file's
     data as parsed from YAML, but its ``docs``) and their documentation (:data:`COMPILED_DOCS`: the
     digest and each rule's ``docs``)."""
@@ -426,18 +438,18 @@ def compile_catalog(paths: list[Path]) -> tuple[dict[str, Any], dict[str, Any]]:
     docs = {}
     for path in paths:
         rule = load_rule_file(path, "builtin", check_schema=False)  # the same checks as a direct load
-        data = _yaml_load(path.read_text(encoding="utf-8"))
+        data = _yaml_load(read_text(path))
         docs[rule.code] = data.pop("docs")
-        documents.append({"file": path.name, "code": rule.code, "data": data})
+        documents.append({"file": os.path.basename(path), "code": rule.code, "data": data})
     digest = rules_digest(paths)
     return {"digest": digest, "rules": documents}, {"digest": digest, "docs": docs}
 
 
-def _read_compiled(compiled_file: Path) -> dict[str, Any] | None:
+def _read_compiled(compiled_file: str) -> dict[str, Any] | None:
     """A compiled file's data, or None when it is missing, unreadable or compiled from other rule
     files than the built-in ones (a rule file was edited since: the YAML wins)."""
     try:
-        compiled = json.loads(compiled_file.read_text(encoding="utf-8"))
+        compiled = json.loads(read_text(compiled_file))
     except (OSError, ValueError):
         return None
     if not isinstance(compiled, dict) or compiled.get("digest") != _builtin_digest():
@@ -462,8 +474,8 @@ def _builtin_docs(code: str) -> dict[str, Any]:
     if compiled is not None and code in compiled:
         docs: dict[str, Any] = compiled[code]
         return docs
-    path = rules_dir() / f"{code}.yaml"
-    return load_rule_file(path, "builtin", check_schema=False).docs if path.is_file() else {}
+    path = os.path.join(rules_dir(), f"{code}.yaml")
+    return load_rule_file(path, "builtin", check_schema=False).docs if is_file(path) else {}
 
 
 def _yaml_load(text: str) -> Any:
@@ -481,14 +493,16 @@ def builtin_rules() -> tuple[Rule, ...]:
     return tuple(load_rule_file(path, "builtin", check_schema=False) for path in _rule_files())
 
 
-def load_catalog(extend: tuple[Path, ...] = ()) -> dict[str, Rule]:
+def load_catalog(extend: Sequence[str | os.PathLike[str]] = ()) -> dict[str, Rule]:
     """Built-in rules plus the user's ``extend-rules`` files (or directories of them)."""
     catalog = {rule.code: rule for rule in builtin_rules()}
-    for entry in extend:
-        if not entry.exists():
+    for given in extend:
+        entry = normalized(given)
+        if not exists(entry):
             raise CatalogError(f"{entry}: key `extend-rules`: no such rule file or directory")
-        paths = sorted(entry.glob("*.y*ml")) if entry.is_dir() else [entry]
-        if entry.is_dir() and not paths:
+        # glob("*.y*ml"): a name that ends with "ml" after a ".y"
+        paths = glob_names(entry, lambda name: name.endswith("ml") and ".y" in name[:-2]) if is_dir(entry) else [entry]
+        if is_dir(entry) and not paths:
             raise CatalogError(f"{entry}: no rule files (*.yaml) in this directory")
         for path in paths:
             rule = load_rule_file(path, str(path), check_schema=True)
@@ -496,7 +510,7 @@ def load_catalog(extend: tuple[Path, ...] = ()) -> dict[str, Rule]:
             if earlier is not None and earlier.origin == "builtin":
                 raise CatalogError(f"{path}: key `code`: {rule.code} is a built-in rule; house rules need their own code")
             if earlier is not None:
-                if Path(earlier.origin).resolve() == path.resolve():
+                if resolved_path(normalized(earlier.origin)) == resolved_path(path):
                     continue  # the same file named twice (a configuration and --extend-rules add up)
                 raise CatalogError(f"{path}: key `code`: {rule.code} is already defined in {earlier.origin}")
             namesake = next((other for other in catalog.values() if other.name == rule.name), None)

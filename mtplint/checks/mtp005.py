@@ -12,10 +12,10 @@ keeps the last value and drops the others without a word.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import PurePath
 
 from mtplint.checks import Finding, RuleContext
 from mtplint.discover import classify
+from mtplint.pathtext import name_suffix, normalized, path_name
 from mtplint.source import SourceFile
 
 #: what YAML readers read: vLLM and SGLang refuse a ``--config`` file with another suffix
@@ -27,7 +27,7 @@ def _yaml_sources(ctx: RuleContext) -> Iterator[tuple[SourceFile, str]]:
     with who reads it: ``compose``, ``kubernetes``, ``config`` (PyYAML) or ``other``."""
     report = ctx.report
     launch = report.launch
-    if launch.source.path.suffix.lower() in _YAML_SUFFIXES:
+    if name_suffix(path_name(launch.source.path)).lower() in _YAML_SUFFIXES:
         context = launch.context
         reader = ("compose" if context.startswith("service ") else "kubernetes" if " container " in context
                   else "other")
@@ -41,15 +41,15 @@ def _yaml_sources(ctx: RuleContext) -> Iterator[tuple[SourceFile, str]]:
     files.pop(launch.source.display, None)
     if not files:
         return
-    config_names = {PurePath(name).name for name in report.parsed.config_files}
+    config_names = {path_name(normalized(name)) for name in report.parsed.config_files}
     for file in files:
         source = ctx.source_named(file)
-        if source is None or source.path.suffix.lower() not in _YAML_SUFFIXES:
+        if source is None or name_suffix(path_name(source.path)).lower() not in _YAML_SUFFIXES:
             continue
         if classify(source.path) == "compose":
             yield source, "compose"
         else:
-            yield source, "config" if source.path.name in config_names else "other"
+            yield source, "config" if path_name(source.path) in config_names else "other"
 
 
 def _consequence(reader: str, engine: str) -> tuple[str, str]:

@@ -12,7 +12,7 @@ from functools import cache, lru_cache
 
 from mtplint.checks import RuleContext
 from mtplint.engines import CliError, OptionValue
-from mtplint.shipped import package_path
+from mtplint.shipped import read_package_text
 from mtplint.source import Span
 from mtplint.versions import compare
 
@@ -48,8 +48,7 @@ class SpecRelease:
 
 @cache
 def spec_releases() -> tuple[SpecRelease, ...]:
-    path = package_path("engines", "data", "vllm", "speculative", "keys.json")
-    data = json.loads(path.read_text(encoding="utf-8"))["releases"]
+    data = json.loads(read_package_text("engines", "data", "vllm", "speculative", "keys.json"))["releases"]
     releases = [
         SpecRelease(version, frozenset(entry["keys"]), frozenset(entry["internal"]),
                     frozenset(entry["methods"]) if entry["methods"] is not None else None,

@@ -32,10 +32,10 @@ import re
 from collections.abc import Container, Iterable, Iterator
 from fnmatch import fnmatch
 from functools import cache, lru_cache
-from pathlib import Path
 
 from mtplint.checks import Edit, Finding, Fix
 from mtplint.checks.catalog import Rule
+from mtplint.pathtext import normalized, path_name
 from mtplint.pipeline import LaunchReport, Result
 from mtplint.source import SourceFile, Span
 
@@ -77,13 +77,13 @@ def file_syntax(source: SourceFile) -> str:
     """The comment syntax of a file: yaml, python, shell, systemd, ini, json or unknown."""
     from mtplint.discover import classify
 
-    name = Path(source.display).name.lower()
+    name = path_name(normalized(source.display)).lower()
     if name == ".env" or name.endswith(".env") or name.startswith(".env."):
         return "shell"
     if name.endswith(".json"):
         return "json"
     head = source.text[:200].encode("utf-8", "replace")
-    kind = classify(Path(source.display), head)
+    kind = classify(normalized(source.display), head)
     if kind is None and source.display == "-":  # standard input without a name: its kind is in its text
         from mtplint.stdin import kind_of_text
 
@@ -316,7 +316,7 @@ def _sources(result: Result, findings: Iterable[Finding], launch_sources: dict[s
             continue
         # a file without a suppression is read for nothing more: not held while the others are
         # read (a large tree's findings sit in thousands of .env and --config files)
-        sources[file] = SourceFile(Path(file), file, text if may_hold_noqa(text) else "")
+        sources[file] = SourceFile(normalized(file), file, text if may_hold_noqa(text) else "")
     return sources
 
 

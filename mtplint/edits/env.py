@@ -20,7 +20,6 @@ through a YAML anchor, an unusual layout): the finding then carries no fix rathe
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from mtplint.checks import Edit
 from mtplint.discover import classify
@@ -41,6 +40,7 @@ from mtplint.edits.yamledit import (
 )
 from mtplint.extract.launch import Launch
 from mtplint.extract.yamlpos import YamlError, YNode, load_all
+from mtplint.pathtext import normalized
 from mtplint.source import EnvEntry, SourceFile, Span
 from mtplint.textpos import indentation, line_end, line_start, next_line_start
 
@@ -56,7 +56,7 @@ _CONTINUING = re.compile(r"^\s*(then|do|else|elif|fi|done|esac|;;|\||&&|\|\||[^\
 def source_kind(launch: Launch) -> str:
     """compose, k8s, shell, dockerfile, systemd, python, or "" (no fix for this kind)."""
     source = launch.source
-    kind = classify(Path(source.display), source.text[:200].encode("utf-8", "replace")) or ""
+    kind = classify(normalized(source.display), source.text[:200].encode("utf-8", "replace")) or ""
     if kind in ("compose", "yaml"):
         if launch.context.startswith("service "):
             return "compose"

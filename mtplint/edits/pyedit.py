@@ -17,10 +17,10 @@ worked out on the text the engine holds (which, in the middle of a ``--fix``, is
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from mtplint.checks import Edit, Fix
 from mtplint.extract import FileLoader
+from mtplint.pathtext import normalized
 from mtplint.source import SourceFile, Span
 
 TYPE_CHECKING = False
@@ -68,7 +68,7 @@ class PythonEdit(Edit):
 
     def _own_source(self) -> SourceFile | None:
         if self.source is None:
-            self.source = FileLoader(Path(".")).load(Path(self.path))
+            self.source = FileLoader(".").load(normalized(self.path))
             if self.source is not None and self.source.display != self.file:
                 loaded = self.source
                 self.source = SourceFile(loaded.path, self.file, loaded.text, loaded.encoding, loaded.bom,

@@ -7,8 +7,6 @@ and lists what that parser would reject. Flag sets and defaults depend on the en
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from mtplint.extract import FileLoader
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
@@ -192,7 +190,7 @@ class EngineContext(Record):
         self.loader = loader
         self.issues = issues
 
-    def resolve(self, launch: Launch, path: str) -> Path:
+    def resolve(self, launch: Launch, path: str) -> str:
         return launch.host_path(path)
 
 

@@ -24,8 +24,8 @@ import binascii  # built into the interpreter: no hashing module for ~1.5 MB of 
 import json
 import os
 from collections.abc import Mapping
-from pathlib import Path
 
+from mtplint.pathtext import read_bytes, read_text
 from mtplint.versions import compare, version_key
 
 TYPE_CHECKING = False
@@ -50,12 +50,13 @@ class TableFiles:
     """The tables of one engine, ``<release>.json`` in ``directory``; the rows under the keys
     ``shared`` (lists of rows) are written once in the compact file ``compact``."""
 
-    def __init__(self, directory: Path, compact: Path, shared: tuple[str, ...], flag_index: Path | None = None) -> None:
-        self.directory = directory
-        self.compact = compact
+    def __init__(self, directory: str | os.PathLike[str], compact: str | os.PathLike[str], shared: tuple[str, ...],
+                 flag_index: str | os.PathLike[str] | None = None) -> None:
+        self.directory = os.fspath(directory)
+        self.compact = os.fspath(compact)
         self.shared = shared
         #: the engine's flag index, if it ships one
-        self.flag_index = flag_index
+        self.flag_index = os.fspath(flag_index) if flag_index is not None else None
         self._index: FlagIndex | None = None
         self._index_read = False
         #: how many tables were read (the first one is read from its own file)
@@ -69,7 +70,7 @@ class TableFiles:
     def read(self, version: str) -> tuple[dict[str, Any], dict[str, list[int]] | None]:
         """The table of ``version`` as its file holds it, and for each shared key the numbers of its
         rows among :meth:`rows` (None: read from its own file, the rows are its own)."""
-        data = self.directory.joinpath(f"{version}.json").read_bytes()
+        data = read_bytes(os.path.join(self.directory, f"{version}.json"))
         self.read_count += 1
         compact = self._loaded() if self.read_count > 1 else None
         entry = compact["tables"].get(version) if compact is not None else None
@@ -94,7 +95,7 @@ class TableFiles:
         if not self._compact_read:
             self._compact_read = True
             try:
-                self._compact = json.loads(self.compact.read_text(encoding="utf-8"))
+                self._compact = json.loads(read_text(self.compact))
             except (OSError, ValueError):
                 self._compact = None
         return self._compact
@@ -119,7 +120,7 @@ class TableFiles:
         if self.flag_index is None:
             return None
         try:
-            index = read_index(self.flag_index.read_text(encoding="utf-8"))
+            index = read_index(read_text(self.flag_index))
             sizes = self._sizes()
         except (OSError, ValueError):
             return None
@@ -131,8 +132,7 @@ class TableFiles:
     def _sizes(self) -> dict[str, int]:
         """Each release's table file size: what tells a flag index it is stale (a ``stat`` of each
         name, without a path object each: every run that reads the index asks)."""
-        directory = os.fspath(self.directory)
-        return {release: os.stat(os.path.join(directory, f"{release}.json")).st_size for release in self.releases()}
+        return {release: os.stat(os.path.join(self.directory, f"{release}.json")).st_size for release in self.releases()}
 
     def index_of(self, readings: dict[str, ReleaseReading]) -> dict[str, Any]:
         """The flag index of ``readings``: for each release, each option string's row of what
@@ -156,7 +156,7 @@ class TableFiles:
             for name in names:
                 named.setdefault(name, [False] * len(releases))[position] = True
         option_strings = sorted(at)
-        return {"about": f"derived from {self.directory.name}/*.json by 'python tools/regenerate.py'",
+        return {"about": f"derived from {os.path.basename(self.directory)}/*.json by 'python tools/regenerate.py'",
                 "releases": releases,
                 "sizes": self._sizes(),
                 "facts": [readings[release][2] for release in releases],
@@ -196,7 +196,7 @@ class TableFiles:
         numbers: dict[str, dict[str, int]] = {key: {} for key in self.shared}
         tables: dict[str, Any] = {}
         for version in sorted(self.versions()):
-            data = self.directory.joinpath(f"{version}.json").read_bytes()
+            data = read_bytes(os.path.join(self.directory, f"{version}.json"))
             stored: dict[str, Any] = {}
             for key, value in json.loads(data.decode("utf-8")).items():
                 if key not in rows:
@@ -204,11 +204,12 @@ class TableFiles:
                     continue
                 stored[key] = [_numbered(row, numbers[key], rows[key]) for row in value]
             tables[version] = {"source": _source_key(data), "table": stored}
-        return {"about": f"derived from {self.directory.name}/*.json by 'python -m mtplint.engines.compact'",
+        return {"about": f"derived from {os.path.basename(self.directory)}/*.json by 'python -m mtplint.engines.compact'",
                 "rows": rows, "tables": tables}
 
     def write(self) -> None:
-        self.compact.write_text(json.dumps(self.compacted(), separators=(",", ":")) + "\n", encoding="utf-8")
+        with open(self.compact, "w", encoding="utf-8") as file:
+            file.write(json.dumps(self.compacted(), separators=(",", ":")) + "\n")
 
 
 class FlagIndex:

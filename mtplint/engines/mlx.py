@@ -25,7 +25,7 @@ from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.records import Record
 from mtplint.settings import Setting
-from mtplint.shipped import package_path
+from mtplint.shipped import read_package_text
 from mtplint.source import Span, Token
 from mtplint.versions import EngineVersion
 
@@ -68,7 +68,7 @@ def _converter(type_name: str | None) -> Any:
 
 @cache
 def _table(program: str) -> dict[str, Any]:
-    text = package_path("engines", "data", "mlx", f"{program}.json").read_text(encoding="utf-8")
+    text = read_package_text("engines", "data", "mlx", f"{program}.json")
     table: dict[str, Any] = json.loads(text)
     return table
 

@@ -25,7 +25,6 @@ import json
 import re
 from collections.abc import Iterable
 from functools import cache, lru_cache, partial
-from pathlib import Path
 
 from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed, WordReadings
 from mtplint.engines.argparse_model import (
@@ -533,7 +532,7 @@ class VllmEngine:
                     launch: Launch | None = None) -> Parsed:
         """Parse bare tokens as ``vllm serve`` would (used by tests and by callers without a launch)."""
         if launch is None:
-            launch = Launch("vllm", "vllm serve", SourceFile.from_text(""), None, [], list(argv), base_dir=Path("."))
+            launch = Launch("vllm", "vllm serve", SourceFile.from_text(""), None, [], list(argv), base_dir=".")
         return self.parse(launch, EngineVersion("vllm", version, True, "config"), ctx or _null_context())
 
     # -- stage 1: vLLM's own preprocessing ---------------------------------------------------------
@@ -1042,7 +1041,7 @@ def _merge(original: dict[str, Any], update: dict[str, Any]) -> None:
 
 
 def _null_context() -> EngineContext:
-    return EngineContext(FileLoader(Path(".")), Issues())
+    return EngineContext(FileLoader("."), Issues())
 
 
 # --- effective settings ---------------------------------------------------------------------------

@@ -11,11 +11,20 @@ import codecs
 import os
 import stat
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 
 from mtplint.extract.budget import ExpansionBudget
 from mtplint.extract.launch import GpuHint, Launch, Recognised, VersionHint, image_version_hint
 from mtplint.files import READ_FLAGS, Listing, listing_of
+from mtplint.pathtext import (
+    exists,
+    is_file,
+    join,
+    normalized,
+    path_name,
+    read_bytes,
+    relative_to,
+    resolved_path,
+)
 from mtplint.source import EnvEntry, Issues, Parses, SourceFile, Span, Token
 
 TYPE_CHECKING = False
@@ -73,7 +82,7 @@ def _read_to_end(descriptor: int, size: int) -> bytes:
     return b"".join(parts)
 
 
-def read_file(path: str | Path) -> bytes:
+def read_file(path: str | os.PathLike[str]) -> bytes:
     """``path.read_bytes()`` of a regular file, without a buffered file object around the reads."""
     descriptor = os.open(path, READ_FLAGS)
     try:
@@ -89,23 +98,24 @@ class FileLoader:
     as it lives. Resolving costs a system call per path component, and a tree's files sit in
     thousands of directories, so each directory is resolved once, through its parent's answer."""
 
-    def __init__(self, root: Path) -> None:
-        cwd = Path.cwd()
-        self.cwd = cwd.resolve()
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        cwd = os.getcwd()
+        self.cwd = resolved_path(cwd)
+        root = normalized(root)
         # most runs' root is the working directory: resolved once, not twice (a run makes several loaders)
-        self.root = self.cwd if root == cwd else root.resolve()
+        self.root = self.cwd if root == cwd else resolved_path(root)
         #: by each file's key (:meth:`_key`)
         self._cache: dict[str, SourceFile | None] = {}
         #: the texts of :attr:`_cache` by the name findings show for them
         self._by_display: dict[str, SourceFile] = {}
-        self._cwd_text = str(self.cwd)
-        self._root_text = str(self.root)
-        self._keys: dict[Path, str] = {}
+        self._cwd_text = self.cwd
+        self._root_text = self.root
+        self._keys: dict[str, str] = {}
         #: directory as written (absolute) -> its real path; None: not a plain existing directory
         self._directories: dict[str, str | None] = {}
-        self._displays: dict[Path, str] = {}
-        self._plain_real_paths: dict[Path, str | None] = {}
-        self._is_file: dict[Path, bool] = {}
+        self._displays: dict[str, str] = {}
+        self._plain_real_paths: dict[str, str | None] = {}
+        self._is_file: dict[str, bool] = {}
         #: directory -> (its names, the names lowercased); None: not listable
         self._listings: dict[str, Listing] = {}
         #: whether :meth:`put` or :meth:`stand_in` gave the loader a text that stands for a file (a fix's new text)
@@ -116,7 +126,7 @@ class FileLoader:
         # the bytes extract_file just read to prefilter a file (with the status of the open file, if
         # it was asked, and whether it was opened as no link), so loading it does not read it, or
         # ask what it is, again
-        self._just_read: tuple[Path, os.stat_result | None, bytes, bool] | None = None
+        self._just_read: tuple[str, os.stat_result | None, bytes, bool] | None = None
         #: what the run's readers parse from the files it read, shared among them
         self.parses = Parses()
         #: what a stage remembers for as long as the run (the loader) lives, by the stage's own key
@@ -130,62 +140,60 @@ class FileLoader:
         #: by its own key: forgotten with them (:meth:`forget_files`)
         self.path_memos: dict[str, Any] = {}
 
-    def display(self, path: Path) -> str:
+    def display(self, path: str) -> str:
         shown = self._displays.get(path)
         if shown is None:
             shown = self._displays[path] = self._display(path)
         return shown
 
-    def _display(self, path: Path) -> str:
+    def _display(self, path: str) -> str:
         resolved = self._plain_real_path(path)
         if resolved is None:
-            # realpath, not resolve(): a symlink loop must be shown, not raise RuntimeError
-            resolved = os.path.realpath(path if path.is_absolute() else self.cwd / path)
-        if resolved.startswith("//"):  # the one root POSIX keeps doubled: leave it to pathlib
-            return self._display_by_parts(Path(resolved), path)
+            # realpath, not resolved_path(): a symlink loop must be shown, not raise RuntimeError
+            resolved = os.path.realpath(path if os.path.isabs(path) else os.path.join(self.cwd, path))
+        if resolved.startswith("//"):  # the one root POSIX keeps doubled: compared component by component
+            return self._display_by_parts(normalized(resolved), path)
         for base in (self._cwd_text, self._root_text):
             if resolved == base:
                 return "."
             prefix = base if base.endswith("/") else base + "/"
             if resolved.startswith(prefix):
                 return resolved[len(prefix):]
-        return path.as_posix()
+        return path
 
-    def _display_by_parts(self, resolved: Path, path: Path) -> str:
+    def _display_by_parts(self, resolved: str, path: str) -> str:
         for base in (self.cwd, self.root):
             try:
-                return resolved.relative_to(base).as_posix()
+                return relative_to(resolved, base)
             except ValueError:
                 continue
-        return path.as_posix()
+        return path
 
-    def _key(self, path: Path, not_a_link: bool = False) -> str:
-        """What identifies the file: the text of its real path (``Path.resolve``), as the path
-        object would compare (``normcase``: Windows' paths compare without case). Not a path
-        object: one is parsed, and hashed, for every file a run loads. ``not_a_link``: the path
-        was just opened without following a symbolic link (:meth:`read_regular`)."""
+    def _key(self, path: str, not_a_link: bool = False) -> str:
+        """What identifies the file: the text of its real path (``Path.resolve``), as a path
+        object would compare (``normcase``: Windows' paths compare without case). ``not_a_link``:
+        the path was just opened without following a symbolic link (:meth:`read_regular`)."""
         key = self._keys.get(path)
         if key is None:
             plain = self._plain_real_path(path, not_a_link)
             # otherwise (a symlink, a missing file, a name such as ``..``) as pathlib says
             key = self._keys[path] = os.path.normcase(
-                plain if plain is not None else os.fspath(path.resolve() if path.exists() else path))
+                plain if plain is not None else resolved_path(path) if exists(path) else path)
         return key
 
-    def _plain_real_path(self, path: Path, not_a_link: bool = False) -> str | None:
+    def _plain_real_path(self, path: str, not_a_link: bool = False) -> str | None:
         """``os.path.realpath(path)`` when ``path`` exists and is not itself a symbolic link, from
         its directory's remembered real path and one ``lstat`` (none when it is known not to be a
         link); None otherwise (the caller then asks the file system the long way, with its own
         error handling)."""
-        # one look-up of the path (hashing a path object is a Python call), a miss told by its default
+        # one look-up of the path, a miss told by its default
         real: str | None = self._plain_real_paths.get(path, _UNKNOWN)
         if real is _UNKNOWN:
             real = self._plain_real_paths[path] = self._find_plain_real_path(path, not_a_link)
         return real
 
-    def _find_plain_real_path(self, path: Path, not_a_link: bool = False) -> str | None:
-        text = os.fspath(path)
-        absolute = text if os.path.isabs(text) else os.path.join(self._cwd_text, text)
+    def _find_plain_real_path(self, path: str, not_a_link: bool = False) -> str | None:
+        absolute = path if os.path.isabs(path) else os.path.join(self._cwd_text, path)
         directory, name = os.path.split(absolute)
         if name in ("", ".", ".."):
             return None
@@ -228,39 +236,38 @@ class FileLoader:
         self._directories[directory] = real
         return real
 
-    def resolve(self, path: Path) -> Path:
+    def resolve(self, path: str) -> str:
         """``path.resolve()`` (a symlink loop still raises RuntimeError), by the directories
         already resolved where it can."""
         plain = self._plain_real_path(path)
-        return Path(plain) if plain is not None else path.resolve()
+        return plain if plain is not None else resolved_path(path)
 
-    def exists(self, path: Path) -> bool:
+    def exists(self, path: str) -> bool:
         """``path.exists()``, answered without a system call for a path already resolved."""
-        return self._plain_real_path(path) is not None or path.exists()
+        return self._plain_real_path(path) is not None or exists(path)
 
-    def is_file(self, path: Path) -> bool:
+    def is_file(self, path: str) -> bool:
         """``path.is_file()``, asked of the file system once per run (compose and kustomize look
         for the same few names in a directory for each file in it)."""
         known = self._is_file.get(path)
         if known is None:
-            known = self._is_file[path] = path.is_file()
+            known = self._is_file[path] = is_file(path)
         return known
 
-    def first_file(self, directory: Path, names: tuple[str, ...]) -> str | None:
+    def first_file(self, directory: str, names: tuple[str, ...]) -> str | None:
         """The first of ``names`` that :meth:`is_file` says is a file in ``directory``.
 
         Compose and kustomize look for a few fixed names next to every file they read, and most are
         missing: the directory is listed once per run, and only a name it holds is asked of the
         file system. (A name listed under another case may be the same file on a case-insensitive
         file system; a directory that cannot be listed: each name is asked.)"""
-        text = os.fspath(directory) or "."
         # by its real path, the listing the version pins of the launches in it read too
-        real = self._real_directory(text if os.path.isabs(text) else os.path.join(self._cwd_text, text))
-        listing = self.listing(real if real is not None else text)
+        real = self._real_directory(directory if os.path.isabs(directory) else os.path.join(self._cwd_text, directory))
+        listing = self.listing(real if real is not None else directory)
         for name in names:
             if listing is not None and name not in listing[0] and name.lower() not in listing[1]:
                 continue
-            if self.is_file(directory / name):
+            if self.is_file(join(directory, name)):
                 return name
         return None
 
@@ -275,19 +282,19 @@ class FileLoader:
         self._listings[directory] = listing
         return listing
 
-    def real_path(self, path: Path) -> str:
+    def real_path(self, path: str) -> str:
         """``os.path.realpath(path)``, by the directories already resolved where it can."""
         plain = self._plain_real_path(path)
         return plain if plain is not None else os.path.realpath(path)
 
-    def read_bytes(self, path: Path) -> bytes:
+    def read_bytes(self, path: str) -> bytes:
         """The file's bytes; the next :meth:`load` of the same path uses them instead of reading
         the file again."""
-        data = path.read_bytes()
+        data = read_bytes(path)
         self._just_read = (path, None, data, False)
         return data
 
-    def read_regular(self, path: Path) -> tuple[os.stat_result, bytes | None]:
+    def read_regular(self, path: str) -> tuple[os.stat_result, bytes | None]:
         """The file's status and, for a regular file within :data:`MAX_FILE_BYTES`, its bytes, as
         ``os.stat`` and :meth:`read_bytes` give them (raising what they raise), from one opening:
         the file is asked what it is once open. The next :meth:`load` of the same path uses them.
@@ -316,10 +323,10 @@ class FileLoader:
         self._just_read = (path, status, data, not_a_link)
         return status, data
 
-    def load(self, path: Path) -> SourceFile | None:
+    def load(self, path: str) -> SourceFile | None:
         """The file's text, or ``None`` when it does not exist or is not text."""
         just_read, self._just_read = self._just_read, None
-        if just_read is not None and just_read[0] is not path:
+        if just_read is not None and just_read[0] != path:
             just_read = None
         key = self._key(path, just_read is not None and just_read[3])
         if key in self._cache:
@@ -352,7 +359,7 @@ class FileLoader:
         self._cache[key] = source
         return source
 
-    def peek(self, path: Path) -> SourceFile | None:
+    def peek(self, path: str) -> SourceFile | None:
         """The file's text if it was already read or seeded with :meth:`put` (a fix's new text),
         without touching the disk."""
         key = self._key(path)
@@ -470,7 +477,7 @@ def build_launch(
     recognised: Recognised,
     source: SourceFile,
     *,
-    base_dir: Path,
+    base_dir: str,
     context: str,
     env: dict[str, EnvEntry] | None = None,
     gpu: GpuHint | None = None,
@@ -521,7 +528,7 @@ def _is_text(data: bytes) -> bool:
     return b"\x00" not in data[:_TEXT_HEAD] or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
 
 
-def _may_be_text(path: Path) -> bool:
+def _may_be_text(path: str) -> bool:
     """:func:`_is_text` of the file's head."""
     descriptor = os.open(path, READ_FLAGS)
     try:
@@ -530,11 +537,11 @@ def _may_be_text(path: Path) -> bool:
         os.close(descriptor)
 
 
-def load_host_file(raw: str, base_dir: Path, loader: FileLoader) -> SourceFile | None:
+def load_host_file(raw: str, base_dir: str, loader: FileLoader) -> SourceFile | None:
     """The file a launch names on its host, as the checkout has it: relative to ``base_dir``; an
     absolute path as given, then by its name next to the file (the checkout rarely mirrors ``/etc``)."""
-    path = Path(raw)
-    for candidate in ([path, base_dir / path.name] if path.is_absolute() else [base_dir / path]):
+    path = normalized(raw)
+    for candidate in ([path, join(base_dir, path_name(path))] if os.path.isabs(path) else [join(base_dir, path)]):
         loaded = loader.load(candidate)
         if loaded is not None:
             return loaded

@@ -34,7 +34,6 @@ from __future__ import annotations
 import re
 from collections import ChainMap
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 
 from mtplint.digests import DigestSet
 from mtplint.extract import ExtractContext, FileLoader, Malformed, build_launch
@@ -49,6 +48,7 @@ from mtplint.extract.interpolate import (
 )
 from mtplint.extract.launch import GpuHint, Launch, Recognised, entry_for_image, image_entry, recognise
 from mtplint.extract.yamlpos import YNode
+from mtplint.pathtext import join, parent_dir, path_name
 from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
 
@@ -161,8 +161,8 @@ class _File(Record):
         self.root = root
 
     @property
-    def directory(self) -> Path:
-        return self.source.path.parent
+    def directory(self) -> str:
+        return parent_dir(self.source.path)
 
 
 class _At(Record):
@@ -201,16 +201,16 @@ class _Service(Record):
         self.devices = devices
 
 
-def _project_files(path: Path, loader: FileLoader) -> list[Path]:
+def _project_files(path: str, loader: FileLoader) -> list[str]:
     """The files ``docker compose`` run in this directory would load, when ``path`` is one of them."""
-    directory, name = path.parent, path.name
+    directory, name = parent_dir(path), path_name(path)
     if not loader.is_file(path):
         return [path]
     base = loader.first_file(directory, DEFAULT_FILE_NAMES)
     override = loader.first_file(directory, DEFAULT_OVERRIDE_NAMES)
     if base is None or override is None or name not in (base, override):
         return [path]
-    return [directory / base, directory / override]
+    return [join(directory, base), join(directory, override)]
 
 
 class _Project:
@@ -232,7 +232,7 @@ class _Project:
     def open(cls, source: SourceFile, root: YNode, ctx: ExtractContext) -> _Project:
         files: list[_File] = []
         for path in _project_files(source.path, ctx.loader):
-            if path.name == source.path.name:
+            if path_name(path) == path_name(source.path):
                 files.append(_File(source, root))
                 continue
             partner = _load(ctx, path)
@@ -240,7 +240,7 @@ class _Project:
                 files.append(partner)
         variables: dict[str, Token] = {}
         if ctx.loader.is_file(source.path):
-            dotenv = ctx.loader.load(files[0].directory / ".env")
+            dotenv = ctx.loader.load(join(files[0].directory, ".env"))
             if dotenv is not None:
                 from mtplint.extract.dotenv import parse_env_file
 
@@ -284,7 +284,7 @@ class _Project:
             file_node = extends.get("file")
             if file_node is not None and file_node.is_scalar:
                 relative = self.text(_At(file_node, compose_file)).text.text
-                loaded = _load(self.ctx, compose_file.directory / relative)
+                loaded = _load(self.ctx, join(compose_file.directory, relative))
                 if loaded is None:
                     return [_At(node, compose_file)]
                 self.sources.setdefault(loaded.source.display, loaded.source)
@@ -342,7 +342,7 @@ class _Project:
         return result
 
 
-def _load(ctx: ExtractContext, path: Path) -> _File | None:
+def _load(ctx: ExtractContext, path: str) -> _File | None:
     from mtplint.extract.yamlfiles import parse
 
     source = ctx.loader.load(path)
@@ -549,7 +549,7 @@ class _ServiceLaunches:
             return None
         from mtplint.extract.compose_build import built_image  # reads Dockerfiles: only for a build section
 
-        return built_image(at.file.directory / context, dockerfile, args, target, self.project.ctx, at.file.directory)
+        return built_image(join(at.file.directory, context), dockerfile, args, target, self.project.ctx, at.file.directory)
 
     def _build_args(self, at: _At) -> dict[str, Token]:
         """``build.args`` as a map or a list of ``NAME=value``. A ``NAME`` without a value comes
@@ -679,11 +679,11 @@ class _ServiceLaunches:
         interpolated = self.project.text(at)
         return None if interpolated.unresolved else interpolated.text.text
 
-    def _bind_mounts(self) -> dict[str, Path]:
+    def _bind_mounts(self) -> dict[str, str]:
         """``volumes`` that bind a host path (``./configs:/configs:ro``, or the long form with
         ``type: bind``): container path -> host path, relative host paths from the compose file's
         directory. Named volumes and paths with unset variables or ``~`` map to nothing readable."""
-        mounts: dict[str, Path] = {}
+        mounts: dict[str, str] = {}
         for at in self.service.volumes:
             if not at.node.is_seq:
                 continue
@@ -701,7 +701,7 @@ class _ServiceLaunches:
                     if kind != "bind":
                         source = None
                 if source and target and target.startswith("/"):
-                    mounts[target.rstrip("/") or "/"] = at.file.directory / source
+                    mounts[target.rstrip("/") or "/"] = join(at.file.directory, source)
         return mounts
 
     def _environment(self) -> dict[str, EnvEntry]:
@@ -733,7 +733,7 @@ class _ServiceLaunches:
             self.notes.append(f"env_file {interpolated.text.text!r} depends on unset variables: not read")
             self.env_open.append(written)
             return {}
-        path = at.file.directory / interpolated.text.text
+        path = join(at.file.directory, interpolated.text.text)
         source = self.project.ctx.loader.load(path)
         if source is None:
             # not in the checkout (often kept out of git, secrets beside settings): on the server it

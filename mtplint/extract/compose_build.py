@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 
 from mtplint.extract import ExtractContext, Malformed
 from mtplint.extract.dockerfile import Command, Stage, stages
 from mtplint.extract.launch import VersionHint
+from mtplint.pathtext import join
 from mtplint.records import Record
 from mtplint.source import MappedText, SourceFile, Token
 
@@ -46,13 +46,12 @@ class BuiltImage(Record):
         return self.stage.image
 
 
-def built_image(context_dir: Path, dockerfile: str, build_args: Mapping[str, Token], target: str | None,
-                ctx: ExtractContext, compose_dir: Path) -> BuiltImage | None:
+def built_image(context_dir: str, dockerfile: str, build_args: Mapping[str, Token], target: str | None,
+                ctx: ExtractContext, compose_dir: str) -> BuiltImage | None:
     """Read the Dockerfile a ``build`` section names; None when it is absent or unreadable.
     ``compose_dir``: the compose file's folder, whose pin files (and its parents') every launch of
     the file gets already (:func:`mtplint.versions.pins_near`)."""
-    path = Path(dockerfile)
-    source = ctx.loader.load(path if path.is_absolute() else context_dir / path)
+    source = ctx.loader.load(join(context_dir, dockerfile))  # an absolute path as it is
     if source is None:
         return None
     try:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from pathlib import Path
 
 from mtplint.extract import ExtractContext, Malformed, build_launch
 from mtplint.extract.launch import (
@@ -37,6 +36,7 @@ from mtplint.extract.launch import (
     recognise,
 )
 from mtplint.extract.shell.expansion import substitute_words
+from mtplint.pathtext import join, name_suffix, parent_dir, path_name
 from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Token
 
@@ -407,11 +407,11 @@ def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
     if not all_stages:
         return []
     final = all_stages[-1]
-    base_dir = source.path.parent
+    base_dir = parent_dir(source.path)
     return stage_launches(final, source, base_dir, ctx)
 
 
-def stage_launches(stage: Stage, source: SourceFile, base_dir: Path, ctx: ExtractContext) -> list[Launch]:
+def stage_launches(stage: Stage, source: SourceFile, base_dir: str, ctx: ExtractContext) -> list[Launch]:
     entrypoint, cmd = stage.entrypoint, stage.cmd
     if entrypoint is None and cmd is None:
         return []
@@ -438,7 +438,7 @@ def stage_launches(stage: Stage, source: SourceFile, base_dir: Path, ctx: Extrac
 
 
 def _exec_launches(words: list[tuple[Token, MappedText]], tail: list[Token], stage: Stage, source: SourceFile,
-                   base_dir: Path, env: dict[str, EnvEntry], context: str, ctx: ExtractContext,
+                   base_dir: str, env: dict[str, EnvEntry], context: str, ctx: ExtractContext,
                    allow_image: bool = False) -> list[Launch]:
     tokens = [token for token, _ in words]
     argv = [*tokens, *tail]
@@ -473,7 +473,7 @@ def _shell_script(words: list[tuple[Token, MappedText]]) -> tuple[MappedText, in
     return None
 
 
-def _shell_launches(script: MappedText, stage: Stage, source: SourceFile, base_dir: Path,
+def _shell_launches(script: MappedText, stage: Stage, source: SourceFile, base_dir: str,
                     env: dict[str, EnvEntry], positional: list[Token]) -> list[Launch]:
     # the shell interpreter is loaded for a shell-form command only: an exec-form launch needs none
     from mtplint.extract.shell.launches import script_commands
@@ -492,7 +492,7 @@ def _shell_launches(script: MappedText, stage: Stage, source: SourceFile, base_d
 
 
 
-def _script_launches(argv: list[Token], stage: Stage, source: SourceFile, base_dir: Path,
+def _script_launches(argv: list[Token], stage: Stage, source: SourceFile, base_dir: str,
                      env: dict[str, EnvEntry], ctx: ExtractContext) -> list[Launch]:
     """``ENTRYPOINT ["/entrypoint.sh"]`` (or ``["bash", "/app/run.sh"]``): read the script the
     build copied into the image (``COPY run.sh /app/``) and interpret it with the image's ENV and
@@ -524,11 +524,11 @@ def _script_launches(argv: list[Token], stage: Stage, source: SourceFile, base_d
     return found
 
 
-def _copied_from(target: str, stage: Stage, base_dir: Path) -> list[Path]:
+def _copied_from(target: str, stage: Stage, base_dir: str) -> list[str]:
     """Build-context files that may be ``target`` in the image, most specific first."""
     name = target.rsplit("/", 1)[-1]
     directory = target.rsplit("/", 1)[0] if "/" in target else ""
-    candidates: list[Path] = []
+    candidates: list[str] = []
     for sources, destination in reversed(stage.copies):
         for copied in sources:
             if "*" in copied or "?" in copied:
@@ -536,15 +536,15 @@ def _copied_from(target: str, stage: Stage, base_dir: Path) -> list[Path]:
             if destination == target or (
                     (destination.endswith("/") or len(sources) > 1) and destination.rstrip("/") == directory
                     and copied.rsplit("/", 1)[-1] == name):
-                candidates.append(base_dir / copied)
+                candidates.append(join(base_dir, copied))
             elif destination.rstrip("/") == directory and copied.rstrip("/").rsplit("/", 1)[-1] != name:
-                candidates.append(base_dir / copied / name)  # a directory copied into place
-    candidates.append(base_dir / name)
+                candidates.append(join(base_dir, copied, name))  # a directory copied into place
+    candidates.append(join(base_dir, name))
     return candidates
 
 
 def _is_shell_script(script: SourceFile) -> bool:
-    if script.path.suffix in (".sh", ".bash"):
+    if name_suffix(path_name(script.path)) in (".sh", ".bash"):
         return True
     first_line = script.text.split("\n", 1)[0]
     words = first_line[2:].split() if first_line.startswith("#!") else []

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 from mtplint.extract import ExtractContext, build_launch
 from mtplint.extract.budget import ExpansionBudget, is_over_budget, over_budget
@@ -385,7 +384,7 @@ def _tokens(words: list[MappedText], env: ContainerEnv) -> list[Token]:
 
 
 def _script_launches(script: MappedText, env: ContainerEnv, image: Token | None, *, source: SourceFile,
-                     ctx: ExtractContext, base_dir: Path, context: str, gpu: GpuHint | None,
+                     ctx: ExtractContext, base_dir: str, context: str, gpu: GpuHint | None,
                      notes: list[str]) -> list[Launch]:
     # the shell interpreter is loaded only when needed
     from mtplint.extract.shell.launches import script_commands
@@ -408,7 +407,7 @@ def _script_launches(script: MappedText, env: ContainerEnv, image: Token | None,
 
 
 def container_launches(container: YNode, pod_spec: YNode, *, label: str, configmaps: ConfigMaps,
-                       source: SourceFile, ctx: ExtractContext, base_dir: Path, span: Span | None = None,
+                       source: SourceFile, ctx: ExtractContext, base_dir: str, span: Span | None = None,
                        notes: list[str] | None = None) -> list[Launch]:
     """The launch(es) one container runs: ``label`` is e.g. ``Deployment/qwen``; ``span`` overrides
     where the launch is reported (kustomize reports at the patch that produced it)."""
@@ -460,7 +459,7 @@ def _server_containers(pod_spec: YNode) -> list[YNode]:
 
 
 def workload_launches(workload: Workload, configmaps: ConfigMaps, *, source: SourceFile, ctx: ExtractContext,
-                      base_dir: Path, span: Span | None = None, notes: list[str] | None = None) -> list[Launch]:
+                      base_dir: str, span: Span | None = None, notes: list[str] | None = None) -> list[Launch]:
     launches: list[Launch] = []
     extra = list(notes or [])
     if workload.helm_source:

@@ -10,6 +10,7 @@ from mtplint.extract import ExtractContext, k8s, kustomize
 from mtplint.extract.launch import Launch
 from mtplint.extract.yamlfiles import parse
 from mtplint.extract.yamlpos import YNode
+from mtplint.pathtext import parent_dir
 from mtplint.source import SourceFile
 
 
@@ -23,7 +24,7 @@ def extract_documents(source: SourceFile, documents: list[YNode], ctx: ExtractCo
         return kustomize.extract_kustomization(source, documents, ctx)
     if kustomize.is_overlay_patch(source, ctx):
         return []  # its kustomization reports the patched launch
-    base_dir = source.path.parent
+    base_dir = parent_dir(source.path)
     configmaps = k8s.config_maps(documents)
     launches: list[Launch] = []
     for workload in k8s.workloads(source, documents):

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 from mtplint.extract import ExtractContext, FileLoader
 from mtplint.extract.k8s import (
@@ -55,6 +54,7 @@ from mtplint.extract.k8s import (
 )
 from mtplint.extract.launch import Launch
 from mtplint.extract.yamlpos import YamlError, YNode, load_all, scalar_text
+from mtplint.pathtext import is_dir, join, parent_dir
 from mtplint.records import Record
 from mtplint.source import MappedText, SourceFile, Span, Token
 
@@ -368,12 +368,12 @@ def _same_resource(document: YNode, patch: YNode) -> bool:
 
 # --- building -----------------------------------------------------------------------------------
 
-def find_kustomization(directory: Path, loader: FileLoader) -> Path | None:
+def find_kustomization(directory: str, loader: FileLoader) -> str | None:
     name = loader.first_file(directory, KUSTOMIZATION_FILES)
-    return None if name is None else directory / name
+    return None if name is None else join(directory, name)
 
 
-def _resolve(loader: FileLoader, directory: Path, name: str) -> Path:
+def _resolve(loader: FileLoader, directory: str, name: str) -> str:
     """``(directory / name).resolve()``. Resolving follows the directory's links before it climbs out
     of it, so a name that starts by climbing (a base's ``../../base``) climbs from the directory's
     real path, which the loader knows, and only the rest of the name is resolved."""
@@ -382,11 +382,11 @@ def _resolve(loader: FileLoader, directory: Path, name: str) -> Path:
     while climb < len(parts) and parts[climb] == "..":
         climb += 1
     if not climb:
-        return loader.resolve(directory / name)
+        return loader.resolve(join(directory, name))
     real = loader.real_path(directory)
     for _ in range(climb):
         real = os.path.dirname(real)
-    return loader.resolve(Path(real, *parts[climb:]))
+    return loader.resolve(join(real, *parts[climb:]))
 
 
 def _is_remote(entry: str) -> bool:
@@ -400,9 +400,9 @@ def _is_inline(entry: str) -> bool:
 class Builder:
     def __init__(self, ctx: ExtractContext) -> None:
         self.ctx = ctx
-        self.active: set[Path] = set()
+        self.active: set[str] = set()
 
-    def _documents(self, path: Path, notes: list[str]) -> list[YNode] | None:
+    def _documents(self, path: str, notes: list[str]) -> list[YNode] | None:
         source = self.ctx.loader.load(path)
         if source is None:
             notes.append(f"{self.ctx.loader.display(path)}: not found or not readable")
@@ -413,7 +413,7 @@ class Builder:
             self.ctx.malformed(source, str(error), error.offset)
             return None
 
-    def build_directory(self, directory: Path, depth: int, notes: list[str]) -> Build | None:
+    def build_directory(self, directory: str, depth: int, notes: list[str]) -> Build | None:
         path = find_kustomization(directory, self.ctx.loader)
         if path is None:
             notes.append(f"{self.ctx.loader.display(directory)}: no kustomization found")
@@ -436,7 +436,7 @@ class Builder:
             return result
         self.active.add(key)
         try:
-            directory = source.path.parent
+            directory = parent_dir(source.path)
             for field_name in ("resources", "bases"):
                 self._resources(result, directory, kustomization.get(field_name), depth, notes)
             self._generators(result, directory, kustomization, notes)
@@ -448,7 +448,7 @@ class Builder:
             self.active.discard(key)
         return result
 
-    def _resources(self, result: Build, directory: Path, entries: YNode | None, depth: int, notes: list[str]) -> None:
+    def _resources(self, result: Build, directory: str, entries: YNode | None, depth: int, notes: list[str]) -> None:
         for entry in entries.items if entries is not None and entries.is_seq else []:
             name = scalar_text(entry)
             if name is None:
@@ -457,7 +457,7 @@ class Builder:
                 notes.append(f"remote resource {name} is not read")
                 continue
             path = _resolve(self.ctx.loader, directory, name)
-            if path.is_dir():
+            if is_dir(path):
                 inner = self.build_directory(path, depth + 1, notes)
                 if inner is not None:
                     result.resources.extend(Resource(resource.document) for resource in inner.resources)
@@ -469,7 +469,7 @@ class Builder:
                 if scalar_text(document.get("kind")) == "ConfigMap":
                     result.configmaps.update(config_maps([document]))
 
-    def _component(self, result: Build, directory: Path, entry: YNode, depth: int, notes: list[str]) -> None:
+    def _component(self, result: Build, directory: str, entry: YNode, depth: int, notes: list[str]) -> None:
         name = scalar_text(entry)
         if name is None or _is_remote(name):
             return
@@ -480,11 +480,11 @@ class Builder:
             return
         component_source = self.ctx.loader.load(path)
         assert component_source is not None
-        self._resources(result, path.parent, documents[0].get("resources"), depth + 1, notes)
-        self._generators(result, path.parent, documents[0], notes)
-        self._transform(result, path.parent, documents[0], notes)
+        self._resources(result, parent_dir(path), documents[0].get("resources"), depth + 1, notes)
+        self._generators(result, parent_dir(path), documents[0], notes)
+        self._transform(result, parent_dir(path), documents[0], notes)
 
-    def _generators(self, result: Build, directory: Path, kustomization: YNode, notes: list[str]) -> None:
+    def _generators(self, result: Build, directory: str, kustomization: YNode, notes: list[str]) -> None:
         generators = kustomization.get("configMapGenerator")
         for generator in generators.items if generators is not None and generators.is_seq else []:
             name = scalar_text(generator.get("name")) if generator.is_map else None
@@ -509,7 +509,7 @@ class Builder:
                 data.update(_env_file(env_source))
             result.configmaps[name] = data
 
-    def _transform(self, result: Build, directory: Path, kustomization: YNode, notes: list[str]) -> None:
+    def _transform(self, result: Build, directory: str, kustomization: YNode, notes: list[str]) -> None:
         strategic = kustomization.get("patchesStrategicMerge")
         for entry in strategic.items if strategic is not None and strategic.is_seq else []:
             for patch in self._patch_documents(entry, directory, notes):
@@ -532,7 +532,7 @@ class Builder:
             if entry.is_map:
                 self._apply_image(result, entry)
 
-    def _patch_documents(self, entry: YNode, directory: Path, notes: list[str]) -> list[YNode]:
+    def _patch_documents(self, entry: YNode, directory: str, notes: list[str]) -> list[YNode]:
         value = scalar_text(entry)
         if value is None:
             return [entry] if entry.is_map else []
@@ -545,7 +545,7 @@ class Builder:
                 return []
         return self._documents(_resolve(self.ctx.loader, directory, value), notes) or []
 
-    def _patches_entry(self, result: Build, directory: Path, entry: YNode, notes: list[str]) -> None:
+    def _patches_entry(self, result: Build, directory: str, entry: YNode, notes: list[str]) -> None:
         if not entry.is_map:
             return
         body = entry.get("patch") if entry.get("patch") is not None else entry.get("path")
@@ -671,7 +671,7 @@ def extract_kustomization(source: SourceFile, documents: list[YNode], ctx: Extra
     kustomization = next(document for document in documents if is_kustomization(document))
     notes: list[str] = []
     build = Builder(ctx).build(source, kustomization, 0, notes)
-    base_dir = source.path.parent
+    base_dir = parent_dir(source.path)
     directory = ctx.loader.display(base_dir)
     launches: list[Launch] = []
     for resource in build.resources:
@@ -685,8 +685,8 @@ def extract_kustomization(source: SourceFile, documents: list[YNode], ctx: Extra
     return launches
 
 
-def _patch_paths(kustomization: YNode, directory: Path, loader: FileLoader) -> set[Path]:
-    paths: set[Path] = set()
+def _patch_paths(kustomization: YNode, directory: str, loader: FileLoader) -> set[str]:
+    paths: set[str] = set()
     strategic = kustomization.get("patchesStrategicMerge")
     for entry in strategic.items if strategic is not None and strategic.is_seq else []:
         value = scalar_text(entry)
@@ -715,8 +715,8 @@ def is_overlay_patch(source: SourceFile, ctx: ExtractContext) -> bool:
     for directory in (parent, os.path.dirname(parent)):
         found = holds.get(directory)
         if found is None:
-            found = holds[directory] = find_kustomization(Path(directory), loader) is not None
-        if found and Path(me) in _patched_files(Path(directory), loader):
+            found = holds[directory] = find_kustomization(directory, loader) is not None
+        if found and me in _patched_files(directory, loader):
             return True
     return False
 
@@ -729,7 +729,7 @@ _HOLDS_KUSTOMIZATION = "kustomize.holds_kustomization"
 _PATCHED = "kustomize.patched"
 
 
-def _patched_files(directory: Path, loader: FileLoader) -> frozenset[Path]:
+def _patched_files(directory: str, loader: FileLoader) -> frozenset[str]:
     """The files the kustomization in ``directory`` (if any, and readable) uses as patches, resolved.
 
     Asked for each manifest of a tree, for its directory and the one above, so each kustomization's
@@ -744,7 +744,7 @@ def _patched_files(directory: Path, loader: FileLoader) -> frozenset[Path]:
         return frozenset()
     # with the texts the loader forgets (a memo holds the kustomization's text, and answers only
     # for that very text): kept for the whole run, it grew with a tree's kustomizations
-    memo: dict[Path, tuple[SourceFile, frozenset[Path]]] = loader.path_memos.setdefault(_PATCHED, {})
+    memo: dict[str, tuple[SourceFile, frozenset[str]]] = loader.path_memos.setdefault(_PATCHED, {})
     known = memo.get(path)
     if known is not None and known[0] is kustomization:
         return known[1]

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from pathlib import Path
 
+from mtplint.pathtext import join
 from mtplint.records import FrozenRecord, Record
 from mtplint.source import EnvEntry, SourceFile, Span, Token
 
@@ -93,13 +93,13 @@ class Launch(Record):
     kwargs: dict[str, KwArg] | None
     image: Token | None
     gpu: GpuHint | None
-    base_dir: Path
+    base_dir: str
     version_hints: list[VersionHint]
     context: str
     notes: list[str]
     #: bind mounts of the container the launch runs in: container path -> host path (compose
     #: ``volumes``), so that ``--config /configs/x.yaml`` is read from the file mounted there
-    mounts: dict[str, Path]
+    mounts: dict[str, str]
     #: the container's working directory (compose ``working_dir``), for relative paths it is given
     workdir: str | None
     #: ``docker run --env-file FILE`` paths as written, in order; read (relative to ``base_dir``) into
@@ -128,11 +128,11 @@ class Launch(Record):
         kwargs: dict[str, KwArg] | None = None,
         image: Token | None = None,
         gpu: GpuHint | None = None,
-        base_dir: Path | None = None,
+        base_dir: str | None = None,
         version_hints: list[VersionHint] | None = None,
         context: str = "",
         notes: list[str] | None = None,
-        mounts: dict[str, Path] | None = None,
+        mounts: dict[str, str] | None = None,
         workdir: str | None = None,
         env_files: list[Token] | None = None,
         client_env: dict[str, EnvEntry] | None = None,
@@ -148,7 +148,7 @@ class Launch(Record):
         self.kwargs = kwargs
         self.image = image
         self.gpu = gpu
-        self.base_dir = base_dir if base_dir is not None else Path()
+        self.base_dir = base_dir if base_dir is not None else "."
         self.version_hints = version_hints if version_hints is not None else []
         self.context = context
         self.notes = notes if notes is not None else []
@@ -163,7 +163,7 @@ class Launch(Record):
     def argv(self) -> list[Token]:
         return [*self.program, *self.args]
 
-    def host_path(self, path: str) -> Path:
+    def host_path(self, path: str) -> str:
         """Where the file the engine opens as ``path`` is in the checkout: through the container's
         bind mounts when one covers it, else relative to ``base_dir``."""
         import posixpath
@@ -175,9 +175,8 @@ class Launch(Record):
             if covering:
                 target = max(covering, key=len)
                 rest = inside[len(target):].lstrip("/")
-                return self.mounts[target] / rest if rest else self.mounts[target]
-        candidate = Path(path)
-        return candidate if candidate.is_absolute() else self.base_dir / candidate
+                return join(self.mounts[target], rest) if rest else self.mounts[target]
+        return join(self.base_dir, path)
 
 
 class Recognised(Record):

@@ -28,6 +28,7 @@ import re
 from mtplint.extract import ExtractContext, Malformed, build_launch
 from mtplint.extract.launch import Launch, Recognised
 from mtplint.llama_options import KNOWN_BUILDS, build_number, find_option
+from mtplint.pathtext import parent_dir, path_name
 from mtplint.records import Record
 from mtplint.source import MappedText, SourceFile, Token
 
@@ -127,7 +128,7 @@ def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
     if bad_line is not None:
         raise Malformed("llama-server cannot parse this line of the preset file (expected [section], key = value or a comment)",
                         bad_line)
-    is_config = source.path.name.lower() == "config.ini"
+    is_config = path_name(source.path).lower() == "config.ini"
     merged: dict[str, _Section] = {}
     for section in sections:  # a repeated header continues the same section
         target = merged.setdefault(section.name, _Section(section.name, section.header))
@@ -197,7 +198,7 @@ def _launch(source: SourceFile, name: str, section: _Section, global_section: _S
     args = [token for tokens in words.values() for token in tokens]
     recognised = Recognised("llama.cpp", "llama-server (preset)" if not is_config else "llama-server (config.ini)",
                             program, args)
-    launch = build_launch(recognised, source, base_dir=source.path.parent,
+    launch = build_launch(recognised, source, base_dir=parent_dir(source.path),
                           context=f"preset {name}" if not is_config else f"config.ini [{name}]", span=at.span())
     launch.notes.extend(notes)
     return launch

@@ -22,6 +22,7 @@ from mtplint.extract import ExtractContext, build_launch
 from mtplint.extract.budget import ExpansionBudget
 from mtplint.extract.launch import Launch, recognise
 from mtplint.extract.yamlpos import YNode
+from mtplint.pathtext import parent_dir
 from mtplint.source import EnvEntry, MappedText, SourceFile, Token
 
 _MACRO = re.compile(r"\$\{([A-Za-z0-9_.\-]+)\}")
@@ -52,7 +53,7 @@ def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
 
 def extract_documents(source: SourceFile, documents: list[YNode], ctx: ExtractContext) -> list[Launch]:
     launches: list[Launch] = []
-    base_dir = source.path.parent
+    base_dir = parent_dir(source.path)
     for document in documents:
         if not document.is_map:
             continue

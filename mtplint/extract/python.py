@@ -37,6 +37,7 @@ from mtplint import pysyntax
 from mtplint.extract import ExtractContext, Malformed, build_launch, env_entries
 from mtplint.extract.launch import KwArg, Launch, recognise
 from mtplint.extract.yamlpos import align
+from mtplint.pathtext import parent_dir
 from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
 from mtplint.textpos import characters_in
@@ -752,7 +753,7 @@ class PythonExtractor:
         self.source = source
         self.ctx = ctx
         self.evaluator = Evaluator(source)
-        self.base_dir = source.path.parent
+        self.base_dir = parent_dir(source.path)
 
     def run(self, tree: ast.Module) -> list[Launch]:
         walker = Walker(self.evaluator)

@@ -29,6 +29,7 @@ from mtplint.extract.dotenv import parse_env_file
 from mtplint.extract.launch import SHELL_PROGRAMS, Launch, recognise
 from mtplint.extract.shell.expansion import split_words
 from mtplint.extract.shell.launches import launches_in_script, script_commands
+from mtplint.pathtext import glob_names, is_dir, join, name_suffix, parent_dir, path_name
 from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Token
 
@@ -143,7 +144,7 @@ def environment(unit: Unit, ctx: ExtractContext, notes: list[str],
             value_text = word.slice(len(name) + 1)
             token = _specifiers(Token(value, value_text.span() if value else word.span()))
             env[name] = EnvEntry(name, token, word.span())
-    unit_dir = unit.source.path.parent
+    unit_dir = parent_dir(unit.source.path)
     for setting in unit.service("EnvironmentFile"):
         raw = setting.value.text
         optional = raw.startswith("-")
@@ -231,9 +232,9 @@ def _substitute(word: MappedText, env: dict[str, EnvEntry]) -> tuple[Token, Mapp
 
 def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
     unit = Unit(source, read_settings(source))
-    drop_in_dir = source.path.parent / f"{source.path.name}.d"
-    if drop_in_dir.is_dir():
-        for drop_in in sorted(drop_in_dir.glob("*.conf")):
+    drop_in_dir = join(parent_dir(source.path), f"{path_name(source.path)}.d")
+    if is_dir(drop_in_dir):
+        for drop_in in glob_names(drop_in_dir, lambda name: name.endswith(".conf")):
             loaded = ctx.loader.load(drop_in)
             if loaded is not None:
                 unit.settings.extend(read_settings(loaded))
@@ -263,7 +264,7 @@ def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
 def _launches_of_command(tokens: list[Token], texts: list[MappedText], setting: Setting,
                          env: dict[str, EnvEntry], unit: Unit, ctx: ExtractContext) -> list[Launch]:
     source = setting.source
-    unit_dir = unit.source.path.parent
+    unit_dir = parent_dir(unit.source.path)
     context = f"line {setting.line}"
     recognised = recognise(tokens)
     if recognised is not None:
@@ -305,7 +306,7 @@ def _launches_of_command(tokens: list[Token], texts: list[MappedText], setting: 
 
 
 def _looks_like_shell(script: SourceFile, run_by_shell: bool) -> bool:
-    if run_by_shell or script.path.suffix in (".sh", ".bash"):
+    if run_by_shell or name_suffix(path_name(script.path)) in (".sh", ".bash"):
         return True
     first_line = script.text.split("\n", 1)[0]
     if not first_line.startswith("#!"):

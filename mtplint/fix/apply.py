@@ -38,9 +38,9 @@ Nothing here writes files: :mod:`mtplint.fix.write` does, after the whole run.
 from __future__ import annotations
 
 import itertools
+import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
 
 from mtplint.analysed import AnalysedFile
 from mtplint.checks import Edit, Finding, Fix, applies
@@ -574,7 +574,7 @@ def _within(relint: ProjectLinter, candidates: list[_Candidate], state: _State, 
     return kept
 
 
-def fix_project(paths: list[Path], settings: LintSettings, *, unsafe: bool = False,
+def fix_project(paths: Sequence[str | os.PathLike[str]], settings: LintSettings, *, unsafe: bool = False,
                 max_passes: int = MAX_PASSES, buffers: Sequence[SourceFile] = (),
                 analysed: Mapping[str, AnalysedFile] | None = None, processes: int = 1) -> FixRun:
     """Fix what can be fixed in ``paths``, in memory (see the module docstring). ``buffers``: texts

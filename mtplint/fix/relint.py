@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
 
 from mtplint.analysed import AnalysedFile
 from mtplint.analysis import FileResult, RecordingLoader, RunGroup, analyse_file
@@ -189,7 +188,7 @@ class ProjectLinter:
     which the first lint takes rather than analyse the files again (:meth:`first`). ``processes``:
     how many the run had, which share out the analysis of a large try (:meth:`_analyse_shared`)."""
 
-    def __init__(self, paths: list[Path], settings: LintSettings,
+    def __init__(self, paths: Sequence[str | os.PathLike[str]], settings: LintSettings,
                  analysed: Mapping[str, AnalysedFile] | None = None, processes: int = 1) -> None:
         self.analysed_by_the_run = analysed if analysed is not None else {}
         self.processes = processes
@@ -257,7 +256,7 @@ class ProjectLinter:
             found[index] = analysed.result
             self._note(index, analysed.requested, analysed.result, loader)
             for name in analysed.requested:
-                loader.load(Path(name))  # the texts the fixing starts from, as an analysis here would hold them
+                loader.load(name)  # the texts the fixing starts from, as an analysis here would hold them
         records = [found[index] for index in range(len(self.candidates))]
         # a result taken from the run is the one an analysis here gives when no other file of this
         # lint read the files it read: only through those does one analysis leave something for the
@@ -454,7 +453,7 @@ class ProjectLinter:
 
     def _note(self, index: int, requested: Iterable[str], record: FileResult, loader: RecordingLoader) -> None:
         """Note what the record at ``index`` read (the ``requested`` paths besides its own file) and touched."""
-        read = [self.candidates[index].path, *map(Path, requested)]
+        read = [self.candidates[index].path, *requested]
         real = {self._real(path) for path in read}
         self.reads.setdefault(index, set()).update(real)
         for path in real:
@@ -494,7 +493,7 @@ class ProjectLinter:
                     pending.append(index)
         return sorted(linked)
 
-    def reaching(self, changed: Iterable[Path]) -> list[int]:
+    def reaching(self, changed: Iterable[str]) -> list[int]:
         """The records (indices, ascending) a change of the ``changed`` files may change."""
         affected: set[int] = set()
         for path in map(self._real, changed):
@@ -509,18 +508,17 @@ class ProjectLinter:
                 pending.append(index)
         return sorted(affected)
 
-    def reach(self, changed: Iterable[Path]) -> set[str]:
+    def reach(self, changed: Iterable[str]) -> set[str]:
         """The files (display names) where a change of the ``changed`` files may move a finding:
         those read by the records it may change."""
         return {name for index in self.reaching(changed) for name in self.read_names.get(index, ())}
 
-    def _real(self, path: str | Path) -> str:
-        key = str(path)
-        real = self._real_paths.get(key)
+    def _real(self, path: str) -> str:
+        real = self._real_paths.get(path)
         if real is None:
             # ``os.path.realpath``, answered by the folders the fixing's loaders have resolved (one
             # ``lstat`` for a file rather than one per folder of its path)
-            real = self._real_paths[key] = self._paths.real_path(Path(key))
+            real = self._real_paths[path] = self._paths.real_path(path)
         return real
 
 

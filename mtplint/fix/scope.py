@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from pathlib import Path
 
 from mtplint.source import SourceFile
 
@@ -17,11 +16,11 @@ class WriteScope:
     is linted for their sake and its fixes are shown, but it is not written unless it is named too:
     a fix run, like a pre-commit hook, changes only what it was given."""
 
-    def __init__(self, linted: Iterable[Path]) -> None:
+    def __init__(self, linted: Iterable[str]) -> None:
         # abspath, not realpath: a link written inside a directory named is the user's own file
         self.files = {os.path.abspath(path) for path in linted}
 
-    def allows(self, path: Path) -> bool:
+    def allows(self, path: str) -> bool:
         return os.path.abspath(path) in self.files
 
     def refusal(self, sources: Iterable[SourceFile]) -> str | None:

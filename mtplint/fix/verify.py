@@ -16,11 +16,11 @@ import json
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 
 from mtplint.checks import Finding, Fix, applies
 from mtplint.digests import DigestSet
 from mtplint.kept import requested_by, same_kind
+from mtplint.pathtext import is_file, join, path_parts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -193,7 +193,7 @@ VERIFY_BATCH_FILES = 64
 RESOLVED_AT_ONCE = 256
 
 
-def _batches(linked: Mapping[str, set[str]], root: Path, analysed: Mapping[str, AnalysedFile]) -> list[set[str]]:
+def _batches(linked: Mapping[str, set[str]], root: str, analysed: Mapping[str, AnalysedFile]) -> list[set[str]]:
     """The files of the offered fixes (display names), in batches that read none of each other's
     files, as far as the run knows: a finding's file and those its fix edits go together (``linked``,
     :attr:`Offered.linked`), with the files the run's analysis of it read
@@ -214,9 +214,9 @@ def _batches(linked: Mapping[str, set[str]], root: Path, analysed: Mapping[str, 
             loader.forget_files()
         name = names[index]
         requested = requested_by(analysed, name)
-        paths = [root / name, *(root / other for other in linked.get(name, ()))]
+        paths = [join(root, name), *(join(root, other) for other in linked.get(name, ()))]
         return {real_path(path) for path in paths} | (
-            {real_path(Path(path)) for path in requested} if requested is not None else set())
+            {real_path(path) for path in requested} if requested is not None else set())
 
     batches: list[set[str]] = []
     for indices in linked_sets(range(len(names)), reads):
@@ -257,8 +257,9 @@ class _Fixing:
         from mtplint.fix.apply import fix_project
 
         root = self.settings.pipeline.root
-        paths = sorted(Path(name) if Path(name).is_absolute() else root / name for name in files)
-        run = fix_project([path for path in paths if path.is_file()], self.settings, unsafe=self.unsafe,
+        # in the order of path objects: by their components
+        paths = sorted((join(root, name) for name in files), key=path_parts)
+        run = fix_project([path for path in paths if is_file(path)], self.settings, unsafe=self.unsafe,
                           analysed=self.analysed, processes=self.processes)
         forget_sources()
         numbers = {id(finding): number for number, finding in offered}

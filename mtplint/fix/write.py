@@ -112,7 +112,7 @@ def write_fixed(source: SourceFile, text: str) -> WriteFailure | None:
     if text == source.text:
         return None
     # write through a symlink to its target, so the link stays a link
-    path = source.path.resolve()
+    path = Path(source.path).resolve()
     try:
         data = encoded(source, text)
     except UnicodeEncodeError as error:
@@ -180,11 +180,11 @@ def _entries(folder: str) -> list[os.DirEntry[str]]:
         return []
 
 
-def _journals_under(paths: Iterable[Path]) -> Iterator[Path]:
+def _journals_under(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
     """The journals among ``paths``: in a directory's whole tree (without the folders discovery
     never enters), beside a file for that file."""
     folders: list[str] = []
-    for given in paths:
+    for given in map(Path, paths):
         if given.is_dir():
             folders.append(str(given))
             continue
@@ -239,7 +239,7 @@ def recover_journal(journal: Path) -> bool:
     return restored
 
 
-def recover_interrupted(paths: Iterable[Path]) -> list[Path]:
+def recover_interrupted(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """Deal with every journal a killed ``--fix`` left among ``paths`` (see the module docstring);
     the files that were rewritten from one."""
     return [found[0] for journal in dict.fromkeys(_journals_under(paths))

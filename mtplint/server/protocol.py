@@ -28,6 +28,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from mtplint import __version__
 from mtplint.checks import Finding
+from mtplint.pathtext import normalized
 from mtplint.server.session import (
     CONFIG_NAMES,
     ENCODINGS,
@@ -444,7 +445,7 @@ def create_server() -> MtplintServer:
         if linted is None or path is None:
             return None
         text = ls.workspace.get_text_document(uri).source
-        source = linted.source_of(path, text) or SourceFile(Path(path), path, text)
+        source = linted.source_of(path, text) or SourceFile(normalized(path), path, text)
         offset = offset_of(source, params.position.line, params.position.character, ls.encoding)
         found = hover_text([linted, *(other for other in ls.lints.values() if other is not linted)], path, text, offset)
         if found is None:

@@ -26,6 +26,7 @@ from mtplint.config import LintSettings, settings_for
 from mtplint.config_files import ConfigError
 from mtplint.extract import FileLoader
 from mtplint.lint import lint
+from mtplint.pathtext import normalized
 from mtplint.pipeline import LaunchReport, run
 from mtplint.records import Record
 from mtplint.source import SourceFile, Span
@@ -41,14 +42,14 @@ class BufferLoader(FileLoader):
     """A :class:`FileLoader` in which the editor's open buffers stand for their files, noting every
     file a lint asked for (found or not): what the lint's result depends on."""
 
-    def __init__(self, root: Path, buffers: Mapping[str, str]) -> None:
+    def __init__(self, root: str | os.PathLike[str], buffers: Mapping[str, str]) -> None:
         super().__init__(root)
         self.requested: set[str] = set()
         for name, text in buffers.items():
-            path = Path(name)
+            path = normalized(name)
             self.put(SourceFile(path, self.display(path), text))
 
-    def load(self, path: Path) -> SourceFile | None:
+    def load(self, path: str) -> SourceFile | None:
         self.requested.add(os.path.abspath(path))
         return super().load(path)
 
@@ -114,7 +115,7 @@ def check_arguments(extra: Sequence[str], path: Path, root: Path | None = None) 
         raise UsageError(f"these options are not `mtplint check` options: {' '.join(extra)}") from None
     settings, _ = settings_for(overrides_from(args), path)
     if root is not None:
-        settings.pipeline.root = root
+        settings.pipeline.root = normalized(root)
     return settings
 
 
@@ -150,7 +151,7 @@ def lint_document(path: str, buffers: Mapping[str, str], extra: Sequence[str] = 
 
 
 def _failed(file: Path, text: str, version: int | None, problem: str) -> DocumentLint:
-    source = SourceFile(file, str(file), text)
+    source = SourceFile(str(file), str(file), text)
     return DocumentLint(str(file), version, [], {source.display: source}, frozenset({str(file)}), [], problem)
 
 
@@ -332,7 +333,7 @@ def fix_all_changes(path: str, buffers: Mapping[str, str], extra: Sequence[str] 
     file = Path(path)
     settings = check_arguments(extra, file, root)
     loader = FileLoader(settings.pipeline.root)
-    texts = [SourceFile(Path(name), loader.display(Path(name)), text) for name, text in buffers.items()]
+    texts = [SourceFile(normalized(name), loader.display(normalized(name)), text) for name, text in buffers.items()]
     run = fix_project([file], settings, buffers=texts)
     changes = []
     for original, text in run.changed():

@@ -6,9 +6,9 @@ simple command's words are expanded (:mod:`mtplint.extract.shell.expansion`), as
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
-from pathlib import Path
 
 from mtplint.extract import Malformed
 from mtplint.extract.budget import ExpansionBudget
@@ -27,6 +27,7 @@ from mtplint.extract.shell.paths import PathChooser, TooManyPaths, all_choices
 from mtplint.extract.shell.script import Script, walk
 from mtplint.extract.shell.state import NAME, State, Value, Var
 from mtplint.extract.shell.statements import StatementWalker
+from mtplint.pathtext import join, normalized, read_text, resolved_path
 from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
 
@@ -34,7 +35,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: tree-sitter is imported when a script is parsed
     from tree_sitter import Node
 
-Loader = Callable[[Path], "SourceFile | None"]
+Loader = Callable[[str], "SourceFile | None"]
 
 _MAX_DEPTH = 6  # nested `sh -c` strings and `source`d files
 _MAX_CALLS = 8  # shell functions calling each other (`main` -> `serve` -> `start_vllm`)
@@ -74,8 +75,8 @@ class ShellCommand(Record):
 
 
 class Interpreter:
-    def __init__(self, base_dir: Path | None, load: Loader | None, depth: int,
-                 sourced: frozenset[Path] = frozenset()) -> None:
+    def __init__(self, base_dir: str | None, load: Loader | None, depth: int,
+                 sourced: frozenset[str] = frozenset()) -> None:
         self.base_dir = base_dir
         self.load = load
         self.depth = depth
@@ -443,13 +444,13 @@ class _Runner(StatementWalker):
         interpreter = self.interpreter
         if not path_token.resolved or interpreter.depth >= _MAX_DEPTH:
             return
-        path = Path(path_token.value)
-        if not path.is_absolute():
+        path = normalized(path_token.value)
+        if not os.path.isabs(path):
             if interpreter.base_dir is None:
                 return
-            path = interpreter.base_dir / path
+            path = join(interpreter.base_dir, path)
         try:
-            resolved = path.resolve()
+            resolved = resolved_path(path)
         except OSError:
             return
         if resolved in interpreter.sourced:
@@ -509,11 +510,11 @@ def _as_written(token: Token, mapped: MappedText) -> MappedText:
     return MappedText(mapped.text, offsets, mapped.source)
 
 
-def _load(path: Path, load: Loader | None) -> SourceFile | None:
+def _load(path: str, load: Loader | None) -> SourceFile | None:
     if load is not None:
         return load(path)
     try:
-        return SourceFile(path, path.as_posix(), path.read_text(encoding="utf-8"))
+        return SourceFile(path, path, read_text(path))
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -5,13 +5,13 @@ each path through its branches) and each engine command it runs made a launch. T
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 
 from mtplint.extract import ExtractContext, build_launch
 from mtplint.extract.launch import Launch, recognise
 from mtplint.extract.shell.interpreter import Interpreter, Loader, ShellCommand
 from mtplint.extract.shell.paths import describe
 from mtplint.extract.shell.state import State
+from mtplint.pathtext import parent_dir
 from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
 
 TYPE_CHECKING = False
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def script_commands(
     text: MappedText,
     env: dict[str, EnvEntry] | None = None,
-    base_dir: Path | None = None,
+    base_dir: str | None = None,
     *,
     load: Loader | None = None,
     positional: list[Token] | None = None,
@@ -46,12 +46,12 @@ def launches_in_script(
     positional: list[Token] | None = None,
 ) -> list[Launch]:
     """The engine launches of a shell script file, run with ``env`` (e.g. from a systemd unit)."""
-    interpreter = Interpreter(source.path.parent, ctx.loader.load, depth=0)
+    interpreter = Interpreter(parent_dir(source.path), ctx.loader.load, depth=0)
     commands = interpreter.run_paths(source, State.initial(env or {}, positional))
-    return launches_from_commands(commands, source, source.path.parent)
+    return launches_from_commands(commands, source, parent_dir(source.path))
 
 
-def launches_from_commands(commands: Iterable[ShellCommand], source: SourceFile, base_dir: Path) -> list[Launch]:
+def launches_from_commands(commands: Iterable[ShellCommand], source: SourceFile, base_dir: str) -> list[Launch]:
     """A launch per engine command; per distinct way it runs when it runs differently on different
     paths of the script, with the branches that lead there (``launch.paths``)."""
     launches: list[Launch] = []
