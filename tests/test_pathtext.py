@@ -93,3 +93,10 @@ def test_glob_of_one_name_is_the_sorted_paths_pathlib_finds(tmp_path: Path) -> N
     found = pathtext.glob_names(str(tmp_path), lambda name: name.endswith("ml") and ".y" in name[:-2])
     assert found == [str(path) for path in sorted(tmp_path.glob("*.y*ml"))]
     assert pathtext.glob_names(str(tmp_path / "missing"), lambda name: True) == []
+
+
+@pytest.mark.parametrize("path", ["/", "/a/b c/é.yaml", "/x/%41#?&;=", "/bytes/\udcff\udcfe.sh", "//host/share"])
+def test_a_sarif_file_uri_is_that_of_the_path_object(path: str) -> None:
+    from mtplint.report.sarif import file_uri
+
+    assert file_uri(path) == PurePosixPath(path).as_uri()

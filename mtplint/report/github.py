@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
+
+from mtplint.pathtext import join, normalized, relative_to, resolved_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,20 +37,20 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def workspace_path(file: str, workspace: Path | None = None) -> str:
+def workspace_path(file: str, workspace: str | os.PathLike[str] | None = None) -> str:
     """The file relative to the workspace, or as shown when it lies outside."""
     from mtplint.report.sarif import repository_root
 
     if workspace is None:
         given = os.environ.get("GITHUB_WORKSPACE")
-        workspace = Path(given) if given else repository_root(Path.cwd())
+        workspace = normalized(given) if given else repository_root(os.getcwd())
     try:
-        return (Path.cwd() / file).resolve().relative_to(workspace.resolve()).as_posix()
+        return relative_to(resolved_path(join(os.getcwd(), file)), resolved_path(normalized(workspace)))
     except ValueError:
         return file
 
 
-def annotation(finding: Finding, workspace: Path | None = None) -> str:
+def annotation(finding: Finding, workspace: str | os.PathLike[str] | None = None) -> str:
     span = finding.span
     properties = [("file", workspace_path(span.file, workspace)), ("line", str(span.line))]
     if span.end_line == span.line:
@@ -62,7 +63,7 @@ def annotation(finding: Finding, workspace: Path | None = None) -> str:
     return f"::{COMMANDS[finding.severity]} {rendered}::{escape_data(finding.message)}"
 
 
-def render(findings: Sequence[Finding], workspace: Path | None = None, notes: Sequence[str] = ()) -> str:
+def render(findings: Sequence[Finding], workspace: str | os.PathLike[str] | None = None, notes: Sequence[str] = ()) -> str:
     """``notes``: what the run says once (launches not checked for want of a GPU identity), as
     notices without a file: the run's summary on GitHub."""
     lines = [annotation(finding, workspace) + "\n" for finding in findings if not finding.suppressed]

@@ -26,13 +26,14 @@ What GitHub reads and how (docs/sarif.md#what-github-requires) shapes the choice
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import urllib.parse
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
 
 from mtplint import __version__
+from mtplint.pathtext import exists, join, normalized, parent_dir, relative_to, resolved_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -195,28 +196,34 @@ def _family(code: str) -> str:
 
 # -- locations --------------------------------------------------------------------------------
 
-def repository_root(start: Path) -> Path:
+def repository_root(start: str | os.PathLike[str]) -> str:
     """The closest directory holding ``.git`` (what code scanning resolves relative paths against),
-    else ``start`` itself."""
-    start = start.resolve()
-    for directory in (start, *start.parents):
-        if (directory / ".git").exists():
-            return directory
-    return start
+    else ``start`` itself (resolved)."""
+    directory = start = resolved_path(normalized(start))
+    while not exists(join(directory, ".git")):
+        above = parent_dir(directory)
+        if above == directory:
+            return start
+        directory = above
+    return directory
+
+
+def file_uri(path: str) -> str:
+    """``Path(path).as_uri()`` of an absolute path: ``file://`` and its bytes, percent-encoded."""
+    return "file://" + urllib.parse.quote_from_bytes(os.fsencode(path))
 
 
 class _Locator:
-    def __init__(self, root: Path) -> None:
-        self.root = root.resolve()
-        self.cwd = Path.cwd().resolve()
+    def __init__(self, root: str) -> None:
+        self.root = resolved_path(root)
+        self.cwd = resolved_path(os.getcwd())
 
     def artifact(self, file: str) -> dict[str, Any]:
-        path = Path(file)
-        absolute = path if path.is_absolute() else self.cwd / path
+        resolved = resolved_path(join(self.cwd, file))  # an absolute path as it is
         try:
-            relative = absolute.resolve().relative_to(self.root).as_posix()
+            relative = relative_to(resolved, self.root)
         except ValueError:
-            return {"uri": absolute.resolve().as_uri()}
+            return {"uri": file_uri(resolved)}
         # a name that is not UTF-8 keeps its bytes, percent-encoded (RFC 3986 section 2.1)
         return {"uri": urllib.parse.quote(relative, errors="surrogateescape"), "uriBaseId": SRCROOT}
 
@@ -324,7 +331,7 @@ def build_log(
     findings: Sequence[Finding],
     suppressed: Sequence[Finding] = (),
     *,
-    root: Path | None = None,
+    root: str | os.PathLike[str] | None = None,
     texts: Mapping[str, str] | None = None,
     suppression_kind: Callable[[Finding], str] | None = None,
     internal_errors: Sequence[str] = (),
@@ -356,7 +363,7 @@ class _Log:
         findings: Sequence[Finding],
         suppressed: Sequence[Finding],
         *,
-        root: Path | None,
+        root: str | os.PathLike[str] | None,
         texts: Mapping[str, str] | None,
         suppression_kind: Callable[[Finding], str] | None,
         internal_errors: Sequence[str],
@@ -364,7 +371,7 @@ class _Log:
         limit_reason: str,
         notes: Sequence[str],
     ) -> None:
-        self.root = repository_root(root or Path.cwd())
+        self.root = repository_root(root if root is not None else os.getcwd())
         self.texts = texts or {}
         self.suppression_kind = suppression_kind
         self.internal_errors = internal_errors
@@ -401,7 +408,7 @@ class _Log:
                 "informationUri": INFORMATION_URI,
                 "rules": [rule_descriptor(rule) for rule in self.rules],
             }},
-            "originalUriBaseIds": {SRCROOT: {"uri": self.root.as_uri() + "/"}},
+            "originalUriBaseIds": {SRCROOT: {"uri": file_uri(self.root) + "/"}},
             "columnKind": "unicodeCodePoints",
             "invocations": [invocation],
             "results": [],
@@ -472,7 +479,7 @@ def render_pieces(
     findings: Sequence[Finding],
     suppressed: Sequence[Finding] = (),
     *,
-    root: Path | None = None,
+    root: str | os.PathLike[str] | None = None,
     texts: Mapping[str, str] | None = None,
     suppression_kind: Callable[[Finding], str] | None = None,
     internal_errors: Sequence[str] = (),
