@@ -39,7 +39,6 @@ from __future__ import annotations
 import json
 import os
 from functools import cache
-from pathlib import Path
 
 from mtplint import __version__
 from mtplint.analysis import FileResult, LaunchResult, RecordingLoader, RunGroup
@@ -54,6 +53,7 @@ from mtplint.cache_directory import (
 from mtplint.checks import Edit, Finding, Fix
 from mtplint.digest import sha256, sha256_hex
 from mtplint.files import open_regular, read_regular
+from mtplint.pathtext import is_dir, is_symlink, normalized, parent_dir, path_parts, resolved_path
 from mtplint.records import Record
 from mtplint.source import Diagnostic, Span
 
@@ -74,7 +74,7 @@ def package_fingerprint() -> str:
     """Sizes and modification times of the files of the mtplint package (a few hundred stats), once
     per process: a run opens a cache per configuration, and the code a process runs is the code it
     loaded, whatever is installed over it later."""
-    package = Path(__file__).resolve().parent
+    package = parent_dir(resolved_path(__file__))
     digest = sha256(__version__.encode())
     stack = [package]
     entries: list[str] = []
@@ -86,7 +86,7 @@ def package_fingerprint() -> str:
                     if entry.name == "__pycache__":
                         continue
                     if entry.is_dir(follow_symlinks=False):
-                        stack.append(Path(entry.path))
+                        stack.append(entry.path)
                     elif entry.is_file():
                         info = entry.stat()
                         entries.append(f"{entry.path}\0{info.st_size}\0{info.st_mtime_ns}")
@@ -100,29 +100,34 @@ def package_fingerprint() -> str:
 class Probe:
     """Hashes of files and directory listings, each computed once per run (or until :meth:`forget`)."""
 
-    def __init__(self, cache: Path | None = None) -> None:
+    def __init__(self, cache: str | None = None) -> None:
         self._files: dict[str, str] = {}
         self._dirs: dict[str, str] = {}
         #: the cache directory itself is not part of any listing (creating it must not invalidate)
         self._cache = os.path.abspath(cache) if cache is not None else None
         self._folders_up: dict[str, tuple[str, ...]] = {}
-        self._top: dict[str, Path] = {}
+        #: root as given -> its resolved path and that path's parts
+        self._top: dict[str, tuple[str, tuple[str, ...]]] = {}
 
     def folders_up(self, folder: str, root: str) -> tuple[str, ...]:
         """``folder`` and the folders above it up to ``root`` (only ``folder`` when it is outside
         ``root``), worked out once per folder in a run: the files of one folder share them."""
         chain = self._folders_up.get(folder)
         if chain is None:
-            top = self._top.get(root)
-            if top is None:
-                top = self._top[root] = Path(root).resolve()
-            directory = Path(folder)
+            known = self._top.get(root)
+            if known is None:
+                resolved = resolved_path(root)
+                known = self._top[root] = (resolved, path_parts(resolved))
+            top, top_parts = known
+            directory = normalized(folder)
             found: list[str] = []
             while True:
-                found.append(str(directory))
-                if directory == top or directory.parent == directory or top not in directory.parents:
+                found.append(directory)
+                parent = parent_dir(directory)
+                # stop at the root, at "/", and outside the root (the root is not among its parents)
+                if directory == top or parent == directory or path_parts(directory)[:len(top_parts)] != top_parts:
                     break
-                directory = directory.parent
+                directory = parent
             chain = self._folders_up[folder] = tuple(found)
         return chain
 
@@ -162,7 +167,7 @@ class Probe:
 class Cache:
     """Entries of one run's settings; ``get``/``put`` by a linted file's name and bytes."""
 
-    def __init__(self, directory: Path, settings_key: str) -> None:
+    def __init__(self, directory: str, settings_key: str) -> None:
         self.directory = directory
         self.settings_key = settings_key
         self.probe = Probe(directory)
@@ -176,8 +181,8 @@ class Cache:
         digest.update(data)
         return digest.hexdigest()
 
-    def _path(self, key: str) -> Path:
-        return self.directory / f"v{FORMAT}" / key[:2] / f"{key[2:]}.json"
+    def _path(self, key: str) -> str:
+        return os.path.join(self.directory, f"v{FORMAT}", key[:2], f"{key[2:]}.json")
 
     def get(self, key: str, catalog: Mapping[str, Rule]) -> FileResult | None:
         """The result stored for ``key`` if its entry is intact and its dependencies unchanged; any
@@ -220,11 +225,11 @@ class Cache:
         try:
             self.prepare()
             path = self._path(key)
-            path.parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
             payload = json.dumps({"deps": {"files": deps.files, "dirs": deps.dirs}, "record": record},
                                  ensure_ascii=False,
                                  separators=(",", ":")).encode("utf-8", "surrogateescape")
-            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
             with os.fdopen(handle, "wb") as out:
                 out.write(sha256_hex(payload).encode("ascii") + b"\n" + payload)
             os.replace(temporary, path)
@@ -362,7 +367,7 @@ def file_result_from(data: dict[str, Any], catalog: Mapping[str, Rule]) -> FileR
                       data["shown"])
 
 
-def _read_entry(path: Path) -> dict[str, Any] | None:
+def _read_entry(path: str) -> dict[str, Any] | None:
     """An entry as :meth:`Cache.put` wrote it: its digest line matches the JSON after it, and its
     ``deps`` map file and directory names to digests; None for anything else."""
     try:
@@ -408,7 +413,7 @@ def _entry_name(name: str) -> bool:
     return name.startswith(".tmp-") or (bool(stem) and all(char in "0123456789abcdef" for char in stem))
 
 
-def foreign_contents(directory: Path) -> list[str]:
+def foreign_contents(directory: str) -> list[str]:
     """What in ``directory`` is not a cache entry (relative paths, a few at most)."""
     found: list[str] = []
 
@@ -437,7 +442,7 @@ def foreign_contents(directory: Path) -> list[str]:
     return found
 
 
-def _protected(directory: Path) -> str | None:
+def _protected(directory: str) -> str | None:
     """Why ``directory`` is never removed whatever it holds: the working directory (or one of its
     parents), the home directory, a repository's root, the filesystem's root."""
     real = os.path.realpath(directory)
@@ -454,7 +459,7 @@ def _protected(directory: Path) -> str | None:
     return None
 
 
-def clean(root: str | os.PathLike[str]) -> list[Path]:
+def clean(root: str | os.PathLike[str]) -> list[str]:
     """Remove the cache directory; returns what was removed. Only a directory mtplint created (it
     holds the marker) and that holds nothing but cache entries is removed; anything else raises
     :class:`RefusedClean` naming the reason, with every file left in place (as ``ruff clean``
@@ -464,7 +469,7 @@ def clean(root: str | os.PathLike[str]) -> list[Path]:
         return []
     hint = " (MTPLINT_CACHE_DIR names it)" if os.environ.get("MTPLINT_CACHE_DIR") else ""
     refuse = f"refusing to remove {directory}{hint}: "
-    if directory.is_symlink() or not directory.is_dir():
+    if is_symlink(directory) or not is_dir(directory):
         raise RefusedClean(refuse + "it is not a directory mtplint created")
     protected = _protected(directory)
     if protected is not None:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from mtplint import __version__
 from mtplint.digest import sha256_hex
+from mtplint.pathtext import is_dir, is_file, is_symlink, join, normalized
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,45 +32,46 @@ OWNER_TEXT = ("This directory was created by mtplint as its cache; `mtplint clea
               "mtplint writes only into a cache directory holding this file.\n")
 
 
-def cache_dir(root: str | os.PathLike[str]) -> Path:
+def cache_dir(root: str | os.PathLike[str]) -> str:
     configured = os.environ.get("MTPLINT_CACHE_DIR")
-    return Path(configured) if configured else Path(root, CACHE_DIR_NAME)
+    return normalized(configured) if configured else join(normalized(root), CACHE_DIR_NAME)
 
 
 class ForeignDirectory(OSError):
     """The cache location exists but mtplint did not create it: nothing is written there."""
 
 
-def prepare(directory: Path) -> None:
+def prepare(directory: str) -> None:
     """Make sure ``directory`` is mtplint's own cache directory: create it, marked as its own, for
     backup tools (CACHEDIR.TAG) and for git (``*``), or find it already marked. Raises
     :class:`ForeignDirectory` for a directory that exists without the marker (nothing is written)."""
     try:
-        directory.mkdir(parents=True)
+        os.makedirs(directory)
     except FileExistsError:
         if not owned(directory):
             raise ForeignDirectory(unusable_reason(directory) or f"{directory}: not an mtplint cache") from None
         return
     # the marker first: a concurrent run that finds the directory before it is marked goes without the cache
-    (directory / OWNER_MARKER).write_text(OWNER_TEXT, encoding="utf-8")
-    (directory / "CACHEDIR.TAG").write_text(CACHEDIR_TAG, encoding="utf-8")
-    (directory / ".gitignore").write_text("# created by mtplint\n*\n", encoding="utf-8")
+    for name, text in ((OWNER_MARKER, OWNER_TEXT), ("CACHEDIR.TAG", CACHEDIR_TAG),
+                       (".gitignore", "# created by mtplint\n*\n")):
+        with open(os.path.join(directory, name), "w", encoding="utf-8") as file:
+            file.write(text)
 
 
-def owned(directory: Path) -> bool:
+def owned(directory: str) -> bool:
     """Whether mtplint created ``directory`` (it holds the marker written at creation, as a file)."""
-    return not directory.is_symlink() and (directory / OWNER_MARKER).is_file() \
-        and not (directory / OWNER_MARKER).is_symlink()
+    marker = os.path.join(directory, OWNER_MARKER)
+    return not is_symlink(directory) and is_file(marker) and not is_symlink(marker)
 
 
-def unusable_reason(directory: Path) -> str | None:
+def unusable_reason(directory: str) -> str | None:
     """Why the cache cannot live in ``directory`` (None: it is mtplint's, or does not exist yet and
     will be created): a run then lints without the cache rather than write into a folder of the user's."""
     if not os.path.lexists(directory):
         return None
-    if directory.is_symlink():
+    if is_symlink(directory):
         return f"{directory} is a symbolic link"
-    if not directory.is_dir():
+    if not is_dir(directory):
         return f"{directory} exists and is not a directory"
     if owned(directory):
         return None
@@ -101,8 +102,8 @@ class ValidDocuments:
     one today's schemas give, and a memo can make a run faster, never different.
     """
 
-    def __init__(self, directory: str | os.PathLike[str], schemas_digest: str) -> None:
-        self.directory = Path(directory)
+    def __init__(self, directory: str, schemas_digest: str) -> None:
+        self.directory = directory
         self.schemas_digest = schemas_digest
 
     def key(self, schema_name: str, document: Any) -> str | None:
@@ -117,17 +118,17 @@ class ValidDocuments:
             return None
         return sha256_hex(text.encode("utf-8", "surrogateescape"))
 
-    def _path(self, key: str) -> Path:
-        return self.directory / f"v{FORMAT}" / "valid" / key
+    def _path(self, key: str) -> str:
+        return os.path.join(self.directory, f"v{FORMAT}", "valid", key)
 
     def known(self, key: str) -> bool:
-        return self._path(key).is_file()
+        return is_file(self._path(key))
 
     def add(self, key: str) -> None:
         try:
             prepare(self.directory)
             path = self._path(key)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.touch()  # an empty marker: its name is all it says
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o666))  # an empty marker: its name is all it says
         except OSError:
             pass  # a read-only tree: validate every time

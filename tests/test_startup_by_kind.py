@@ -221,10 +221,12 @@ PATHLIB = ("pathlib", "urllib", "ipaddress")
 @pytest.mark.parametrize(("name", "text"), [("serve.sh", SCRIPT), ("compose.yaml", COMPOSE), ("Dockerfile", DOCKERFILE)],
                          ids=["shell", "compose", "dockerfile"])
 def test_a_one_file_check_loads_no_pathlib(tmp_path: Path, name: str, text: str) -> None:
-    for options in (("--exit-zero", "--no-cache"), ("--no-cache", "--output-format", "concise")):
+    # a pre-commit run (with the cache, then reading it back), and one whose options argparse reads
+    for options in (("--exit-zero",), ("--exit-zero",), ("--no-cache", "--output-format", "concise")):
         modules, report = _check(tmp_path, name, text, options)
         assert "[*]" in report  # findings reported, a fix tried in memory (which reads paths too)
         assert "mtplint.pipeline" in modules and "mtplint.fix.verify" in modules
+        assert ("mtplint.cache" in modules) == ("--no-cache" not in options)
         assert _loaded(modules, PATHLIB) == []
 
 

@@ -219,7 +219,7 @@ def _validator(schema_name: str) -> Any:
 
 #: the cache directory where documents that passed their schema are remembered during a
 #: ``check`` run (:func:`remembering_valid_documents`); None: validate every document
-_VALID_DOCUMENTS_DIR: list[str | os.PathLike[str] | None] = [None]
+_VALID_DOCUMENTS_DIR: list[str | None] = [None]
 
 
 class remembering_valid_documents:
@@ -227,9 +227,9 @@ class remembering_valid_documents:
     earlier run (see :class:`mtplint.cache_directory.ValidDocuments`); ``None`` (``--no-cache``) turns it off.
     (A class, not ``contextlib.contextmanager``: contextlib is start-up no other module needs.)"""
 
-    def __init__(self, directory: str | os.PathLike[str] | None) -> None:
+    def __init__(self, directory: str | None) -> None:
         self._directory = directory
-        self._previous: str | os.PathLike[str] | None = None
+        self._previous: str | None = None
 
     def __enter__(self) -> None:
         self._previous = _VALID_DOCUMENTS_DIR[0]
