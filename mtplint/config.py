@@ -62,7 +62,8 @@ class Overrides(Record):
     objective: str | None
     output_format: str | None
 
-    def __init__(self, *, config_file: str | os.PathLike[str] | None = None, isolated: bool = False, gpu: str | None = None,
+    def __init__(self, *, config_file: str | os.PathLike[str] | None = None, isolated: bool = False,
+                 gpu: str | None = None,
                  engine_versions: Mapping[str, str] | None = None, excludes: tuple[str, ...] = (),
                  respect_gitignore: bool = True, select: list[str] | None = None,
                  extend_select: list[str] | None = None, ignore: list[str] | None = None,

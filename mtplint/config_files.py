@@ -105,7 +105,7 @@ class ConfigFinder:
         self._closest: dict[str, str | None] = {}
 
     def closest(self, start: str | os.PathLike[str]) -> str | None:
-        # realpath, not resolved_path(): a symlink loop given on the command line must not raise RuntimeError
+        # realpath, not resolve(): a symlink loop given on the command line must not raise RuntimeError
         real = os.path.realpath(start)
         return self._in_or_above(real if os.path.isdir(real) else os.path.dirname(real))
 

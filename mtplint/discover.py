@@ -516,7 +516,8 @@ def compose_files_reading(env_file: str) -> list[str]:
     try:
         directory = parent_dir(env_file)
         # Path.iterdir's paths: the directory joined with each name (``x`` in ``.``, not ``./x``)
-        siblings = sorted((normalized(os.path.join(directory, entry)) for entry in os.listdir(directory)), key=path_parts)
+        siblings = sorted((normalized(os.path.join(directory, entry)) for entry in os.listdir(directory)),
+                          key=path_parts)
     except OSError:
         return []
     return [path for path in siblings if classify(path) == "compose" and is_file(path)]
@@ -611,8 +612,8 @@ def _files_in(folder: str) -> list[str]:
         return []
 
 
-def discover(paths: Iterable[str | os.PathLike[str]], root: str | os.PathLike[str], excludes: Sequence[str] = (), respect_gitignore: bool = True,
-             configs: Configs | None = None) -> list[Candidate]:
+def discover(paths: Iterable[str | os.PathLike[str]], root: str | os.PathLike[str], excludes: Sequence[str] = (),
+             respect_gitignore: bool = True, configs: Configs | None = None) -> list[Candidate]:
     """Files to lint, in a stable order, each with its kind (before the prefilter). As pre-commit
     passes only the files a commit changed, a file given by name brings in those whose launches it
     changes (:func:`brought_in`).
@@ -651,7 +652,8 @@ def discover(paths: Iterable[str | os.PathLike[str]], root: str | os.PathLike[st
     return list(found.values())
 
 
-def discover_as_walked(paths: Sequence[str | os.PathLike[str]], root: str | os.PathLike[str], excludes: Sequence[str] = (),
+def discover_as_walked(paths: Sequence[str | os.PathLike[str]], root: str | os.PathLike[str],
+                       excludes: Sequence[str] = (),
                        respect_gitignore: bool = True, configs: Configs | None = None) -> Iterator[Candidate]:
     """:func:`discover`'s candidates, in its order, each as soon as the walk reaches it: a run with
     workers starts linting the first files while the parent still walks the rest of a large tree.

@@ -83,7 +83,8 @@ class Options(Record):
     #: the GPU and model catalogs, with the configuration's entries
     catalogs: Catalogs
 
-    def __init__(self, root: str | os.PathLike[str] | None = None, excludes: tuple[str, ...] = (), respect_gitignore: bool = True,
+    def __init__(self, root: str | os.PathLike[str] | None = None, excludes: tuple[str, ...] = (),
+                 respect_gitignore: bool = True,
                  engine_versions: dict[str, str] | None = None, gpu: str | None = None,
                  catalogs: Catalogs = SHIPPED) -> None:
         self.root = normalized(root) if root is not None else os.getcwd()

@@ -149,7 +149,7 @@ class FileLoader:
     def _display(self, path: str) -> str:
         resolved = self._plain_real_path(path)
         if resolved is None:
-            # realpath, not resolved_path(): a symlink loop must be shown, not raise RuntimeError
+            # realpath, not resolve(): a symlink loop must be shown, not raise RuntimeError
             resolved = os.path.realpath(path if os.path.isabs(path) else os.path.join(self.cwd, path))
         if resolved.startswith("//"):  # the one root POSIX keeps doubled: compared component by component
             return self._display_by_parts(normalized(resolved), path)

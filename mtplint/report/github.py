@@ -63,7 +63,8 @@ def annotation(finding: Finding, workspace: str | os.PathLike[str] | None = None
     return f"::{COMMANDS[finding.severity]} {rendered}::{escape_data(finding.message)}"
 
 
-def render(findings: Sequence[Finding], workspace: str | os.PathLike[str] | None = None, notes: Sequence[str] = ()) -> str:
+def render(findings: Sequence[Finding], workspace: str | os.PathLike[str] | None = None,
+           notes: Sequence[str] = ()) -> str:
     """``notes``: what the run says once (launches not checked for want of a GPU identity), as
     notices without a file: the run's summary on GitHub."""
     lines = [annotation(finding, workspace) + "\n" for finding in findings if not finding.suppressed]
