@@ -139,6 +139,14 @@ def rules_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "rules"
 
 
+def _rules_shipped_with_the_compiled_files() -> bool:
+    """Whether the built-in rule files are the installed package's copy: a wheel is built only with
+    compiled files made from the very rule files it ships (``hatch_build.py``), and nobody edits an
+    installed package's rule files, so they need no checksum there. In a checkout a developer edits
+    ``rules/*.yaml``, and the next run must use the edit whether or not it was compiled yet."""
+    return rules_dir() == package_path("_shipped", "rules")
+
+
 def schemas_dir() -> Path:
     shipped = package_path("_shipped", "schemas")
     if shipped.is_dir():
@@ -363,8 +371,9 @@ def _check_format_spec(spec: str, placeholder: str, path: Path) -> None:
 
 #: the built-in rule files, already parsed: ``tools/regenerate.py`` writes it from ``rules/*.yaml``
 #: (which stay the source of truth). Parsing 40 YAML files with PyYAML's pure-Python loader costs
-#: ~0.3 s -- more than linting a compose file -- so start-up reads this JSON instead, after checking
-#: that it was compiled from exactly the rule files present (a checksum of their names and bytes).
+#: ~0.3 s -- more than linting a compose file -- so start-up reads this JSON instead; in a checkout,
+#: after checking that it was compiled from exactly the rule files present (a checksum of their
+#: names and bytes), see :func:`_rules_shipped_with_the_compiled_files`.
 COMPILED_CATALOG = Path(__file__).with_name("builtin_rules.json")
 #: the built-in rules' documentation, compiled alongside but kept apart: four fifths of the compiled
 #: bytes, which only the commands that show it read (``rule``, SARIF's rule descriptions, the
@@ -434,15 +443,33 @@ def compile_catalog(paths: list[Path]) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _read_compiled(compiled_file: Path) -> dict[str, Any] | None:
-    """A compiled file's data, or None when it is missing, unreadable or compiled from other rule
-    files than the built-in ones (a rule file was edited since: the YAML wins)."""
+    """A compiled file's data, or None when it is missing, unreadable or (in a checkout) compiled
+    from other rule files than the built-in ones (a rule file was edited since: the YAML wins)."""
+    compiled = _compiled_data(compiled_file)
+    if compiled is None or (not _rules_shipped_with_the_compiled_files()
+                            and compiled.get("digest") != _builtin_digest()):
+        return None
+    return compiled
+
+
+def _compiled_data(compiled_file: Path) -> dict[str, Any] | None:
     try:
         compiled = json.loads(compiled_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(compiled, dict) or compiled.get("digest") != _builtin_digest():
-        return None
-    return compiled
+    return compiled if isinstance(compiled, dict) else None
+
+
+def stale_compiled_files() -> list[Path]:
+    """The compiled files (:data:`COMPILED_CATALOG`, :data:`COMPILED_DOCS`) that were not compiled
+    from the built-in rule files as they are: what stops a wheel's build (``hatch_build.py``)."""
+    digest = _builtin_digest()
+    stale = []
+    for compiled_file in (COMPILED_CATALOG, COMPILED_DOCS):
+        compiled = _compiled_data(compiled_file)
+        if compiled is None or compiled.get("digest") != digest:
+            stale.append(compiled_file)
+    return stale
 
 
 def _compiled_rules() -> tuple[Rule, ...] | None:
