@@ -7,7 +7,6 @@ user adds with ``extend-rules`` are validated when they are loaded.
 
 from __future__ import annotations
 
-import binascii
 import json
 import os
 import re
@@ -419,6 +418,8 @@ def rules_digest(paths: list[Path]) -> str:
 
 def _digest(files: Iterable[tuple[str, str | Path]]) -> str:
     """:func:`rules_digest` of the files named, each given as its name and path."""
+    import binascii  # only a checkout's rule files are checksummed at run time
+
     checksum = 0
     for name, path in files:
         data = read_file(path)
