@@ -13,7 +13,6 @@ import re
 from functools import cache
 from pathlib import Path
 
-from mtplint.digest import sha256_hex
 from mtplint.errors import reason
 from mtplint.extract import read_file
 from mtplint.files import MAX_SETTINGS_BYTES, read_regular
@@ -236,6 +235,8 @@ class remembering_valid_documents:
 
 @cache
 def _schemas_digest() -> str:
+    from mtplint.digest import sha256_hex  # only a configuration validated with the cache on hashes them
+
     return sha256_hex(b"".join(path.name.encode() + b"\0" + path.read_bytes() + b"\0"
                                 for path in sorted(schemas_dir().glob("*.json"))))
 
