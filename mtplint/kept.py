@@ -14,7 +14,6 @@ projects') keeps them in memory, as it always did.
 
 from __future__ import annotations
 
-import heapq
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -179,6 +178,8 @@ class FindingRuns:
     def by_file(self) -> Iterator[tuple[str, list[tuple[int, Finding]]]]:
         """Each file's findings, numbered in the order they were collected and in that order; the
         files in report order."""
+        import heapq  # a large run's only: its findings wait in the temporary file
+
         if self._collected:
             self._write_run()
         merged = heapq.merge(*map(self._read_run, self._runs), key=_report_order)
@@ -292,6 +293,8 @@ class ShownOnDisk(ShownLines):
         """The runs merged into one record per file (a file in several takes the lines of each)."""
         if self._names is not None:
             return self._names
+        import heapq  # a large run's only: its lines wait in the temporary file
+
         if self._files:
             self._write_run()
         names: list[str] = []

@@ -28,7 +28,6 @@ and are suppressed a file at a time (tests/test_memory.py).
 from __future__ import annotations
 
 import gc
-import heapq
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain, groupby
@@ -595,6 +594,8 @@ def _suppressed_by_file(findings: FindingRuns, sources: dict[str, SourceFile], r
     report order: its findings' one per mistake, and its suppressions (with the files holding a
     ``noqa`` comment and no finding, for MTP002). The findings kept go to a store in the temporary
     file; the suppressed ones (few) stay, in the order the assembly collected them."""
+    import heapq  # a large run's only (a one-file check never spills)
+
     store = FindingStore(spill)
     suppressed: list[tuple[int, Finding]] = []
     no_finding: list[tuple[int, Finding]] = []

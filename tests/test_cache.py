@@ -183,7 +183,7 @@ def _rules_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     for path in map(Path, catalog._rule_files()):
         shutil.copy(path, rules / path.name)
         os.utime(rules / path.name, ns=(1_000_000_000, 1_000_000_000))
-    monkeypatch.setattr(catalog, "rules_dir", lambda: rules)
+    monkeypatch.setattr(catalog, "rules_dir", lambda: str(rules))
     paths = catalog._rule_files()
     compiled, docs = catalog.compile_catalog(paths)
     monkeypatch.setattr(catalog, "COMPILED_CATALOG", tmp_path / "builtin_rules.json")
@@ -203,6 +203,43 @@ def test_a_rule_file_edited_after_compiling_makes_the_yaml_win(tmp_path: Path, m
     edited.write_text(edited.read_text(encoding="utf-8").replace("summary:", "summary: edited", 1), encoding="utf-8")
     assert catalog._compiled_rules() is None
     assert "edited" in catalog.load_rule_file(edited, "builtin", check_schema=False).summary
+
+
+def test_an_installed_package_trusts_the_catalog_compiled_from_the_rule_files_it_ships(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An installed package's rule files are those its compiled catalog was built from (hatch_build.py
+    refuses to build a wheel otherwise): a run reads no rule file to check it."""
+    from mtplint.checks import catalog
+
+    paths = _rules_copy(tmp_path, monkeypatch)
+    monkeypatch.setattr(catalog, "package_path", lambda *parts: str(tmp_path.joinpath(*parts[1:])))
+    assert catalog._rules_shipped_with_the_compiled_files()
+    expected = tuple(catalog.load_rule_file(path, "builtin", check_schema=False) for path in paths)
+
+    def unread(path: object) -> bytes:
+        raise AssertionError(f"read {path}")
+
+    monkeypatch.setattr(catalog, "read_file", unread)
+    assert catalog._compiled_rules() == expected
+
+
+def test_a_rule_file_edited_in_a_checkout_is_used_by_the_next_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checkout's rule files are checked against the compiled catalog on every run: an edit not
+    compiled yet is what a run reports."""
+    rules = Path(__file__).resolve().parents[1] / "rules"
+    from mtplint.checks import catalog
+
+    assert catalog.rules_dir() == str(rules) and not catalog._rules_shipped_with_the_compiled_files()
+    paths = _rules_copy(tmp_path, monkeypatch)
+    [edited] = [Path(path) for path in paths if Path(path).stem == "MTP507"]
+    edited.write_text(edited.read_text(encoding="utf-8").replace("severity: warning", "severity: error", 1),
+                      encoding="utf-8")
+    catalog.builtin_rules.cache_clear()
+    try:
+        assert catalog.load_catalog()["MTP507"].severity == "error"
+    finally:
+        catalog.builtin_rules.cache_clear()
 
 
 def test_a_rule_file_only_touched_after_compiling_keeps_the_compiled_catalog(

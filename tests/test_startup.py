@@ -98,6 +98,8 @@ def test_checking_a_file_without_an_applicable_fix_loads_no_fix_engine(project: 
     assert "MTP102" in report and "fixable" not in report
     assert sorted(name for name in modules if name in FIX_VERIFICATION) == []
     assert sorted(set(STDLIB_NOT_NEEDED) & modules) == []
+    # no fix to try, no cache, no configuration to validate: nothing is hashed
+    assert sorted({"mtplint.digest", "_sha256", "_sha2"} & modules) == []
 
 
 def test_checking_a_readme_loads_no_pipeline(project: Path) -> None:

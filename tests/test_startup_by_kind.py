@@ -57,6 +57,9 @@ REFUSAL_RULES = ("mtplint.checks.mtp404", "mtplint.checks.mtp504", "mtplint.chec
 #: what only some fixes and some configurations need: shell quoting for the words a fix inserts, a
 #: YAML container's quoting, RE2 for the model patterns a configuration adds
 SOME_FIXES_OR_CONFIGURATIONS_ONLY = ("shlex", "mtplint.edits.yamledit", "mtplint.user_patterns", "re2")
+#: ``heapq`` merges a large run's findings back from its temporary file; ``math`` comes with PyYAML
+#: (through ``datetime``): neither is a script's or a Dockerfile's
+LARGE_RUNS_OR_YAML_ONLY = ("heapq", "math")
 
 
 def _check(tmp_path: Path, name: str, text: str,
@@ -93,6 +96,7 @@ def test_checking_a_shell_script_and_trying_its_fix_loads_no_yaml(tmp_path: Path
     assert "MTP201" in report and sorted(name for name in modules if name.startswith(TUNER)) == []
     assert "mtplint.checks.mtp507" in modules and _loaded(modules, NEEDS_GPU_RULES + REFUSAL_RULES) == []
     assert "mtplint.edits.argv" in modules and _loaded(modules, SOME_FIXES_OR_CONFIGURATIONS_ONLY) == []
+    assert _loaded(modules, LARGE_RUNS_OR_YAML_ONLY) == []
 
 
 def test_checking_a_dockerfile_and_trying_its_fix_loads_no_yaml_and_no_shell_parser(tmp_path: Path) -> None:
@@ -104,6 +108,7 @@ def test_checking_a_dockerfile_and_trying_its_fix_loads_no_yaml_and_no_shell_par
     assert sorted(name for name in modules if name.startswith(TUNER)) == []
     assert "mtplint.extract.shell.expansion" in modules and _loaded(modules, SHELL_INTERPRETER) == []
     assert "mtplint.edits.argv" in modules and _loaded(modules, SOME_FIXES_OR_CONFIGURATIONS_ONLY) == []
+    assert _loaded(modules, LARGE_RUNS_OR_YAML_ONLY) == []
 
 
 def test_a_dockerfile_check_compiles_no_name_pattern_of_the_pin_files(tmp_path: Path) -> None:

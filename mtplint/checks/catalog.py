@@ -7,13 +7,11 @@ user adds with ``extend-rules`` are validated when they are loaded.
 
 from __future__ import annotations
 
-import binascii
 import json
 import os
 import re
 from functools import cache
 
-from mtplint.digest import sha256_hex
 from mtplint.errors import reason
 from mtplint.extract import read_file
 from mtplint.files import MAX_SETTINGS_BYTES, read_regular
@@ -149,6 +147,14 @@ def schemas_dir() -> str:
     return _shipped_or_checkout("schemas")
 
 
+def _rules_shipped_with_the_compiled_files() -> bool:
+    """Whether the built-in rule files are the installed package's copy: a wheel is built only with
+    compiled files made from the very rule files it ships (``hatch_build.py``), and nobody edits an
+    installed package's rule files, so they need no checksum there. In a checkout a developer edits
+    ``rules/*.yaml``, and the next run must use the edit whether or not it was compiled yet."""
+    return rules_dir() == package_path("_shipped", "rules")
+
+
 def _shipped_or_checkout(name: str) -> str:
     """The directory ``name`` inside the installed wheel, or else at the top of the checkout."""
     shipped = package_path("_shipped", name)
@@ -241,6 +247,8 @@ class remembering_valid_documents:
 
 @cache
 def _schemas_digest() -> str:
+    from mtplint.digest import sha256_hex  # only a configuration validated with the cache on hashes them
+
     return sha256_hex(b"".join(os.path.basename(path).encode() + b"\0" + read_file(path) + b"\0"
                                for path in glob_names(schemas_dir(), lambda name: name.endswith(".json"))))
 
@@ -375,8 +383,9 @@ def _check_format_spec(spec: str, placeholder: str, path: str) -> None:
 
 #: the built-in rule files, already parsed: ``tools/regenerate.py`` writes it from ``rules/*.yaml``
 #: (which stay the source of truth). Parsing 40 YAML files with PyYAML's pure-Python loader costs
-#: ~0.3 s -- more than linting a compose file -- so start-up reads this JSON instead, after checking
-#: that it was compiled from exactly the rule files present (a checksum of their names and bytes).
+#: ~0.3 s -- more than linting a compose file -- so start-up reads this JSON instead; in a checkout,
+#: after checking that it was compiled from exactly the rule files present (a checksum of their
+#: names and bytes), see :func:`_rules_shipped_with_the_compiled_files`.
 COMPILED_CATALOG = os.path.join(os.path.dirname(__file__), "builtin_rules.json")
 #: the built-in rules' documentation, compiled alongside but kept apart: four fifths of the compiled
 #: bytes, which only the commands that show it read (``rule``, SARIF's rule descriptions, the
@@ -422,6 +431,8 @@ def rules_digest(paths: Sequence[str | os.PathLike[str]]) -> str:
 
 def _digest(files: Iterable[tuple[str, str | os.PathLike[str]]]) -> str:
     """:func:`rules_digest` of the files named, each given as its name and path."""
+    import binascii  # only a checkout's rule files are checksummed at run time
+
     checksum = 0
     for name, path in files:
         data = read_file(path)
@@ -446,15 +457,33 @@ def compile_catalog(paths: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _read_compiled(compiled_file: str) -> dict[str, Any] | None:
-    """A compiled file's data, or None when it is missing, unreadable or compiled from other rule
-    files than the built-in ones (a rule file was edited since: the YAML wins)."""
+    """A compiled file's data, or None when it is missing, unreadable or (in a checkout) compiled
+    from other rule files than the built-in ones (a rule file was edited since: the YAML wins)."""
+    compiled = _compiled_data(compiled_file)
+    if compiled is None or (not _rules_shipped_with_the_compiled_files()
+                            and compiled.get("digest") != _builtin_digest()):
+        return None
+    return compiled
+
+
+def _compiled_data(compiled_file: str) -> dict[str, Any] | None:
     try:
         compiled = json.loads(read_text(compiled_file))
     except (OSError, ValueError):
         return None
-    if not isinstance(compiled, dict) or compiled.get("digest") != _builtin_digest():
-        return None
-    return compiled
+    return compiled if isinstance(compiled, dict) else None
+
+
+def stale_compiled_files() -> list[str]:
+    """The compiled files (:data:`COMPILED_CATALOG`, :data:`COMPILED_DOCS`) that were not compiled
+    from the built-in rule files as they are: what stops a wheel's build (``hatch_build.py``)."""
+    digest = _builtin_digest()
+    stale = []
+    for compiled_file in (COMPILED_CATALOG, COMPILED_DOCS):
+        compiled = _compiled_data(compiled_file)
+        if compiled is None or compiled.get("digest") != digest:
+            stale.append(compiled_file)
+    return stale
 
 
 def _compiled_rules() -> tuple[Rule, ...] | None:

@@ -20,7 +20,6 @@ Rewrite the compact files after regenerating a table: ``python -m mtplint.engine
 
 from __future__ import annotations
 
-import binascii  # built into the interpreter: no hashing module for ~1.5 MB of tables
 import json
 import os
 from collections.abc import Mapping
@@ -42,7 +41,10 @@ if TYPE_CHECKING:
 
 
 def _source_key(data: bytes) -> list[int]:
-    """What identifies a table file's bytes: their length and CRC-32."""
+    """What identifies a table file's bytes: their length and CRC-32 (asked only when a second table
+    is read, or the compact file written: a one-file check reads one table)."""
+    import binascii  # zlib's CRC-32, no hashing module for ~1.5 MB of tables
+
     return [len(data), binascii.crc32(data)]
 
 

@@ -14,7 +14,6 @@ conversion, ``choices`` after conversion, "unrecognized arguments", and last fla
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Iterable
 from functools import cache, partial
 
@@ -717,7 +716,8 @@ def _config_words(table: FlagTable, launch: Launch, path_word: Word, ctx: Engine
 
 def _python_str(value: Any) -> str:
     """``str(value)`` as Python prints YAML-loaded data (the merger passes ``str(item)`` to argparse)."""
-    if isinstance(value, float) and math.isfinite(value) and value == int(value) and abs(value) < 1e16:
+    # the bound first: it is false for an infinity and for NaN, which int() refuses
+    if isinstance(value, float) and abs(value) < 1e16 and value == int(value):
         return repr(value)
     return str(value)
 
