@@ -15,6 +15,7 @@ projects') keeps them in memory, as it always did.
 from __future__ import annotations
 
 import heapq
+import os
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -84,9 +85,15 @@ class KeptResults:
         return offset, len(data)
 
     def read(self, offset: int, size: int) -> bytes:
-        assert self._file is not None
-        self._file.seek(offset)
-        return self._file.read(size)
+        file = self._file
+        assert file is not None
+        if not hasattr(os, "pread"):  # pragma: no cover - not Unix, where no process is forked
+            file.seek(offset)
+            return file.read(size)
+        # at an offset, not through the file's position: the processes forked to verify fixes
+        # (mtplint.fix.verify) read the same open file, and would move each other's
+        file.flush()
+        return os.pread(file.fileno(), size, offset)
 
     def write_value(self, value: object) -> tuple[int, int]:
         """``value`` pickled and appended (:meth:`write`): its offset and size."""
