@@ -305,11 +305,11 @@ _fixed_here = 0
 
 
 def _fix_shared(fixing: _Fixing, batches: list[set[str]], offered: Offered, findings: Sequence[Finding]) -> None:
-    """The batches fixed by this process and ``fixing.processes - 1`` forked ones: batches read
-    none of each other's files (:func:`_batches`), so each is fixed alone, in one process. A batch
-    goes to a forked process when one is free, else this one fixes it; the outcomes are taken in
-    the batches' order, as one process takes them. A batch whose process failed is fixed here,
-    where a failure is reported as a one-process run reports it."""
+    """The batches fixed by this process and forked ones (``fixing.processes`` in all, no more than
+    the batches): batches read none of each other's files (:func:`_batches`), so each is fixed
+    alone, in one process. A batch goes to a forked process when one is free, else this one fixes
+    it; the outcomes are taken in the batches' order, as one process takes them. A batch whose
+    process failed is fixed here, where a failure is reported as a one-process run reports it."""
     global _shared, _fixed_here
     # a boundary: only a run with several processes and several batches pays for these imports
     import multiprocessing
@@ -319,6 +319,7 @@ def _fix_shared(fixing: _Fixing, batches: list[set[str]], offered: Offered, find
     outcomes: dict[int, BatchOutcome] = {}
     pending: dict[Future[BatchOutcome], int] = {}
     broken = False
+    forked = min(fixing.processes, len(batches)) - 1
 
     def here(number: int) -> None:
         outcomes[number] = _fix_batch(fixing, batches, offered, findings, number)
@@ -335,10 +336,10 @@ def _fix_shared(fixing: _Fixing, batches: list[set[str]], offered: Offered, find
 
     _shared, _fixed_here = (fixing, batches, offered, findings), 0  # what the forked processes inherit
     try:
-        with ProcessPoolExecutor(fixing.processes - 1, multiprocessing.get_context("fork")) as pool:
+        with ProcessPoolExecutor(forked, multiprocessing.get_context("fork")) as pool:
             for number in range(len(batches)):
                 take_finished([future for future in pending if future.done()])
-                if not broken and len(pending) < fixing.processes - 1:
+                if not broken and len(pending) < forked:
                     try:
                         pending[pool.submit(_fix_shared_batch, number)] = number
                         continue
