@@ -82,6 +82,8 @@ class KeptResults:
             self._file = tempfile.TemporaryFile(prefix="mtplint-")  # noqa: SIM115
         offset = self._file.seek(0, 2)
         self._file.write(data)
+        # in the file, not its buffer, for :meth:`read` (as the next write's seek would write it)
+        self._file.flush()
         return offset, len(data)
 
     def read(self, offset: int, size: int) -> bytes:
@@ -92,7 +94,6 @@ class KeptResults:
             return file.read(size)
         # at an offset, not through the file's position: the processes forked to verify fixes
         # (mtplint.fix.verify) read the same open file, and would move each other's
-        file.flush()
         return os.pread(file.fileno(), size, offset)
 
     def write_value(self, value: object) -> tuple[int, int]:
