@@ -297,6 +297,10 @@ def _collect_batch_cycles() -> None:
     gc.collect(1)
 
 
+#: batches each forked process holds when a verification is shared out: the one it fixes and the
+#: next, so that it does not wait for this process to finish a batch of its own before it gets one
+BATCHES_HELD = 2
+
 #: what forked processes fixing batches of a verification take from this one: the fixing, the
 #: batches, the offered fixes and the check's findings (:func:`_fix_shared`)
 _shared: tuple[_Fixing, list[set[str]], Offered, Sequence[Finding]] | None = None
@@ -307,9 +311,10 @@ _fixed_here = 0
 def _fix_shared(fixing: _Fixing, batches: list[set[str]], offered: Offered, findings: Sequence[Finding]) -> None:
     """The batches fixed by this process and forked ones (``fixing.processes`` in all, no more than
     the batches): batches read none of each other's files (:func:`_batches`), so each is fixed
-    alone, in one process. A batch goes to a forked process when one is free, else this one fixes
-    it; the outcomes are taken in the batches' order, as one process takes them. A batch whose
-    process failed is fixed here, where a failure is reported as a one-process run reports it."""
+    alone, in one process. A batch goes to a forked process when one holds fewer than
+    :data:`BATCHES_HELD`, else this one fixes it; the outcomes are taken in the batches' order, as
+    one process takes them. A batch whose process failed is fixed here, where a failure is
+    reported as a one-process run reports it."""
     global _shared, _fixed_here
     # a boundary: only a run with several processes and several batches pays for these imports
     import multiprocessing
@@ -339,7 +344,7 @@ def _fix_shared(fixing: _Fixing, batches: list[set[str]], offered: Offered, find
         with ProcessPoolExecutor(forked, multiprocessing.get_context("fork")) as pool:
             for number in range(len(batches)):
                 take_finished([future for future in pending if future.done()])
-                if not broken and len(pending) < forked:
+                if not broken and len(pending) < BATCHES_HELD * forked:
                     try:
                         pending[pool.submit(_fix_shared_batch, number)] = number
                         continue
