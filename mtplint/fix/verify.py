@@ -119,8 +119,10 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
             return _shown_not_offered(findings, *_stored_refusals(stored, offered, findings))
     root = settings.pipeline.root
     fixing = _Fixing(settings, unsafe, analysed, processes, cache is not None)
-    batches = _batches(offered.linked, root, analysed or {})
-    if processes > 1 and len(batches) > 1 and hasattr(os, "fork"):
+    # shared out among the run's processes when there are more fixes' files than one batch holds
+    shared = processes > 1 and len(offered.linked) > VERIFY_BATCH_FILES and hasattr(os, "fork")
+    batches = _batches(offered.linked, root, analysed or {}, SHARED_BATCH_FILES if shared else VERIFY_BATCH_FILES)
+    if shared and len(batches) > 1:
         _fix_shared(fixing, batches, offered, findings)
     else:
         for number, batch in enumerate(batches):
@@ -191,17 +193,24 @@ class Offered:
 #: to the end (the benchmark's mixed 100k tree: some 3,500 fixes, 800 tries, 46 MB). Fixes whose
 #: files read none of each other's are independent, and verified in batches of this many files
 VERIFY_BATCH_FILES = 64
+#: files a batch holds when the batches are shared out among processes (:func:`_fix_shared`): the
+#: processes then finish within a small batch of each other. A batch's own cost (its fixing's
+#: set-up) is small next to its files': the benchmark's mixed 10k tree's fixes cost about as much
+#: in batches of 16 files as of 64
+SHARED_BATCH_FILES = 16
 
 
 #: the fixes' files whose paths :func:`_batches` resolves before it forgets what it resolved
 RESOLVED_AT_ONCE = 256
 
 
-def _batches(linked: Mapping[str, set[str]], root: Path, analysed: Mapping[str, AnalysedFile]) -> list[set[str]]:
+def _batches(linked: Mapping[str, set[str]], root: Path, analysed: Mapping[str, AnalysedFile],
+             batch_files: int | None = None) -> list[set[str]]:
     """The files of the offered fixes (display names), in batches that read none of each other's
     files, as far as the run knows: a finding's file and those its fix edits go together (``linked``,
     :attr:`Offered.linked`), with the files the run's analysis of it read
-    (:attr:`AnalysedFile.requested`)."""
+    (:attr:`AnalysedFile.requested`). Of ``batch_files`` files each (:data:`VERIFY_BATCH_FILES`
+    without it), more where linked files need them."""
     from mtplint.extract import FileLoader
     from mtplint.fix.relint import linked_sets
 
@@ -222,9 +231,10 @@ def _batches(linked: Mapping[str, set[str]], root: Path, analysed: Mapping[str, 
         return {real_path(path) for path in paths} | (
             {real_path(Path(path)) for path in requested} if requested is not None else set())
 
+    size = VERIFY_BATCH_FILES if batch_files is None else batch_files
     batches: list[set[str]] = []
     for indices in linked_sets(range(len(names)), reads):
-        if not batches or len(batches[-1]) + len(indices) > VERIFY_BATCH_FILES:
+        if not batches or len(batches[-1]) + len(indices) > size:
             batches.append(set())
         batches[-1].update(names[index] for index in indices)
     return batches
