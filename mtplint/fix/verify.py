@@ -105,7 +105,8 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
     the settings, the findings offering fixes or a file the fixing read change. ``analysed``: the
     run's own analyses of the files whose findings offer a fix
     (:attr:`mtplint.lint.LintResult.analysed`), which the fixing takes rather than analyse them again;
-    ``processes``: the run's, which share out the analysis of a large try of fixes."""
+    ``processes``: the run's, which share out the batches of a large run's fixes
+    (:func:`_fix_shared`), or the analysis of a large try of fixes."""
     offered = Offered(findings, unsafe)
     if not offered.linked:
         return findings
@@ -384,7 +385,6 @@ def _fix_shared_batch(number: int) -> BatchOutcome:
     if _shared is None:
         raise RuntimeError("not forked from a verification")  # the batch is fixed in the parent
     return _fix_batch(*_shared, number)
-
 
 
 def _refused_from(record: dict[str, Any] | None, offered: int) -> list[tuple[int, str | None]] | None:
