@@ -14,6 +14,7 @@ projects') keeps them in memory, as it always did.
 
 from __future__ import annotations
 
+import os
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -80,12 +81,19 @@ class KeptResults:
             self._file = tempfile.TemporaryFile(prefix="mtplint-")  # noqa: SIM115
         offset = self._file.seek(0, 2)
         self._file.write(data)
+        # in the file, not its buffer, for :meth:`read` (as the next write's seek would write it)
+        self._file.flush()
         return offset, len(data)
 
     def read(self, offset: int, size: int) -> bytes:
-        assert self._file is not None
-        self._file.seek(offset)
-        return self._file.read(size)
+        file = self._file
+        assert file is not None
+        if not hasattr(os, "pread"):  # pragma: no cover - not Unix, where no process is forked
+            file.seek(offset)
+            return file.read(size)
+        # at an offset, not through the file's position: the processes forked to verify fixes
+        # (mtplint.fix.verify) read the same open file, and would move each other's
+        return os.pread(file.fileno(), size, offset)
 
     def write_value(self, value: object) -> tuple[int, int]:
         """``value`` pickled and appended (:meth:`write`): its offset and size."""

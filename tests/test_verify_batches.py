@@ -73,7 +73,7 @@ def test_batches_that_read_the_same_file_are_verified_together(tmp_path: Path, m
     write_files(tmp_path, TREE)
     whole, [everything] = _verified_in(tmp_path, monkeypatch, 10_000, True)
     real_batches = verify._batches
-    monkeypatch.setattr(verify, "_batches", lambda linked, root, analysed: real_batches(linked, root, {}))
+    monkeypatch.setattr(verify, "_batches", lambda linked, root, analysed, *size: real_batches(linked, root, {}, *size))
     split, fixings = _verified_in(tmp_path, monkeypatch, 1, True)
     assert split == whole
     assert len(fixings) > 2 and fixings[-1] == everything == {f for files in fixings[:-1] for f in files}
@@ -215,3 +215,96 @@ def test_a_batch_leaves_no_yaml_tree_to_the_next(tmp_path: Path, monkeypatch: py
     batched, fixings = _verified_in(tmp_path, monkeypatch, 1, True)
     assert batched == whole
     assert len(held) == 1 + len(fixings) and any(held)  # the compose stack's YAML files were parsed
+
+
+#: stand-alone scripts each offering a fix, besides :data:`TREE`: batches enough to share out
+SCRIPTS = {f"svc{number:02}/serve.sh": TREE["alone/serve-0.sh"] for number in range(12)}
+
+
+def _fixed_by(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, processes: int, forked: Any = None,
+              batch_files: int = 2, shared_files: int = 2) -> tuple[list[tuple[object, ...]], list[int]]:
+    """The findings as ``check`` shows them after verifying their fixes over ``processes``, in
+    batches of ``batch_files`` files (``shared_files`` when shared out among processes), and the
+    process that fixed each batch. ``forked``: what a forked process does before fixing a batch."""
+    pids = tmp_path.parent / f"pids-{processes}"
+    pids.write_text("")
+    parent = verify_os.getpid()
+    real_fix_project = fix_apply.fix_project
+
+    def fix_project(*args: Any, **kwargs: Any) -> Any:
+        if forked is not None and verify_os.getpid() != parent:
+            forked()
+        with pids.open("a") as out:  # appended by whichever process fixes the batch
+            out.write(f"{verify_os.getpid()}\n")
+        return real_fix_project(*args, **kwargs)
+
+    monkeypatch.setattr(fix_apply, "fix_project", fix_project)
+    monkeypatch.setattr(verify, "VERIFY_BATCH_FILES", batch_files)
+    monkeypatch.setattr(verify, "SHARED_BATCH_FILES", shared_files)
+    settings = LintSettings(pipeline=Options(root=tmp_path))
+    with contextlib.chdir(tmp_path):
+        result = lint([tmp_path], settings, jobs=1)
+        shown = _shown(verify.verified(result.findings, settings, True, analysed=result.analysed, processes=processes))
+    monkeypatch.undo()
+    return shown, [int(pid) for pid in pids.read_text().split()]
+
+
+def test_a_run_with_several_processes_shares_its_batches_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With several processes (``--jobs``), the batches are fixed in this process and forked ones
+    (they read none of each other's files): each batch once, the fixes marked and refused, and why,
+    those of one process."""
+    write_files(tmp_path, {**TREE, **SCRIPTS})
+    alone, [pid] = (lambda shown, pids: (shown, sorted(set(pids))))(*_fixed_by(tmp_path, monkeypatch, 1))
+    shared, pids = _fixed_by(tmp_path, monkeypatch, 2)
+    assert shared == alone
+    assert any(fix is not None and "not applied by --fix" in fix[1] for *_, fix in shared)
+    assert len(set(pids)) == 2 and pid in pids
+    assert len(pids) == len(_fixed_by(tmp_path, monkeypatch, 1)[1]) >= 8
+
+
+def test_batches_shared_out_are_smaller_and_only_past_one_batch(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shared out among processes, the fixes' files go in smaller batches, so that the processes
+    finish close together; no process is forked for the fixes of one batch (a small run's)."""
+    write_files(tmp_path, {**TREE, **SCRIPTS})
+    alone, one = _fixed_by(tmp_path, monkeypatch, 1, batch_files=8, shared_files=2)
+    shared, pids = _fixed_by(tmp_path, monkeypatch, 2, batch_files=8, shared_files=2)
+    assert shared == alone and len(set(pids)) == 2 and len(pids) > len(one) + 4
+    small, [pid] = _fixed_by(tmp_path, monkeypatch, 2, batch_files=10_000, shared_files=2)
+    assert small == alone and pid == verify_os.getpid()
+
+
+def _fail() -> None:
+    raise RuntimeError("a batch that fails in its process")
+
+
+def _die() -> None:
+    verify_os._exit(3)
+
+
+@pytest.mark.parametrize("forked", [_fail, _die])
+def test_a_batch_whose_process_failed_is_fixed_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    forked: Any) -> None:
+    """A batch whose forked process raised, or died, is fixed in this process: no batch is lost,
+    and the output is the same as one process's."""
+    write_files(tmp_path, {**TREE, **SCRIPTS})
+    alone, _ = _fixed_by(tmp_path, monkeypatch, 1)
+    shared, pids = _fixed_by(tmp_path, monkeypatch, 2, forked)
+    assert shared == alone
+    assert set(pids) == {verify_os.getpid()} and len(pids) == len(_fixed_by(tmp_path, monkeypatch, 1)[1])
+
+
+def test_batches_shared_out_read_the_runs_temporary_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large run keeps its findings and analyses in a temporary file, which this process and the
+    forked ones read at once while they fix their batches: each reads what it asked for."""
+    from mtplint import kept
+
+    write_files(tmp_path, {**TREE, **{f"svc{number:02}/serve.sh": TREE["alone/serve-0.sh"] for number in range(40)}})
+    args = ["check", "--isolated", "--no-cache", "--output-format", "full", "--show-fixes", "--unsafe-fixes", "."]
+    expected = run_cli([*args, "--jobs", "1"], cwd=tmp_path)
+    assert expected[0] == 1 and "not applied by --fix" in expected[1]
+    monkeypatch.setattr(verify, "VERIFY_BATCH_FILES", 2)
+    monkeypatch.setattr(verify, "SHARED_BATCH_FILES", 2)
+    monkeypatch.setattr(kept, "HELD_IN_MEMORY", 0)
+    monkeypatch.setattr(kept, "FINDINGS_CHUNK", 2)
+    assert run_cli([*args, "--jobs", "2"], cwd=tmp_path) == expected

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -24,12 +25,18 @@ from mtplint.pathtext import is_file, join, path_parts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from concurrent.futures import Future
     from typing import Any
 
     from mtplint.analysed import AnalysedFile
     from mtplint.cache import Cache
     from mtplint.config import LintSettings
     from mtplint.fix.apply import FixRun, RejectedFix
+
+
+#: what the fixing of a batch of files found: the refused fixes (their numbers among the offered
+#: ones), why each was refused (by :func:`_key`), and the real paths of the files it read
+BatchOutcome = tuple[list[int], dict[tuple[str, str, str], str], tuple[str, ...]]
 
 
 def _key(finding: Finding) -> tuple[str, str, str]:
@@ -98,7 +105,8 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
     the settings, the findings offering fixes or a file the fixing read change. ``analysed``: the
     run's own analyses of the files whose findings offer a fix
     (:attr:`mtplint.lint.LintResult.analysed`), which the fixing takes rather than analyse them again;
-    ``processes``: the run's, which share out the analysis of a large try of fixes."""
+    ``processes``: the run's, which share out the batches of a large run's fixes
+    (:func:`_fix_shared`), or the analysis of a large try of fixes."""
     offered = Offered(findings, unsafe)
     if not offered.linked:
         return findings
@@ -112,17 +120,16 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
             return _shown_not_offered(findings, *_stored_refusals(stored, offered, findings))
     root = settings.pipeline.root
     fixing = _Fixing(settings, unsafe, analysed, processes, cache is not None)
-    batches = _batches(offered.linked, root, analysed or {})
-    for number, batch in enumerate(batches):
-        if number:
-            # the run switches the cyclic collector off (mtplint.cli.main), and a batch's fixing
-            # leaves cycles (parsed YAML, edits): kept to the end of the run, they grew with the
-            # tree's fixes (the benchmark's mixed 100k tree: 54 batches, some 6 MB). Only what the
-            # last batch allocated is looked at (the younger generations), and only before another:
-            # after a run's only batch (a pre-commit hook's, a one-file check) the collection would
-            # cost more than that batch's fixing, to free what the process's exit frees anyway
-            gc.collect(1)
-        fixing.run(batch, offered.among(findings, batch))
+    # shared out among the run's processes when there are more fixes' files than one batch holds
+    shared = processes > 1 and len(offered.linked) > VERIFY_BATCH_FILES and hasattr(os, "fork")
+    batches = _batches(offered.linked, root, analysed or {}, SHARED_BATCH_FILES if shared else VERIFY_BATCH_FILES)
+    if shared and len(batches) > 1:
+        _fix_shared(fixing, batches, offered, findings)
+    else:
+        for number, batch in enumerate(batches):
+            if number:
+                _collect_batch_cycles()
+            fixing.run(batch, offered.among(findings, batch))
     if fixing.overlapping:
         # a file one batch's fixing read was read by another's too, through a file the run kept no
         # analysis of: their fixes may meet, so they are verified together, as one fixing
@@ -187,17 +194,24 @@ class Offered:
 #: to the end (the benchmark's mixed 100k tree: some 3,500 fixes, 800 tries, 46 MB). Fixes whose
 #: files read none of each other's are independent, and verified in batches of this many files
 VERIFY_BATCH_FILES = 64
+#: files a batch holds when the batches are shared out among processes (:func:`_fix_shared`): the
+#: processes then finish within a small batch of each other. A batch's own cost (its fixing's
+#: set-up) is small next to its files': the benchmark's mixed 10k tree's fixes cost about as much
+#: in batches of 16 files as of 64
+SHARED_BATCH_FILES = 16
 
 
 #: the fixes' files whose paths :func:`_batches` resolves before it forgets what it resolved
 RESOLVED_AT_ONCE = 256
 
 
-def _batches(linked: Mapping[str, set[str]], root: str, analysed: Mapping[str, AnalysedFile]) -> list[set[str]]:
+def _batches(linked: Mapping[str, set[str]], root: str, analysed: Mapping[str, AnalysedFile],
+             batch_files: int | None = None) -> list[set[str]]:
     """The files of the offered fixes (display names), in batches that read none of each other's
     files, as far as the run knows: a finding's file and those its fix edits go together (``linked``,
     :attr:`Offered.linked`), with the files the run's analysis of it read
-    (:attr:`AnalysedFile.requested`)."""
+    (:attr:`AnalysedFile.requested`). Of ``batch_files`` files each (:data:`VERIFY_BATCH_FILES`
+    without it), more where linked files need them."""
     from mtplint.extract import FileLoader
     from mtplint.fix.relint import linked_sets
 
@@ -218,9 +232,10 @@ def _batches(linked: Mapping[str, set[str]], root: str, analysed: Mapping[str, A
         return {real_path(path) for path in paths} | (
             {real_path(path) for path in requested} if requested is not None else set())
 
+    size = VERIFY_BATCH_FILES if batch_files is None else batch_files
     batches: list[set[str]] = []
     for indices in linked_sets(range(len(names)), reads):
-        if not batches or len(batches[-1]) + len(indices) > VERIFY_BATCH_FILES:
+        if not batches or len(batches[-1]) + len(indices) > size:
             batches.append(set())
         batches[-1].update(names[index] for index in indices)
     return batches
@@ -253,6 +268,10 @@ class _Fixing:
     def run(self, files: set[str], offered: Sequence[tuple[int, Finding]]) -> None:
         """Fix ``files`` in memory, noting which of the ``offered`` fixes in them (the check's
         findings with an applicable fix, numbered: :meth:`Offered.among`) the fixing refused, and why."""
+        self.take(self.fixed(files, offered, self.processes))
+
+    def fixed(self, files: set[str], offered: Sequence[tuple[int, Finding]], processes: int) -> BatchOutcome:
+        """What the fixing of ``files`` in memory, over ``processes``, found of the ``offered`` fixes in them."""
         from mtplint.edits.argv import forget_sources
         from mtplint.fix.apply import fix_project
 
@@ -260,20 +279,113 @@ class _Fixing:
         # in the order of path objects: by their components
         paths = sorted((join(root, name) for name in files), key=path_parts)
         run = fix_project([path for path in paths if is_file(path)], self.settings, unsafe=self.unsafe,
-                          analysed=self.analysed, processes=self.processes)
+                          analysed=self.analysed, processes=processes)
         forget_sources()
         numbers = {id(finding): number for number, finding in offered}
-        self.refused.extend(numbers[id(finding)]
-                            for finding in unapplied([finding for _, finding in offered], run, self.unsafe))
-        for key, reason in _reasons(run.rejected).items():
+        refused = [numbers[id(finding)] for finding in unapplied([finding for _, finding in offered], run, self.unsafe)]
+        return refused, _reasons(run.rejected), run.read
+
+    def take(self, outcome: BatchOutcome) -> None:
+        """A batch's outcome, after those of the batches before it."""
+        refused, reasons, names = outcome
+        self.refused.extend(refused)
+        for key, reason in reasons.items():
             self.reasons.setdefault(key, reason)
         read = self.read_digests
-        self.overlapping = self.overlapping or any(name in read for name in run.read)
-        for name in run.read:
+        self.overlapping = self.overlapping or any(name in read for name in names)
+        for name in names:
             read.add(name)
         if self.keep_read:
-            self.read.update(run.read)
+            self.read.update(names)
 
+
+def _collect_batch_cycles() -> None:
+    """Before a batch's fixing, the cycles the last one left. The run switches the cyclic collector
+    off (mtplint.cli.main), and a batch's fixing leaves cycles (parsed YAML, edits): kept to the end
+    of the run, they grew with the tree's fixes (the benchmark's mixed 100k tree: 54 batches, some
+    6 MB). Only what the last batch allocated is looked at (the younger generations), and only
+    before another: after a run's only batch (a pre-commit hook's, a one-file check) the collection
+    would cost more than that batch's fixing, to free what the process's exit frees anyway."""
+    gc.collect(1)
+
+
+#: batches each forked process holds when a verification is shared out: the one it fixes and the
+#: next, so that it does not wait for this process to finish a batch of its own before it gets one
+BATCHES_HELD = 2
+
+#: what forked processes fixing batches of a verification take from this one: the fixing, the
+#: batches, the offered fixes and the check's findings (:func:`_fix_shared`)
+_shared: tuple[_Fixing, list[set[str]], Offered, Sequence[Finding]] | None = None
+#: batches this process fixed, of a verification shared out among processes
+_fixed_here = 0
+
+
+def _fix_shared(fixing: _Fixing, batches: list[set[str]], offered: Offered, findings: Sequence[Finding]) -> None:
+    """The batches fixed by this process and forked ones (``fixing.processes`` in all, no more than
+    the batches): batches read none of each other's files (:func:`_batches`), so each is fixed
+    alone, in one process. A batch goes to a forked process when one holds fewer than
+    :data:`BATCHES_HELD`, else this one fixes it; the outcomes are taken in the batches' order, as
+    one process takes them. A batch whose process failed is fixed here, where a failure is
+    reported as a one-process run reports it."""
+    global _shared, _fixed_here
+    # a boundary: only a run with several processes and several batches pays for these imports
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    outcomes: dict[int, BatchOutcome] = {}
+    pending: dict[Future[BatchOutcome], int] = {}
+    broken = False
+    forked = min(fixing.processes, len(batches)) - 1
+
+    def here(number: int) -> None:
+        outcomes[number] = _fix_batch(fixing, batches, offered, findings, number)
+
+    def take_finished(futures: Iterable[Future[BatchOutcome]]) -> None:
+        nonlocal broken
+        for future in futures:
+            number = pending.pop(future)
+            try:
+                outcomes[number] = future.result()
+            except Exception as error:
+                broken = broken or isinstance(error, BrokenProcessPool)
+                here(number)
+
+    _shared, _fixed_here = (fixing, batches, offered, findings), 0  # what the forked processes inherit
+    try:
+        with ProcessPoolExecutor(forked, multiprocessing.get_context("fork")) as pool:
+            for number in range(len(batches)):
+                take_finished([future for future in pending if future.done()])
+                if not broken and len(pending) < BATCHES_HELD * forked:
+                    try:
+                        pending[pool.submit(_fix_shared_batch, number)] = number
+                        continue
+                    except BrokenProcessPool:
+                        broken = True
+                here(number)
+            take_finished(list(pending))
+    finally:
+        _shared = None
+    for number in range(len(batches)):
+        fixing.take(outcomes[number])
+
+
+def _fix_batch(fixing: _Fixing, batches: list[set[str]], offered: Offered, findings: Sequence[Finding],
+               number: int) -> BatchOutcome:
+    """The outcome of the batch ``number``, fixed in this process (of a verification shared out)."""
+    global _fixed_here
+    if _fixed_here:
+        _collect_batch_cycles()
+    _fixed_here += 1
+    batch = batches[number]
+    return fixing.fixed(batch, offered.among(findings, batch), 1)
+
+
+def _fix_shared_batch(number: int) -> BatchOutcome:
+    """In a forked process: the outcome of the batch ``number`` of the verification it was forked from."""
+    if _shared is None:
+        raise RuntimeError("not forked from a verification")  # the batch is fixed in the parent
+    return _fix_batch(*_shared, number)
 
 
 def _refused_from(record: dict[str, Any] | None, offered: int) -> list[tuple[int, str | None]] | None:
