@@ -1,15 +1,12 @@
-"""``--jobs N``: files analysed in N - 1 worker processes and this one, as the walk finds them.
+"""``--jobs N``: work shared out between N - 1 worker processes and this one (:func:`shared_out`).
 
-Chunks of consecutive files (they share a directory's ``.env``, pins and scripts) go to a
-:class:`~concurrent.futures.ProcessPoolExecutor` of forked workers, which load the extractors,
-engines and rules first thing. While every worker has a chunk running and one waiting, this
-process analyses the next few files itself (:data:`OWN_FILES`), then looks again: no more
-processes than asked for compete for the CPUs, and no worker waits long for its next chunk.
-
-A chunk a worker could not analyse (an exception there, or the worker killed: ``BrokenProcessPool``)
-is analysed in this process, where a failure is reported as a one-process run reports it: no file
-is lost, and the output is the same for any ``--jobs``. Results come back as they are finished,
-with their place in the walk (:func:`mtplint.lint.assemble` puts them back in order).
+Chunks of consecutive files (they share a directory's ``.env``, pins and scripts) go to forked
+workers, which load the extractors, engines and rules first thing. While every worker has a chunk
+running and one waiting, this process analyses the next few files itself (:data:`OWN_FILES`): no
+more processes than asked for compete for the CPUs, and no worker waits long for its next chunk.
+A chunk a worker could not analyse is analysed here, as a one-process run does: the output is the
+same for any ``--jobs``. Results come back as they are finished, with their place in the walk
+(:func:`mtplint.lint.assemble` orders them). The fix verification shares its batches out alike.
 """
 
 from __future__ import annotations
@@ -28,6 +25,8 @@ from mtplint.result_pickle import dump_result, load_result
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
+    from concurrent.futures import Executor
+    from typing import TypeVar
 
     from mtplint.cache import Dependencies
     from mtplint.config import LintSettings
@@ -41,6 +40,9 @@ if TYPE_CHECKING:
     Done = tuple[bytes | int, Dependencies | None, tuple[str, ...] | None]
     Analysed = tuple[int, Candidate, FileResult, Dependencies | None, tuple[str, ...] | None]
     Kept = Callable[[FileResult], FileResult | None]
+    Item = TypeVar("Item")
+    Answer = TypeVar("Answer")
+    Out = TypeVar("Out")
 
 #: files per chunk: enough that sending costs little, few enough that the first chunks go out while
 #: the walk goes on and that no process idles long at the end while another finishes a chunk
@@ -57,62 +59,77 @@ def analyse_in_workers(work: Iterable[Work], groups: Sequence[RunGroup], workers
                        analyse_here: Callable[[int, Candidate],
                                               tuple[FileResult, Dependencies | None, tuple[str, ...] | None]],
                        kept: Kept) -> Iterator[Analysed]:
-    """The result of each file of ``work`` (in the order they are finished), over ``workers``
-    processes. ``groups``: the run's configuration groups, growing as the walk meets them (each
-    file's is there before the file is in ``work``); ``with_deps``: each result comes with what it
-    depends on (the cache); ``analyse_here``: a file's analysis in this process; ``kept``: what this
-    process keeps of a result (:func:`mtplint.lint.needed_by_the_assembly`), all a worker sends of
-    one that neither the cache nor a fix's verification takes whole."""
+    """The result of each file of ``work`` (as they are finished), over ``workers`` processes.
+    ``groups``: the run's configuration groups, growing as the walk meets them (each file's is there
+    before the file is in ``work``); ``with_deps``: results come with what they depend on (the cache);
+    ``analyse_here``: a file's analysis in this process; ``kept``: what this process keeps of a result
+    (:func:`mtplint.lint.needed_by_the_assembly`), all a worker sends unless the cache or a fix's
+    verification takes it whole."""
     # forked, a worker starts with this process's first group (house rules read); spawned (Windows),
     # it imports mtplint again and builds it from its settings
     fork = _can_fork()
     first = groups[0] if fork else (groups[0].settings, groups[0].codes)
     context = multiprocessing.get_context("fork" if fork else "spawn")
     pool = ProcessPoolExecutor(workers - 1, context, initializer=_start_worker, initargs=(first, with_deps, kept))
-    pending: dict[Future[list[Done]], list[Work]] = {}
-    broken = False
 
-    def finished(block: bool) -> Iterator[Analysed]:
-        nonlocal broken
-        if block:
-            done: Iterable[Future[list[Done]]] = wait(pending, return_when=FIRST_COMPLETED).done
-        else:
-            done = [future for future in pending if future.done()]
-        for future in done:
-            chunk = pending.pop(future)
-            try:
-                answers = future.result()
-            except Exception as error:  # analysed here, where a failure is reported as a one-process run does
-                broken = broken or isinstance(error, BrokenProcessPool)
-                yield from here(chunk)
-                continue
-            for (index, candidate), (data, deps, requested) in zip(chunk, answers, strict=True):
-                result = load_result(data, groups[candidate.group]) if isinstance(data, bytes) else quiet_result(data)
-                yield index, candidate, result, deps, requested
+    def submit(chunk: list[Work]) -> Future[list[Done]]:
+        numbers = {candidate.group for _, candidate in chunk} - {0}
+        sent: list[SentFile] = [(os.fspath(candidate.path), candidate.kind, candidate.explicit, candidate.group)
+                                for _, candidate in chunk]
+        return pool.submit(_run_chunk, sent, {number: (groups[number].settings, groups[number].codes)
+                                              for number in numbers})
 
     def here(chunk: list[Work]) -> Iterator[Analysed]:
         for index, candidate in chunk:
             yield index, candidate, *analyse_here(index, candidate)
 
-    items = iter(work)
+    def answered(chunk: list[Work], answers: list[Done]) -> Iterator[Analysed]:
+        for (index, candidate), (data, deps, requested) in zip(chunk, answers, strict=True):
+            result = load_result(data, groups[candidate.group]) if isinstance(data, bytes) else quiet_result(data)
+            yield index, candidate, result, deps, requested
+
+    yield from shared_out(pool, work, submit, here, answered, CHUNK_FILES, OWN_FILES, HELD * (workers - 1))
+
+
+def shared_out(pool: Executor, items: Iterable[Item], submit: Callable[[list[Item]], Future[Answer]],
+               here: Callable[[list[Item]], Iterable[Out]], answered: Callable[[list[Item], Answer], Iterable[Out]],
+               chunk_items: int, own_items: int, held: int) -> Iterator[Out]:
+    """The outputs of ``items`` (as they are finished), done by ``pool``'s workers and this process:
+    chunks of ``chunk_items`` are ``submit``-ted while the workers hold fewer than ``held``, else
+    this process does the next ``own_items`` (``here``) and looks again. A worker's answer becomes
+    outputs by ``answered``; a chunk whose task raised or whose worker died is done ``here``, and
+    once the pool is broken every item is. The pool is shut down at the end."""
+    pending: dict[Future[Answer], list[Item]] = {}
+    broken = False
+
+    def finished(block: bool) -> Iterator[Out]:
+        nonlocal broken
+        done = wait(pending, return_when=FIRST_COMPLETED).done if block else [f for f in pending if f.done()]
+        for future in done:
+            chunk = pending.pop(future)
+            try:
+                answer = future.result()
+            except Exception as error:  # done here, where a failure is reported as a one-process run does
+                broken = broken or isinstance(error, BrokenProcessPool)
+                yield from here(chunk)
+                continue
+            yield from answered(chunk, answer)
+
+    remaining = iter(items)
     try:
         while True:
             yield from finished(block=False)
-            if broken or len(pending) >= HELD * (workers - 1):
-                own = list(islice(items, OWN_FILES))
+            if broken or len(pending) >= held:
+                own = list(islice(remaining, own_items))
                 if not own:
                     break
                 yield from here(own)
                 continue
-            chunk = list(islice(items, CHUNK_FILES))
+            chunk = list(islice(remaining, chunk_items))
             if not chunk:
                 break
-            numbers = {candidate.group for _, candidate in chunk} - {0}
-            sent: list[SentFile] = [(os.fspath(candidate.path), candidate.kind, candidate.explicit, candidate.group)
-                                    for _, candidate in chunk]
             try:
-                pending[pool.submit(_run_chunk, sent, {number: (groups[number].settings, groups[number].codes)
-                                                       for number in numbers})] = chunk
+                pending[submit(chunk)] = chunk
             except BrokenProcessPool:
                 broken = True
                 yield from here(chunk)
@@ -129,9 +146,8 @@ def _can_fork() -> bool:
 # -- in a worker ------------------------------------------------------------------------------------
 
 class _WorkerState:
-    """What a worker process keeps from one chunk to the next: the run's groups (each with its
-    configuration's GPU and model catalogs), its loader, whether the run has a cache, and what
-    the run keeps of a result."""
+    """What a worker keeps from one chunk to the next: the run's groups (each with its configuration's
+    GPU and model catalogs), its loader, whether the run has a cache, and what it keeps of a result."""
 
     def __init__(self, first: RunGroup, with_deps: bool, kept: Kept) -> None:
         self.groups = {0: first}
@@ -144,9 +160,8 @@ _worker: _WorkerState | None = None
 
 
 def _start_worker(first: RunGroup | tuple[LintSettings, tuple[str, ...]], with_deps: bool, kept: Kept) -> None:
-    """A worker's first task, while this process starts the walk: the run's first configuration
-    (forked: this process's, house rules included; spawned: built from its settings) and the code
-    analysing files needs."""
+    """A worker's first task, while this process starts the walk: the run's first configuration (forked:
+    this process's, house rules included; spawned: built from its settings) and the analysis code."""
     global _worker
     group = first if isinstance(first, RunGroup) else RunGroup(*first)
     _worker = _WorkerState(group, with_deps, kept)

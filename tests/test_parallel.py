@@ -313,3 +313,65 @@ def test_this_process_looks_at_the_workers_every_few_files(tmp_path: Path, monke
     result = lint.lint([tree], lint.LintSettings(Options(tree)), jobs=2)
     assert result.processes == 2 and result.findings
     assert 0 < in_a_row[1] <= parallel.OWN_FILES < parallel.CHUNK_FILES
+
+
+def _squares(chunk: list[int]) -> list[tuple[int, int]]:
+    return [(number * number, os.getpid()) for number in chunk]
+
+
+def _raises_on_seven(chunk: list[int]) -> list[tuple[int, int]]:
+    if 7 in chunk:
+        raise RuntimeError("a bug that only shows in a worker")
+    return _squares(chunk)
+
+
+def _dies_on_seven(chunk: list[int]) -> list[tuple[int, int]]:
+    if 7 in chunk:
+        os._exit(1)
+    return _squares(chunk)
+
+
+@pytest.mark.parametrize("task", [_squares, _raises_on_seven, _dies_on_seven])
+def test_work_shared_out_is_done_once_each_failed_chunk_here(task: Any) -> None:
+    """The primitive of ``--jobs`` and of the fix verification: consecutive items go to the workers
+    in chunks, or are done here while the workers hold theirs; a chunk whose task raised, or whose
+    worker died, is done here. Every item once, a chunk's outputs together and in its order, and
+    the pool shut down at the end."""
+    import multiprocessing
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    from mtplint import parallel
+
+    pool = ProcessPoolExecutor(2, multiprocessing.get_context("fork"))
+    submitted: list[list[int]] = []
+    done_here: list[list[int]] = []
+
+    def submit(chunk: list[int]) -> Future[list[tuple[int, int]]]:
+        submitted.append(chunk)
+        return pool.submit(task, chunk)
+
+    def here(chunk: list[int]) -> list[tuple[int, int, int]]:
+        done_here.append(chunk)
+        return [(number, number * number, os.getpid()) for number in chunk]
+
+    def answered(chunk: list[int], answer: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
+        return [(number, *squared) for number, squared in zip(chunk, answer, strict=True)]
+
+    outputs = list(parallel.shared_out(pool, range(40), submit, here, answered, 3, 2, 4))
+    assert sorted((number, square) for number, square, _ in outputs) == [(n, n * n) for n in range(40)]
+    chunks = sorted(submitted + [chunk for chunk in done_here if chunk not in submitted])
+    assert [number for chunk in chunks for number in chunk] == list(range(40))  # consecutive items
+    assert submitted[:4] == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 10, 11]]  # the workers hold 4 at first
+    for chunk in chunks:  # each chunk's outputs in a row, in its order, from one process
+        start = [number for number, _, _ in outputs].index(chunk[0])
+        assert [number for number, _, _ in outputs[start:start + len(chunk)]] == chunk
+        assert len({pid for _, _, pid in outputs[start:start + len(chunk)]}) == 1
+    by_worker = {number for number, _, pid in outputs if pid != os.getpid()}
+    if task is _squares:
+        assert {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11} <= by_worker
+    else:
+        assert [6, 7, 8] in done_here and 7 not in by_worker
+    if task is _raises_on_seven:  # the pool still works: the other chunks it held were done there
+        assert {0, 1, 2, 3, 4, 5, 9, 10, 11} <= by_worker
+    with pytest.raises(RuntimeError):
+        pool.submit(_squares, [1])

@@ -322,70 +322,49 @@ _fixed_here = 0
 
 def _fix_shared(fixing: _Fixing, batches: list[set[str]], offered: Offered, findings: Sequence[Finding]) -> None:
     """The batches fixed by this process and forked ones (``fixing.processes`` in all, no more than
-    the batches): batches read none of each other's files (:func:`_batches`), so each is fixed
-    alone, in one process. A batch goes to a forked process when one holds fewer than
-    :data:`BATCHES_HELD`, else this one fixes it; the outcomes are taken in the batches' order, as
-    one process takes them. A batch whose process failed is fixed here, where a failure is
-    reported as a one-process run reports it."""
+    the batches), as :func:`mtplint.parallel.shared_out` shares work out, a batch at a time: batches
+    read none of each other's files (:func:`_batches`), so each is fixed alone, in one process. The
+    outcomes are taken in the batches' order, as one process takes them."""
     global _shared, _fixed_here
     # a boundary: only a run with several processes and several batches pays for these imports
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
 
-    outcomes: dict[int, BatchOutcome] = {}
-    pending: dict[Future[BatchOutcome], int] = {}
-    broken = False
+    from mtplint.parallel import shared_out
+
+    def submit(numbers: list[int]) -> Future[BatchOutcome]:
+        return pool.submit(_fix_shared_batch, *numbers)
+
+    def here(numbers: list[int]) -> list[tuple[int, BatchOutcome]]:
+        return [(number, _fix_shared_batch(number)) for number in numbers]
+
+    def answered(numbers: list[int], outcome: BatchOutcome) -> list[tuple[int, BatchOutcome]]:
+        return [(numbers[0], outcome)]
+
     forked = min(fixing.processes, len(batches)) - 1
-
-    def here(number: int) -> None:
-        outcomes[number] = _fix_batch(fixing, batches, offered, findings, number)
-
-    def take_finished(futures: Iterable[Future[BatchOutcome]]) -> None:
-        nonlocal broken
-        for future in futures:
-            number = pending.pop(future)
-            try:
-                outcomes[number] = future.result()
-            except Exception as error:
-                broken = broken or isinstance(error, BrokenProcessPool)
-                here(number)
-
     _shared, _fixed_here = (fixing, batches, offered, findings), 0  # what the forked processes inherit
     try:
-        with ProcessPoolExecutor(forked, multiprocessing.get_context("fork")) as pool:
-            for number in range(len(batches)):
-                take_finished([future for future in pending if future.done()])
-                if not broken and len(pending) < BATCHES_HELD * forked:
-                    try:
-                        pending[pool.submit(_fix_shared_batch, number)] = number
-                        continue
-                    except BrokenProcessPool:
-                        broken = True
-                here(number)
-            take_finished(list(pending))
+        pool = ProcessPoolExecutor(forked, multiprocessing.get_context("fork"))
+        # one batch a chunk, one fixed here at a time when the forked processes hold theirs
+        outcomes = dict(shared_out(pool, range(len(batches)), submit, here, answered, 1, 1, BATCHES_HELD * forked))
     finally:
         _shared = None
     for number in range(len(batches)):
         fixing.take(outcomes[number])
 
 
-def _fix_batch(fixing: _Fixing, batches: list[set[str]], offered: Offered, findings: Sequence[Finding],
-               number: int) -> BatchOutcome:
-    """The outcome of the batch ``number``, fixed in this process (of a verification shared out)."""
+def _fix_shared_batch(number: int) -> BatchOutcome:
+    """The outcome of the batch ``number`` of a verification shared out, fixed in this process or
+    in one forked from it."""
     global _fixed_here
+    if _shared is None:
+        raise RuntimeError("not forked from a verification")  # the batch is fixed in the parent
+    fixing, batches, offered, findings = _shared
     if _fixed_here:
         _collect_batch_cycles()
     _fixed_here += 1
     batch = batches[number]
     return fixing.fixed(batch, offered.among(findings, batch), 1)
-
-
-def _fix_shared_batch(number: int) -> BatchOutcome:
-    """In a forked process: the outcome of the batch ``number`` of the verification it was forked from."""
-    if _shared is None:
-        raise RuntimeError("not forked from a verification")  # the batch is fixed in the parent
-    return _fix_batch(*_shared, number)
 
 
 def _refused_from(record: dict[str, Any] | None, offered: int) -> list[tuple[int, str | None]] | None:
