@@ -24,6 +24,7 @@ from mtplint.pathtext import (
     parent_dir,
     path_name,
     path_parts,
+    path_suffix,
     relative_to,
     resolved_path,
 )
@@ -571,7 +572,7 @@ def _launchers_of(config_file: str, root: str) -> list[tuple[str, str]]:
             listed.add(current)
             for path in _files_in(current):
                 kind = classify(path)
-                if path == config or (kind is None and not _may_have_shebang(name_suffix(path_name(path)).lower())):
+                if path == config or (kind is None and not _may_have_shebang(path_suffix(path).lower())):
                     continue
                 try:
                     with open_regular(path) as handle:
@@ -624,10 +625,10 @@ def discover(paths: Iterable[str | os.PathLike[str]], root: str | os.PathLike[st
     given_paths = [normalized(path) for path in paths]
     if len(given_paths) == 1 and is_dir(given_paths[0]):
         # one directory's walk lists each file once: nothing to merge, and no path to compare
-        return list(_walked(given_paths[0], resolved_path(normalized(root)),
+        return list(_walked(given_paths[0], resolved_path(root),
                             *_walk_settings(given_paths[0], excludes, respect_gitignore, configs), configs))
     found: dict[str, Candidate] = {}
-    root_path = resolved_path(normalized(root))
+    root_path = resolved_path(root)
     readers: list[tuple[str, str, int]] = []
     for given in given_paths:
         group, walk_excludes, walk_gitignore = _walk_settings(given, excludes, respect_gitignore, configs)
@@ -665,7 +666,7 @@ def discover_as_walked(paths: Sequence[str | os.PathLike[str]], root: str | os.P
     if not all(is_dir(given) for given in given_paths):
         yield from discover(given_paths, root, excludes, respect_gitignore, configs)
         return
-    root_path = resolved_path(normalized(root))
+    root_path = resolved_path(root)
     if len(given_paths) == 1:  # one walk lists each file once
         yield from _walked(given_paths[0], root_path,
                            *_walk_settings(given_paths[0], excludes, respect_gitignore, configs), configs)

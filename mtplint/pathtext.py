@@ -64,6 +64,11 @@ def name_suffix(file_name: str) -> str:
     return file_name[dot:] if 0 < dot < len(file_name) - 1 else ""
 
 
+def path_suffix(path: str) -> str:
+    """``Path(path).suffix`` of a normalised path."""
+    return name_suffix(path_name(path))
+
+
 def name_stem(file_name: str) -> str:
     """``PurePath(name).stem``: the name without :func:`name_suffix`."""
     return file_name[:len(file_name) - len(name_suffix(file_name))]
@@ -115,7 +120,7 @@ def is_symlink(path: str) -> bool:
     return status is not None and stat.S_ISLNK(status.st_mode)
 
 
-def resolved_path(path: str) -> str:
+def resolved_path(path: str | os.PathLike[str]) -> str:
     """``str(Path(path).resolve())``: ``os.path.realpath``, and a RuntimeError for a symbolic link loop."""
     try:
         real = os.path.realpath(path)

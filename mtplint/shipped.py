@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 
+from mtplint.pathtext import read_text
+
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -18,5 +20,4 @@ def package_path(*parts: str) -> str:
 
 def read_package_text(*parts: str) -> str:
     """The text of a UTF-8 file inside the installed ``mtplint`` package."""
-    with open(package_path(*parts), encoding="utf-8") as file:
-        return file.read()
+    return read_text(package_path(*parts))

@@ -539,7 +539,7 @@ def load_catalog(extend: Sequence[str | os.PathLike[str]] = ()) -> dict[str, Rul
             if earlier is not None and earlier.origin == "builtin":
                 raise CatalogError(f"{path}: key `code`: {rule.code} is a built-in rule; house rules need their own code")
             if earlier is not None:
-                if resolved_path(normalized(earlier.origin)) == resolved_path(path):
+                if resolved_path(earlier.origin) == resolved_path(path):
                     continue  # the same file named twice (a configuration and --extend-rules add up)
                 raise CatalogError(f"{path}: key `code`: {rule.code} is already defined in {earlier.origin}")
             namesake = next((other for other in catalog.values() if other.name == rule.name), None)

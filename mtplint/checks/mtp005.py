@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from mtplint.checks import Finding, RuleContext
 from mtplint.discover import classify
-from mtplint.pathtext import name_suffix, normalized, path_name
+from mtplint.pathtext import normalized, path_name, path_suffix
 from mtplint.source import SourceFile
 
 #: what YAML readers read: vLLM and SGLang refuse a ``--config`` file with another suffix
@@ -27,7 +27,7 @@ def _yaml_sources(ctx: RuleContext) -> Iterator[tuple[SourceFile, str]]:
     with who reads it: ``compose``, ``kubernetes``, ``config`` (PyYAML) or ``other``."""
     report = ctx.report
     launch = report.launch
-    if name_suffix(path_name(launch.source.path)).lower() in _YAML_SUFFIXES:
+    if path_suffix(launch.source.path).lower() in _YAML_SUFFIXES:
         context = launch.context
         reader = ("compose" if context.startswith("service ") else "kubernetes" if " container " in context
                   else "other")
@@ -44,7 +44,7 @@ def _yaml_sources(ctx: RuleContext) -> Iterator[tuple[SourceFile, str]]:
     config_names = {path_name(normalized(name)) for name in report.parsed.config_files}
     for file in files:
         source = ctx.source_named(file)
-        if source is None or name_suffix(path_name(source.path)).lower() not in _YAML_SUFFIXES:
+        if source is None or path_suffix(source.path).lower() not in _YAML_SUFFIXES:
             continue
         if classify(source.path) == "compose":
             yield source, "compose"

@@ -108,8 +108,6 @@ class FileLoader:
         self._cache: dict[str, SourceFile | None] = {}
         #: the texts of :attr:`_cache` by the name findings show for them
         self._by_display: dict[str, SourceFile] = {}
-        self._cwd_text = self.cwd
-        self._root_text = self.root
         self._keys: dict[str, str] = {}
         #: directory as written (absolute) -> its real path; None: not a plain existing directory
         self._directories: dict[str, str | None] = {}
@@ -153,7 +151,7 @@ class FileLoader:
             resolved = os.path.realpath(path if os.path.isabs(path) else os.path.join(self.cwd, path))
         if resolved.startswith("//"):  # the one root POSIX keeps doubled: compared component by component
             return self._display_by_parts(normalized(resolved), path)
-        for base in (self._cwd_text, self._root_text):
+        for base in (self.cwd, self.root):
             if resolved == base:
                 return "."
             prefix = base if base.endswith("/") else base + "/"
@@ -193,7 +191,7 @@ class FileLoader:
         return real
 
     def _find_plain_real_path(self, path: str, not_a_link: bool = False) -> str | None:
-        absolute = path if os.path.isabs(path) else os.path.join(self._cwd_text, path)
+        absolute = path if os.path.isabs(path) else os.path.join(self.cwd, path)
         directory, name = os.path.split(absolute)
         if name in ("", ".", ".."):
             return None
@@ -262,7 +260,7 @@ class FileLoader:
         file system. (A name listed under another case may be the same file on a case-insensitive
         file system; a directory that cannot be listed: each name is asked.)"""
         # by its real path, the listing the version pins of the launches in it read too
-        real = self._real_directory(directory if os.path.isabs(directory) else os.path.join(self._cwd_text, directory))
+        real = self._real_directory(directory if os.path.isabs(directory) else os.path.join(self.cwd, directory))
         listing = self.listing(real if real is not None else directory)
         for name in names:
             if listing is not None and name not in listing[0] and name.lower() not in listing[1]:

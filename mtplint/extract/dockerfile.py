@@ -36,7 +36,7 @@ from mtplint.extract.launch import (
     recognise,
 )
 from mtplint.extract.shell.expansion import substitute_words
-from mtplint.pathtext import join, name_suffix, parent_dir, path_name
+from mtplint.pathtext import join, parent_dir, path_suffix
 from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Token
 
@@ -544,7 +544,7 @@ def _copied_from(target: str, stage: Stage, base_dir: str) -> list[str]:
 
 
 def _is_shell_script(script: SourceFile) -> bool:
-    if name_suffix(path_name(script.path)) in (".sh", ".bash"):
+    if path_suffix(script.path) in (".sh", ".bash"):
         return True
     first_line = script.text.split("\n", 1)[0]
     words = first_line[2:].split() if first_line.startswith("#!") else []

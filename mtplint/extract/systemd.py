@@ -29,7 +29,7 @@ from mtplint.extract.dotenv import parse_env_file
 from mtplint.extract.launch import SHELL_PROGRAMS, Launch, recognise
 from mtplint.extract.shell.expansion import split_words
 from mtplint.extract.shell.launches import launches_in_script, script_commands
-from mtplint.pathtext import glob_names, is_dir, join, name_suffix, parent_dir, path_name
+from mtplint.pathtext import glob_names, is_dir, join, parent_dir, path_name, path_suffix
 from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Token
 
@@ -306,7 +306,7 @@ def _launches_of_command(tokens: list[Token], texts: list[MappedText], setting: 
 
 
 def _looks_like_shell(script: SourceFile, run_by_shell: bool) -> bool:
-    if run_by_shell or name_suffix(path_name(script.path)) in (".sh", ".bash"):
+    if run_by_shell or path_suffix(script.path) in (".sh", ".bash"):
         return True
     first_line = script.text.split("\n", 1)[0]
     if not first_line.startswith("#!"):

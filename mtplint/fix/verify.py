@@ -126,9 +126,7 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
     if shared and len(batches) > 1:
         _fix_shared(fixing, batches, offered, findings)
     else:
-        for number, batch in enumerate(batches):
-            if number:
-                _collect_batch_cycles()
+        for batch in batches:
             fixing.run(batch, offered.among(findings, batch))
     if fixing.overlapping:
         # a file one batch's fixing read was read by another's too, through a file the run kept no
@@ -264,6 +262,8 @@ class _Fixing:
         self.read_digests = DigestSet()
         #: a file was read by the fixings of two batches
         self.overlapping = False
+        #: batches this process fixed (a process forked to fix batches counts its own)
+        self.batches_fixed = 0
 
     def run(self, files: set[str], offered: Sequence[tuple[int, Finding]]) -> None:
         """Fix ``files`` in memory, noting which of the ``offered`` fixes in them (the check's
@@ -272,6 +272,15 @@ class _Fixing:
 
     def fixed(self, files: set[str], offered: Sequence[tuple[int, Finding]], processes: int) -> BatchOutcome:
         """What the fixing of ``files`` in memory, over ``processes``, found of the ``offered`` fixes in them."""
+        if self.batches_fixed:
+            # the run switches the cyclic collector off (mtplint.cli.main), and a batch's fixing
+            # leaves cycles (parsed YAML, edits): kept to the end of the run, they grew with the
+            # tree's fixes (the benchmark's mixed 100k tree: 54 batches, some 6 MB). Only what the
+            # last batch allocated is looked at (the younger generations), and only before another:
+            # after a process's only batch (a pre-commit hook's, a one-file check) the collection
+            # would cost more than that batch's fixing, to free what the process's exit frees anyway
+            gc.collect(1)
+        self.batches_fixed += 1
         from mtplint.edits.argv import forget_sources
         from mtplint.fix.apply import fix_project
 
@@ -299,16 +308,6 @@ class _Fixing:
             self.read.update(names)
 
 
-def _collect_batch_cycles() -> None:
-    """Before a batch's fixing, the cycles the last one left. The run switches the cyclic collector
-    off (mtplint.cli.main), and a batch's fixing leaves cycles (parsed YAML, edits): kept to the end
-    of the run, they grew with the tree's fixes (the benchmark's mixed 100k tree: 54 batches, some
-    6 MB). Only what the last batch allocated is looked at (the younger generations), and only
-    before another: after a run's only batch (a pre-commit hook's, a one-file check) the collection
-    would cost more than that batch's fixing, to free what the process's exit frees anyway."""
-    gc.collect(1)
-
-
 #: batches each forked process holds when a verification is shared out: the one it fixes and the
 #: next, so that it does not wait for this process to finish a batch of its own before it gets one
 BATCHES_HELD = 2
@@ -316,8 +315,6 @@ BATCHES_HELD = 2
 #: what forked processes fixing batches of a verification take from this one: the fixing, the
 #: batches, the offered fixes and the check's findings (:func:`_fix_shared`)
 _shared: tuple[_Fixing, list[set[str]], Offered, Sequence[Finding]] | None = None
-#: batches this process fixed, of a verification shared out among processes
-_fixed_here = 0
 
 
 def _fix_shared(fixing: _Fixing, batches: list[set[str]], offered: Offered, findings: Sequence[Finding]) -> None:
@@ -325,7 +322,7 @@ def _fix_shared(fixing: _Fixing, batches: list[set[str]], offered: Offered, find
     the batches), as :func:`mtplint.parallel.shared_out` shares work out, a batch at a time: batches
     read none of each other's files (:func:`_batches`), so each is fixed alone, in one process. The
     outcomes are taken in the batches' order, as one process takes them."""
-    global _shared, _fixed_here
+    global _shared
     # a boundary: only a run with several processes and several batches pays for these imports
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -342,7 +339,7 @@ def _fix_shared(fixing: _Fixing, batches: list[set[str]], offered: Offered, find
         return [(numbers[0], outcome)]
 
     forked = min(fixing.processes, len(batches)) - 1
-    _shared, _fixed_here = (fixing, batches, offered, findings), 0  # what the forked processes inherit
+    _shared = (fixing, batches, offered, findings)  # what the forked processes inherit
     try:
         pool = ProcessPoolExecutor(forked, multiprocessing.get_context("fork"))
         # one batch a chunk, one fixed here at a time when the forked processes hold theirs
@@ -356,13 +353,9 @@ def _fix_shared(fixing: _Fixing, batches: list[set[str]], offered: Offered, find
 def _fix_shared_batch(number: int) -> BatchOutcome:
     """The outcome of the batch ``number`` of a verification shared out, fixed in this process or
     in one forked from it."""
-    global _fixed_here
     if _shared is None:
         raise RuntimeError("not forked from a verification")  # the batch is fixed in the parent
     fixing, batches, offered, findings = _shared
-    if _fixed_here:
-        _collect_batch_cycles()
-    _fixed_here += 1
     batch = batches[number]
     return fixing.fixed(batch, offered.among(findings, batch), 1)
 

@@ -45,7 +45,7 @@ def workspace_path(file: str, workspace: str | os.PathLike[str] | None = None) -
         given = os.environ.get("GITHUB_WORKSPACE")
         workspace = normalized(given) if given else repository_root(os.getcwd())
     try:
-        return relative_to(resolved_path(join(os.getcwd(), file)), resolved_path(normalized(workspace)))
+        return relative_to(resolved_path(join(os.getcwd(), file)), resolved_path(workspace))
     except ValueError:
         return file
 

@@ -33,7 +33,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from mtplint import __version__
-from mtplint.pathtext import exists, join, normalized, parent_dir, relative_to, resolved_path
+from mtplint.pathtext import exists, join, parent_dir, relative_to, resolved_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -199,7 +199,7 @@ def _family(code: str) -> str:
 def repository_root(start: str | os.PathLike[str]) -> str:
     """The closest directory holding ``.git`` (what code scanning resolves relative paths against),
     else ``start`` itself (resolved)."""
-    directory = start = resolved_path(normalized(start))
+    directory = start = resolved_path(start)
     while not exists(join(directory, ".git")):
         above = parent_dir(directory)
         if above == directory:
