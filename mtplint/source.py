@@ -112,7 +112,8 @@ class SourceFile:
         hashes nothing)."""
         edit = SourceFile(self.path, self.display, text, self.encoding, self.bom, self._digest)
         if self._digest is None:
-            edit._read_as = self
+            # the text read, not the edit before this one: a fixing's passes make no chain of texts
+            edit._read_as = self._read_as if self._read_as is not None else self
         return edit
 
     @classmethod

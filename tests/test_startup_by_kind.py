@@ -140,10 +140,12 @@ def test_an_edited_text_keeps_the_digest_of_the_bytes_read(tmp_path: Path) -> No
     loaded = FileLoader(str(tmp_path)).load(str(tmp_path / "serve.sh"))
     assert loaded is not None
     edit = loaded.edited("exec vllm serve other\n")
+    again = edit.edited("x")
+    assert again._read_as is loaded  # the text read, not each edit before: passes make no chain
     assert (edit.text, edit.encoding, edit.bom, edit.path) == ("exec vllm serve other\n", loaded.encoding,
                                                                loaded.bom, loaded.path)
     assert edit.digest == loaded.digest == sha256_hex(b"\xef\xbb\xbfexec vllm serve m\n")
-    assert edit.edited("x").digest == loaded.digest
+    assert again.digest == loaded.digest
 
 
 def test_checking_a_dockerfile_and_trying_its_fix_loads_no_yaml_and_no_shell_parser(tmp_path: Path) -> None:
