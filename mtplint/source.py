@@ -71,6 +71,8 @@ class SourceFile:
         # ``None``: the text was decoded from the file's bytes exactly (``FileLoader``); the digest
         # is then computed on first use, so a plain run never hashes it
         self._digest = digest
+        #: the source this one is an edit of (:meth:`edited`), whose digest is this one's
+        self._read_as: SourceFile | None = None
         # where each line starts: 0, then one past each newline (summed line lengths, in C)
         starts = list(accumulate(map(_PLUS_ONE, map(len, text.split("\n"))), initial=0))
         starts.pop()  # one past the end of the text: no line starts there
@@ -95,12 +97,24 @@ class SourceFile:
     def digest(self) -> str:
         """sha256 of the bytes read, to notice a file that changed on disk before a fix is written
         (``""``: a text that stands for a file, not read from it)."""
+        if self._digest is None and self._read_as is not None:
+            self._digest = self._read_as.digest
         if self._digest is None:
             from mtplint.digest import sha256_hex
 
             # strict UTF-8/16/32 decoding round-trips: BOM + the re-encoded text are the bytes read
             self._digest = sha256_hex(self.bom + self.text.encode(self.encoding))
         return self._digest
+
+    def edited(self, text: str) -> SourceFile:
+        """This file with ``text`` in place of its text: stored the same way, and with the digest of
+        the bytes read, hashed only if asked for (checking a fix in memory writes nothing, and
+        hashes nothing)."""
+        edit = SourceFile(self.path, self.display, text, self.encoding, self.bom, self._digest)
+        if self._digest is None:
+            # the text read, not the edit before this one: a fixing's passes make no chain of texts
+            edit._read_as = self._read_as if self._read_as is not None else self
+        return edit
 
     @classmethod
     def from_text(cls, text: str, display: str = "<string>", path: str | None = None) -> SourceFile:

@@ -37,6 +37,8 @@ from _thread import get_ident  # the documented low-level API; a run never loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from importlib.machinery import ModuleSpec
     from types import ModuleType
     from typing import Any
 
@@ -113,18 +115,31 @@ def __getattr__(name: str) -> Any:
     return module
 
 
+def _find_spec(name: str, path: Sequence[str] | None) -> ModuleSpec | None:
+    """The spec the import system would find for ``name`` (``path``: its package's search
+    locations, None for a top-level module): the first that a finder of ``sys.meta_path`` gives,
+    as https://docs.python.org/3/reference/import.html#the-meta-path describes. Asked of the finders
+    already installed rather than through ``importlib.machinery``, whose package (with
+    ``warnings``) a check has no other use for."""
+    for finder in sys.meta_path:
+        find_spec = getattr(finder, "find_spec", None)
+        if find_spec is not None:
+            spec: ModuleSpec | None = find_spec(name, path)
+            if spec is not None:
+                return spec
+    return None
+
+
 def _binding(package: str) -> ModuleType:
     """``<package>._binding``, loaded (once) without running ``<package>/__init__.py``."""
     name = f"{package}._binding"
     loaded = sys.modules.get(name)
     if loaded is not None:
         return loaded
-    from importlib.machinery import PathFinder  # only a shell check needs it (a YAML check has no use)
-
-    package_spec = PathFinder.find_spec(package)
+    package_spec = _find_spec(package, None)
     spec = None
     if package_spec is not None and package_spec.submodule_search_locations:
-        spec = PathFinder.find_spec(name, package_spec.submodule_search_locations)
+        spec = _find_spec(name, package_spec.submodule_search_locations)
     if spec is None or spec.loader is None:
         raise ImportError(f"No module named {name!r}", name=name)
     module = spec.loader.create_module(spec)

@@ -99,6 +99,55 @@ def test_checking_a_shell_script_and_trying_its_fix_loads_no_yaml(tmp_path: Path
     assert _loaded(modules, LARGE_RUNS_OR_YAML_ONLY) == []
 
 
+#: what a check that tries a fix in memory has no use for: the ``importlib`` package (tree-sitter's
+#: extension modules are found by the finders of ``sys.meta_path``) and a SHA-256 of the text (only
+#: a fix written to disk checks that the file is still what was read)
+NOT_FOR_A_FIX_TRIED_IN_MEMORY = ("importlib", "mtplint.digest", "_sha256", "_sha2", "hashlib")
+
+
+@pytest.mark.parametrize(("name", "text"), [("serve.sh", SCRIPT), ("Dockerfile", DOCKERFILE)])
+def test_trying_a_fix_in_memory_loads_no_importlib_and_no_hash(tmp_path: Path, name: str, text: str) -> None:
+    modules, report = _check(tmp_path, name, text)
+    assert "[*]" in report and "1 fixable" in report and "mtplint.fix.verify" in modules
+    assert _loaded(modules, NOT_FOR_A_FIX_TRIED_IN_MEMORY) == []
+    assert name != "serve.sh" or "tree_sitter_bash._binding" in modules
+
+
+#: shell-style name patterns: only a walk's excludes, a configuration's per-file-ignores and a
+#: ``${name#pattern}`` removal match them
+NAME_PATTERNS_ONLY = ("fnmatch",)
+
+
+@pytest.mark.parametrize(("name", "text"), [("serve.sh", SCRIPT), ("Dockerfile", DOCKERFILE)])
+def test_a_check_of_named_files_matches_no_name_pattern(tmp_path: Path, name: str, text: str) -> None:
+    modules, report = _check(tmp_path, name, text)
+    assert "1 fixable" in report and "mtplint.checks.suppress" in modules
+    assert _loaded(modules, NAME_PATTERNS_ONLY) == []
+    # a pattern removal in the script loads it
+    (tmp_path / name).unlink()
+    script = SCRIPT.replace("exec ", "MODEL=hf://Qwen/Qwen3.6-27B\nexec ", 1)
+    modules, report = _check(tmp_path, "serve.sh", script.replace("Qwen/Qwen3.6-27B \\", '"${MODEL#hf://}" \\'))
+    assert "1 fixable" in report and "fnmatch" in modules
+
+
+def test_an_edited_text_keeps_the_digest_of_the_bytes_read(tmp_path: Path) -> None:
+    """A fix tried in memory edits the text; the file written later is checked against the bytes
+    read, so the edit's digest is the original's, hashed when first asked for."""
+    from mtplint.digest import sha256_hex
+    from mtplint.extract import FileLoader
+
+    (tmp_path / "serve.sh").write_bytes(b"\xef\xbb\xbfexec vllm serve m\n")
+    loaded = FileLoader(str(tmp_path)).load(str(tmp_path / "serve.sh"))
+    assert loaded is not None
+    edit = loaded.edited("exec vllm serve other\n")
+    again = edit.edited("x")
+    assert again._read_as is loaded  # the text read, not each edit before: passes make no chain
+    assert (edit.text, edit.encoding, edit.bom, edit.path) == ("exec vllm serve other\n", loaded.encoding,
+                                                               loaded.bom, loaded.path)
+    assert edit.digest == loaded.digest == sha256_hex(b"\xef\xbb\xbfexec vllm serve m\n")
+    assert again.digest == loaded.digest
+
+
 def test_checking_a_dockerfile_and_trying_its_fix_loads_no_yaml_and_no_shell_parser(tmp_path: Path) -> None:
     modules, report = _check(tmp_path, "Dockerfile", DOCKERFILE)
     assert "MTP403 [*]" in report and "1 fixable" in report

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from functools import cache, partial
+from functools import cache
 
 from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Parsed, WordReadings
 from mtplint.engines.argparse_model import (
@@ -159,7 +159,8 @@ class FlagTable:
     """The generated table of one release: its actions, each made when first looked up (a parse
     looks up the few options a launch writes, and the required ones)."""
 
-    __slots__ = ("version", "raw", "index", "fields", "dest_to_field", "options", "required", "_rows", "_made")
+    __slots__ = ("version", "raw", "index", "fields", "dest_to_field", "options", "required", "_count", "_make",
+                 "_made")
     version: str
     raw: dict[str, Any]
     #: each option string's action, in registration order
@@ -171,12 +172,14 @@ class FlagTable:
     #: the actions argparse requires
     required: list[Action]
 
-    def __init__(self, version: str, raw: dict[str, Any], rows: list[Callable[[], Action]],
+    def __init__(self, version: str, raw: dict[str, Any], make: Callable[[int], Action],
                  row_options: list[list[str]], required: list[int], fields: dict[str, dict[str, Any]],
                  dest_to_field: dict[str, str]) -> None:
         self.version = version
         self.raw = raw
-        self._rows = rows
+        #: the number of rows, and what makes the action of the row at a position (when first looked up)
+        self._count = len(row_options)
+        self._make = make
         self._made: dict[int, Action] = {}
         self.index = keyed(rows_by_option(row_options), self._action_at)
         self.fields = fields
@@ -187,7 +190,7 @@ class FlagTable:
     @property
     def actions(self) -> list[Action]:
         """Every action, in registration order."""
-        return [self._action_at(position) for position in range(len(self._rows))]
+        return [self._action_at(position) for position in range(self._count)]
 
     def __eq__(self, other: object) -> bool:
         """The same release, data, actions and fields (however many actions each has made yet)."""
@@ -204,7 +207,7 @@ class FlagTable:
     def _action_at(self, position: int) -> Action:
         action = self._made.get(position)
         if action is None:
-            action = self._made[position] = self._rows[position]()
+            action = self._made[position] = self._make(position)
         return action
 
     @property
@@ -255,15 +258,20 @@ def _table_of(chosen: str) -> FlagTable:
     """The generated table of release ``chosen`` (read once, whichever versions map to it)."""
     raw, numbers = TABLE_FILES.read(chosen)
     written: list[dict[str, Any]] = raw["actions"]
-    rows: list[Callable[[], Action]] = [_help_action]
-    if numbers is None:
-        rows += [partial(_action, row) for row in written]
-    else:
-        rows += [partial(_shared_action, number) for number in numbers["actions"]]
+    shared = numbers["actions"] if numbers is not None else None
+
+    def make(position: int) -> Action:
+        """The action of row ``position`` (0: ``--help``, which argparse adds first)."""
+        if position == 0:
+            return _help_action()
+        if shared is not None:
+            return _shared_action(shared[position - 1])
+        return _action(written[position - 1])
+
     row_options = [_HELP_ROW["options"], *(row["options"] for row in written)]
     required = [position for position, row in enumerate(written, start=1) if row.get("required")]
     fields = {entry["name"]: entry for entry in raw["fields"]}
-    return FlagTable(chosen, raw, rows, row_options, required, fields, dict(raw.get("dest_to_field", {})))
+    return FlagTable(chosen, raw, make, row_options, required, fields, dict(raw.get("dest_to_field", {})))
 
 
 @cache

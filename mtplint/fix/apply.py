@@ -323,8 +323,7 @@ def _apply(state: _State, edits: Sequence[Edit]) -> tuple[dict[str, SourceFile],
         new_text, applied = apply_edits(source.text, file_edits)
         applied_edits[name] = applied
         if new_text != source.text:
-            new_sources[name] = SourceFile(source.path, source.display, new_text, source.encoding, source.bom,
-                                           source.digest)
+            new_sources[name] = source.edited(new_text)
     return new_sources, applied_edits
 
 
