@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from fnmatch import fnmatch
 
 from mtplint.files import head_of_regular, open_regular, read_regular
 from mtplint.pathtext import (
@@ -391,9 +392,6 @@ def _compiles(pathspec: Any, line: str) -> bool:
 def _excluded(relative: str, name: str, patterns: Sequence[str]) -> bool:
     """``relative``: the path relative to the project root (posix), or the path as given when it
     lies outside the root."""
-    # a walk's or a configuration's patterns only: a check of named files has none
-    from fnmatch import fnmatch
-
     return any(fnmatch(relative, pattern) or fnmatch(name, pattern) or relative.startswith(pattern.rstrip("/") + "/")
                for pattern in patterns)
 

@@ -113,23 +113,6 @@ def test_trying_a_fix_in_memory_loads_no_importlib_and_no_hash(tmp_path: Path, n
     assert name != "serve.sh" or "tree_sitter_bash._binding" in modules
 
 
-#: shell-style name patterns: only a walk's excludes, a configuration's per-file-ignores and a
-#: ``${name#pattern}`` removal match them
-NAME_PATTERNS_ONLY = ("fnmatch",)
-
-
-@pytest.mark.parametrize(("name", "text"), [("serve.sh", SCRIPT), ("Dockerfile", DOCKERFILE)])
-def test_a_check_of_named_files_matches_no_name_pattern(tmp_path: Path, name: str, text: str) -> None:
-    modules, report = _check(tmp_path, name, text)
-    assert "1 fixable" in report and "mtplint.checks.suppress" in modules
-    assert _loaded(modules, NAME_PATTERNS_ONLY) == []
-    # a pattern removal in the script loads it
-    (tmp_path / name).unlink()
-    script = SCRIPT.replace("exec ", "MODEL=hf://Qwen/Qwen3.6-27B\nexec ", 1)
-    modules, report = _check(tmp_path, "serve.sh", script.replace("Qwen/Qwen3.6-27B \\", '"${MODEL#hf://}" \\'))
-    assert "1 fixable" in report and "fnmatch" in modules
-
-
 def test_an_edited_text_keeps_the_digest_of_the_bytes_read(tmp_path: Path) -> None:
     """A fix tried in memory edits the text; the file written later is checked against the bytes
     read, so the edit's digest is the original's, hashed when first asked for."""

@@ -30,6 +30,7 @@ import io
 import os
 import re
 from collections.abc import Container, Iterable, Iterator
+from fnmatch import fnmatch
 from functools import cache, lru_cache
 
 from mtplint.checks import Edit, Finding, Fix
@@ -272,9 +273,6 @@ def _covers(suppression: Suppression, code: str) -> bool:
 
 
 def _per_file_ignored(file: str, code: str, per_file_ignores: dict[str, list[str]], catalog: dict[str, Rule]) -> bool:
-    # only a configuration with per-file-ignores matches names
-    from fnmatch import fnmatch
-
     from mtplint.checks.selection import matches
 
     name = file.rsplit("/", 1)[-1]

@@ -6,6 +6,7 @@ be known (command substitution, arithmetic, an unknown variable) stays as writte
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Callable, Iterable
 
@@ -498,9 +499,6 @@ def _apply_operator(value: str, operator: str, argument: Value | None) -> str | 
     if argument is None:
         return None
     pattern = argument.text
-    if operator in ("#", "##", "%", "%%"):
-        import fnmatch  # only a pattern removal (``${name#pattern}``, ``${name%pattern}``) matches
-
     if operator in ("#", "##"):
         lengths = range(len(value) + 1) if operator == "#" else range(len(value), -1, -1)
         for length in lengths:
