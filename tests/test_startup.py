@@ -92,6 +92,15 @@ def test_checking_a_compose_file_loads_only_what_it_needs(project: Path, cache_f
     assert sorted(name for name in modules if name.split(".")[0] == "importlib") == []
 
 
+def test_trying_a_fix_that_rewrites_a_value_loads_no_argv_edits(project: Path) -> None:
+    """MTP401's fix rewrites the method inside the --speculative-config word: building it and trying
+    it in memory need none of the edits that remove, insert or rename a launch's words."""
+    (project / "compose.yaml").write_text(COMPOSE.replace("--enable-prefix-caching", "--no-enable-prefix-caching"))
+    modules, report = _modules_after(["check", "--no-cache", "compose.yaml"], project)
+    assert "MTP401" in report and "[*] 1 fixable" in report and "mtplint.fix.verify" in modules
+    assert "mtplint.edits.jsonvalue" in modules and "mtplint.edits.argv" not in modules
+
+
 def test_checking_a_file_without_an_applicable_fix_loads_no_fix_engine(project: Path) -> None:
     """Only MTP102's unsafe fix (hidden without ``--unsafe-fixes``): nothing to verify, so neither
     the fix engine nor the worker and record machinery it re-lints with is loaded."""

@@ -28,9 +28,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from mtplint.checks import Edit
-from mtplint.discover import classify
 from mtplint.edits.pyedit import deferred
-from mtplint.edits.substitution import substitutions
+from mtplint.edits.substitution import source_kind, substitutions
 from mtplint.records import FrozenRecord
 from mtplint.source import SourceFile, Span, Token
 from mtplint.startup import DeferredPattern
@@ -100,11 +99,6 @@ def forget_sources() -> None:
     and, pushed out by a later batch's, stay to the end of the run."""
     for cached in (source_kind, _yaml_documents, _yaml_scalars):
         cached.cache_clear()
-
-
-@lru_cache(maxsize=32)  # asked for each word a fix locates in the file, and the answer is the text's
-def source_kind(source: SourceFile) -> str | None:
-    return classify(source.path, source.text[:256].encode("utf-8", "replace"))
 
 
 @lru_cache(maxsize=32)

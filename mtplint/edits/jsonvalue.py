@@ -32,7 +32,6 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 
 from mtplint.checks import Edit
-from mtplint.edits.argv import remove_args
 from mtplint.extract.yamlpos import YamlError, load_all
 from mtplint.records import FrozenRecord, Record
 from mtplint.source import SourceFile, Span
@@ -859,6 +858,10 @@ def remove_argv_words(source: SourceFile, launch: Launch, first: int, count: int
     """:func:`mtplint.edits.argv.remove_args`, keeping a file's missing final newline missing: when
     the removed lines are the file's last and it has no final newline, the line break before them
     goes too (else the newline that ended the previous line would become the file's last byte)."""
+    # the argv edits (and the shell word readers they import) only for a fix that removes words:
+    # most fixes built here rewrite a value inside a word
+    from mtplint.edits.argv import remove_args
+
     edit = remove_args(source, launch, first, count)
     text = source.text
     if edit is None or edit.content or edit.span.end != len(text) or text.endswith("\n"):

@@ -20,12 +20,26 @@ Forms (each tool's documentation):
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+from mtplint.discover import classify
 from mtplint.startup import DeferredPattern
 from mtplint.textpos import line_start
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mtplint.source import SourceFile
 
 #: compiled when first used: most runs apply no fix that needs them
 _DOLLAR = DeferredPattern(r"\$\$|\$\([^()]*\)|\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?!-]")
 _SPECIFIER = DeferredPattern(r"%%|%[A-Za-z]")
+
+
+@lru_cache(maxsize=32)  # asked for each word a fix locates in the file, and the answer is the text's
+def source_kind(source: SourceFile) -> str | None:
+    """The kind of file ``source`` is (:func:`mtplint.discover.classify`), which says which
+    substitutions its text undergoes."""
+    return classify(source.path, source.text[:256].encode("utf-8", "replace"))
 
 
 def substitutions(text: str, systemd: bool = False) -> list[tuple[int, int]]:

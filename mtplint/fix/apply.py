@@ -199,8 +199,7 @@ def _substituted_reference(edits: Sequence[Edit], sources: Sequence[SourceFile |
     """The substituted reference (``$(TP)``, ``${PORT}``, ``$VAR``, systemd ``%i``) one of the
     ``edits`` would change, if any: the argument the engine reads is what the kubelet, compose,
     the shell or systemd make of it, so an edit there does not say what the fix means."""
-    from mtplint.edits.argv import source_kind
-    from mtplint.edits.substitution import edits_substituted
+    from mtplint.edits.substitution import edits_substituted, source_kind
 
     for edit, source in zip(edits, sources, strict=True):
         if source is None:

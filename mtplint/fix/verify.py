@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import sys
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -281,7 +282,7 @@ class _Fixing:
             # would cost more than that batch's fixing, to free what the process's exit frees anyway
             gc.collect(1)
         self.batches_fixed += 1
-        from mtplint.edits.argv import forget_sources
+        from mtplint.edits.substitution import source_kind
         from mtplint.fix.apply import fix_project
 
         root = self.settings.pipeline.root
@@ -289,7 +290,14 @@ class _Fixing:
         paths = sorted((join(root, name) for name in files), key=path_parts)
         run = fix_project([path for path in paths if is_file(path)], self.settings, unsafe=self.unsafe,
                           analysed=self.analysed, processes=processes)
-        forget_sources()
+        # the edits' caches of the batch's texts: the argv edits' (with the kind of each file) if
+        # a fix used them; most fixes (a value inside a word) never load that module, and importing
+        # it only to clear its empty caches is not free
+        argv_edits = sys.modules.get("mtplint.edits.argv")
+        if argv_edits is not None:
+            argv_edits.forget_sources()
+        else:
+            source_kind.cache_clear()
         numbers = {id(finding): number for number, finding in offered}
         refused = [numbers[id(finding)] for finding in unapplied([finding for _, finding in offered], run, self.unsafe)]
         return refused, _reasons(run.rejected), run.read
