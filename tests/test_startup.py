@@ -101,6 +101,31 @@ def test_trying_a_fix_that_rewrites_a_value_loads_no_argv_edits(project: Path) -
     assert "mtplint.edits.jsonvalue" in modules and "mtplint.edits.argv" not in modules
 
 
+#: a Kubernetes manifest whose launch offers MTP401's fix (a value inside its --speculative-config)
+MANIFEST = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.2
+          args: [Qwen/Qwen3.6-27B-FP8, --speculative-config, '{"method": "deepseek_mtp", "num_speculative_tokens": 2}']
+"""
+
+
+def test_checking_a_manifest_loads_no_compose_reader(tmp_path: Path) -> None:
+    """YAML files are told apart by their documents, a compose file's shape tried first: a manifest
+    is told it is none without loading the compose reader and its interpolation."""
+    (tmp_path / "deployment.yaml").write_text(MANIFEST)
+    modules, report = _modules_after(["check", "--no-cache", "deployment.yaml"], tmp_path)
+    assert "MTP401" in report and "[*] 1 fixable" in report and "mtplint.extract.k8s" in modules
+    assert sorted(name for name in modules if name in ("mtplint.extract.compose", "mtplint.extract.interpolate",
+                                                       "mtplint.edits.argv")) == []
+
+
 def test_checking_a_file_without_an_applicable_fix_loads_no_fix_engine(project: Path) -> None:
     """Only MTP102's unsafe fix (hidden without ``--unsafe-fixes``): nothing to verify, so neither
     the fix engine nor the worker and record machinery it re-lints with is loaded."""

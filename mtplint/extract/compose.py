@@ -47,6 +47,7 @@ from mtplint.extract.interpolate import (
     names_of,
 )
 from mtplint.extract.launch import GpuHint, Launch, Recognised, entry_for_image, image_entry, recognise
+from mtplint.extract.yamlfiles import compose_root, is_compose, parse
 from mtplint.extract.yamlpos import YNode
 from mtplint.pathtext import join, parent_dir, path_name
 from mtplint.records import Record
@@ -86,25 +87,13 @@ class _PartnerError(Exception):
 
 # --- the YAML dispatcher's protocol --------------------------------------------------------------
 
-def _compose_root(document: YNode) -> bool:
-    if not document.is_map:
-        return False
-    services = document.get("services")
-    if services is None or not services.is_map or not services.pairs:
-        return False
-    values = [value for _, _, value in services.entries()]
-    return all(value.is_map or value.is_null for value in values) and any(value.is_map for value in values)
-
-
 def claims(documents: list[YNode]) -> bool:
-    """A top-level mapping whose ``services`` maps names to mappings."""
-    return any(_compose_root(document) for document in documents)
+    """A top-level mapping whose ``services`` maps names to mappings (:func:`mtplint.extract.yamlfiles.is_compose`)."""
+    return is_compose(documents)
 
 
 def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
     """A file named like a compose file (``compose*.y*ml``, ``docker-compose*.y*ml``)."""
-    from mtplint.extract.yamlfiles import parse
-
     documents = parse(source)
     for document in documents:
         if not document.is_map:
@@ -116,7 +105,7 @@ def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
 
 
 def extract_documents(source: SourceFile, documents: list[YNode], ctx: ExtractContext) -> list[Launch]:
-    root = next((document for document in documents if _compose_root(document)), None)
+    root = next((document for document in documents if compose_root(document)), None)
     if root is None:
         return []
     try:
@@ -130,9 +119,7 @@ def extract_documents(source: SourceFile, documents: list[YNode], ctx: ExtractCo
 def resolve_services(source: SourceFile, ctx: ExtractContext) -> list[ComposeService]:
     """Every service of the project ``source`` belongs to, merged and interpolated as compose
     would (``docker compose config``), whether or not it runs an engine."""
-    from mtplint.extract.yamlfiles import parse
-
-    root = next((document for document in parse(source) if _compose_root(document)), None)
+    root = next((document for document in parse(source) if compose_root(document)), None)
     if root is None:
         return []
     project = _Project.open(source, root, ctx)
@@ -343,8 +330,6 @@ class _Project:
 
 
 def _load(ctx: ExtractContext, path: str) -> _File | None:
-    from mtplint.extract.yamlfiles import parse
-
     source = ctx.loader.load(path)
     if source is None:
         return None
@@ -352,7 +337,7 @@ def _load(ctx: ExtractContext, path: str) -> _File | None:
         documents = parse(source)
     except Malformed as error:
         raise _PartnerError(source, str(error), error.offset) from error
-    root = next((document for document in documents if _compose_root(document)), None)
+    root = next((document for document in documents if compose_root(document)), None)
     if root is None:
         root = next((document for document in documents if document.is_map), None)
     return _File(source, root) if root is not None else None

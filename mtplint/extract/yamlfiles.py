@@ -17,6 +17,7 @@ from mtplint.source import SourceFile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Protocol
 
     class YamlKind(Protocol):
@@ -24,8 +25,29 @@ if TYPE_CHECKING:
 
         def extract_documents(self, source: SourceFile, documents: list[YNode], ctx: ExtractContext) -> list[Launch]: ...
 
-#: modules implementing :class:`YamlKind`, most specific first
-KINDS = ("mtplint.extract.compose", "mtplint.extract.kubernetes", "mtplint.extract.llama_swap")
+
+def compose_root(document: YNode) -> bool:
+    """A top-level mapping whose ``services`` maps names to mappings (or nothing), one at least a
+    mapping: the root of a compose file."""
+    if not document.is_map:
+        return False
+    services = document.get("services")
+    if services is None or not services.is_map or not services.pairs:
+        return False
+    values = [value for _, _, value in services.entries()]
+    return all(value.is_map or value.is_null for value in values) and any(value.is_map for value in values)
+
+
+def is_compose(documents: list[YNode]) -> bool:
+    """Whether one of a stream's documents is the root of a compose file (``compose.claims``)."""
+    return any(compose_root(document) for document in documents)
+
+
+#: modules implementing :class:`YamlKind`, most specific first, each with the test of the documents
+#: that its ``claims`` makes where the test is here: the compose reader is tried first, and a
+#: manifest (or any other YAML file) is told it is no compose file without importing it
+KINDS: tuple[tuple[str, Callable[[list[YNode]], bool] | None], ...] = (
+    ("mtplint.extract.compose", is_compose), ("mtplint.extract.kubernetes", None), ("mtplint.extract.llama_swap", None))
 
 
 def parse(source: SourceFile) -> list[YNode]:
@@ -43,9 +65,11 @@ def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
             # an unrendered Helm/Go template is not YAML yet; its rendered output is what gets linted
             return []
         raise Malformed(str(error), error.offset) from error
-    for module_name in KINDS:
+    for module_name, claims in KINDS:
+        if claims is not None and not claims(documents):
+            continue
         # imported when first needed; then sys.modules has it, without import machinery per file
         kind: YamlKind = sys.modules.get(module_name) or __import__(module_name, fromlist=("claims",))
-        if kind.claims(documents):
+        if claims is not None or kind.claims(documents):
             return kind.extract_documents(source, documents, ctx)
     return []
