@@ -60,10 +60,16 @@ def _modules_after(argv: list[str], cwd: Path) -> tuple[set[str], str]:
     code = ("import io, sys\nfrom mtplint.cli import main\nout = io.StringIO()\n"
             f"code = main({argv!r}, out=out)\n"
             "print(code)\nprint(out.getvalue(), file=sys.stderr)\nprint('\\n'.join(sys.modules))")
+    done = _fresh_interpreter(code, cwd)
+    return set(done.stdout.split()[1:]), done.stderr
+
+
+def _fresh_interpreter(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``code`` run by a fresh interpreter in ``cwd`` with this checkout's mtplint (and the report's
+    default format)."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     env.pop("MTPLINT_OUTPUT_FORMAT", None)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=cwd, env=env)
-    return set(done.stdout.split()[1:]), done.stderr
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=cwd, env=env)
 
 
 @pytest.fixture
