@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mtplint.extract import FileLoader, kustomize
+from mtplint.extract import FileLoader, k8s, kustomize
 from mtplint.pipeline import Options, run
 from mtplint.source import SourceFile
 from tests.conftest import write_files
@@ -80,12 +80,12 @@ def test_a_kustomization_given_a_new_text_is_read_anew(tmp_path: Path) -> None:
     _tree(tmp_path)
     loader = FileLoader(tmp_path)
     prod = (tmp_path / "prod").resolve()
-    assert kustomize._patched_files(str(prod), loader) == {str(prod / "first-patch.yaml"),
+    assert kustomize.patched_files(str(prod), loader) == {str(prod / "first-patch.yaml"),
                                                            str(prod / "patches/second-patch.yaml")}
     source = loader.load(str(prod / "kustomization.yaml"))
     assert source is not None
     loader.put(SourceFile(source.path, source.display, "resources:\n  - ../base\n"))
-    assert kustomize._patched_files(str(prod), loader) == frozenset()
+    assert kustomize.patched_files(str(prod), loader) == frozenset()
 
 
 def test_a_folder_of_manifests_is_asked_for_its_kustomization_once(
@@ -95,13 +95,13 @@ def test_a_folder_of_manifests_is_asked_for_its_kustomization_once(
     write_files(tmp_path, {f"k8s/dev/app-{number}.yaml": DEPLOYMENT.format(name=f"app-{number}")
                            for number in range(6)})
     looked_in: list[str] = []
-    find = kustomize.find_kustomization
+    find = k8s.find_kustomization
 
     def counted(directory: str, loader: FileLoader) -> str | None:
         looked_in.append(directory)
         return find(directory, loader)
 
-    monkeypatch.setattr(kustomize, "find_kustomization", counted)
+    monkeypatch.setattr(k8s, "find_kustomization", counted)
     result = run([tmp_path / "k8s"], Options(root=tmp_path))
     assert sorted(report.launch.source.display for report in result.launches) == [
         f"k8s/dev/app-{number}.yaml" for number in range(6)]
@@ -116,8 +116,8 @@ def test_a_kustomizations_patches_are_forgotten_with_its_text(tmp_path: Path) ->
     _tree(tmp_path)
     loader = FileLoader(tmp_path)
     prod = (tmp_path / "prod").resolve()
-    patched = kustomize._patched_files(prod, loader)
+    patched = kustomize.patched_files(prod, loader)
     assert len(patched) == 2
     loader.forget_files()
     assert not [memo for memo in (*loader.memos.values(), *loader.path_memos.values()) if memo]
-    assert kustomize._patched_files(prod, loader) == patched
+    assert kustomize.patched_files(prod, loader) == patched

@@ -122,14 +122,15 @@ spec:
 """
 
 
-def test_checking_a_manifest_loads_no_compose_reader(tmp_path: Path) -> None:
+def test_checking_a_manifest_loads_no_compose_reader_and_no_kustomize(tmp_path: Path) -> None:
     """YAML files are told apart by their documents, a compose file's shape tried first: a manifest
-    is told it is none without loading the compose reader and its interpolation."""
+    is told it is none without loading the compose reader and its interpolation. Nor does it load
+    kustomize's reader when no folder near it holds a kustomization that could patch it."""
     (tmp_path / "deployment.yaml").write_text(MANIFEST)
     modules, report = _modules_after(["check", "--no-cache", "deployment.yaml"], tmp_path)
     assert "MTP401" in report and "[*] 1 fixable" in report and "mtplint.extract.k8s" in modules
     assert sorted(name for name in modules if name in ("mtplint.extract.compose", "mtplint.extract.interpolate",
-                                                       "mtplint.edits.argv")) == []
+                                                       "mtplint.extract.kustomize", "mtplint.edits.argv")) == []
 
 
 def test_checking_a_file_without_an_applicable_fix_loads_no_fix_engine(project: Path) -> None:

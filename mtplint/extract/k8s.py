@@ -30,10 +30,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from mtplint.extract import ExtractContext, build_launch
+from mtplint.extract import ExtractContext, FileLoader, build_launch
 from mtplint.extract.budget import ExpansionBudget, is_over_budget, over_budget
 from mtplint.extract.launch import GpuHint, Launch, Recognised, entry_for_image, image_entry, recognise
 from mtplint.extract.yamlpos import YNode, scalar_text
+from mtplint.pathtext import join
 from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
 
@@ -90,6 +91,12 @@ def is_kustomization(document: YNode) -> bool:
 
 def claims(documents: list[YNode]) -> bool:
     return any(is_manifest(document) or is_kustomization(document) for document in documents)
+
+
+def find_kustomization(directory: str, loader: FileLoader) -> str | None:
+    """The path of the kustomization file in ``directory``, if it holds one."""
+    name = loader.first_file(directory, KUSTOMIZATION_FILES)
+    return None if name is None else join(directory, name)
 
 
 def path_of(node: YNode | None, path: tuple[str, ...]) -> YNode | None:

@@ -40,11 +40,11 @@ import re
 from mtplint.extract import ExtractContext, FileLoader
 from mtplint.extract.k8s import (
     GENERIC_POD_SPEC,
-    KUSTOMIZATION_FILES,
     POD_SPEC_PATHS,
     ConfigMaps,
     Workload,
     config_maps,
+    find_kustomization,
     is_kustomization,
     is_manifest,
     manifests,
@@ -367,11 +367,6 @@ def _same_resource(document: YNode, patch: YNode) -> bool:
 
 
 # --- building -----------------------------------------------------------------------------------
-
-def find_kustomization(directory: str, loader: FileLoader) -> str | None:
-    name = loader.first_file(directory, KUSTOMIZATION_FILES)
-    return None if name is None else join(directory, name)
-
 
 def _resolve(loader: FileLoader, directory: str, name: str) -> str:
     """``(directory / name).resolve()``. Resolving follows the directory's links before it climbs out
@@ -701,35 +696,11 @@ def _patch_paths(kustomization: YNode, directory: str, loader: FileLoader) -> se
     return paths
 
 
-def is_overlay_patch(source: SourceFile, ctx: ExtractContext) -> bool:
-    """Whether a kustomization next to (or one level above) this file uses it as a patch: a patch
-    alone is not a deployment, its kustomization reports the patched launch."""
-    loader = ctx.loader
-    if not loader.exists(source.path):
-        return False
-    me = loader.real_path(source.path)
-    parent = os.path.dirname(me)
-    # a tree's manifests share their folders, and most folders hold no kustomization: whether one
-    # does is asked once per folder, and paths are built only for a folder that has one
-    holds: dict[str, bool] = loader.path_memos.setdefault(_HOLDS_KUSTOMIZATION, {})
-    for directory in (parent, os.path.dirname(parent)):
-        found = holds.get(directory)
-        if found is None:
-            found = holds[directory] = find_kustomization(directory, loader) is not None
-        if found and me in _patched_files(directory, loader):
-            return True
-    return False
-
-
-#: the key, in a loader's path memos, of whether each real folder holds a kustomization (forgotten
-#: with the listings it is read from)
-_HOLDS_KUSTOMIZATION = "kustomize.holds_kustomization"
-
 #: the key, in a loader's memos, of the files each kustomization uses as patches
 _PATCHED = "kustomize.patched"
 
 
-def _patched_files(directory: str, loader: FileLoader) -> frozenset[str]:
+def patched_files(directory: str, loader: FileLoader) -> frozenset[str]:
     """The files the kustomization in ``directory`` (if any, and readable) uses as patches, resolved.
 
     Asked for each manifest of a tree, for its directory and the one above, so each kustomization's
