@@ -64,11 +64,15 @@ class KeptResults:
         """Whether the results are kept in the temporary file (from the first one past the limit)."""
         return self._file is not None
 
-    def add(self, index: int, result: FileResult, group: int) -> None:
+    def add(self, index: int, result: FileResult, group: int) -> tuple[int, int] | None:
+        """Keep ``result``; where it went in the temporary file (its offset and size) when it was
+        written there now, else None (held in memory)."""
         self.started.update(started_launches(result.launches))
         self._held.append((index, result, group))
         if len(self._held) > HELD_IN_MEMORY or self._file is not None:
-            self._write_held()
+            self._write_held()  # the last one written is this result
+            return self._places[-2], self._places[-1]
+        return None
 
     def write(self, data: bytes) -> tuple[int, int]:
         """``data`` appended to the temporary file (opened the first time): its offset and size."""
@@ -354,14 +358,22 @@ class KeptAnalyses(Mapping[str, AnalysedFile]):
         self._places: dict[str, int] = {}
         self._spots = array("q")
 
-    def add(self, display: str, analysed: AnalysedFile) -> None:
+    def add(self, display: str, analysed: AnalysedFile, written: tuple[int, int] | None = None) -> None:
+        """Keep ``analysed``; ``written``: where its very result is in the temporary file already (a
+        kept result, :meth:`KeptResults.add`), which the analysis then points to rather than hold a
+        second copy of it (most files whose findings offer a fix keep their whole result)."""
         if not self._kept.written:
             self._held[display] = analysed
             return
-        from mtplint.result_pickle import dump_result
-
         self._held.pop(display, None)
-        record = (analysed.kind, analysed.group, analysed.rules, analysed.requested, dump_result(analysed.result))
+        result: bytes | tuple[int, int]
+        if written is None:
+            from mtplint.result_pickle import dump_result
+
+            result = dump_result(analysed.result)
+        else:
+            result = written
+        record = (analysed.kind, analysed.group, analysed.rules, analysed.requested, result)
         self._places[display] = len(self._spots)
         self._spots.extend(self._kept.write_value(record))
 
@@ -372,7 +384,8 @@ class KeptAnalyses(Mapping[str, AnalysedFile]):
         from mtplint.result_pickle import load_result
 
         kind, group, rules, requested, result = self._kept.read_value(self._spots, self._places[display])
-        return AnalysedFile(kind, group, rules, requested, load_result(result, self._kept.groups[group]))
+        data = result if isinstance(result, bytes) else self._kept.read(*result)
+        return AnalysedFile(kind, group, rules, requested, load_result(data, self._kept.groups[group]))
 
     def requested(self, display: str) -> tuple[str, ...] | None:
         """The files the run's analysis of ``display`` asked for (:attr:`AnalysedFile.requested`),
