@@ -258,6 +258,25 @@ class FindingStore(Sequence[Finding]):
         for number in range(len(self._chunks)):
             yield from self._chunk(number)
 
+    def replaced(self, replacements: Mapping[int, Finding]) -> FindingStore:
+        """A store of these findings with those at the places of ``replacements`` replaced: it
+        shares the chunks that hold none of them, and writes the others again."""
+        from mtplint.result_pickle import dump_findings
+
+        self._write_pending()
+        store = FindingStore(self.kept, self.group)
+        store._chunks = list(self._chunks)
+        store._length = self._length
+        by_chunk: dict[int, dict[int, Finding]] = {}
+        for place, finding in replacements.items():
+            by_chunk.setdefault(place // FINDINGS_CHUNK, {})[place % FINDINGS_CHUNK] = finding
+        for number in sorted(by_chunk):
+            chunk = list(self._chunk(number))
+            for offset, finding in by_chunk[number].items():
+                chunk[offset] = finding
+            store._chunks[number] = self.kept.write(dump_findings(chunk))
+        return store
+
 
 #: the files whose shown lines a large run's assembly holds before it writes them, as one sorted
 #: run of the merge that gives them back by file (:class:`ShownOnDisk`)
@@ -331,6 +350,18 @@ class ShownOnDisk(ShownLines):
             count, around = self._kept.read_value(self._spots, 2 * place)
             self._last = (place, count, around)
         return kept_lines(self._last[1], self._last[2], line)
+
+
+def replaced_at(findings: Sequence[Finding], replacements: Mapping[int, Finding]) -> Sequence[Finding]:
+    """``findings`` with those at the places of ``replacements`` replaced, kept as ``findings`` are:
+    in a store of the same temporary file, which writes again only the chunks holding them (a
+    large run's report reads every chunk anyway), else in a list."""
+    if isinstance(findings, FindingStore):
+        return findings.replaced(replacements)
+    replaced = list(findings)
+    for place, finding in replacements.items():
+        replaced[place] = finding
+    return replaced
 
 
 def same_kind(findings: Sequence[Finding], replaced: Iterable[Finding]) -> Sequence[Finding]:

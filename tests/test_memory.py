@@ -626,3 +626,64 @@ def test_a_short_run_leaves_the_oldest_generation_alone(tmp_path: Path, monkeypa
         code, _, _ = run_cli(["check", *ARGS, "."], cwd=tree)
         assert code == 1
         assert cycle() is not None
+
+
+def test_a_large_run_writes_each_result_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the results a run holds in memory, a file whose findings offer a fix keeps its result
+    for the assembly and its analysis for the verification of the fix: both read the one copy of
+    the result in the temporary file, not a copy each."""
+    from mtplint import kept, result_pickle
+    from mtplint import lint as lint_module
+
+    monkeypatch.setattr(lint_module, "FORGET_EVERY", 16)
+    monkeypatch.setattr(kept, "HELD_IN_MEMORY", 16)
+    tree = _dirty_tree(tmp_path, 60)
+    args = ["check", "--output-format", "concise", "--unsafe-fixes", *ARGS, "."]
+    dumped: list[object] = []  # the objects themselves: an id could be reused once one is freed
+    real_dump_result = result_pickle.dump_result
+
+    def dump_result(result: Any) -> bytes:
+        dumped.append(result)
+        return real_dump_result(result)
+
+    monkeypatch.setattr(result_pickle, "dump_result", dump_result)
+    code, out, _ = run_cli(args, cwd=tree)
+    assert code == 1 and out.count("MTP101") == 60
+    # every result past the first ones held in memory is written, each once
+    assert len(dumped) >= 60 - 16 - 1
+    assert len({id(result) for result in dumped}) == len(dumped)
+
+
+def test_demoting_a_large_runs_fix_writes_only_its_chunk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large run's findings are in its temporary file, a chunk at a time: the verification's
+    demotion of a refused fix writes again the chunk holding that finding, not every finding; the
+    others read back as they were."""
+    from mtplint import kept, result_pickle
+    from mtplint import lint as lint_module
+    from mtplint.config import LintSettings
+    from mtplint.fix.verify import _demoted_at
+    from mtplint.pipeline import Options
+
+    monkeypatch.setattr(lint_module, "FORGET_EVERY", 16)
+    monkeypatch.setattr(kept, "HELD_IN_MEMORY", 0)
+    monkeypatch.setattr(kept, "FINDINGS_CHUNK", 4)
+    tree = _dirty_tree(tmp_path, 20)
+    settings = LintSettings(select=["MTP101"], pipeline=Options(root=tree, engine_versions={"vllm": "0.30.0"}))
+    findings = lint_module.lint([str(tree)], settings).findings
+    assert isinstance(findings, kept.FindingStore) and len(findings) == 20
+    before = list(findings)
+    written: list[int] = []
+    real_dump_findings = result_pickle.dump_findings
+
+    def dump_findings(chunk: Any) -> bytes:
+        written.append(len(chunk))
+        return real_dump_findings(chunk)
+
+    monkeypatch.setattr(result_pickle, "dump_findings", dump_findings)
+    demoted = _demoted_at(findings, {9: before[9]}, {})
+    assert written == [4]
+    after = list(demoted)
+    assert after[:9] + after[10:] == before[:9] + before[10:]
+    fix = after[9].fix
+    assert fix is not None and fix.applicability == "display-only" and "not applied by --fix" in fix.message
+    assert list(findings) == before
