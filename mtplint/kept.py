@@ -316,9 +316,10 @@ class ShownOnDisk(ShownLines):
         self._files = {}
         self._own = set()
 
-    def _read_run(self, spots: array[int]) -> Iterator[tuple[str, int, dict[str, str]]]:
+    def _read_run(self, spots: array[int]) -> Iterator[tuple[str, int, dict[str, str], int, int]]:
+        """A run's records (file, line count, lines), each with its offset and size."""
         for start in range(0, len(spots), 2):
-            yield self._kept.read_value(spots, start)
+            yield (*self._kept.read_value(spots, start), spots[start], spots[start + 1])
 
     def _merged(self) -> list[str]:
         """The runs merged into one record per file (a file in several takes the lines of each)."""
@@ -332,11 +333,14 @@ class ShownOnDisk(ShownLines):
         merged = heapq.merge(*map(self._read_run, self._runs), key=itemgetter(0))
         for file, group in groupby(merged, key=itemgetter(0)):
             records = list(group)  # one a run at most
-            count, around = records[0][1], records[0][2]  # the first one's line count (as ShownLines.add)
-            for _, _, lines in records[1:]:
-                around.update(lines)
             names.append(file)
-            self._spots.extend(self._kept.write_value((count, around)))
+            if len(records) == 1:  # most files: their run's record is theirs, not written again
+                self._spots.extend(records[0][3:])
+                continue
+            count, around = records[0][1], records[0][2]  # the first one's line count (as ShownLines.add)
+            for _, _, lines, _, _ in records[1:]:
+                around.update(lines)
+            self._spots.extend(self._kept.write_value((file, count, around)))
         self._runs = []
         self._names = names
         return names
@@ -347,7 +351,7 @@ class ShownOnDisk(ShownLines):
         if place == len(names) or names[place] != file:
             return None
         if self._last is None or self._last[0] != place:
-            count, around = self._kept.read_value(self._spots, 2 * place)
+            _, count, around = self._kept.read_value(self._spots, 2 * place)
             self._last = (place, count, around)
         return kept_lines(self._last[1], self._last[2], line)
 

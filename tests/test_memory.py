@@ -687,3 +687,31 @@ def test_demoting_a_large_runs_fix_writes_only_its_chunk(tmp_path: Path, monkeyp
     fix = after[9].fix
     assert fix is not None and fix.applicability == "display-only" and "not applied by --fix" in fix.message
     assert list(findings) == before
+
+
+def test_merging_a_large_runs_shown_lines_writes_only_the_files_of_several_runs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lines a large run shows wait in its temporary file in sorted runs, merged into one record
+    per file when the report first asks: a file in one run keeps that run's record, only a file in
+    several is written again, with the lines of each."""
+    from mtplint import kept
+
+    monkeypatch.setattr(kept, "SHOWN_RUN", 2)
+    store = kept.KeptResults([])
+    shown = kept.ShownOnDisk(store)
+    for file, lines in (("b.sh", {"1": "b1", "2": "b2"}), ("a.sh", {"1": "a1", "2": "a2"}),
+                        ("c.sh", {"1": "c1", "2": "c2"}), ("a.sh", {"3": "a3"})):
+        shown.add({file: [3, lines]})
+    written: list[object] = []
+    real_write_value = kept.KeptResults.write_value
+
+    def write_value(self: kept.KeptResults, value: object) -> tuple[int, int]:
+        written.append(value)
+        return real_write_value(self, value)
+
+    monkeypatch.setattr(kept.KeptResults, "write_value", write_value)
+    a, b, c = shown.lines("a.sh", 2), shown.lines("b.sh", 1), shown.lines("c.sh", 1)
+    assert a is not None and b is not None and c is not None and shown.lines("d.sh", 1) is None
+    assert [a[0], a[1], a[2], b[0], b[1], c[0], c[1]] == ["a1", "a2", "a3", "b1", "b2", "c1", "c2"]
+    # both runs were written as the files came; of the merge, only a.sh's record (in both runs)
+    assert [value[0] for value in written if isinstance(value, tuple)] == ["a.sh"]
