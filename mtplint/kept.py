@@ -64,11 +64,15 @@ class KeptResults:
         """Whether the results are kept in the temporary file (from the first one past the limit)."""
         return self._file is not None
 
-    def add(self, index: int, result: FileResult, group: int) -> None:
+    def add(self, index: int, result: FileResult, group: int) -> tuple[int, int] | None:
+        """Keep ``result``; where it went in the temporary file (its offset and size) when it was
+        written there now, else None (held in memory)."""
         self.started.update(started_launches(result.launches))
         self._held.append((index, result, group))
         if len(self._held) > HELD_IN_MEMORY or self._file is not None:
-            self._write_held()
+            self._write_held()  # the last one written is this result
+            return self._places[-2], self._places[-1]
+        return None
 
     def write(self, data: bytes) -> tuple[int, int]:
         """``data`` appended to the temporary file (opened the first time): its offset and size."""
@@ -254,6 +258,25 @@ class FindingStore(Sequence[Finding]):
         for number in range(len(self._chunks)):
             yield from self._chunk(number)
 
+    def replaced(self, replacements: Mapping[int, Finding]) -> FindingStore:
+        """A store of these findings with those at the places of ``replacements`` replaced: it
+        shares the chunks that hold none of them, and writes the others again."""
+        from mtplint.result_pickle import dump_findings
+
+        self._write_pending()
+        store = FindingStore(self.kept, self.group)
+        store._chunks = list(self._chunks)
+        store._length = self._length
+        by_chunk: dict[int, dict[int, Finding]] = {}
+        for place, finding in replacements.items():
+            by_chunk.setdefault(place // FINDINGS_CHUNK, {})[place % FINDINGS_CHUNK] = finding
+        for number in sorted(by_chunk):
+            chunk = list(self._chunk(number))
+            for offset, finding in by_chunk[number].items():
+                chunk[offset] = finding
+            store._chunks[number] = self.kept.write(dump_findings(chunk))
+        return store
+
 
 #: the files whose shown lines a large run's assembly holds before it writes them, as one sorted
 #: run of the merge that gives them back by file (:class:`ShownOnDisk`)
@@ -293,9 +316,10 @@ class ShownOnDisk(ShownLines):
         self._files = {}
         self._own = set()
 
-    def _read_run(self, spots: array[int]) -> Iterator[tuple[str, int, dict[str, str]]]:
+    def _read_run(self, spots: array[int]) -> Iterator[tuple[str, int, dict[str, str], int, int]]:
+        """A run's records (file, line count, lines), each with its offset and size."""
         for start in range(0, len(spots), 2):
-            yield self._kept.read_value(spots, start)
+            yield (*self._kept.read_value(spots, start), spots[start], spots[start + 1])
 
     def _merged(self) -> list[str]:
         """The runs merged into one record per file (a file in several takes the lines of each)."""
@@ -309,11 +333,14 @@ class ShownOnDisk(ShownLines):
         merged = heapq.merge(*map(self._read_run, self._runs), key=itemgetter(0))
         for file, group in groupby(merged, key=itemgetter(0)):
             records = list(group)  # one a run at most
-            count, around = records[0][1], records[0][2]  # the first one's line count (as ShownLines.add)
-            for _, _, lines in records[1:]:
-                around.update(lines)
             names.append(file)
-            self._spots.extend(self._kept.write_value((count, around)))
+            if len(records) == 1:  # most files: their run's record is theirs, not written again
+                self._spots.extend(records[0][3:])
+                continue
+            count, around = records[0][1], records[0][2]  # the first one's line count (as ShownLines.add)
+            for _, _, lines, _, _ in records[1:]:
+                around.update(lines)
+            self._spots.extend(self._kept.write_value((file, count, around)))
         self._runs = []
         self._names = names
         return names
@@ -324,9 +351,21 @@ class ShownOnDisk(ShownLines):
         if place == len(names) or names[place] != file:
             return None
         if self._last is None or self._last[0] != place:
-            count, around = self._kept.read_value(self._spots, 2 * place)
+            _, count, around = self._kept.read_value(self._spots, 2 * place)
             self._last = (place, count, around)
         return kept_lines(self._last[1], self._last[2], line)
+
+
+def replaced_at(findings: Sequence[Finding], replacements: Mapping[int, Finding]) -> Sequence[Finding]:
+    """``findings`` with those at the places of ``replacements`` replaced, kept as ``findings`` are:
+    in a store of the same temporary file, which writes again only the chunks holding them (a
+    large run's report reads every chunk anyway), else in a list."""
+    if isinstance(findings, FindingStore):
+        return findings.replaced(replacements)
+    replaced = list(findings)
+    for place, finding in replacements.items():
+        replaced[place] = finding
+    return replaced
 
 
 def same_kind(findings: Sequence[Finding], replaced: Iterable[Finding]) -> Sequence[Finding]:
@@ -354,14 +393,22 @@ class KeptAnalyses(Mapping[str, AnalysedFile]):
         self._places: dict[str, int] = {}
         self._spots = array("q")
 
-    def add(self, display: str, analysed: AnalysedFile) -> None:
+    def add(self, display: str, analysed: AnalysedFile, written: tuple[int, int] | None = None) -> None:
+        """Keep ``analysed``; ``written``: where its very result is in the temporary file already (a
+        kept result, :meth:`KeptResults.add`), which the analysis then points to rather than hold a
+        second copy of it (most files whose findings offer a fix keep their whole result)."""
         if not self._kept.written:
             self._held[display] = analysed
             return
-        from mtplint.result_pickle import dump_result
-
         self._held.pop(display, None)
-        record = (analysed.kind, analysed.group, analysed.rules, analysed.requested, dump_result(analysed.result))
+        result: bytes | tuple[int, int]
+        if written is None:
+            from mtplint.result_pickle import dump_result
+
+            result = dump_result(analysed.result)
+        else:
+            result = written
+        record = (analysed.kind, analysed.group, analysed.rules, analysed.requested, result)
         self._places[display] = len(self._spots)
         self._spots.extend(self._kept.write_value(record))
 
@@ -372,7 +419,8 @@ class KeptAnalyses(Mapping[str, AnalysedFile]):
         from mtplint.result_pickle import load_result
 
         kind, group, rules, requested, result = self._kept.read_value(self._spots, self._places[display])
-        return AnalysedFile(kind, group, rules, requested, load_result(result, self._kept.groups[group]))
+        data = result if isinstance(result, bytes) else self._kept.read(*result)
+        return AnalysedFile(kind, group, rules, requested, load_result(data, self._kept.groups[group]))
 
     def requested(self, display: str) -> tuple[str, ...] | None:
         """The files the run's analysis of ``display`` asked for (:attr:`AnalysedFile.requested`),

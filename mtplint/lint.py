@@ -368,18 +368,22 @@ class _Run:
             cache = self.groups[number].cache
             if cache is not None and key is not None:
                 cache.put(key, result, deps)
+        written = self._keep(index, result, number)
         if requested is not None:
             self.kept.analysed.add(self.display(candidate.path), AnalysedFile(
-                candidate.kind, number, self.groups[number].codes, requested, result))
-        self._keep(index, result, number)
+                candidate.kind, number, self.groups[number].codes, requested, result), written)
 
-    def _keep(self, index: int, result: FileResult, number: int) -> None:
+    def _keep(self, index: int, result: FileResult, number: int) -> tuple[int, int] | None:
+        """Keep what the assembly needs of ``result``; where ``result`` itself went in the kept
+        results' temporary file when it was written there whole (:meth:`KeptResults.add`), else None."""
         self.files_skipped += result.skipped
         if self.progress is not None:
             self.progress.add_done(result.finding_count())
         needed = needed_by_the_assembly(result)
-        if needed is not None:
-            self.kept.add(index, needed, number)
+        if needed is None:
+            return None
+        written = self.kept.add(index, needed, number)
+        return written if needed is result else None
 
     def assemble(self) -> LintResult:
         tree = self.tree

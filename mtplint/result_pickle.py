@@ -7,11 +7,14 @@ from __future__ import annotations
 import copyreg
 import io
 import pickle
+from operator import attrgetter
 
-from mtplint.analysis import FileResult, RunGroup
-from mtplint.checks import Finding
+from mtplint.analysis import FileResult, LaunchResult, RunGroup
+from mtplint.checks import Edit, Finding, Fix
 from mtplint.checks.catalog import Rule
 from mtplint.edits.pyedit import PythonEdit
+from mtplint.records import slot_names
+from mtplint.source import Diagnostic, Span
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,15 +38,36 @@ def _reduce_python_edit(edit: PythonEdit) -> tuple[Callable[[Sequence[Any]], Pyt
     return _python_edit, (edit.recipe(),)
 
 
+#: the records a result is made of whose ``__init__`` takes every slot, in the order of the slots,
+#: and keeps what it is given: each is pickled as its class and the values of its slots, and
+#: rebuilt by calling the class. Pickled as slotted objects (the class, then a dictionary of its
+#: slots to set), a result took about four times as long to write and twice as long to read back
+#: (a large run writes each result it keeps, and reads it back for the assembly: some 5,000 on
+#: the benchmark's deploy 10k tree)
+REBUILT_BY_INIT = (Span, Diagnostic, Edit, Fix, Finding, LaunchResult, FileResult)
+
+
+def _reducer(cls: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:
+    names = slot_names(cls)
+    values = attrgetter(*names)  # every record here has several slots: a tuple of them
+
+    def reduce(record: Any) -> tuple[type, tuple[Any, ...]]:
+        return cls, values(record)
+
+    return reduce
+
+
 #: how the pickler reduces a type, as :data:`copyreg.dispatch_table` with ours
-_DISPATCH: dict[type, Callable[[Any], Any]] = {**copyreg.dispatch_table, Rule: _reduce_rule, PythonEdit: _reduce_python_edit}
+_DISPATCH: dict[type, Callable[[Any], Any]] = {**copyreg.dispatch_table, Rule: _reduce_rule,
+                                               PythonEdit: _reduce_python_edit,
+                                               **{cls: _reducer(cls) for cls in REBUILT_BY_INIT}}
 
 
 class _ResultPickler(pickle.Pickler):
     """A result's rules by code (this process has them), a Python edit by its recipe (worked out
-    with libcst only by whoever needs its text). By a table of the two types, which the pickler
-    looks up in C for each object (a ``reducer_override`` is called in Python for every object
-    pickled, to find those few)."""
+    with libcst only by whoever needs its text), the records of :data:`REBUILT_BY_INIT` by the
+    values of their slots. By a table of those types, which the pickler looks up in C for each
+    object (a ``reducer_override`` is called in Python for every object pickled)."""
 
     dispatch_table = _DISPATCH
 

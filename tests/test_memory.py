@@ -626,3 +626,92 @@ def test_a_short_run_leaves_the_oldest_generation_alone(tmp_path: Path, monkeypa
         code, _, _ = run_cli(["check", *ARGS, "."], cwd=tree)
         assert code == 1
         assert cycle() is not None
+
+
+def test_a_large_run_writes_each_result_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the results a run holds in memory, a file whose findings offer a fix keeps its result
+    for the assembly and its analysis for the verification of the fix: both read the one copy of
+    the result in the temporary file, not a copy each."""
+    from mtplint import kept, result_pickle
+    from mtplint import lint as lint_module
+
+    monkeypatch.setattr(lint_module, "FORGET_EVERY", 16)
+    monkeypatch.setattr(kept, "HELD_IN_MEMORY", 16)
+    tree = _dirty_tree(tmp_path, 60)
+    args = ["check", "--output-format", "concise", "--unsafe-fixes", *ARGS, "."]
+    dumped: list[object] = []  # the objects themselves: an id could be reused once one is freed
+    real_dump_result = result_pickle.dump_result
+
+    def dump_result(result: Any) -> bytes:
+        dumped.append(result)
+        return real_dump_result(result)
+
+    monkeypatch.setattr(result_pickle, "dump_result", dump_result)
+    code, out, _ = run_cli(args, cwd=tree)
+    assert code == 1 and out.count("MTP101") == 60
+    # every result past the first ones held in memory is written, each once
+    assert len(dumped) >= 60 - 16 - 1
+    assert len({id(result) for result in dumped}) == len(dumped)
+
+
+def test_demoting_a_large_runs_fix_writes_only_its_chunk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large run's findings are in its temporary file, a chunk at a time: the verification's
+    demotion of a refused fix writes again the chunk holding that finding, not every finding; the
+    others read back as they were."""
+    from mtplint import kept, result_pickle
+    from mtplint import lint as lint_module
+    from mtplint.config import LintSettings
+    from mtplint.fix.verify import _demoted_at
+    from mtplint.pipeline import Options
+
+    monkeypatch.setattr(lint_module, "FORGET_EVERY", 16)
+    monkeypatch.setattr(kept, "HELD_IN_MEMORY", 0)
+    monkeypatch.setattr(kept, "FINDINGS_CHUNK", 4)
+    tree = _dirty_tree(tmp_path, 20)
+    settings = LintSettings(select=["MTP101"], pipeline=Options(root=tree, engine_versions={"vllm": "0.30.0"}))
+    findings = lint_module.lint([str(tree)], settings).findings
+    assert isinstance(findings, kept.FindingStore) and len(findings) == 20
+    before = list(findings)
+    written: list[int] = []
+    real_dump_findings = result_pickle.dump_findings
+
+    def dump_findings(chunk: Any) -> bytes:
+        written.append(len(chunk))
+        return real_dump_findings(chunk)
+
+    monkeypatch.setattr(result_pickle, "dump_findings", dump_findings)
+    demoted = _demoted_at(findings, {9: before[9]}, {})
+    assert written == [4]
+    after = list(demoted)
+    assert after[:9] + after[10:] == before[:9] + before[10:]
+    fix = after[9].fix
+    assert fix is not None and fix.applicability == "display-only" and "not applied by --fix" in fix.message
+    assert list(findings) == before
+
+
+def test_merging_a_large_runs_shown_lines_writes_only_the_files_of_several_runs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lines a large run shows wait in its temporary file in sorted runs, merged into one record
+    per file when the report first asks: a file in one run keeps that run's record, only a file in
+    several is written again, with the lines of each."""
+    from mtplint import kept
+
+    monkeypatch.setattr(kept, "SHOWN_RUN", 2)
+    store = kept.KeptResults([])
+    shown = kept.ShownOnDisk(store)
+    for file, lines in (("b.sh", {"1": "b1", "2": "b2"}), ("a.sh", {"1": "a1", "2": "a2"}),
+                        ("c.sh", {"1": "c1", "2": "c2"}), ("a.sh", {"3": "a3"})):
+        shown.add({file: [3, lines]})
+    written: list[object] = []
+    real_write_value = kept.KeptResults.write_value
+
+    def write_value(self: kept.KeptResults, value: object) -> tuple[int, int]:
+        written.append(value)
+        return real_write_value(self, value)
+
+    monkeypatch.setattr(kept.KeptResults, "write_value", write_value)
+    a, b, c = shown.lines("a.sh", 2), shown.lines("b.sh", 1), shown.lines("c.sh", 1)
+    assert a is not None and b is not None and c is not None and shown.lines("d.sh", 1) is None
+    assert [a[0], a[1], a[2], b[0], b[1], c[0], c[1]] == ["a1", "a2", "a3", "b1", "b2", "c1", "c2"]
+    # both runs were written as the files came; of the merge, only a.sh's record (in both runs)
+    assert [value[0] for value in written if isinstance(value, tuple)] == ["a.sh"]

@@ -249,6 +249,45 @@ def test_a_result_crosses_to_this_process_whole(tmp_path: Path) -> None:
     assert all(a.rule is group.catalog[a.code] for launch in arrived.launches for a in launch.findings)
 
 
+def test_the_records_pickled_by_their_slots_take_every_slot_in_order() -> None:
+    """A result's records are pickled as the values of their slots and rebuilt by calling their
+    class: each one's ``__init__`` must take every slot, in order (a slot added to a record and
+    not to its ``__init__``, or the two in another order, would rebuild another record)."""
+    import inspect
+
+    from mtplint.records import slot_names
+    from mtplint.result_pickle import REBUILT_BY_INIT
+
+    for cls in REBUILT_BY_INIT:
+        parameters = list(inspect.signature(cls.__init__).parameters)[1:]
+        assert tuple(parameters) == slot_names(cls), cls.__name__
+
+
+def test_a_result_rebuilt_from_its_slots_is_the_same(tmp_path: Path) -> None:
+    """A result with a diagnostic, a finding whose fix has edits, and one span object shared by two
+    records arrives equal, its rules the group's, the shared span still one object."""
+    from mtplint.analysis import FileResult, LaunchResult, RunGroup
+    from mtplint.checks import Edit, Finding, Fix
+    from mtplint.lint import LintSettings
+    from mtplint.pipeline import Options
+    from mtplint.result_pickle import dump_result, load_result
+    from mtplint.source import Diagnostic, Span
+
+    group = RunGroup(LintSettings(Options(tmp_path)))
+    span = Span("serve.sh", 10, 20, 2, 1, 2, 11)
+    fix = Fix("safe", "Remove it", [Edit(span, ""), Edit(Span("serve.sh", 0, 0, 1, 1, 1, 1), "x")])
+    finding = Finding(group.catalog["MTP102"], "prefix caching", span, fix, span, severity_override="info")
+    launch = LaunchResult(("serve.sh", 10), "script", False, "serve.sh", None, True, ("serve.sh", 10), 3,
+                          [finding], [Diagnostic("MTP001", "bad", span)], ["MTP201"], {"serve.sh": [3, {"2": "x"}]})
+    result = FileResult(1, [Diagnostic("MTP001", "unreadable", span)], ["serve.sh: error"], [launch],
+                        {"serve.sh": [3, {"1": "a"}]})
+    arrived = load_result(dump_result(result), group)
+    assert arrived == result
+    found = arrived.launches[0].findings[0]
+    assert found.fix is not None and found.rule is group.catalog["MTP102"]
+    assert found.span is found.launch_span is found.fix.edits[0].span
+
+
 def test_a_worker_sends_back_only_what_the_assembly_keeps(tmp_path: Path) -> None:
     """A run without the cache keeps, of most files, only their count of skipped files: a worker
     sends that count alone (nothing pickled), and of the other files what the assembly reads, unless

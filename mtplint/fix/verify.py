@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from mtplint.checks import Finding, Fix, applies
 from mtplint.digests import DigestSet
-from mtplint.kept import requested_by, same_kind
+from mtplint.kept import replaced_at, requested_by, same_kind
 from mtplint.pathtext import is_file, join, path_parts
 
 TYPE_CHECKING = False
@@ -86,6 +86,16 @@ def _shown_not_offered(findings: Sequence[Finding], refused: Sequence[Finding],
                                 and finding.identity() in identities else finding for finding in findings))
 
 
+def _demoted_at(findings: Sequence[Finding], refused: Mapping[int, Finding],
+                reasons: dict[tuple[str, str, str], str]) -> Sequence[Finding]:
+    """A run's ``findings`` with the ``refused`` ones (by their places among them) demoted, as
+    :func:`_shown_not_offered` does: known by place, a large run's store of findings writes again
+    only the chunks that hold them (:meth:`mtplint.kept.FindingStore.replaced`)."""
+    if not refused:
+        return findings
+    return replaced_at(findings, {place: _demoted(finding, reasons) for place, finding in refused.items()})
+
+
 def _demoted(finding: Finding, reasons: dict[tuple[str, str, str], str]) -> Finding:
     fix = finding.fix
     assert fix is not None
@@ -118,7 +128,7 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
         del identities  # not held through the fixing
         stored = _refused_from(cache.get_record(key), len(offered))
         if stored is not None:
-            return _shown_not_offered(findings, *_stored_refusals(stored, offered, findings))
+            return _demoted_at(findings, *_stored_refusals(stored, offered, findings))
     root = settings.pipeline.root
     fixing = _Fixing(settings, unsafe, analysed, processes, cache is not None)
     # shared out among the run's processes when there are more fixes' files than one batch holds
@@ -137,14 +147,15 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
         fixing.run(everything, offered.among(findings, everything))
     # in the order of the findings offering them, whichever batch refused them
     numbers = sorted(fixing.refused)
-    refused = [findings[offered.places[number]] for number in numbers]
+    places = [offered.places[number] for number in numbers]
+    refused = [findings[place] for place in places]
     if cache is not None and key is not None:
         from mtplint.cache import files_dependencies
 
         record = {"refused": [[number, fixing.reasons.get(_key(finding))]
                               for number, finding in zip(numbers, refused, strict=True)]}
         cache.put_record(key, record, files_dependencies(fixing.read, cache.probe, root))
-    return _shown_not_offered(findings, refused, fixing.reasons)
+    return _demoted_at(findings, dict(zip(places, refused, strict=True)), fixing.reasons)
 
 
 class Offered:
@@ -385,13 +396,14 @@ def _refused_from(record: dict[str, Any] | None, offered: int) -> list[tuple[int
 
 
 def _stored_refusals(stored: list[tuple[int, str | None]], offered: Offered, findings: Sequence[Finding]
-                     ) -> tuple[list[Finding], dict[tuple[str, str, str], str]]:
-    """The findings a cache record refused (:func:`_refused_from`), and the reasons."""
-    refused: list[Finding] = []
+                     ) -> tuple[dict[int, Finding], dict[tuple[str, str, str], str]]:
+    """The findings a cache record refused (:func:`_refused_from`), by their places among
+    ``findings``, and the reasons."""
+    refused: dict[int, Finding] = {}
     reasons: dict[tuple[str, str, str], str] = {}
     for number, reason in stored:
-        finding = findings[offered.places[number]]
-        refused.append(finding)
+        place = offered.places[number]
+        finding = refused[place] = findings[place]
         if reason is not None:
             reasons.setdefault(_key(finding), reason)
     return refused, reasons
