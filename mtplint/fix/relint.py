@@ -60,6 +60,7 @@ from mtplint.analysis import FileResult, RecordingLoader, RunGroup, analyse_file
 from mtplint.checks import Finding
 from mtplint.config import LintSettings
 from mtplint.discover import discover
+from mtplint.kept import KeptAnalyses
 from mtplint.lint import LintResult, assemble
 from mtplint.pipeline import share_pin_listings
 from mtplint.records import Record
@@ -172,6 +173,15 @@ class ProjectLint(Record):
         return [finding for _, finding in self.problems_in(files) if finding is not None]
 
 
+def run_group(settings: LintSettings, groups: Iterable[RunGroup]) -> RunGroup:
+    """The configuration group of ``settings``: the run's (``groups``) when it has one of the same
+    settings (their rules are selected once), else a new one."""
+    for group in groups:
+        if group.settings == settings:
+            return group
+    return RunGroup(settings)
+
+
 def problems_by_file(items: Iterable[tuple[Problem, Finding | None]]) -> dict[str, list[tuple[Problem, Finding | None]]]:
     """``items`` by the file each is in, in their order."""
     files: dict[str, list[tuple[Problem, Finding | None]]] = {}
@@ -201,7 +211,10 @@ class ProjectLinter:
         members = [member.without_configs() for member in (tree.groups if tree is not None and self.grouped
                                                            else [settings])]
         self.members = members
-        self.groups = [RunGroup(member) for member in members]
+        # the run's analyses come with what the run built for them, which holds for the fixing
+        # too: its configurations' rule selections, and its loader's answers about paths
+        run = analysed if isinstance(analysed, KeptAnalyses) else None
+        self.groups = [run_group(member, run.groups if run is not None else ()) for member in members]
         # the engine's rejection of an argv is damage whether or not its rule is selected (a fix
         # must not hand vLLM '4 --no-enable-prefix-caching' under `--select MTP102`): checked in
         # every lint of the fixing, and left out of what is reported
@@ -212,7 +225,11 @@ class ProjectLinter:
             if missing:
                 self.hidden_codes.update(missing)
                 self.groups[index] = RunGroup(members[index], [*codes, *missing])
-        display = RecordingLoader(options.root).display
+        #: the run's loader, whose answers about paths every lint of the fixing shares
+        self._run_loader = run.lend_loader() if run is not None else None
+        #: the loader of the first lint, whose answers about paths every later lint shares
+        self._paths = self._new_loader()
+        display = self._paths.display
         self.candidate_groups = ({display(candidate.path): candidate.group for candidate in self.candidates}
                                  if self.grouped else None)
         #: real path of a file -> the records (indices into the candidates) that read it, at any
@@ -231,8 +248,6 @@ class ProjectLinter:
         self._indexed_displays: set[str] = set()
         self._display_by_key: dict[str, str] = {}
         self._display_by_real: dict[str, str] = {}
-        #: the loader of the first lint, whose answers about paths every later lint shares
-        self._paths = RecordingLoader(self.root)
         #: record -> the files it touched (:func:`touched`) in any lint of the fixing, and the reverse
         self.touched: dict[int, set[str]] = {}
         self.touchers: dict[str, set[int]] = {}
@@ -245,7 +260,7 @@ class ProjectLinter:
     def first(self, buffers: Iterable[SourceFile] = ()) -> tuple[ProjectLint, RecordingLoader]:
         """The lint of the files as they are on disk (or as ``buffers`` stand for them), and the
         loader that read them."""
-        loader = self._paths = RecordingLoader(self.root)
+        loader = self._paths = self._new_loader()
         for source in buffers:
             loader.put(source)
         self.runs += 1
@@ -271,6 +286,15 @@ class ProjectLinter:
                 records[index] = record
         result = self._assemble(range(len(records)), records, loader)
         return ProjectLint(tuple(records), problems_by_file(problems(result)), result), loader
+
+    def _new_loader(self) -> RecordingLoader:
+        """A loader for a lint of the fixing that knows what the run's loader knows about paths:
+        the files the fixing reads are the run's, which a fix edits but never creates or deletes."""
+        loader = RecordingLoader(self.root)
+        if self._run_loader is not None:
+            loader.share_paths(self._run_loader)
+            share_pin_listings(loader, self._run_loader)
+        return loader
 
     def _taken_from_the_run(self, loader: RecordingLoader) -> dict[int, AnalysedFile]:
         """The candidates (by index) whose analysis by the run is this lint's own: the same file,
