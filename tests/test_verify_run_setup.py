@@ -12,30 +12,21 @@ from typing import Any
 
 import pytest
 
-import mtplint.analysis
-import mtplint.extract
 from mtplint.checks import Finding, applies
+from mtplint.checks.selection import selected_rules as real_selection
 from mtplint.config import LintSettings
 from mtplint.files import Listing
+from mtplint.files import listing_of as real_listing
 from mtplint.fix.verify import verified
-from mtplint.lint import lint
+from mtplint.lint import LintResult, lint
 from mtplint.pipeline import Options
 from tests.conftest import write_files
+from tests.test_startup_by_kind import SCRIPT
 
-#: SGLang resets the draft tokens to steps + 1 (MTP507), a value its fix rewrites
-SERVE = """#!/usr/bin/env bash
-set -euo pipefail
-exec python3 -m sglang.launch_server \\
-  --model-path Qwen/Qwen3.6-27B \\
-  --speculative-algorithm NEXTN \\
-  --speculative-num-steps 3 \\
-  --speculative-eagle-topk 1 \\
-  --speculative-num-draft-tokens 5
-"""
-#: a script whose finding offers a fix ``--fix`` applies, a few folders below the root, beside
-#: a version pin the try reads again
+#: a script whose finding offers a fix ``--fix`` applies (SGLang resets the draft tokens to steps
+#: + 1: MTP507 rewrites the value), a few folders below the root, beside a version pin the try reads again
 TREE = {
-    "services/api/serve.sh": SERVE,
+    "services/api/serve.sh": SCRIPT,
     "services/api/requirements.txt": "sglang==0.5.2\n",
     "services/other/serve.sh": "#!/bin/sh\necho not a launch\n",
 }
@@ -44,8 +35,6 @@ TREE = {
 def _counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
     """Count the directories listed and the rule selections resolved from now on."""
     calls: dict[str, list[str]] = {"listed": [], "selected": []}
-    real_listing = mtplint.extract.listing_of
-    real_selection = mtplint.analysis.selected_rules
 
     def listing_of(directory: str) -> Listing:
         calls["listed"].append(directory)
@@ -55,9 +44,20 @@ def _counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
         calls["selected"].append("")
         return real_selection(*args)
 
-    monkeypatch.setattr(mtplint.extract, "listing_of", listing_of)
-    monkeypatch.setattr(mtplint.analysis, "selected_rules", selected_rules)
+    # where the loader lists folders and a configuration group selects its rules
+    monkeypatch.setattr("mtplint.extract.listing_of", listing_of)
+    monkeypatch.setattr("mtplint.analysis.selected_rules", selected_rules)
     return calls
+
+
+def _linted(root: Path) -> tuple[LintSettings, LintResult]:
+    """The settings and the run of a one-file check of :data:`TREE`'s script (in ``root``, the
+    working directory)."""
+    write_files(root, TREE)
+    settings = LintSettings(pipeline=Options(root=root))
+    result = lint([root / "services/api/serve.sh"], settings, jobs=1)
+    assert any(applies(finding.fix, False) for finding in result.findings)
+    return settings, result
 
 
 def _shown(findings: list[Finding]) -> list[tuple[str, str, object]]:
@@ -69,13 +69,9 @@ def test_the_verification_lists_no_folder_again_nor_selects_the_rules_again(
     """A one-file check whose finding offers a fix: the try of the fix reads the script's new text
     and its version pin, and lists no folder the run listed, nor resolves the rule selection again;
     the fix is still marked as one ``--fix`` applies, as when the fixing sets itself up alone."""
-    write_files(tmp_path, TREE)
-    settings = LintSettings(pipeline=Options(root=tmp_path))
-    script = tmp_path / "services/api/serve.sh"
     with contextlib.chdir(tmp_path):
-        result = lint([script], settings, jobs=1)
+        settings, result = _linted(tmp_path)
         findings = list(result.findings)
-        assert any(applies(finding.fix, False) for finding in findings)
         calls = _counted(monkeypatch)
         with_run = list(verified(findings, settings, False, analysed=result.analysed))
         assert calls == {"listed": [], "selected": []}
@@ -89,11 +85,8 @@ def test_the_verification_lists_no_folder_again_nor_selects_the_rules_again(
 def test_the_runs_loader_is_lent_to_one_fixing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The run's loader serves the first fixing only (a large run's batches do not pile up their
     paths in it); the run's rule selections serve every fixing."""
-    write_files(tmp_path, TREE)
-    settings = LintSettings(pipeline=Options(root=tmp_path))
-    script = tmp_path / "services/api/serve.sh"
     with contextlib.chdir(tmp_path):
-        result = lint([script], settings, jobs=1)
+        settings, result = _linted(tmp_path)
         findings = list(result.findings)
         verified(findings, settings, False, analysed=result.analysed)
         calls = _counted(monkeypatch)
