@@ -15,11 +15,15 @@ import pytest
 from mtplint.checks import Finding, applies
 from mtplint.checks.selection import selected_rules as real_selection
 from mtplint.config import LintSettings
+from mtplint.extract.launch import VersionHint
 from mtplint.files import Listing
 from mtplint.files import listing_of as real_listing
 from mtplint.fix.verify import verified
 from mtplint.lint import LintResult, lint
 from mtplint.pipeline import Options
+from mtplint.source import SourceFile
+from mtplint.versions import may_be_pin_file
+from mtplint.versions import pins_in_text as real_pins
 from tests.conftest import write_files
 from tests.test_startup_by_kind import SCRIPT
 
@@ -34,7 +38,7 @@ TREE = {
 
 def _counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
     """Count the directories listed and the rule selections resolved from now on."""
-    calls: dict[str, list[str]] = {"listed": [], "selected": []}
+    calls: dict[str, list[str]] = {"listed": [], "selected": [], "pins read": []}
 
     def listing_of(directory: str) -> Listing:
         calls["listed"].append(directory)
@@ -44,7 +48,12 @@ def _counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
         calls["selected"].append("")
         return real_selection(*args)
 
-    # where the loader lists folders and a configuration group selects its rules
+    def pins_in_text(text: str, source: SourceFile | None = None) -> list[VersionHint]:
+        calls["pins read"].append(source.display if source is not None else "")
+        return real_pins(text, source)
+
+    # where the loader lists folders, a configuration group selects its rules and the pins are read
+    monkeypatch.setattr("mtplint.versions.pins_in_text", pins_in_text)
     monkeypatch.setattr("mtplint.extract.listing_of", listing_of)
     monkeypatch.setattr("mtplint.analysis.selected_rules", selected_rules)
     return calls
@@ -68,16 +77,18 @@ def test_the_verification_lists_no_folder_again_nor_selects_the_rules_again(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A one-file check whose finding offers a fix: the try of the fix reads the script's new text
     and its version pin, and lists no folder the run listed, nor resolves the rule selection again;
-    the fix is still marked as one ``--fix`` applies, as when the fixing sets itself up alone."""
+    the version pins beside it are those the run found (the fix changes no pin file). The fix is
+    still marked as one ``--fix`` applies, as when the fixing sets itself up alone."""
     with contextlib.chdir(tmp_path):
         settings, result = _linted(tmp_path)
         findings = list(result.findings)
         calls = _counted(monkeypatch)
         with_run = list(verified(findings, settings, False, analysed=result.analysed))
-        assert calls == {"listed": [], "selected": []}
+        assert calls == {"listed": [], "selected": [], "pins read": []}
         # the fixing set up on its own lists the folders up to the root, and selects the rules
         alone = list(verified(findings, settings, False))
         assert calls["listed"] and calls["selected"]
+        assert calls["pins read"] == ["services/api/requirements.txt"]
     assert _shown(with_run) == _shown(alone)
     assert any(applies(finding.fix, False) for finding in with_run)
 
@@ -93,3 +104,15 @@ def test_the_runs_loader_is_lent_to_one_fixing(tmp_path: Path, monkeypatch: pyte
         verified(findings, settings, False, analysed=result.analysed)
     assert calls["listed"]
     assert calls["selected"] == []
+
+
+@pytest.mark.parametrize(("path", "pins"), [
+    ("svc/requirements.txt", True), ("svc/requirements-gpu.txt", True), ("svc/requirements/base.txt", True),
+    ("svc/constraints.txt", True), ("svc/pyproject.toml", True), ("svc/Dockerfile", True),
+    ("svc/Dockerfile.cuda", True), ("svc/api.Dockerfile", True),
+    ("svc/serve.sh", False), ("svc/compose.yaml", False), ("svc/.env", False), ("svc/vllm.service", False),
+])
+def test_a_try_changing_a_pin_file_reads_the_pins_again(path: str, pins: bool) -> None:
+    """A try whose texts stand for a file that may hold version pins (a Dockerfile's ``FROM`` tag
+    too) does not take the pins the run found: the fix may have changed them."""
+    assert may_be_pin_file(path) is pins

@@ -62,9 +62,10 @@ from mtplint.config import LintSettings
 from mtplint.discover import discover
 from mtplint.kept import KeptAnalyses
 from mtplint.lint import LintResult, assemble
-from mtplint.pipeline import share_pin_listings
+from mtplint.pipeline import share_pin_listings, share_pins
 from mtplint.records import Record
 from mtplint.source import SourceFile
+from mtplint.versions import may_be_pin_file
 
 #: (code, file, offset, message) of what a fix must not add
 Problem = tuple[str, str, int, str]
@@ -248,6 +249,8 @@ class ProjectLinter:
         self._indexed_displays: set[str] = set()
         self._display_by_key: dict[str, str] = {}
         self._display_by_real: dict[str, str] = {}
+        #: the display names of those texts whose files may be version pin files
+        self._pin_file_displays: set[str] = set()
         #: record -> the files it touched (:func:`touched`) in any lint of the fixing, and the reverse
         self.touched: dict[int, set[str]] = {}
         self.touchers: dict[str, set[int]] = {}
@@ -260,7 +263,8 @@ class ProjectLinter:
     def first(self, buffers: Iterable[SourceFile] = ()) -> tuple[ProjectLint, RecordingLoader]:
         """The lint of the files as they are on disk (or as ``buffers`` stand for them), and the
         loader that read them."""
-        loader = self._paths = self._new_loader()
+        # texts standing for files may change a pin file the run read
+        loader = self._paths = self._new_loader(pins=not buffers)
         for source in buffers:
             loader.put(source)
         self.runs += 1
@@ -287,13 +291,16 @@ class ProjectLinter:
         result = self._assemble(range(len(records)), records, loader)
         return ProjectLint(tuple(records), problems_by_file(problems(result)), result), loader
 
-    def _new_loader(self) -> RecordingLoader:
+    def _new_loader(self, pins: bool = True) -> RecordingLoader:
         """A loader for a lint of the fixing that knows what the run's loader knows about paths:
-        the files the fixing reads are the run's, which a fix edits but never creates or deletes."""
+        the files the fixing reads are the run's, which a fix edits but never creates or deletes;
+        and, with ``pins``, the version pins the run found."""
         loader = RecordingLoader(self.root)
         if self._run_loader is not None:
             loader.share_paths(self._run_loader)
             share_pin_listings(loader, self._run_loader)
+            if pins:
+                share_pins(loader, self._run_loader)
         return loader
 
     def _taken_from_the_run(self, loader: RecordingLoader) -> dict[int, AnalysedFile]:
@@ -341,6 +348,8 @@ class ProjectLinter:
         loader.share_paths(self._paths)
         share_pin_listings(loader, self._paths)
         self._index_texts(texts, loader)
+        if not any(display in texts for display in self._pin_file_displays):
+            share_pins(loader, self._paths)  # every pin file has the text the first lint read
         loader.stand_in(texts, self._display_by_key)
         return loader
 
@@ -352,6 +361,8 @@ class ProjectLinter:
             self._display_by_key[loader.key_of(texts[display])] = display
             self._display_by_real[self._real(path)] = display
             self._indexed_displays.add(display)
+            if may_be_pin_file(path):
+                self._pin_file_displays.add(display)
 
     def _text_standing_for(self, texts: dict[str, SourceFile], real: str) -> str | None:
         """The text in ``texts`` that stands for the file whose real path is ``real`` (None: the disk's)."""
