@@ -33,6 +33,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO, Any
 
+    from mtplint.extract import FileLoader
+
 #: the results a run holds in memory before it writes them, and those that follow, to a temporary
 #: file: the benchmark's mixed 10k tree keeps 996, its 1k trees about a hundred
 HELD_IN_MEMORY = 256
@@ -382,10 +384,12 @@ class KeptAnalyses(Mapping[str, AnalysedFile]):
     """The run's analyses of the files whose findings offer a fix, by display name: in memory while
     the run's results are, else in the temporary file, read back when asked for."""
 
-    __slots__ = ("_kept", "_held", "_places", "_spots")
+    __slots__ = ("_kept", "_held", "_places", "_spots", "loader")
 
     def __init__(self, kept: KeptResults) -> None:
         self._kept = kept
+        #: the loader the run read files through in this process (:meth:`lend_loader`)
+        self.loader: FileLoader | None = None
         self._held: dict[str, AnalysedFile] = {}
         #: display name -> where its analysis is in the temporary file: the index of its offset in
         #: :attr:`_spots` (then its size), not a tuple per file (the benchmark's mixed 100k tree
@@ -421,6 +425,19 @@ class KeptAnalyses(Mapping[str, AnalysedFile]):
         kind, group, rules, requested, result = self._kept.read_value(self._spots, self._places[display])
         data = result if isinstance(result, bytes) else self._kept.read(*result)
         return AnalysedFile(kind, group, rules, requested, load_result(data, self._kept.groups[group]))
+
+    def lend_loader(self) -> FileLoader | None:
+        """The run's loader, for the first fixing that verifies these analyses' fixes: its answers
+        about paths (real paths, directory listings) hold for the fixing, which asks them again. Lent
+        once: the fixing's own answers join them, and a large run's batches would pile theirs up in
+        it to the end of the run (each later batch asks about files of its own anyway)."""
+        loader, self.loader = self.loader, None
+        return loader
+
+    @property
+    def groups(self) -> list[RunGroup]:
+        """The run's configuration groups, which the analyses' ``group`` numbers index."""
+        return self._kept.groups
 
     def requested(self, display: str) -> tuple[str, ...] | None:
         """The files the run's analysis of ``display`` asked for (:attr:`AnalysedFile.requested`),

@@ -256,6 +256,7 @@ class _Run:
         #: the result of each file that starts or says something, and this run's analysis of each
         #: file whose findings offer a fix
         self.kept = KeptResults(self.groups)
+        self.kept.analysed.loader = self.run_loader
         #: the cache keys of the files whose results are not known yet
         self.keys: dict[int, str] = {}
         self.candidate_groups: dict[str, int] = {}

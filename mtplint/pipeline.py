@@ -333,6 +333,17 @@ def share_pin_listings(loader: FileLoader, other: FileLoader) -> None:
     loader.memos[_WITHOUT_PIN_NAMES] = other.memos.setdefault(_WITHOUT_PIN_NAMES, set())
 
 
+def share_pins(loader: FileLoader, other: FileLoader) -> None:
+    """Let ``loader`` take (and from now on share) the version pins ``other`` found per directory:
+    for loaders that share their answers about paths (:meth:`FileLoader.share_paths`) and read
+    the same texts of every pin file. A fix's try that changes no pin file then finds its launch's
+    pins where the run found them, rather than look through the folders up to the root again."""
+    memo = other.path_memos.get(_PINS)
+    if memo is None:
+        memo = other.path_memos[_PINS] = PinMemo(other.memos.setdefault(_WITHOUT_PIN_NAMES, set()))
+    loader.path_memos[_PINS] = memo
+
+
 def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Options) -> LaunchReport:
     engine = engine_for(launch.engine)
     hints = [*launch.version_hints]

@@ -472,6 +472,13 @@ def _matching(names: Iterable[str], pattern: str) -> list[str]:
     return fnmatch.filter(names, pattern)
 
 
+def may_be_pin_file(path: str) -> bool:
+    """Whether the file at ``path`` may be one whose pins :func:`pins_near` reads (by its name alone:
+    any ``.txt`` may be in a ``requirements`` folder)."""
+    name = path_name(path)
+    return any(_matching((name,), pattern.rpartition("/")[2]) for pattern in PIN_FILES)
+
+
 def pins_near(path: str, root: str, read: Callable[[str], SourceFile | None],
               memo: PinMemo | None = None, real_path: Callable[[str], str] = os.path.realpath,
               listed_by: Callable[[str], Listing] = listing_of) -> list[VersionHint]:

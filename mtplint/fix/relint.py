@@ -60,10 +60,12 @@ from mtplint.analysis import FileResult, RecordingLoader, RunGroup, analyse_file
 from mtplint.checks import Finding
 from mtplint.config import LintSettings
 from mtplint.discover import discover
+from mtplint.kept import KeptAnalyses
 from mtplint.lint import LintResult, assemble
-from mtplint.pipeline import share_pin_listings
+from mtplint.pipeline import share_pin_listings, share_pins
 from mtplint.records import Record
 from mtplint.source import SourceFile
+from mtplint.versions import may_be_pin_file
 
 #: (code, file, offset, message) of what a fix must not add
 Problem = tuple[str, str, int, str]
@@ -172,6 +174,15 @@ class ProjectLint(Record):
         return [finding for _, finding in self.problems_in(files) if finding is not None]
 
 
+def run_group(settings: LintSettings, groups: Iterable[RunGroup]) -> RunGroup:
+    """The configuration group of ``settings``: the run's (``groups``) when it has one of the same
+    settings (their rules are selected once), else a new one."""
+    for group in groups:
+        if group.settings == settings:
+            return group
+    return RunGroup(settings)
+
+
 def problems_by_file(items: Iterable[tuple[Problem, Finding | None]]) -> dict[str, list[tuple[Problem, Finding | None]]]:
     """``items`` by the file each is in, in their order."""
     files: dict[str, list[tuple[Problem, Finding | None]]] = {}
@@ -201,7 +212,10 @@ class ProjectLinter:
         members = [member.without_configs() for member in (tree.groups if tree is not None and self.grouped
                                                            else [settings])]
         self.members = members
-        self.groups = [RunGroup(member) for member in members]
+        # the run's analyses come with what the run built for them, which holds for the fixing
+        # too: its configurations' rule selections, and its loader's answers about paths
+        run = analysed if isinstance(analysed, KeptAnalyses) else None
+        self.groups = [run_group(member, run.groups if run is not None else ()) for member in members]
         # the engine's rejection of an argv is damage whether or not its rule is selected (a fix
         # must not hand vLLM '4 --no-enable-prefix-caching' under `--select MTP102`): checked in
         # every lint of the fixing, and left out of what is reported
@@ -212,7 +226,11 @@ class ProjectLinter:
             if missing:
                 self.hidden_codes.update(missing)
                 self.groups[index] = RunGroup(members[index], [*codes, *missing])
-        display = RecordingLoader(options.root).display
+        #: the run's loader, whose answers about paths every lint of the fixing shares
+        self._run_loader = run.lend_loader() if run is not None else None
+        #: the loader of the first lint, whose answers about paths every later lint shares
+        self._paths = self._new_loader()
+        display = self._paths.display
         self.candidate_groups = ({display(candidate.path): candidate.group for candidate in self.candidates}
                                  if self.grouped else None)
         #: real path of a file -> the records (indices into the candidates) that read it, at any
@@ -231,8 +249,8 @@ class ProjectLinter:
         self._indexed_displays: set[str] = set()
         self._display_by_key: dict[str, str] = {}
         self._display_by_real: dict[str, str] = {}
-        #: the loader of the first lint, whose answers about paths every later lint shares
-        self._paths = RecordingLoader(self.root)
+        #: the display names of those texts whose files may be version pin files
+        self._pin_file_displays: set[str] = set()
         #: record -> the files it touched (:func:`touched`) in any lint of the fixing, and the reverse
         self.touched: dict[int, set[str]] = {}
         self.touchers: dict[str, set[int]] = {}
@@ -245,7 +263,8 @@ class ProjectLinter:
     def first(self, buffers: Iterable[SourceFile] = ()) -> tuple[ProjectLint, RecordingLoader]:
         """The lint of the files as they are on disk (or as ``buffers`` stand for them), and the
         loader that read them."""
-        loader = self._paths = RecordingLoader(self.root)
+        # texts standing for files may change a pin file the run read
+        loader = self._paths = self._new_loader(pins=not buffers)
         for source in buffers:
             loader.put(source)
         self.runs += 1
@@ -271,6 +290,18 @@ class ProjectLinter:
                 records[index] = record
         result = self._assemble(range(len(records)), records, loader)
         return ProjectLint(tuple(records), problems_by_file(problems(result)), result), loader
+
+    def _new_loader(self, pins: bool = True) -> RecordingLoader:
+        """A loader for a lint of the fixing that knows what the run's loader knows about paths:
+        the files the fixing reads are the run's, which a fix edits but never creates or deletes;
+        and, with ``pins``, the version pins the run found."""
+        loader = RecordingLoader(self.root)
+        if self._run_loader is not None:
+            loader.share_paths(self._run_loader)
+            share_pin_listings(loader, self._run_loader)
+            if pins:
+                share_pins(loader, self._run_loader)
+        return loader
 
     def _taken_from_the_run(self, loader: RecordingLoader) -> dict[int, AnalysedFile]:
         """The candidates (by index) whose analysis by the run is this lint's own: the same file,
@@ -317,6 +348,8 @@ class ProjectLinter:
         loader.share_paths(self._paths)
         share_pin_listings(loader, self._paths)
         self._index_texts(texts, loader)
+        if not any(display in texts for display in self._pin_file_displays):
+            share_pins(loader, self._paths)  # every pin file has the text the first lint read
         loader.stand_in(texts, self._display_by_key)
         return loader
 
@@ -328,6 +361,8 @@ class ProjectLinter:
             self._display_by_key[loader.key_of(texts[display])] = display
             self._display_by_real[self._real(path)] = display
             self._indexed_displays.add(display)
+            if may_be_pin_file(path):
+                self._pin_file_displays.add(display)
 
     def _text_standing_for(self, texts: dict[str, SourceFile], real: str) -> str | None:
         """The text in ``texts`` that stands for the file whose real path is ``real`` (None: the disk's)."""

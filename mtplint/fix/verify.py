@@ -12,7 +12,6 @@ remains after its run.
 from __future__ import annotations
 
 import gc
-import json
 import os
 import sys
 from array import array
@@ -123,6 +122,8 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
         return findings
     key = None
     if cache is not None:
+        import json  # a boundary: only a run with the cache keys what it refused (a `--no-cache` run has no key)
+
         identities = [finding.identity() for _, finding in offered.among(findings)]
         key = cache.key("verified\0" + json.dumps([unsafe, identities]), b"")
         del identities  # not held through the fixing
