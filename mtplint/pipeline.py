@@ -338,20 +338,23 @@ def share_pins(loader: FileLoader, other: FileLoader) -> None:
     for loaders that share their answers about paths (:meth:`FileLoader.share_paths`) and read
     the same texts of every pin file. A fix's try that changes no pin file then finds its launch's
     pins where the run found them, rather than look through the folders up to the root again."""
-    memo = other.path_memos.get(_PINS)
+    loader.path_memos[_PINS] = _pin_memo(other)
+
+
+def _pin_memo(loader: FileLoader) -> PinMemo:
+    """The version pins ``loader`` found per directory (made the first time it is asked)."""
+    memo: PinMemo | None = loader.path_memos.get(_PINS)
     if memo is None:
-        memo = other.path_memos[_PINS] = PinMemo(other.memos.setdefault(_WITHOUT_PIN_NAMES, set()))
-    loader.path_memos[_PINS] = memo
+        memo = loader.path_memos[_PINS] = PinMemo(loader.memos.setdefault(_WITHOUT_PIN_NAMES, set()))
+    return memo
 
 
 def model_launch(launch: Launch, loader: FileLoader, issues: Issues, options: Options) -> LaunchReport:
     engine = engine_for(launch.engine)
     hints = [*launch.version_hints]
     if loader.exists(launch.source.path):
-        memo: PinMemo | None = loader.path_memos.get(_PINS)
-        if memo is None:
-            memo = loader.path_memos[_PINS] = PinMemo(loader.memos.setdefault(_WITHOUT_PIN_NAMES, set()))
-        hints.extend(pins_near(launch.source.path, options.root, loader.load, memo, loader.real_path, loader.listing))
+        hints.extend(pins_near(launch.source.path, options.root, loader.load, _pin_memo(loader), loader.real_path,
+                               loader.listing))
     version = resolve(launch.engine, engine.known_versions(), hints, options.engine_versions.get(launch.engine))
     hardware = hardware_for(launch, options)
     context = EngineContext(loader, issues)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from functools import cache, lru_cache
+from functools import cache, cmp_to_key, lru_cache
 
 from mtplint.checks import RuleContext
 from mtplint.engines import CliError, OptionValue
@@ -55,13 +55,14 @@ def spec_releases() -> tuple[SpecRelease, ...]:
                     frozenset(entry["mtp_aliases"]), entry["unknown_keys"])
         for version, entry in data.items()
     ]
-    ordered: list[SpecRelease] = []
-    for release in releases:
-        position = 0
-        while position < len(ordered) and compare(ordered[position].version, release.version) < 0:
-            position += 1
-        ordered.insert(position, release)
-    return tuple(ordered)
+    return tuple(sorted(releases, key=_by_version))
+
+
+def _by_version_order(first: SpecRelease, second: SpecRelease) -> int:
+    return compare(first.version, second.version)
+
+
+_by_version = cmp_to_key(_by_version_order)
 
 
 @lru_cache(maxsize=256)  # several rules ask for every vLLM launch's version; a tree has a few dozen
