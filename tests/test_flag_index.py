@@ -171,7 +171,7 @@ def test_the_vllm_index_reads_every_word_as_each_release_table_does() -> None:
     for option in options:
         words.update({option[:-1], option[: max(3, len(option) // 2)], f"{option}=x", f"{option[:6]}=1"})
     words |= {"-", "--", "-1", "-O", "-O3", "-x", "--not-a-flag"}
-    indexed = vllm._indexed_releases()
+    indexed = vllm.TABLE_FILES.indexed_releases(vllm._IndexedRelease)
     assert indexed is not None and list(indexed) == list(tables)
     for release, view in indexed.items():
         table = tables[release]
@@ -182,7 +182,7 @@ def test_the_vllm_index_reads_every_word_as_each_release_table_does() -> None:
 
 
 def test_the_index_reads_every_word_as_each_release_table_does() -> None:
-    indexed = sglang._indexed_releases()
+    indexed = sglang.TABLE_FILES.indexed_releases(sglang._IndexedRelease)
     assert indexed is not None and list(indexed) == list(sglang.table_versions())
     words = sorted(_vocabulary())
     for release, view in indexed.items():

@@ -68,6 +68,9 @@ class TableFiles:
         self._compact_read = False
         self._releases: tuple[str, ...] | None = None
         self._release_names: frozenset[str] | None = None
+        #: every release as the flag index tells it (:meth:`reading_release`), once asked for
+        self._indexed: dict[str, Any] | None = None
+        self._indexed_read = False
 
     def read(self, version: str) -> tuple[dict[str, Any], dict[str, list[int]] | None]:
         """The table of ``version`` as its file holds it, and for each shared key the numbers of its
@@ -117,6 +120,20 @@ class TableFiles:
         if index is None:
             return None
         return {name: release(name, index, position) for position, name in enumerate(index.releases)}
+
+    def reading_release(self, version: str, indexed: Callable[[str, FlagIndex, int], Release],
+                        table: Callable[[str], Release]) -> Release:
+        """The release ``version`` is read with, as far as reading words goes: from the flag index
+        (no table to load), each release made once by ``indexed``; or its ``table`` when there is
+        no current index. An engine asks with one ``indexed`` type throughout."""
+        if not self._indexed_read:
+            self._indexed_read = True
+            self._indexed = self.indexed_releases(indexed)
+        chosen = self.release_for(version)
+        if self._indexed is None or chosen not in self._indexed:
+            return table(version)
+        release: Release = self._indexed[chosen]
+        return release
 
     def _current_index(self) -> FlagIndex | None:
         if self.flag_index is None:

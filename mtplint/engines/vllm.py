@@ -222,20 +222,10 @@ def _reading_flag(row: dict[str, Any]) -> Flag:
     return Flag((), "", row["nargs"], row["action"], "str", None, None, frozenset())
 
 
-@cache
-def _indexed_releases() -> dict[str, _IndexedRelease] | None:
-    """Every release as the flag index tells it (None: no current index)."""
-    return TABLE_FILES.indexed_releases(_IndexedRelease)
-
-
 def _reading_release(version: str) -> _ReadsWords:
-    """The release ``version`` is read with, as far as reading words goes: from the flag index
-    (no table to load), or its table when there is no current index."""
-    indexed = _indexed_releases()
-    chosen = _table_version(version)
-    if indexed is None or chosen not in indexed:
-        return load_table(version)
-    return indexed[chosen]
+    """The release ``version`` is read with, as far as reading words goes (:meth:`TableFiles.reading_release`)."""
+    indexed: Callable[[str, FlagIndex, int], _ReadsWords] = _IndexedRelease
+    return TABLE_FILES.reading_release(version, indexed, load_table)
 
 
 def _flag(entry: dict[str, Any]) -> Flag:
