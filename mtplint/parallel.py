@@ -74,7 +74,7 @@ def analyse_in_workers(work: Iterable[Work], groups: Sequence[RunGroup], workers
 
     def submit(chunk: list[Work]) -> Future[list[Done]]:
         numbers = {candidate.group for _, candidate in chunk} - {0}
-        sent: list[SentFile] = [(os.fspath(candidate.path), candidate.kind, candidate.explicit, candidate.group)
+        sent: list[SentFile] = [(candidate.path, candidate.kind, candidate.explicit, candidate.group)
                                 for _, candidate in chunk]
         return pool.submit(_run_chunk, sent, {number: (groups[number].settings, groups[number].codes)
                                               for number in numbers})

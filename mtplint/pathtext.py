@@ -136,10 +136,10 @@ def relative_to(path: str, base: str) -> str:
     below ``base``."""
     if path == base:
         return "."
-    path_parts_, base_parts = path_parts(path), path_parts(base)
-    if path_parts_[:len(base_parts)] != base_parts or (not base_parts and path.startswith("/")):
+    parts, base_parts = path_parts(path), path_parts(base)
+    if parts[:len(base_parts)] != base_parts or (not base_parts and path.startswith("/")):
         raise ValueError(f"{path!r} is not in the subpath of {base!r}")
-    return "/".join(path_parts_[len(base_parts):]) or "."
+    return "/".join(parts[len(base_parts):]) or "."
 
 
 def read_text(path: str) -> str:

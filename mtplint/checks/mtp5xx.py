@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from functools import cache, cmp_to_key, lru_cache
+from functools import cache, lru_cache
 
 from mtplint.checks import RuleContext
 from mtplint.engines import CliError, OptionValue
 from mtplint.shipped import read_package_text
 from mtplint.source import Span
-from mtplint.versions import compare
+from mtplint.versions import compare, version_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,14 +55,7 @@ def spec_releases() -> tuple[SpecRelease, ...]:
                     frozenset(entry["mtp_aliases"]), entry["unknown_keys"])
         for version, entry in data.items()
     ]
-    return tuple(sorted(releases, key=_by_version))
-
-
-def _by_version_order(first: SpecRelease, second: SpecRelease) -> int:
-    return compare(first.version, second.version)
-
-
-_by_version = cmp_to_key(_by_version_order)
+    return tuple(sorted(releases, key=lambda release: version_key(release.version)))
 
 
 @lru_cache(maxsize=256)  # several rules ask for every vLLM launch's version; a tree has a few dozen

@@ -67,7 +67,8 @@ class TableFiles:
         self._compact: dict[str, Any] | None = None
         self._compact_read = False
         self._releases: tuple[str, ...] | None = None
-        self._release_names: frozenset[str] | None = None
+        #: each version asked about -> the release whose table it is read with (:meth:`release_for`)
+        self._release_of: dict[str, str] | None = None
         #: every release as the flag index tells it (:meth:`reading_release`), once asked for
         self._indexed: dict[str, Any] | None = None
         self._indexed_read = False
@@ -199,15 +200,14 @@ class TableFiles:
         oldest for anything older). An unpinned launch asks this of every release: a release is
         its own table's, and otherwise the releases are compared newest first, up to the first
         that is not newer."""
-        releases = self.releases()
-        if self._release_names is None:
-            self._release_names = frozenset(releases)
-        if version in self._release_names:
-            return version
-        for release in reversed(releases):
-            if compare(release, version) <= 0:
-                return release
-        return releases[0]
+        if self._release_of is None:
+            self._release_of = {release: release for release in self.releases()}
+        chosen = self._release_of.get(version)
+        if chosen is None:
+            releases = self.releases()
+            chosen = self._release_of[version] = next(
+                (release for release in reversed(releases) if compare(release, version) <= 0), releases[0])
+        return chosen
 
     def compacted(self) -> dict[str, Any]:
         """The compact form of the table files as they are now."""

@@ -245,12 +245,7 @@ def table_versions() -> tuple[str, ...]:
 
 def load_table(version: str) -> FlagTable:
     """The table for ``version``: the newest generated table not newer than it (oldest if older)."""
-    return _table_of(_table_version(version))
-
-
-@cache
-def _table_version(version: str) -> str:
-    return TABLE_FILES.release_for(version)
+    return _table_of(TABLE_FILES.release_for(version))
 
 
 @cache

@@ -161,12 +161,7 @@ def table_versions() -> tuple[str, ...]:
 
 def load_table(version: str) -> FlagTable:
     """The table of ``version``, or of the nearest older release (the oldest for anything older)."""
-    return _table_of(_table_version(version))
-
-
-@cache
-def _table_version(version: str) -> str:
-    return TABLE_FILES.release_for(version)
+    return _table_of(TABLE_FILES.release_for(version))
 
 
 @cache
