@@ -101,3 +101,20 @@ def head_of_regular(path: str | os.PathLike[str], size: int) -> bytes:
             return handle.read(size)
     except OSError:
         return b""
+
+
+def head_of_listed(path: str, size: int) -> bytes:
+    """:func:`head_of_regular` of a file a directory listing showed as a regular file (or a link to
+    one): opened at once, without waiting for a writer, and asked what it is once open (it may
+    have been replaced since it was listed), instead of asked first; no buffered reader. A walk
+    reads the first line of every file its name does not classify."""
+    try:
+        descriptor = os.open(path, READ_FLAGS)
+    except OSError:
+        return b""
+    try:
+        return os.read(descriptor, size) if stat.S_ISREG(os.fstat(descriptor).st_mode) else b""
+    except OSError:
+        return b""
+    finally:
+        os.close(descriptor)

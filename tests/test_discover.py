@@ -244,3 +244,18 @@ def test_a_gitignore_line_pathspec_refuses_is_left_out_not_fatal(tmp_path: Path)
         (tmp_path / name).write_text("#!/bin/sh\nvllm serve m\n")
     found = sorted(Path(candidate.path).name for candidate in discover([tmp_path], tmp_path))
     assert found == ["foo", "keep.sh"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_the_walk_reads_first_lines_without_waiting_on_what_replaced_a_file(tmp_path: Path) -> None:
+    """A file the walk opens at once for its first line (its name says nothing) may have become a
+    FIFO since it was listed: it is told apart once open, not waited on; a link to a script is read."""
+    from mtplint.discover import _kind_of
+
+    (tmp_path / "serve").write_text("#!/bin/bash\nvllm serve m\n")
+    (tmp_path / "linked").symlink_to(tmp_path / "serve")
+    os.mkfifo(tmp_path / "launch")
+    assert _kind_of(str(tmp_path / "serve"), "serve") == "shell"
+    assert _kind_of(str(tmp_path / "linked"), "linked") == "shell"
+    assert _kind_of(str(tmp_path / "launch"), "launch") is None
+    assert _kind_of(str(tmp_path / "gone"), "gone") is None

@@ -123,6 +123,8 @@ def test_a_gitignore_without_negations_is_one_search() -> None:
     assert not ignore.matches("top/x/abs", False) and ignore.matches("top/abs", False)
     assert not ignore.matches("elsewhere/app.log", False)
     assert _ignore(["*.log", "!keep.log"])._search is None
+    # the patterns that match at any depth share their start, asked once for all of them
+    assert _ignore(["node_modules/", "dist/", "*.log", "/abs"])._search.__self__.pattern.count("(?:.+/)?") == 1
     # the text of a group's name inside a character class is no group: renaming it would change the class
     assert _ignore(["a[(?P<ps_d>]b", "c/"])._search is None
     assert not _ignore(["# only a comment"]).matches("top/anything", False)
@@ -203,6 +205,25 @@ def test_reading_to_the_end_goes_past_the_size_asked() -> None:
             assert _read_to_end(reader, size) == data
         finally:
             os.close(reader)
+
+
+def test_a_regular_file_is_read_in_one_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read of a regular file that returns less than it asked for stopped at the file's end: a
+    tree's files are read with one ``read`` each, not a second one that returns nothing."""
+    from mtplint.extract import FileLoader
+
+    path = tmp_path / "serve.sh"
+    path.write_bytes(b"vllm serve m\n" * 1000)
+    reads: list[int] = []
+    real_read = os.read
+
+    def counted(descriptor: int, size: int) -> bytes:
+        reads.append(size)
+        return real_read(descriptor, size)
+
+    monkeypatch.setattr(os, "read", counted)
+    assert FileLoader(tmp_path).read_regular(str(path))[1] == path.read_bytes()
+    assert len(reads) == 1
 
 
 # --- the walk: a path object per directory -------------------------------------------------------

@@ -68,10 +68,13 @@ _NO_FOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _read_to_end(descriptor: int, size: int) -> bytes:
-    """What ``FileIO.readall`` reads (``Path.read_bytes``): up to a read that returns nothing, as
-    the file may have grown since ``size`` was asked; without a buffered reader around it."""
+    """What ``FileIO.readall`` reads (``Path.read_bytes``): up to the end, as the file may have
+    grown since ``size`` was asked; without a buffered reader around it. A regular file's read
+    that returns less than it asked for stopped at the end (POSIX ``read``): the read that
+    ``readall`` adds to see nothing more come is left out, one system call a file of a tree;
+    a file grown past ``size`` fills the first read, and is read on."""
     data = os.read(descriptor, size + 1)
-    if not data:
+    if len(data) <= size:
         return data
     more = os.read(descriptor, max(size, 1 << 16))
     if not more:
