@@ -756,8 +756,11 @@ def _not_excluding(base: str | None, excludes: Sequence[str]) -> Sequence[str]:
 def _walked(directory: str, root: str, group: int, excludes: Sequence[str], respect_gitignore: bool,
             configs: Configs | None) -> Iterator[Candidate]:
     base = _relative_base(directory, root)
+    # the walk joins each name to the directory as given, normalised: ``normalized`` of its paths
+    # drops only the "./" before a walk of "." (a name is never empty, ".", or holds a "/")
+    cut = 2 if directory == "." else 0
     for path, file_name, walked_group in _walk(directory, base, [], _not_excluding(base, excludes),
                                           respect_gitignore, configs, group):
         kind = _kind_of(path, file_name)
         if kind:
-            yield Candidate(normalized(path), kind, group=walked_group)
+            yield Candidate(path[cut:] if cut else path, kind, group=walked_group)

@@ -371,7 +371,10 @@ class _Run:
                 cache.put(key, result, deps)
         written = self._keep(index, result, number)
         if requested is not None:
-            self.kept.analysed.add(self.display(candidate.path), AnalysedFile(
+            # the name the analysis in this process showed the file by: :attr:`names` would resolve
+            # the file and its directory again (a run without workers or cache asks it nothing else)
+            shown = self.run_loader.known_display(candidate.path) if self.loader is None else None
+            self.kept.analysed.add(shown or self.display(candidate.path), AnalysedFile(
                 candidate.kind, number, self.groups[number].codes, requested, result), written)
 
     def _keep(self, index: int, result: FileResult, number: int) -> tuple[int, int] | None:

@@ -67,6 +67,17 @@ _UNKNOWN: Any = object()
 _NO_FOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
 
 
+def _split(path: str | os.PathLike[str]) -> tuple[str, str]:
+    """``os.path.split`` of a POSIX path, written out: the loader splits every path it resolves,
+    and the library function's generality costs more than the split."""
+    path = os.fspath(path)
+    cut = path.rfind("/") + 1
+    head = path[:cut]
+    if head.strip("/"):
+        head = head.rstrip("/")
+    return head, path[cut:]
+
+
 def _read_to_end(descriptor: int, size: int) -> bytes:
     """What ``FileIO.readall`` reads (``Path.read_bytes``): up to the end, as the file may have
     grown since ``size`` was asked; without a buffered reader around it. A regular file's read
@@ -104,6 +115,9 @@ class FileLoader:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         cwd = os.getcwd()
         self.cwd = resolved_path(cwd)
+        #: what a relative path is joined to (``os.path.join(self.cwd, path)``), as a prefix: a
+        #: run resolves tens of thousands of paths
+        self._in_cwd = self.cwd if self.cwd.endswith("/") else self.cwd + "/"
         root = normalized(root)
         # most runs' root is the working directory: resolved once, not twice (a run makes several loaders)
         self.root = self.cwd if root == cwd else resolved_path(root)
@@ -146,6 +160,11 @@ class FileLoader:
         if shown is None:
             shown = self._displays[path] = self._display(path)
         return shown
+
+    def known_display(self, path: str) -> str | None:
+        """:meth:`display` of ``path`` if this loader has worked it out already (and not forgotten
+        it), else None: asks nothing of the file system."""
+        return self._displays.get(path)
 
     def _display(self, path: str) -> str:
         resolved = self._plain_real_path(path)
@@ -194,8 +213,10 @@ class FileLoader:
         return real
 
     def _find_plain_real_path(self, path: str, not_a_link: bool = False) -> str | None:
-        absolute = path if os.path.isabs(path) else os.path.join(self.cwd, path)
-        directory, name = os.path.split(absolute)
+        absolute = os.fspath(path)  # a path object too, as os.path took it
+        if not absolute.startswith("/"):
+            absolute = self._in_cwd + absolute
+        directory, name = _split(absolute)
         if name in ("", ".", ".."):
             return None
         real_directory = self._real_directory(directory)
@@ -207,7 +228,7 @@ class FileLoader:
                     return None
             except OSError:
                 return None
-        return os.path.join(real_directory, name)
+        return real_directory + name if real_directory.endswith("/") else f"{real_directory}/{name}"
 
     def _real_directory(self, directory: str) -> str | None:
         """The real path of an absolute directory path that exists, each directory resolved once
@@ -215,7 +236,7 @@ class FileLoader:
         plain directory path."""
         if directory in self._directories:
             return self._directories[directory]
-        parent, name = os.path.split(directory)
+        parent, name = _split(directory)
         real: str | None
         if not name:
             real = os.path.realpath(directory)  # the root
@@ -233,7 +254,7 @@ class FileLoader:
                 elif real_parent is None or not stat.S_ISDIR(status.st_mode):
                     real = None
                 else:
-                    real = os.path.join(real_parent, name)
+                    real = real_parent + name if real_parent.endswith("/") else f"{real_parent}/{name}"
         self._directories[directory] = real
         return real
 
