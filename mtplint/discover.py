@@ -454,19 +454,24 @@ def _relative_base(directory: str, root: str) -> str | None:
     return "" if relative == "." else relative
 
 
-def _listed(directory: str) -> tuple[list[str], list[str], bool, bool] | None:
+def _listed(directory: str, every_name: bool = False
+            ) -> tuple[list[str], list[str], bool, bool, list[str] | None] | None:
     """The names of a directory's subdirectories (not followed when links) and of its files
     (followed), each sorted, last first; whether it holds a configuration file's name, and a
-    ``.gitignore``. None when it cannot be listed. Names, not the scan's entries: each entry holds
-    its path too, and a flat folder of many services is held while the walk is below it (the
-    benchmark's mixed 100k tree: 21,000 folders, some 5 MB as entries)."""
+    ``.gitignore``; with ``every_name``, all its names (as ``os.listdir``), else None. None when
+    it cannot be listed. Names, not the scan's entries: each entry holds its path too, and a flat
+    folder of many services is held while the walk is below it (the benchmark's mixed 100k tree:
+    21,000 folders, some 5 MB as entries)."""
     directories: list[str] = []
     files: list[str] = []
+    names: list[str] | None = [] if every_name else None
     has_config = has_gitignore = False
     try:
         with os.scandir(directory) as scan:
             for entry in scan:
                 name = entry.name
+                if names is not None:
+                    names.append(name)
                 has_config = has_config or name in CONFIG_NAMES
                 has_gitignore = has_gitignore or name == ".gitignore"
                 try:
@@ -480,22 +485,31 @@ def _listed(directory: str) -> tuple[list[str], list[str], bool, bool] | None:
         return None
     directories.sort(reverse=True)
     files.sort(reverse=True)
-    return directories, files, has_config, has_gitignore
+    return directories, files, has_config, has_gitignore, names
+
+
+#: the names in each directory a walk is in (the one whose files it is handing out, and each one
+#: above it), by the directory's real path, for as long as it is in it: what the run's loader
+#: would list again for the launches in them (:meth:`mtplint.extract.FileLoader.listing`)
+WalkListings = dict[str, list[str]]
 
 
 def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes: Sequence[str],
-          respect_gitignore: bool, configs: Configs | None = None, group: int = 0) -> Iterator[tuple[str, str, int]]:
+          respect_gitignore: bool, configs: Configs | None = None, group: int = 0,
+          listings: WalkListings | None = None, real: str = "") -> Iterator[tuple[str, str, int]]:
     """Files below ``directory`` (a path string, as joined from the given directory), sorted by name,
     each with its own name and its configuration group; ``relative``: the directory relative to the root, for
     ``exclude`` (None: outside the root). With ``configs``, a directory holding its own
     configuration file starts a group of its own, walked with that configuration's ``exclude``
-    and ``respect-gitignore`` (as ruff's hierarchical configuration)."""
-    listed = _listed(directory)
+    and ``respect-gitignore`` (as ruff's hierarchical configuration). With ``listings``, each
+    directory's names are there while the walk is in it, by its real path ``real`` (a directory
+    walked into is no link: its real path is its parent's and its name)."""
+    listed = _listed(directory, listings is not None)
     if listed is None:
         return
     # last name first: each name is popped as it is walked, so a flat folder of many services
     # (thousands of names) is not held whole while the walk is below it
-    directories, files, has_config, has_gitignore = listed
+    directories, files, has_config, has_gitignore, names = listed
     if configs is not None and has_config:
         own = configs.group_at(directory)
         if own is not None and own != group:
@@ -509,29 +523,37 @@ def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes
     active = [*ignores, local] if local else ignores
     # the paths the scan's entries had
     prefix = directory if directory.endswith("/") else directory + "/"
-    while directories or files:
-        # the two lists merged: every name in order, whichever its kind
-        is_dir = bool(directories) and (not files or directories[-1] < files[-1])
-        name = directories.pop() if is_dir else files.pop()
-        if is_dir and name in DEFAULT_EXCLUDES:
-            continue
-        path = prefix + name
-        ignored = False
-        for ignore in active:  # not any() over a generator: this runs for every entry of a tree
-            if ignore.matches(path, is_dir):
-                ignored = True
-                break
-        if ignored:
-            continue
-        if excludes or is_dir:
-            entry_relative = None if relative is None else (f"{relative}/{name}" if relative else name)
-            if excludes and _excluded(normalized(path) if entry_relative is None else entry_relative, name,
-                                      excludes):
+    if listings is not None and names is not None:
+        listings[real] = names
+    try:
+        while directories or files:
+            # the two lists merged: every name in order, whichever its kind
+            is_dir = bool(directories) and (not files or directories[-1] < files[-1])
+            name = directories.pop() if is_dir else files.pop()
+            if is_dir and name in DEFAULT_EXCLUDES:
                 continue
-            if is_dir:
-                yield from _walk(path, entry_relative, active, excludes, respect_gitignore, configs, group)
+            path = prefix + name
+            ignored = False
+            for ignore in active:  # not any() over a generator: this runs for every entry of a tree
+                if ignore.matches(path, is_dir):
+                    ignored = True
+                    break
+            if ignored:
                 continue
-        yield path, name, group
+            if excludes or is_dir:
+                entry_relative = None if relative is None else (f"{relative}/{name}" if relative else name)
+                if excludes and _excluded(normalized(path) if entry_relative is None else entry_relative, name,
+                                          excludes):
+                    continue
+                if is_dir:
+                    inside = "" if listings is None else real + name if real.endswith("/") else f"{real}/{name}"
+                    yield from _walk(path, entry_relative, active, excludes, respect_gitignore, configs, group,
+                                     listings, inside)
+                    continue
+            yield path, name, group
+    finally:
+        if listings is not None:
+            listings.pop(real, None)
 
 
 def is_engine_config(path: str) -> bool:
@@ -704,9 +726,11 @@ def discover(paths: Iterable[str | os.PathLike[str]], root: str | os.PathLike[st
 
 def discover_as_walked(paths: Sequence[str | os.PathLike[str]], root: str | os.PathLike[str],
                        excludes: Sequence[str] = (),
-                       respect_gitignore: bool = True, configs: Configs | None = None) -> Iterator[Candidate]:
+                       respect_gitignore: bool = True, configs: Configs | None = None,
+                       listings: WalkListings | None = None) -> Iterator[Candidate]:
     """:func:`discover`'s candidates, in its order, each as soon as the walk reaches it: a run with
     workers starts linting the first files while the parent still walks the rest of a large tree.
+    ``listings``: filled with the names of the directories the walk is in (:func:`_walk`).
 
     Only directories stream. A file given by name can replace a walked candidate of the same path
     (it becomes explicit) and brings in other files at the end, so paths that are not all
@@ -718,12 +742,12 @@ def discover_as_walked(paths: Sequence[str | os.PathLike[str]], root: str | os.P
     root_path = resolved_path(root)
     if len(given_paths) == 1:  # one walk lists each file once
         yield from _walked(given_paths[0], root_path,
-                           *_walk_settings(given_paths[0], excludes, respect_gitignore, configs), configs)
+                           *_walk_settings(given_paths[0], excludes, respect_gitignore, configs), configs, listings)
         return
     seen: set[str] = set()
     for given in given_paths:
         group, walk_excludes, walk_gitignore = _walk_settings(given, excludes, respect_gitignore, configs)
-        for candidate in _walked(given, root_path, group, walk_excludes, walk_gitignore, configs):
+        for candidate in _walked(given, root_path, group, walk_excludes, walk_gitignore, configs, listings):
             if candidate.path not in seen:
                 seen.add(candidate.path)
                 yield candidate
@@ -754,13 +778,14 @@ def _not_excluding(base: str | None, excludes: Sequence[str]) -> Sequence[str]:
 
 
 def _walked(directory: str, root: str, group: int, excludes: Sequence[str], respect_gitignore: bool,
-            configs: Configs | None) -> Iterator[Candidate]:
+            configs: Configs | None, listings: WalkListings | None = None) -> Iterator[Candidate]:
     base = _relative_base(directory, root)
     # the walk joins each name to the directory as given, normalised: ``normalized`` of its paths
     # drops only the "./" before a walk of "." (a name is never empty, ".", or holds a "/")
     cut = 2 if directory == "." else 0
+    real = os.path.realpath(directory) if listings is not None else ""
     for path, file_name, walked_group in _walk(directory, base, [], _not_excluding(base, excludes),
-                                          respect_gitignore, configs, group):
+                                          respect_gitignore, configs, group, listings, real):
         kind = _kind_of(path, file_name)
         if kind:
             yield Candidate(path[cut:] if cut else path, kind, group=walked_group)

@@ -34,6 +34,11 @@ def listing_of(directory: str) -> Listing:
         names = os.listdir(directory)
     except OSError:
         return None
+    return listing_from(names)
+
+
+def listing_from(names: list[str]) -> Listing:
+    """:data:`Listing` of a directory that holds ``names``."""
     return frozenset(names), frozenset(name.lower() for name in names)
 
 

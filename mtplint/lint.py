@@ -47,7 +47,7 @@ from mtplint.checks.catalog import Rule
 from mtplint.checks.suppress import apply_suppressions
 from mtplint.config import LintSettings
 from mtplint.digests import DigestSet
-from mtplint.discover import Candidate, discover_as_walked
+from mtplint.discover import Candidate, WalkListings, discover_as_walked
 from mtplint.extract import FileLoader
 from mtplint.kept import FindingRuns, FindingStore, KeptResults, ShownOnDisk, started_launches
 from mtplint.pathtext import is_dir, normalized, resolved_path
@@ -182,8 +182,12 @@ def lint(paths: Sequence[str | os.PathLike[str]], settings: LintSettings, loader
     given = [normalized(path) for path in paths]
     options = settings.pipeline
     run = _Run(settings, cache and loader is None, loader, progress)
+    # the walk's listings of the directories it is in, which the analyses of their files read
+    listings: WalkListings | None = {} if loader is None else None
+    if listings is not None:
+        run.run_loader.walk_listings = listings
     found: Iterator[Candidate] = discover_as_walked(given, options.root, options.excludes, options.respect_gitignore,
-                                                    settings.configs)
+                                                    settings.configs, listings)
     if progress is not None:
         found = _walk_counted(found, progress)
     work = filter(None, map(run.add, found))

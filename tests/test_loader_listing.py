@@ -58,3 +58,59 @@ def test_a_missing_directory_has_no_file_and_an_unlistable_one_is_asked_name_by_
         assert loader.first_file(locked, DEFAULT_FILE_NAMES) == _first_by_asking(locked, DEFAULT_FILE_NAMES)
     finally:
         os.chmod(locked, 0o755)
+
+
+def test_the_walk_holds_the_names_of_the_directories_it_is_in(tmp_path: Path) -> None:
+    """While the walk hands out a file, the names of its directory and of each one above it are
+    those ``os.listdir`` gives, whatever each entry is, by the directory's real path; none once
+    the walk is over."""
+    from mtplint.discover import WalkListings, discover_as_walked
+
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    (deep / "serve.sh").write_text("vllm serve m\n", encoding="utf-8")
+    (tmp_path / "a" / "compose.yaml").write_text("services: {}\n", encoding="utf-8")
+    (tmp_path / "a" / "to-b").symlink_to(deep)
+    (tmp_path / "a" / "nowhere").symlink_to(tmp_path / "missing")
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "a" / "pipe")
+    listings: WalkListings = {}
+    seen: dict[str, dict[str, list[str]]] = {}
+    for candidate in discover_as_walked([tmp_path], tmp_path, listings=listings):
+        seen[candidate.path] = {directory: sorted(names) for directory, names in listings.items()}
+    real = os.path.realpath(tmp_path)
+    expected = {directory: sorted(os.listdir(directory)) for directory in (real, f"{real}/a", f"{real}/a/b")}
+    assert seen[str(deep / "serve.sh")] == expected
+    assert seen[str(tmp_path / "a" / "compose.yaml")] == {key: expected[key] for key in (real, f"{real}/a")}
+    assert listings == {}
+
+
+def test_a_run_lists_no_directory_its_walk_listed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compose, kustomize and the version pins look at the names beside each launch: a run over a
+    tree takes them from its walk, not from a second listing of each directory."""
+    import io
+
+    from mtplint.cli import main
+
+    project = tmp_path / "deploy" / "vllm"
+    project.mkdir(parents=True)
+    (project / "compose.yaml").write_text(
+        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.11.0\n    env_file: .env\n    command:\n"
+        "      - --model\n      - Qwen/Qwen3-8B\n      - --speculative-config\n"
+        "      - '{\"method\": \"mtp\", \"num_speculative_tokens\": 2}'\n",
+        encoding="utf-8")
+    (project / ".env").write_text("HF_TOKEN=x\n", encoding="utf-8")
+    listed: list[str] = []
+    real_listdir = os.listdir
+
+    def recorded(path: str = ".") -> list[str]:
+        listed.append(os.path.realpath(path))
+        return real_listdir(path)
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(os, "listdir", recorded)
+    out = io.StringIO()
+    main(["check", "--no-cache", "--exit-zero", "--output-format", "concise", "."], out=out)
+    assert "compose.yaml" in out.getvalue()
+    inside = os.path.realpath(tmp_path)
+    assert [path for path in listed if path == inside or path.startswith(inside + os.sep)] == []

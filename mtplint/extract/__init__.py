@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from mtplint.extract.budget import ExpansionBudget
 from mtplint.extract.launch import GpuHint, Launch, Recognised, VersionHint, image_version_hint
-from mtplint.files import READ_FLAGS, Listing, listing_of
+from mtplint.files import READ_FLAGS, Listing, listing_from, listing_of
 from mtplint.pathtext import (
     exists,
     is_file,
@@ -133,6 +133,9 @@ class FileLoader:
         self._is_file: dict[str, bool] = {}
         #: directory -> (its names, the names lowercased); None: not listable
         self._listings: dict[str, Listing] = {}
+        #: the names of the directories a walk in this process is in, by real path
+        #: (:data:`mtplint.discover.WalkListings`): listed already, not listed again
+        self.walk_listings: Mapping[str, list[str]] = {}
         #: whether :meth:`put` or :meth:`stand_in` gave the loader a text that stands for a file (a fix's new text)
         self.seeded = False
         #: :meth:`stand_in`'s texts (by display name) and the key of each display name
@@ -300,7 +303,8 @@ class FileLoader:
         every reader of a directory shares one listing."""
         if directory in self._listings:
             return self._listings[directory]
-        listing = listing_of(directory)
+        walked = self.walk_listings.get(directory)
+        listing = listing_of(directory) if walked is None else listing_from(walked)
         self._listings[directory] = listing
         return listing
 
