@@ -458,10 +458,11 @@ def _listed(directory: str, every_name: bool = False
             ) -> tuple[list[str], list[str], bool, bool, list[str] | None] | None:
     """The names of a directory's subdirectories (not followed when links) and of its files
     (followed), each sorted, last first; whether it holds a configuration file's name, and a
-    ``.gitignore``; with ``every_name``, all its names (as ``os.listdir``), else None. None when
-    it cannot be listed. Names, not the scan's entries: each entry holds its path too, and a flat
-    folder of many services is held while the walk is below it (the benchmark's mixed 100k tree:
-    21,000 folders, some 5 MB as entries)."""
+    ``.gitignore``; with ``every_name``, all its names (as ``os.listdir``) unless there are more
+    than :data:`WALK_LISTING_NAMES`, else None. None when it cannot be listed. Names, not the
+    scan's entries: each entry holds its path too, and a flat folder of many services is held
+    while the walk is below it (the benchmark's mixed 100k tree: 21,000 folders, some 5 MB as
+    entries)."""
     directories: list[str] = []
     files: list[str] = []
     names: list[str] | None = [] if every_name else None
@@ -485,6 +486,8 @@ def _listed(directory: str, every_name: bool = False
         return None
     directories.sort(reverse=True)
     files.sort(reverse=True)
+    if names is not None and len(names) > WALK_LISTING_NAMES:
+        names = None
     return directories, files, has_config, has_gitignore, names
 
 
@@ -492,6 +495,10 @@ def _listed(directory: str, every_name: bool = False
 #: above it), by the directory's real path, for as long as it is in it: what the run's loader
 #: would list again for the launches in them (:meth:`mtplint.extract.FileLoader.listing`)
 WalkListings = dict[str, list[str]]
+#: the most names of a directory :data:`WalkListings` holds: a larger one (a flat folder of
+#: thousands of services) is listed again by whoever asks, as its names would be held for as long
+#: as the walk is below it (the walk lets each go once walked)
+WALK_LISTING_NAMES = 256
 
 
 def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes: Sequence[str],

@@ -85,6 +85,22 @@ def test_the_walk_holds_the_names_of_the_directories_it_is_in(tmp_path: Path) ->
     assert listings == {}
 
 
+def test_the_walk_does_not_hold_the_names_of_a_large_directory(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A directory of many names (a flat folder of services) is listed again by whoever asks: its
+    names are not held for as long as the walk is below it."""
+    from mtplint import discover
+
+    monkeypatch.setattr(discover, "WALK_LISTING_NAMES", 2)
+    for name in ("a", "b", "c"):
+        (tmp_path / "flat" / name).mkdir(parents=True)
+        (tmp_path / "flat" / name / "serve.sh").write_text("vllm serve m\n", encoding="utf-8")
+    listings: discover.WalkListings = {}
+    held = [sorted(listings) for _ in discover.discover_as_walked([tmp_path], tmp_path, listings=listings)]
+    real = os.path.realpath(tmp_path)
+    assert held == [[real, f"{real}/flat/{name}"] for name in ("a", "b", "c")]
+
+
 def test_a_run_lists_no_directory_its_walk_listed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Compose, kustomize and the version pins look at the names beside each launch: a run over a
     tree takes them from its walk, not from a second listing of each directory."""

@@ -715,3 +715,40 @@ def test_merging_a_large_runs_shown_lines_writes_only_the_files_of_several_runs(
     assert [a[0], a[1], a[2], b[0], b[1], c[0], c[1]] == ["a1", "a2", "a3", "b1", "b2", "c1", "c2"]
     # both runs were written as the files came; of the merge, only a.sh's record (in both runs)
     assert [value[0] for value in written if isinstance(value, tuple)] == ["a.sh"]
+
+
+def test_a_long_run_sets_aside_what_it_holds_once_for_its_later_full_collections(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After its first full collection a run sets aside what it holds (modules, engine tables,
+    rules: there to its end), so the later full collections do not walk over it again; the run
+    leaves nothing set aside, and sets nothing aside in a process that set objects aside itself."""
+    import gc
+
+    from mtplint import lint as lint_module
+
+    monkeypatch.setattr(lint_module, "FORGET_EVERY", 1)
+    monkeypatch.setattr(lint_module, "FULL_COLLECTION_EVERY", 2)
+    tree = _tree(tmp_path, 6)
+    aside_at_full: list[int] = []
+    real_collect = gc.collect
+
+    def collect(generation: int = 2) -> int:
+        if generation == 2:
+            aside_at_full.append(gc.get_freeze_count())
+        return real_collect(generation)
+
+    monkeypatch.setattr(gc, "collect", collect)
+    with _collector_off():
+        code, _, _ = run_cli(["check", *ARGS, "."], cwd=tree)
+        assert code == 1
+        assert aside_at_full[0] == 0 and all(aside_at_full[1:]) and len(aside_at_full) >= 2
+        assert gc.get_freeze_count() == 0
+        aside_at_full.clear()
+        gc.freeze()
+        try:
+            before = gc.get_freeze_count()
+            run_cli(["check", *ARGS, "."], cwd=tree)
+            # the process's own stay set aside (some freed since), and the run set nothing aside
+            assert gc.get_freeze_count() > 0 and max(aside_at_full) <= before
+        finally:
+            gc.unfreeze()
