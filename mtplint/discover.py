@@ -532,35 +532,33 @@ def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes
     prefix = directory if directory.endswith("/") else directory + "/"
     if listings is not None and names is not None:
         listings[real] = names
-    try:
-        while directories or files:
-            # the two lists merged: every name in order, whichever its kind
-            is_dir = bool(directories) and (not files or directories[-1] < files[-1])
-            name = directories.pop() if is_dir else files.pop()
-            if is_dir and name in DEFAULT_EXCLUDES:
+    while directories or files:
+        # the two lists merged: every name in order, whichever its kind
+        is_dir = bool(directories) and (not files or directories[-1] < files[-1])
+        name = directories.pop() if is_dir else files.pop()
+        if is_dir and name in DEFAULT_EXCLUDES:
+            continue
+        path = prefix + name
+        ignored = False
+        for ignore in active:  # not any() over a generator: this runs for every entry of a tree
+            if ignore.matches(path, is_dir):
+                ignored = True
+                break
+        if ignored:
+            continue
+        if excludes or is_dir:
+            entry_relative = None if relative is None else (f"{relative}/{name}" if relative else name)
+            if excludes and _excluded(normalized(path) if entry_relative is None else entry_relative, name,
+                                      excludes):
                 continue
-            path = prefix + name
-            ignored = False
-            for ignore in active:  # not any() over a generator: this runs for every entry of a tree
-                if ignore.matches(path, is_dir):
-                    ignored = True
-                    break
-            if ignored:
+            if is_dir:
+                inside = "" if listings is None else real + name if real.endswith("/") else f"{real}/{name}"
+                yield from _walk(path, entry_relative, active, excludes, respect_gitignore, configs, group,
+                                 listings, inside)
                 continue
-            if excludes or is_dir:
-                entry_relative = None if relative is None else (f"{relative}/{name}" if relative else name)
-                if excludes and _excluded(normalized(path) if entry_relative is None else entry_relative, name,
-                                          excludes):
-                    continue
-                if is_dir:
-                    inside = "" if listings is None else real + name if real.endswith("/") else f"{real}/{name}"
-                    yield from _walk(path, entry_relative, active, excludes, respect_gitignore, configs, group,
-                                     listings, inside)
-                    continue
-            yield path, name, group
-    finally:
-        if listings is not None:
-            listings.pop(real, None)
+        yield path, name, group
+    if listings is not None:
+        listings.pop(real, None)  # (a walk left before its end leaves them in the run's dict, gone with it)
 
 
 def is_engine_config(path: str) -> bool:
