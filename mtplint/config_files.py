@@ -103,8 +103,25 @@ class ConfigFinder:
 
     def __init__(self) -> None:
         self._closest: dict[str, str | None] = {}
+        #: directory as given -> its real path: the files given (a fix's batch: hundreds) share
+        #: their folders, and ``os.path.realpath`` asks the file system once per folder of a path
+        self._real_directories: dict[str, str] = {}
 
     def closest(self, start: str | os.PathLike[str]) -> str | None:
+        path = os.fspath(start)
+        directory, name = os.path.split(path)
+        if directory and name not in ("", ".", ".."):
+            try:
+                mode = os.lstat(path).st_mode
+            except (OSError, ValueError):
+                mode = None
+            if mode is not None and not stat.S_ISLNK(mode):
+                # not a link itself: its real path is its folder's, and its name
+                real_directory = self._real_directories.get(directory)
+                if real_directory is None:
+                    real_directory = self._real_directories[directory] = os.path.realpath(directory)
+                return self._in_or_above(os.path.join(real_directory, name) if stat.S_ISDIR(mode)
+                                         else real_directory)
         # realpath, not resolve(): a symlink loop given on the command line must not raise RuntimeError
         real = os.path.realpath(start)
         return self._in_or_above(real if os.path.isdir(real) else os.path.dirname(real))

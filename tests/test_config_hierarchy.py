@@ -348,3 +348,34 @@ def test_configuration_met_late_in_the_walk_reaches_the_workers(tmp_path: Path) 
     assert found.get("zz-team/svc/compose.yaml", []) == [code for code in found["aa-team/svc000/compose.yaml"]
                                                          if code not in ("MTP102", "MTP003")]
     assert without_gpu(tmp_path, "--no-cache", "--jobs", "2", ".")[0] == CHUNK_FILES * 2 + 1
+
+
+def test_the_closest_configuration_follows_links_and_resolves_a_folder_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files given by name (a commit's, a fix's batch of hundreds) find the configuration closest to
+    where they really are: through a linked folder, a linked file, or as a folder themselves. The
+    folder of files given side by side is resolved once, not once per file."""
+    import os
+
+    from mtplint.config_files import ConfigFinder
+
+    write_files(tmp_path, {"a/mtplint.toml": "", "a/x.sh": "", "a/y.sh": "", "a/z.sh": "",
+                           "b/mtplint.toml": "", "b/sub/w.sh": ""})
+    (tmp_path / "b" / "linked.sh").symlink_to(tmp_path / "a" / "x.sh")
+    (tmp_path / "c").symlink_to(tmp_path / "a")
+    finder = ConfigFinder()
+    assert finder.closest(str(tmp_path / "b" / "linked.sh")) == str(tmp_path / "a" / "mtplint.toml")
+    assert finder.closest(str(tmp_path / "c" / "y.sh")) == str(tmp_path / "a" / "mtplint.toml")
+    assert finder.closest(str(tmp_path / "b" / "sub")) == str(tmp_path / "b" / "mtplint.toml")
+    assert finder.closest(str(tmp_path / "b" / "missing.sh")) == str(tmp_path / "b" / "mtplint.toml")
+    resolved: list[str] = []
+    real_path = os.path.realpath
+
+    def counted(path: str, **options: Any) -> str:
+        resolved.append(path)
+        return real_path(path, **options)
+
+    monkeypatch.setattr(os.path, "realpath", counted)
+    found = {finder.closest(str(tmp_path / "a" / name)) for name in ("x.sh", "y.sh", "z.sh")}
+    assert found == {str(tmp_path / "a" / "mtplint.toml")}
+    assert resolved == [str(tmp_path / "a")]
