@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from mtplint.analysed import AnalysedFile
     from mtplint.cache import Cache
     from mtplint.config import LintSettings
+    from mtplint.extract import FileLoader
     from mtplint.fix.apply import FixRun, RejectedFix
 
 
@@ -130,8 +131,13 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
         stored = _refused_from(cache.get_record(key), len(offered))
         if stored is not None:
             return _demoted_at(findings, *_stored_refusals(stored, offered, findings))
+    from mtplint.extract import FileLoader
+
     root = settings.pipeline.root
-    fixing = _Fixing(settings, unsafe, analysed, processes, cache is not None)
+    # every batch's fixing lists the same long folders on the way up to the root for the version
+    # pins: the run's record of those that hold no pin file's name is kept through the batches
+    pin_listings = FileLoader(root)
+    fixing = _Fixing(settings, unsafe, analysed, processes, pin_listings, cache is not None)
     # shared out among the run's processes when there are more fixes' files than one batch holds
     shared = processes > 1 and len(offered.linked) > VERIFY_BATCH_FILES and hasattr(os, "fork")
     batches = _batches(offered.linked, root, analysed or {}, SHARED_BATCH_FILES if shared else VERIFY_BATCH_FILES)
@@ -143,7 +149,7 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
     if fixing.overlapping:
         # a file one batch's fixing read was read by another's too, through a file the run kept no
         # analysis of: their fixes may meet, so they are verified together, as one fixing
-        fixing = _Fixing(settings, unsafe, analysed, processes, cache is not None)
+        fixing = _Fixing(settings, unsafe, analysed, processes, pin_listings, cache is not None)
         everything = set().union(*batches)
         fixing.run(everything, offered.among(findings, everything))
     # in the order of the findings offering them, whichever batch refused them
@@ -257,11 +263,13 @@ class _Fixing:
     why, and the files read (each batch's alone, or :attr:`overlapping`)."""
 
     def __init__(self, settings: LintSettings, unsafe: bool, analysed: Mapping[str, AnalysedFile] | None,
-                 processes: int, keep_read: bool = True) -> None:
+                 processes: int, pin_listings: FileLoader, keep_read: bool = True) -> None:
         self.settings = settings
         self.unsafe = unsafe
         self.analysed = analysed
         self.processes = processes
+        #: what every batch's fixing shares of long directory listings (:class:`mtplint.fix.relint.ProjectLinter`)
+        self.pin_listings = pin_listings
         #: the refused findings' numbers among the offered ones: the findings are read back once
         #: the batches are done (held through them, a large run's grew with its fixes, each
         #: with its fix and edits)
@@ -301,7 +309,7 @@ class _Fixing:
         # in the order of path objects: by their components
         paths = sorted((join(root, name) for name in files), key=path_parts)
         run = fix_project([path for path in paths if is_file(path)], self.settings, unsafe=self.unsafe,
-                          analysed=self.analysed, processes=processes)
+                          analysed=self.analysed, processes=processes, pin_listings=self.pin_listings)
         # the edits' caches of the batch's texts: the argv edits' (with the kind of each file) if
         # a fix used them; most fixes (a value inside a word) never load that module, and importing
         # it only to clear its empty caches is not free
