@@ -97,17 +97,57 @@ def find_config(start: str | os.PathLike[str]) -> str | None:
     return ConfigFinder().closest(start)
 
 
+#: the folders whose real paths :class:`ConfigFinder` holds before it forgets them
+REAL_DIRECTORIES_HELD = 256
+
+
 class ConfigFinder:
     """:func:`find_config` for many paths of one run: each directory is looked at once (a commit's
     files share their directories and those directories' parents)."""
 
     def __init__(self) -> None:
         self._closest: dict[str, str | None] = {}
+        #: directory as given -> its real path: ``os.path.realpath`` asks the file system once per
+        #: folder of a path, and the files given (a fix's batch: hundreds) share their folders. Of
+        #: :data:`REAL_DIRECTORIES_HELD` at most: the files come a folder at a time, and thousands
+        #: of folders held to the end of a large run's verification would add to its peak
+        self._real_directories: dict[str, str] = {}
 
     def closest(self, start: str | os.PathLike[str]) -> str | None:
+        path = os.fspath(start)
+        directory, name = os.path.split(path)
+        if directory and name not in ("", ".", ".."):
+            try:
+                mode = os.lstat(path).st_mode
+            except (OSError, ValueError):
+                mode = None
+            if mode is not None and not stat.S_ISLNK(mode):
+                # not a link itself: its real path is its folder's, and its name
+                real_directory = self._real_directory(directory)
+                return self._in_or_above(os.path.join(real_directory, name) if stat.S_ISDIR(mode)
+                                         else real_directory)
         # realpath, not resolve(): a symlink loop given on the command line must not raise RuntimeError
         real = os.path.realpath(start)
         return self._in_or_above(real if os.path.isdir(real) else os.path.dirname(real))
+
+    def _real_directory(self, directory: str) -> str:
+        """``os.path.realpath(directory)``, through its parent's when it is a folder, not a link."""
+        real = self._real_directories.get(directory)
+        if real is None:
+            parent, name = os.path.split(directory)
+            if parent and parent != directory and name not in ("", ".", ".."):
+                try:
+                    mode: int | None = os.lstat(directory).st_mode
+                except (OSError, ValueError):
+                    mode = None
+                if mode is not None and stat.S_ISDIR(mode):
+                    real = os.path.join(self._real_directory(parent), name)
+            if real is None:
+                real = os.path.realpath(directory)
+            if len(self._real_directories) >= REAL_DIRECTORIES_HELD:
+                self._real_directories.clear()
+            self._real_directories[directory] = real
+        return real
 
     def _in_or_above(self, directory: str) -> str | None:
         if directory in self._closest:

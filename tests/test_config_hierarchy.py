@@ -348,3 +348,56 @@ def test_configuration_met_late_in_the_walk_reaches_the_workers(tmp_path: Path) 
     assert found.get("zz-team/svc/compose.yaml", []) == [code for code in found["aa-team/svc000/compose.yaml"]
                                                          if code not in ("MTP102", "MTP003")]
     assert without_gpu(tmp_path, "--no-cache", "--jobs", "2", ".")[0] == CHUNK_FILES * 2 + 1
+
+
+def test_the_closest_configuration_follows_links_and_resolves_a_folder_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files given by name (a commit's, a fix's batch of hundreds) find the configuration closest to
+    where they really are: through a linked folder, a linked file, or as a folder themselves. The
+    folders of files given side by side are resolved once, each through its parent's answer: one
+    ``lstat`` for each new folder and each file, not one per folder of every file's path."""
+    import os
+
+    from mtplint.config_files import ConfigFinder
+
+    write_files(tmp_path, {"a/mtplint.toml": "", "a/x.sh": "", "a/y.sh": "", "a/z.sh": "",
+                           "b/mtplint.toml": "", "b/sub/w.sh": ""})
+    (tmp_path / "b" / "linked.sh").symlink_to(tmp_path / "a" / "x.sh")
+    (tmp_path / "c").symlink_to(tmp_path / "a")
+    finder = ConfigFinder()
+    assert finder.closest(str(tmp_path / "b" / "linked.sh")) == str(tmp_path / "a" / "mtplint.toml")
+    assert finder.closest(str(tmp_path / "c" / "y.sh")) == str(tmp_path / "a" / "mtplint.toml")
+    assert finder.closest(str(tmp_path / "b" / "sub")) == str(tmp_path / "b" / "mtplint.toml")
+    assert finder.closest(str(tmp_path / "b" / "missing.sh")) == str(tmp_path / "b" / "mtplint.toml")
+    asked: list[str] = []
+    real_path, lstat = os.path.realpath, os.lstat
+
+    def counted_real_path(path: str, **options: Any) -> str:
+        asked.append(f"realpath {path}")
+        return real_path(path, **options)
+
+    def counted_lstat(path: str, **options: Any) -> os.stat_result:
+        asked.append(f"lstat {path}")
+        return lstat(path, **options)
+
+    monkeypatch.setattr(os.path, "realpath", counted_real_path)
+    monkeypatch.setattr(os, "lstat", counted_lstat)
+    found = {finder.closest(str(tmp_path / "a" / name)) for name in ("x.sh", "y.sh", "z.sh")}
+    assert found == {str(tmp_path / "a" / "mtplint.toml")}
+    assert asked == [f"lstat {tmp_path / 'a' / 'x.sh'}", f"lstat {tmp_path / 'a'}", f"lstat {tmp_path / 'a' / 'y.sh'}",
+                     f"lstat {tmp_path / 'a' / 'z.sh'}"]
+
+
+def test_the_closest_configuration_holds_a_bounded_number_of_resolved_folders(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The folders resolved for the closest configuration are forgotten every so many (a large
+    tree's fixes give thousands of files by name, each in its own folder): the answers stay the same."""
+    from mtplint import config_files
+
+    write_files(tmp_path, {"mtplint.toml": "", **{f"svc/s{number}/team/x.sh": "" for number in range(6)},
+                           "svc/s5/team/mtplint.toml": ""})
+    monkeypatch.setattr(config_files, "REAL_DIRECTORIES_HELD", 3)
+    finder = config_files.ConfigFinder()
+    found = [finder.closest(str(tmp_path / f"svc/s{number}/team/x.sh")) for number in range(6)]
+    assert found == [str(tmp_path / "mtplint.toml")] * 5 + [str(tmp_path / "svc/s5/team/mtplint.toml")]
+    assert len(finder._real_directories) <= 3

@@ -689,6 +689,45 @@ def test_demoting_a_large_runs_fix_writes_only_its_chunk(tmp_path: Path, monkeyp
     assert list(findings) == before
 
 
+def test_the_verification_reads_a_large_runs_findings_back_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large run's findings are in its temporary file, a chunk at a time: the verification of
+    their fixes goes through them once, to find those offering a fix, and its batches tell which of
+    their fixes the fixing left in place by digests of the findings' code, file and message, without
+    reading any finding back. The fixes are marked as the in-memory run marks them."""
+    from mtplint import kept, result_pickle
+    from mtplint import lint as lint_module
+    from mtplint.checks import applies
+    from mtplint.config import LintSettings
+    from mtplint.fix import verify
+    from mtplint.pipeline import Options
+
+    tree = _dirty_tree(tmp_path, 20)
+    settings = LintSettings(select=["MTP101"], pipeline=Options(root=tree, engine_versions={"vllm": "0.30.0"}))
+    monkeypatch.setattr(verify, "VERIFY_BATCH_FILES", 2)
+    with contextlib.chdir(tree):
+        in_memory = lint_module.lint([str(tree)], settings)
+        expected = [finding.fix for finding in verify.verified(in_memory.findings, settings, True,
+                                                               analysed=in_memory.analysed)]
+        monkeypatch.setattr(lint_module, "FORGET_EVERY", 16)
+        monkeypatch.setattr(kept, "HELD_IN_MEMORY", 0)
+        monkeypatch.setattr(kept, "FINDINGS_CHUNK", 4)
+        result = lint_module.lint([str(tree)], settings)
+        assert isinstance(result.findings, kept.FindingStore) and len(result.findings) == 20
+        assert all(applies(finding.fix, True) for finding in result.findings)
+        chunks_read: list[int] = []
+        real_load_findings = result_pickle.load_findings
+
+        def load_findings(*args: Any) -> Any:
+            chunks_read.append(1)
+            return real_load_findings(*args)
+
+        monkeypatch.setattr(result_pickle, "load_findings", load_findings)
+        shown = verify.verified(result.findings, settings, True, analysed=result.analysed)
+        assert len(chunks_read) == 20 // 4
+        monkeypatch.undo()
+        assert [finding.fix for finding in shown] == expected
+
+
 def test_merging_a_large_runs_shown_lines_writes_only_the_files_of_several_runs(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The lines a large run shows wait in its temporary file in sorted runs, merged into one record

@@ -116,3 +116,26 @@ def test_a_try_changing_a_pin_file_reads_the_pins_again(path: str, pins: bool) -
     """A try whose texts stand for a file that may hold version pins (a Dockerfile's ``FROM`` tag
     too) does not take the pins the run found: the fix may have changed them."""
     assert may_be_pin_file(path) is pins
+
+
+def test_the_batches_do_not_list_again_a_long_folder_without_pins(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tree's services sit side by side in a long folder that holds no version pin: the run lists
+    it once for the pins of the launches below it, and so does the verification of their fixes,
+    whatever its batches (one a service here): each batch's tries look for the pins up to the root
+    again, and know that folder holds none. The fixes are marked as they are when every batch looks."""
+    monkeypatch.setattr("mtplint.versions.LONG_LISTING", 4)
+    monkeypatch.setattr("mtplint.fix.verify.VERIFY_BATCH_FILES", 1)
+    write_files(tmp_path, {f"services/svc{number}/serve.sh": SCRIPT for number in range(6)})
+    with contextlib.chdir(tmp_path):
+        settings = LintSettings(pipeline=Options(root=tmp_path))
+        result = lint([tmp_path], settings, jobs=1)
+        findings = list(result.findings)
+        assert sum(applies(finding.fix, False) for finding in findings) >= 6
+        calls = _counted(monkeypatch)
+        with_run = list(verified(findings, settings, False, analysed=result.analysed))
+        assert str(tmp_path / "services") not in calls["listed"]
+        # set up without the run's analyses, each batch lists it anew
+        alone = list(verified(findings, settings, False))
+    assert calls["listed"].count(str(tmp_path / "services")) == 1
+    assert _shown(with_run) == _shown(alone)

@@ -574,12 +574,14 @@ def _within(relint: ProjectLinter, candidates: list[_Candidate], state: _State, 
 
 def fix_project(paths: Sequence[str | os.PathLike[str]], settings: LintSettings, *, unsafe: bool = False,
                 max_passes: int = MAX_PASSES, buffers: Sequence[SourceFile] = (),
-                analysed: Mapping[str, AnalysedFile] | None = None, processes: int = 1) -> FixRun:
+                analysed: Mapping[str, AnalysedFile] | None = None, processes: int = 1,
+                pin_listings: FileLoader | None = None) -> FixRun:
     """Fix what can be fixed in ``paths``, in memory (see the module docstring). ``buffers``: texts
     that stand for their files, as read (an editor's unsaved buffers, ``mtplint server``);
     ``analysed``: a run's own analyses of some of the files, taken as they are; ``processes``: the
-    run's, which share out large tries (:class:`mtplint.fix.relint.ProjectLinter`)."""
-    relint = ProjectLinter(paths, settings, analysed, processes)
+    run's, which share out large tries; ``pin_listings``: a loader that keeps what the fixing learns
+    of long directory listings past it (see :class:`mtplint.fix.relint.ProjectLinter`)."""
+    relint = ProjectLinter(paths, settings, analysed, processes, pin_listings)
     first, loader = relint.first(buffers)
     as_read = {source.display: source for source in buffers}
     rejected: list[RejectedFix] = []

@@ -60,6 +60,7 @@ from mtplint.analysis import FileResult, RecordingLoader, RunGroup, analyse_file
 from mtplint.checks import Finding
 from mtplint.config import LintSettings
 from mtplint.discover import discover
+from mtplint.extract import FileLoader
 from mtplint.kept import KeptAnalyses
 from mtplint.lint import LintResult, assemble
 from mtplint.pipeline import share_pin_listings, share_pins
@@ -197,10 +198,14 @@ class ProjectLinter:
 
     ``analysed``: a run's own analyses of some of these files (:attr:`mtplint.lint.LintResult.analysed`),
     which the first lint takes rather than analyse the files again (:meth:`first`). ``processes``:
-    how many the run had, which share out the analysis of a large try (:meth:`_analyse_shared`)."""
+    how many the run had, which share out the analysis of a large try (:meth:`_analyse_shared`).
+    ``pin_listings``: a loader that outlives this fixing (a verification's, across its batches),
+    whose record of the long directory listings that hold no pin file's name
+    (:func:`mtplint.pipeline.share_pin_listings`) every lint of the fixing shares, and adds to."""
 
     def __init__(self, paths: Sequence[str | os.PathLike[str]], settings: LintSettings,
-                 analysed: Mapping[str, AnalysedFile] | None = None, processes: int = 1) -> None:
+                 analysed: Mapping[str, AnalysedFile] | None = None, processes: int = 1,
+                 pin_listings: FileLoader | None = None) -> None:
         self.analysed_by_the_run = analysed if analysed is not None else {}
         self.processes = processes
         options = settings.pipeline
@@ -228,6 +233,10 @@ class ProjectLinter:
                 self.groups[index] = RunGroup(members[index], [*codes, *missing])
         #: the run's loader, whose answers about paths every lint of the fixing shares
         self._run_loader = run.lend_loader() if run is not None else None
+        #: the loader whose record of long listings without pins every lint shares (the run's joins it)
+        self._pin_listings = pin_listings if pin_listings is not None else self._run_loader
+        if pin_listings is not None and self._run_loader is not None:
+            share_pin_listings(pin_listings, self._run_loader)
         #: the loader of the first lint, whose answers about paths every later lint shares
         self._paths = self._new_loader()
         display = self._paths.display
@@ -296,9 +305,10 @@ class ProjectLinter:
         the files the fixing reads are the run's, which a fix edits but never creates or deletes;
         and, with ``pins``, the version pins the run found."""
         loader = RecordingLoader(self.root)
+        if self._pin_listings is not None:
+            share_pin_listings(loader, self._pin_listings)
         if self._run_loader is not None:
             loader.share_paths(self._run_loader)
-            share_pin_listings(loader, self._run_loader)
             if pins:
                 share_pins(loader, self._run_loader)
         return loader

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from mtplint.analysed import AnalysedFile
     from mtplint.cache import Cache
     from mtplint.config import LintSettings
+    from mtplint.extract import FileLoader
     from mtplint.fix.apply import FixRun, RejectedFix
 
 
@@ -43,18 +44,16 @@ def _key(finding: Finding) -> tuple[str, str, str]:
     return finding.code, finding.span.file, finding.message
 
 
-def unapplied(findings: Sequence[Finding], run: FixRun, unsafe: bool) -> list[Finding]:
-    """The ``findings`` (of the files as read) with an applicable fix that are still there after the
-    ``run`` of ``--fix``, matched by code, file and message (fixes move findings, not their words)."""
-    remaining = Counter(_key(finding) for finding in run.result.findings)
+def unapplied(offered: Iterable[tuple[int, int]], run: FixRun) -> list[int]:
+    """The numbers of the ``offered`` fixes (:meth:`Offered.keys_among`: each with the digest of its
+    finding's :func:`_key`) whose findings are still there after the ``run`` of ``--fix``, matched by
+    code, file and message (fixes move findings, not their words)."""
+    remaining = Counter(hash(_key(finding)) for finding in run.result.findings)
     left = []
-    for finding in findings:
-        if not applies(finding.fix, unsafe):
-            continue
-        key = _key(finding)
+    for number, key in offered:
         if remaining[key]:
             remaining[key] -= 1
-            left.append(finding)
+            left.append(number)
     return left
 
 
@@ -130,22 +129,27 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
         stored = _refused_from(cache.get_record(key), len(offered))
         if stored is not None:
             return _demoted_at(findings, *_stored_refusals(stored, offered, findings))
+    from mtplint.extract import FileLoader
+
     root = settings.pipeline.root
-    fixing = _Fixing(settings, unsafe, analysed, processes, cache is not None)
+    # every batch's fixing lists the same long folders on the way up to the root for the version
+    # pins: the run's record of those that hold no pin file's name is kept through the batches
+    pin_listings = FileLoader(root)
+    fixing = _Fixing(settings, unsafe, analysed, processes, pin_listings, cache is not None)
     # shared out among the run's processes when there are more fixes' files than one batch holds
     shared = processes > 1 and len(offered.linked) > VERIFY_BATCH_FILES and hasattr(os, "fork")
     batches = _batches(offered.linked, root, analysed or {}, SHARED_BATCH_FILES if shared else VERIFY_BATCH_FILES)
     if shared and len(batches) > 1:
-        _fix_shared(fixing, batches, offered, findings)
+        _fix_shared(fixing, batches, offered)
     else:
         for batch in batches:
-            fixing.run(batch, offered.among(findings, batch))
+            fixing.run(batch, offered.keys_among(batch))
     if fixing.overlapping:
         # a file one batch's fixing read was read by another's too, through a file the run kept no
         # analysis of: their fixes may meet, so they are verified together, as one fixing
-        fixing = _Fixing(settings, unsafe, analysed, processes, cache is not None)
+        fixing = _Fixing(settings, unsafe, analysed, processes, pin_listings, cache is not None)
         everything = set().union(*batches)
-        fixing.run(everything, offered.among(findings, everything))
+        fixing.run(everything, offered.keys_among(everything))
     # in the order of the findings offering them, whichever batch refused them
     numbers = sorted(fixing.refused)
     places = [offered.places[number] for number in numbers]
@@ -161,12 +165,14 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
 
 class Offered:
     """Which of a check's ``findings`` offer a fix that ``--fix`` applies, by their place among
-    them, with the files each one's fix edits: what batching their verification needs, not the
-    findings. A large run's findings are in its temporary file (:class:`mtplint.kept.FindingStore`),
-    and each batch reads back only its own (the benchmark's mixed 100k tree offers some 3,500 fixes:
-    held as findings to the end of the verification, they made its peak)."""
+    them, with the files each one's fix edits and the digest of its :func:`_key`: what batching
+    their verification needs, and what tells whether a batch's fixing left a finding in place
+    (:mod:`mtplint.digests` says why a digest is enough), not the findings. A large run's findings
+    are in its temporary file (:class:`mtplint.kept.FindingStore`), which the batches do not read
+    back (the benchmark's mixed 100k tree offers some 3,500 fixes: held as findings to the end of
+    the verification, they made its peak; read back by each batch, they cost a reading of the store)."""
 
-    __slots__ = ("places", "files", "linked")
+    __slots__ = ("places", "files", "linked", "keys")
 
     def __init__(self, findings: Iterable[Finding], unsafe: bool) -> None:
         from mtplint.edits.pyedit import edit_file
@@ -177,6 +183,8 @@ class Offered:
         self.files: list[str] = []
         #: each file holding an offered fix -> the files its fixes edit
         self.linked: dict[str, set[str]] = {}
+        #: the digest of each one's :func:`_key`
+        self.keys = array("q")
         file = ""
         for place, finding in enumerate(findings):
             fix = finding.fix
@@ -186,6 +194,7 @@ class Offered:
                 file = finding.span.file
             self.places.append(place)
             self.files.append(file)
+            self.keys.append(hash(_key(finding)))
             self.linked.setdefault(file, set()).update(map(edit_file, fix.edits))
 
     def __len__(self) -> int:
@@ -197,6 +206,12 @@ class Offered:
         return [(number, findings[place])
                 for number, (place, file) in enumerate(zip(self.places, self.files, strict=True))
                 if files is None or file in files]
+
+    def keys_among(self, files: set[str]) -> list[tuple[int, int]]:
+        """The offering findings of ``files``, each as its number among the offered ones and the
+        digest of its :func:`_key`."""
+        return [(number, key) for number, (key, file) in enumerate(zip(self.keys, self.files, strict=True))
+                if file in files]
 
 
 #: files a fixing verifies at once. Each try of a fix re-lints what it changes against the texts
@@ -257,11 +272,13 @@ class _Fixing:
     why, and the files read (each batch's alone, or :attr:`overlapping`)."""
 
     def __init__(self, settings: LintSettings, unsafe: bool, analysed: Mapping[str, AnalysedFile] | None,
-                 processes: int, keep_read: bool = True) -> None:
+                 processes: int, pin_listings: FileLoader, keep_read: bool = True) -> None:
         self.settings = settings
         self.unsafe = unsafe
         self.analysed = analysed
         self.processes = processes
+        #: what every batch's fixing shares of long directory listings (:class:`mtplint.fix.relint.ProjectLinter`)
+        self.pin_listings = pin_listings
         #: the refused findings' numbers among the offered ones: the findings are read back once
         #: the batches are done (held through them, a large run's grew with its fixes, each
         #: with its fix and edits)
@@ -278,12 +295,12 @@ class _Fixing:
         #: batches this process fixed (a process forked to fix batches counts its own)
         self.batches_fixed = 0
 
-    def run(self, files: set[str], offered: Sequence[tuple[int, Finding]]) -> None:
+    def run(self, files: set[str], offered: Sequence[tuple[int, int]]) -> None:
         """Fix ``files`` in memory, noting which of the ``offered`` fixes in them (the check's
-        findings with an applicable fix, numbered: :meth:`Offered.among`) the fixing refused, and why."""
+        findings with an applicable fix, numbered: :meth:`Offered.keys_among`) the fixing refused, and why."""
         self.take(self.fixed(files, offered, self.processes))
 
-    def fixed(self, files: set[str], offered: Sequence[tuple[int, Finding]], processes: int) -> BatchOutcome:
+    def fixed(self, files: set[str], offered: Sequence[tuple[int, int]], processes: int) -> BatchOutcome:
         """What the fixing of ``files`` in memory, over ``processes``, found of the ``offered`` fixes in them."""
         if self.batches_fixed:
             # the run switches the cyclic collector off (mtplint.cli.main), and a batch's fixing
@@ -301,7 +318,7 @@ class _Fixing:
         # in the order of path objects: by their components
         paths = sorted((join(root, name) for name in files), key=path_parts)
         run = fix_project([path for path in paths if is_file(path)], self.settings, unsafe=self.unsafe,
-                          analysed=self.analysed, processes=processes)
+                          analysed=self.analysed, processes=processes, pin_listings=self.pin_listings)
         # the edits' caches of the batch's texts: the argv edits' (with the kind of each file) if
         # a fix used them; most fixes (a value inside a word) never load that module, and importing
         # it only to clear its empty caches is not free
@@ -310,9 +327,7 @@ class _Fixing:
             argv_edits.forget_sources()
         else:
             source_kind.cache_clear()
-        numbers = {id(finding): number for number, finding in offered}
-        refused = [numbers[id(finding)] for finding in unapplied([finding for _, finding in offered], run, self.unsafe)]
-        return refused, _reasons(run.rejected), run.read
+        return unapplied(offered, run), _reasons(run.rejected), run.read
 
     def take(self, outcome: BatchOutcome) -> None:
         """A batch's outcome, after those of the batches before it."""
@@ -333,11 +348,11 @@ class _Fixing:
 BATCHES_HELD = 2
 
 #: what forked processes fixing batches of a verification take from this one: the fixing, the
-#: batches, the offered fixes and the check's findings (:func:`_fix_shared`)
-_shared: tuple[_Fixing, list[set[str]], Offered, Sequence[Finding]] | None = None
+#: batches and the offered fixes (:func:`_fix_shared`)
+_shared: tuple[_Fixing, list[set[str]], Offered] | None = None
 
 
-def _fix_shared(fixing: _Fixing, batches: list[set[str]], offered: Offered, findings: Sequence[Finding]) -> None:
+def _fix_shared(fixing: _Fixing, batches: list[set[str]], offered: Offered) -> None:
     """The batches fixed by this process and forked ones (``fixing.processes`` in all, no more than
     the batches), as :func:`mtplint.parallel.shared_out` shares work out, a batch at a time: batches
     read none of each other's files (:func:`_batches`), so each is fixed alone, in one process. The
@@ -359,7 +374,7 @@ def _fix_shared(fixing: _Fixing, batches: list[set[str]], offered: Offered, find
         return [(numbers[0], outcome)]
 
     forked = min(fixing.processes, len(batches)) - 1
-    _shared = (fixing, batches, offered, findings)  # what the forked processes inherit
+    _shared = (fixing, batches, offered)  # what the forked processes inherit
     try:
         pool = ProcessPoolExecutor(forked, multiprocessing.get_context("fork"))
         # one batch a chunk, one fixed here at a time when the forked processes hold theirs
@@ -375,9 +390,9 @@ def _fix_shared_batch(number: int) -> BatchOutcome:
     in one forked from it."""
     if _shared is None:
         raise RuntimeError("not forked from a verification")  # the batch is fixed in the parent
-    fixing, batches, offered, findings = _shared
+    fixing, batches, offered = _shared
     batch = batches[number]
-    return fixing.fixed(batch, offered.among(findings, batch), 1)
+    return fixing.fixed(batch, offered.keys_among(batch), 1)
 
 
 def _refused_from(record: dict[str, Any] | None, offered: int) -> list[tuple[int, str | None]] | None:
