@@ -335,8 +335,6 @@ def _any_pattern_search(spec: pathspec.GitIgnoreSpec) -> Callable[[str], re.Matc
         return _never
     flags = {expression.flags for expression in expressions}
     sources: list[str] = []
-    #: what follows :data:`_AT_ANY_DEPTH` in the expressions that start with it
-    rests: list[str] = []
     renamed = 0
     for index, expression in enumerate(expressions):
         source = expression.pattern
@@ -345,16 +343,7 @@ def _any_pattern_search(spec: pathspec.GitIgnoreSpec) -> Callable[[str], re.Matc
         for name in expression.groupindex:
             renamed += source.count(f"(?P<{name}>")
             source = source.replace(f"(?P<{name}>", f"(?P<{name}_{index}>")
-        rest = source[len(_AT_ANY_DEPTH):]
-        if source.startswith(_AT_ANY_DEPTH) and not _alternative_at_top(rest):
-            rests.append(f"(?:{rest})")
-        else:
-            sources.append(f"(?:{source})")
-    if rests:
-        # a name without a slash (``*.log``, ``dist/``) matches at any depth: the expressions share
-        # that start, asked once before their rests. Apart, each retried every way of cutting the
-        # path at a slash (the benchmark's .gitignore of five names: the search 2.3 times as slow)
-        sources.append(f"{_AT_ANY_DEPTH}(?:{'|'.join(rests)})")
+        sources.append(f"(?:{source})")
     flag = flags.pop()
     if flags or flag & re.VERBOSE:  # one set of flags, and no comment that would hide the join's ")"
         return None
@@ -369,39 +358,6 @@ def _any_pattern_search(spec: pathspec.GitIgnoreSpec) -> Callable[[str], re.Matc
     if len(joined.groupindex) != renamed or renamed != sum(len(e.groupindex) for e in expressions):
         return None
     return joined.search
-
-
-#: how pathspec starts the expression of a pattern that matches in any directory below the
-#: ``.gitignore`` (one without a slash but at its end: ``dist/``, ``*.log``, ``**/x``)
-_AT_ANY_DEPTH = "^(?:.+/)?"
-
-
-def _alternative_at_top(source: str) -> bool:
-    """Whether an expression has a ``|`` outside its groups and classes (its start would not go
-    with each of its alternatives)."""
-    depth = 0
-    index = 0
-    while index < len(source):
-        char = source[index]
-        if char == "\\":
-            index += 1  # the escaped character
-        elif char == "[":
-            # a class ends at the first unescaped "]" not right after its "[" or "[^"
-            index += 2 if source.startswith("[^", index) else 1
-            if source.startswith("]", index):
-                index += 1
-            while index < len(source) and source[index] != "]":
-                index += 2 if source[index] == "\\" else 1
-            if index >= len(source):
-                return True  # no end: not understood, so not joined
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "|" and depth == 0:
-            return True
-        index += 1
-    return False
 
 
 def _never(path: str) -> None:

@@ -218,20 +218,15 @@ def lint(paths: Sequence[str | os.PathLike[str]], settings: LintSettings, loader
         # a directory to walk: the workers start, and load what linting needs, while the walk begins
         workers = wanted
     pending = chain(taken, work)
-    try:
-        if workers > 1:
-            from mtplint.parallel import analyse_in_workers
+    if workers > 1:
+        from mtplint.parallel import analyse_in_workers
 
-            for index, candidate, result, deps, requested in analyse_in_workers(pending, run.groups, workers,
-                                                                                run.use_cache, run.analyse,
-                                                                                needed_by_the_assembly):
-                run.take(index, candidate, result, deps, requested)
-        else:
-            for index, candidate in pending:
-                run.take(index, candidate, *run.analyse(index, candidate))
-    finally:
-        if run.froze:
-            gc.unfreeze()  # what the run set aside is looked at again by the process's collections
+        for index, candidate, result, deps, requested in analyse_in_workers(pending, run.groups, workers, run.use_cache,
+                                                                            run.analyse, needed_by_the_assembly):
+            run.take(index, candidate, result, deps, requested)
+    else:
+        for index, candidate in pending:
+            run.take(index, candidate, *run.analyse(index, candidate))
     linted = run.assemble()
     linted.processes = workers
     return linted
@@ -278,8 +273,6 @@ class _Run:
         self.since_forgetting = 0
         #: times the loaders forgot (:data:`FULL_COLLECTION_EVERY`)
         self.forgettings = 0
-        #: whether the run set aside what it held at its first collection (:meth:`analyse`)
-        self.froze = False
         #: the files to analyse found so far worth reading, and their bytes: what the default
         #: ``--jobs`` is decided from (counted while :attr:`counting`, and for every cache miss)
         self.counting = False
@@ -368,15 +361,6 @@ class _Run:
                 # at (the benchmark's mixed 100k tree: 2 MB less at the peak, the collections
                 # about 2% of its time)
                 gc.collect()
-                if self.forgettings == FULL_COLLECTION_EVERY and not gc.get_freeze_count():
-                    # what the run holds after its first thousands of files is mostly there to its
-                    # end (the modules, engine tables and rules they loaded): set aside, the later
-                    # full collections do not look at it again (the old harness's 10k tree: 15-20 ms
-                    # each, most of it over those, then 3 ms). Once, not at every full collection:
-                    # a cycle among what is set aside is not freed while the run lasts. Not when
-                    # the process set objects aside of its own: the run's end would let those go too
-                    gc.freeze()
-                    self.froze = True
         return analysed
 
     def take(self, index: int, candidate: Candidate, result: FileResult, deps: Dependencies | None,

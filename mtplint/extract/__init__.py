@@ -67,17 +67,6 @@ _UNKNOWN: Any = object()
 _NO_FOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
 
 
-def _split(path: str | os.PathLike[str]) -> tuple[str, str]:
-    """``os.path.split`` of a POSIX path, written out: the loader splits every path it resolves,
-    and the library function's generality costs more than the split."""
-    path = os.fspath(path)
-    cut = path.rfind("/") + 1
-    head = path[:cut]
-    if head.strip("/"):
-        head = head.rstrip("/")
-    return head, path[cut:]
-
-
 def _read_to_end(descriptor: int, size: int) -> bytes:
     """What ``FileIO.readall`` reads (``Path.read_bytes``): up to the end, as the file may have
     grown since ``size`` was asked; without a buffered reader around it. A regular file's read
@@ -219,7 +208,7 @@ class FileLoader:
         absolute = os.fspath(path)  # a path object too, as os.path took it
         if not absolute.startswith("/"):
             absolute = self._in_cwd + absolute
-        directory, name = _split(absolute)
+        directory, name = os.path.split(absolute)
         if name in ("", ".", ".."):
             return None
         real_directory = self._real_directory(directory)
@@ -239,7 +228,7 @@ class FileLoader:
         plain directory path."""
         if directory in self._directories:
             return self._directories[directory]
-        parent, name = _split(directory)
+        parent, name = os.path.split(directory)
         real: str | None
         if not name:
             real = os.path.realpath(directory)  # the root
