@@ -112,3 +112,21 @@ def test_a_predicate_finds_nothing_in_a_launch_without_what_its_module_says_it_n
                 context = RuleContext(rule, report)
                 produced = list(module.check(context) or ())
                 assert (produced, context.findings, report.undecided) == ([], [], []), (case["name"], rule.code)
+
+
+def test_the_rules_a_launch_without_a_named_gpu_leaves_unchecked_are_picked_once_per_selection(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from mtplint.checks import mtp003
+
+    monkeypatch.setattr(mtp003, "_NEEDING_GPU", {})
+    catalog = load_catalog(())
+    house = Rule(code="HOUSE1", name="house-gpu", severity="warning", engines=("any",), fix="none", summary="s",
+                 docs={}, when={"gpu": {"equals": "h100"}}, origin="house")
+    selected = [catalog["MTP003"], catalog["MTP102"], catalog["MTP201"], catalog["MTP301"], house]
+    drafting = {"spec_method": Setting("mtp", "explicit"), "gpu": Setting(None, "default")}
+    for _ in range(3):
+        unchecked = mtp003.rules_without_gpu(catalog["MTP003"], _report(dict(drafting), {}), selected)
+        assert unchecked == ["MTP201", "MTP301", "HOUSE1"]
+    assert len(mtp003._NEEDING_GPU) == 1
+    named = {**drafting, "gpu": Setting("h100-sxm", "explicit")}
+    assert mtp003.rules_without_gpu(catalog["MTP003"], _report(named, {}), selected) == []
