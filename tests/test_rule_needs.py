@@ -1,5 +1,5 @@
 """What a rule's predicate module says a launch must have for the rule to find anything
-(``NEEDS_SETTING``, ``NEEDS_OPTION``): a launch without it is not given to the predicate, and no
+(``ONLY_WITH_SETTING``, ``ONLY_WITH_OPTION``): a launch without it is not given to the predicate, and no
 predicate that says so would have found anything in such a launch."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def test_a_rule_about_drafting_is_not_given_a_launch_that_does_not_draft(monkeyp
         given.append(ctx.value("spec_method"))
         yield ctx.report_finding("drafts", ctx.launch_span)
 
-    monkeypatch.setitem(_PREDICATE_MODULES, "MTP981", SimpleNamespace(check=check, NEEDS_SETTING="spec_method"))
+    monkeypatch.setitem(_PREDICATE_MODULES, "MTP981", SimpleNamespace(check=check, ONLY_WITH_SETTING="spec_method"))
     rules = (_rule("MTP981"),)
     assert run_rules(rules, _report({}, {})) == []
     assert run_rules(rules, _report({"spec_method": Setting(None, "default")}, {})) == []
@@ -59,7 +59,7 @@ def test_a_rule_about_an_option_is_given_only_a_launch_that_gives_one_of_its_opt
         given.append(sorted(ctx.report.parsed.options))
 
     monkeypatch.setitem(_PREDICATE_MODULES, "MTP982",
-                        SimpleNamespace(check=check, NEEDS_OPTION=("spec_draft_model", "spec_draft_hf_repo")))
+                        SimpleNamespace(check=check, ONLY_WITH_OPTION=("spec_draft_model", "spec_draft_hf_repo")))
     rules = (_rule("MTP982"),)
     run_rules(rules, _report({}, {"model": object()}))
     run_rules(rules, _report({}, {"model": object(), "spec_draft_hf_repo": object()}))
@@ -73,7 +73,7 @@ def _needing_rules() -> list[Rule]:
         if predicate_for(rule) is None:
             continue
         module = _PREDICATE_MODULES[rule.code]
-        if getattr(module, "NEEDS_SETTING", None) or getattr(module, "NEEDS_OPTION", ()):
+        if getattr(module, "ONLY_WITH_SETTING", None) or getattr(module, "ONLY_WITH_OPTION", ()):
             needing.append(rule)
     return needing
 
@@ -102,10 +102,10 @@ def test_a_predicate_finds_nothing_in_a_launch_without_what_its_module_says_it_n
                 if report.launch.engine not in rule.engines and "any" not in rule.engines:
                     continue
                 module = _PREDICATE_MODULES[rule.code]
-                needed = getattr(module, "NEEDS_SETTING", None)
+                needed = getattr(module, "ONLY_WITH_SETTING", None)
                 setting = report.effective.get(needed) if needed is not None else None
                 drafts = needed is None or not (setting is None or setting.unresolved or setting.value is None)
-                options = getattr(module, "NEEDS_OPTION", ())
+                options = getattr(module, "ONLY_WITH_OPTION", ())
                 if drafts and (not options or any(option in report.parsed.options for option in options)):
                     continue
                 report.undecided = []

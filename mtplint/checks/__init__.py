@@ -329,11 +329,12 @@ Conditions = tuple[Callable[["LaunchReport"], bool], ...]
 class _Planned:
     """One rule of a plan (:func:`_plan`): the versions of the engine it affects, the conditions of
     its ``only_when``, and, once its predicate's module is imported, what the module says a launch
-    must have for the rule to find anything (kept with the module it was read from). A predicate module may say so with
-    ``NEEDS_SETTING``, the name of an effective setting that must be known and not None
-    (``spec_method``: half of a tree's launches do not draft, and most rules are about drafting),
-    and ``NEEDS_OPTION``, options of which the launch must give one (``speculative_config``):
-    weighed here, once per launch, instead of in each predicate called to find nothing."""
+    must have for the rule to find anything (kept with the module it was read from). A predicate
+    module may say so with ``ONLY_WITH_SETTING``, the name of an effective setting that must be known
+    and not None (``spec_method``: half of a tree's launches do not draft, and most rules are about
+    drafting), and ``ONLY_WITH_OPTION``, options of which the launch must give one
+    (``speculative_config``): weighed here, once per launch, instead of in each predicate called
+    to find nothing."""
 
     __slots__ = ("rule", "bounds", "conditions", "module", "setting", "options")
 
@@ -347,8 +348,8 @@ class _Planned:
 
     def learn(self, module: Any) -> None:
         """Keep the rule's predicate module and what it says a launch needs."""
-        self.setting = getattr(module, "NEEDS_SETTING", None)
-        self.options = frozenset(getattr(module, "NEEDS_OPTION", ()))
+        self.setting = getattr(module, "ONLY_WITH_SETTING", None)
+        self.options = frozenset(getattr(module, "ONLY_WITH_OPTION", ()))
         self.module = module
 
 

@@ -57,7 +57,7 @@ def _topk_is_one(ctx: RuleContext) -> bool:
 
 
 #: a launch without ``--speculative-algorithm`` finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
-NEEDS_OPTION = ("speculative_algorithm",)
+ONLY_WITH_OPTION = ("speculative_algorithm",)
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

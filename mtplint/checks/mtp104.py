@@ -21,7 +21,7 @@ SPEC_V2_TOPK_CHECK_ADDED = "0.5.7"
 
 
 #: a launch without ``--speculative-algorithm`` finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
-NEEDS_OPTION = ("speculative_algorithm",)
+ONLY_WITH_OPTION = ("speculative_algorithm",)
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

@@ -31,7 +31,7 @@ def _offending_token(tokens: list[Token]) -> Token | None:
 
 
 #: a launch without a ``--config`` option finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
-NEEDS_OPTION = ("config",)
+ONLY_WITH_OPTION = ("config",)
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

@@ -15,7 +15,7 @@ from mtplint.checks import Finding, Fix, RuleContext
 from mtplint.engines.llamacpp import DRAFT_TYPES
 
 #: a launch without a draft model finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
-NEEDS_OPTION = ("spec_draft_model", "spec_draft_hf_repo")
+ONLY_WITH_OPTION = ("spec_draft_model", "spec_draft_hf_repo")
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

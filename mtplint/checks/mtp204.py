@@ -11,7 +11,7 @@ THRESHOLD = 0.95
 
 
 #: a launch that does not draft finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
-NEEDS_SETTING = "spec_method"
+ONLY_WITH_SETTING = "spec_method"
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

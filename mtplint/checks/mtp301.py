@@ -19,7 +19,7 @@ SEQS_FLAG = {"vllm": "--max-num-seqs", "sglang": "--max-running-requests", "llam
 
 
 #: a launch that does not draft finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
-NEEDS_SETTING = "spec_method"
+ONLY_WITH_SETTING = "spec_method"
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

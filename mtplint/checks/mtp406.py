@@ -32,7 +32,7 @@ CONSEQUENCE = {
 
 
 #: a launch without ``speculative_config`` finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
-NEEDS_OPTION = ("speculative_config",)
+ONLY_WITH_OPTION = ("speculative_config",)
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

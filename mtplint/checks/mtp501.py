@@ -41,7 +41,7 @@ def _rename(ctx: RuleContext, option: OptionValue, raw_key: str, new: str, prese
 
 
 #: a launch without ``speculative_config`` finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
-NEEDS_OPTION = ("speculative_config",)
+ONLY_WITH_OPTION = ("speculative_config",)
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

@@ -41,7 +41,7 @@ def _set_draft_tokens(ctx: RuleContext, option: OptionValue | None, old: int, ne
 
 
 #: a launch without ``--speculative-algorithm`` finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
-NEEDS_OPTION = ("speculative_algorithm",)
+ONLY_WITH_OPTION = ("speculative_algorithm",)
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
