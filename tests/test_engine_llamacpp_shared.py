@@ -75,3 +75,35 @@ def test_a_launch_that_repeats_anothers_words_takes_its_parse_with_its_own_spans
     shared[0].parsed.options["spec_type"].value.append("changed")
     assert "changed" not in shared[1].parsed.options["spec_type"].value
     assert shared[1].parsed.options["spec_type"].value == alone[1].parsed.options["spec_type"].value
+
+
+def test_words_without_spans_share_no_parse_with_the_same_words_written_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An image's own entrypoint has words written nowhere: a launch that writes the same words is
+    not given their parse, whose options would point nowhere."""
+    from mtplint.engines import EngineContext
+    from mtplint.extract import FileLoader
+    from mtplint.extract.launch import Launch
+    from mtplint.source import Issues, SourceFile, Token
+    from mtplint.versions import EngineVersion
+
+    monkeypatch.setattr(llamacpp, "_SHARED_PARSES", {})
+    words = ["-m", "/models/Qwen3.6-27B-MTP-Q4_K_M.gguf", "--spec-type", "draft-mtp", "-np", "2"]
+    text = "llama-server " + " ".join(words) + "\n"
+    source = SourceFile("serve.sh", "serve.sh", text)
+    written = []
+    for word in words:
+        start = text.index(" " + word + " " if word != "2" else " 2\n") + 1
+        written.append(Token(word, source.span(start, start + len(word))))
+    version = EngineVersion("llama.cpp", "b10470", True, "config")
+    context = EngineContext(FileLoader("."), Issues())
+    unplaced = Launch("llama.cpp", "llama-server", source, None, [], [Token(word, None) for word in words],
+                      base_dir=".")
+    placed = Launch("llama.cpp", "llama-server", source, None, [], written, base_dir=".")
+    assert llamacpp.ENGINE.parse(unplaced, version, context).options["n_parallel"].span is None
+    parsed = llamacpp.ENGINE.parse(placed, version, context)
+    assert parsed.options["n_parallel"].span is written[5].span
+    assert parsed.type_sources["draft-mtp"][0] is written[3].span
+    # and the written launch's parse, shared, points at each launch's own words
+    again = Launch("llama.cpp", "llama-server", source, None, [], [Token(t.value, t.span) for t in written],
+                   base_dir=".")
+    assert llamacpp.ENGINE.parse(again, version, context).options["n_parallel"].span is written[5].span

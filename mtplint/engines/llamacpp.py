@@ -250,7 +250,8 @@ _PLAIN = (str, int, float, bool, type(None))
 class _SharedParse:
     """A parse of some words and variables that a launch with the same ones takes: what it holds,
     each span as its slot -- the position, among the launch's words and then its ``LLAMA_ARG_*``
-    variables in name order, of the word or variable it is the span of (-1: no span)."""
+    variables in name order, of the word or variable it is the span of (-1: none, which no word or
+    variable of a launch that shares parses is without)."""
 
     __slots__ = ("build", "config_files", "errors", "open_ended", "options", "type_sources")
 
@@ -360,7 +361,10 @@ class LlamaCppEngine:
         for name in variables:
             entry = launch.env[name]
             slots.append(entry.span or entry.value.span)
-        shared = _SHARED_PARSES.get(key)
+        # a word without a span (an image's own entrypoint) would leave no span where another launch's
+        # same word has one: only launches whose every word and variable has a span share parses
+        shareable = all(span is not None for span in slots)
+        shared = _SHARED_PARSES.get(key) if shareable else None
         if shared is not None:
             return shared.parsed(slots)
         parsed = LlamaParsed(build=build)
@@ -372,7 +376,7 @@ class LlamaCppEngine:
         preset = parsed.options.get("models_preset")
         if preset is not None and isinstance(preset.value, str) and not preset.unresolved:
             parsed.config_files.append(preset.value)
-        shared = _SharedParse.of(parsed, slots)
+        shared = _SharedParse.of(parsed, slots) if shareable else None
         if shared is not None:
             if len(_SHARED_PARSES) >= _MAX_SHARED_PARSES:
                 _SHARED_PARSES.clear()
