@@ -46,7 +46,7 @@ from mtplint.llama_options import (
     option_table,
 )
 from mtplint.settings import Setting
-from mtplint.source import EnvEntry, Span, Token
+from mtplint.source import Span, Token
 from mtplint.versions import EngineVersion
 
 TYPE_CHECKING = False
@@ -229,103 +229,6 @@ def _reading_words(launch: Launch) -> list[str]:
 _LAUNCH_WORDS = LaunchMemo()
 
 
-def _words_read(args: list[Token]) -> tuple[tuple[str, tuple[str, ...], bool, bool], ...]:
-    """What the parse reads of each word: its text, what is unresolved in it, whether it may be any
-    number of words, and whether it is a preset file's (its options' origin)."""
-    return tuple((token.value, token.unresolved, token.splat, token.span is not None and _is_ini(token.span.file))
-                 for token in args)
-
-
-def _variable_read(entry: EnvEntry) -> tuple[str, tuple[str, ...], bool]:
-    """What the parse reads of a ``LLAMA_ARG_*`` variable besides its name: its value, what is
-    unresolved in it, and whether a preset file sets it."""
-    token = entry.value
-    return token.value, token.unresolved, token.span is not None and _is_ini(token.span.file)
-
-
-#: a value a parse may hand to several launches: nothing in it can be changed in place (a list is copied)
-_PLAIN = (str, int, float, bool, type(None))
-
-
-class _SharedParse:
-    """A parse of some words and variables that a launch with the same ones takes: what it holds,
-    each span as its slot -- the position, among the launch's words and then its ``LLAMA_ARG_*``
-    variables in name order, of the word or variable it is the span of (-1: none, which no word or
-    variable of a launch that shares parses is without)."""
-
-    __slots__ = ("build", "config_files", "errors", "open_ended", "options", "type_sources")
-
-    def __init__(self, build: int, open_ended: bool, config_files: tuple[str, ...],
-                 options: tuple[tuple[str, Any, int, str, str, tuple[str, ...]], ...],
-                 errors: tuple[tuple[str, int, str | None, str], ...],
-                 type_sources: tuple[tuple[str, int, str], ...]) -> None:
-        self.build = build
-        self.open_ended = open_ended
-        self.config_files = config_files
-        self.options = options
-        self.errors = errors
-        self.type_sources = type_sources
-
-    @classmethod
-    def of(cls, parsed: LlamaParsed, slots: list[Span | None]) -> _SharedParse | None:
-        """``parsed``, the parse of a launch whose words' and variables' spans are ``slots``, to be
-        shared; None when it cannot be: a span two words share (which one's it is would be a
-        guess), or something in it another launch could change for all."""
-        slot_of = {id(span): slot for slot, span in enumerate(slots) if span is not None}
-        if len(slot_of) != sum(span is not None for span in slots) or parsed.notes or parsed.unread_configs:
-            return None
-
-        def slot(span: Span | None) -> int | None:
-            return -1 if span is None else slot_of.get(id(span))
-
-        options = []
-        for dest, option in parsed.options.items():
-            value = option.value
-            plain = all(isinstance(item, _PLAIN) for item in value) if isinstance(value, list) else \
-                isinstance(value, _PLAIN)
-            at = slot(option.span)
-            if type(option) is not OptionValue or not plain or at is None:
-                return None
-            # a list as a tuple: the launch that owns ``parsed`` may change its own list
-            options.append((dest, tuple(value) if isinstance(value, list) else value, at, option.origin,
-                            option.flag, option.unresolved))
-        errors = []
-        for error in parsed.errors:
-            at = slot(error.span)
-            if type(error) is not CliError or at is None:
-                return None
-            errors.append((error.message, at, error.flag, error.kind))
-        sources = []
-        for name, (span, origin) in parsed.type_sources.items():
-            at = slot(span)
-            if at is None:
-                return None
-            sources.append((name, at, origin))
-        return cls(parsed.build, parsed.open_ended, tuple(parsed.config_files), tuple(options), tuple(errors),
-                   tuple(sources))
-
-    def parsed(self, slots: list[Span | None]) -> LlamaParsed:
-        """The parse for a launch whose words' and variables' spans are ``slots``: its own objects."""
-        def span(at: int) -> Span | None:
-            return slots[at] if at >= 0 else None
-
-        return LlamaParsed(
-            {dest: OptionValue(list(value) if isinstance(value, tuple) else value, span(at), origin, flag, unresolved)
-             for dest, value, at, origin, flag, unresolved in self.options},
-            [CliError(message, span(at), flag, kind) for message, at, flag, kind in self.errors],
-            self.open_ended, list(self.config_files),
-            type_sources={name: (span(at), origin) for name, at, origin in self.type_sources}, build=self.build)
-
-
-#: the words and variables a parse read (:meth:`LlamaCppEngine.parse`) -> that parse, to be shared
-_SHARED_PARSES: dict[tuple[object, ...], _SharedParse] = {}
-
-#: entries :data:`_SHARED_PARSES` holds at most (a long-lived process reads new launches for as long as
-#: it runs). The benchmark's deploy 10k tree parses some 800 distinct ones: 256 keep 95% of what 1,024
-#: share (3,469 parses of 3,644) for a quarter of the memory (some 3 KB a parse)
-_MAX_SHARED_PARSES = 256
-
-
 class LlamaCppEngine:
     name = "llama.cpp"
 
@@ -350,25 +253,8 @@ class LlamaCppEngine:
 
     def parse(self, launch: Launch, version: EngineVersion, ctx: EngineContext) -> LlamaParsed:
         build = build_number(version.version)
-        lookup = option_lookup(build)
-        # the words and variables the parse reads: a launch that repeats another's (a tree's copies of
-        # one command line, and each of them read again at older builds to narrow the version) takes
-        # that parse, its spans its own
-        variables = () if lookup.env_names.isdisjoint(launch.env) else \
-            tuple(sorted(name for name in launch.env if name in lookup.env_names))
-        key = (build, bool(launch.env_open), _words_read(launch.args),
-               tuple((name, *_variable_read(launch.env[name])) for name in variables))
-        slots = [token.span for token in launch.args]
-        for name in variables:
-            entry = launch.env[name]
-            slots.append(entry.span or entry.value.span)
-        # a word without a span (an image's own entrypoint) would leave no span where another launch's
-        # same word has one: only launches whose every word and variable has a span share parses
-        shareable = all(span is not None for span in slots)
-        shared = _SHARED_PARSES.get(key) if shareable else None
-        if shared is not None:
-            return shared.parsed(slots)
         parsed = LlamaParsed(build=build)
+        lookup = option_lookup(build)
         self._parse_env(launch, build, lookup, parsed)
         if launch.env_open:
             # an unread env file may hold any LLAMA_ARG_* (below the command line, like "$@")
@@ -377,11 +263,6 @@ class LlamaCppEngine:
         preset = parsed.options.get("models_preset")
         if preset is not None and isinstance(preset.value, str) and not preset.unresolved:
             parsed.config_files.append(preset.value)
-        shared = _SharedParse.of(parsed, slots) if shareable else None
-        if shared is not None:
-            if len(_SHARED_PARSES) >= _MAX_SHARED_PARSES:
-                _SHARED_PARSES.clear()
-            _SHARED_PARSES[key] = shared
         return parsed
 
     def _store(self, parsed: LlamaParsed, option: LlamaOption, value: Any, span: Span | None, origin: str,
