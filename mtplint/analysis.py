@@ -53,8 +53,9 @@ class RunGroup:
         self.catalog = load_catalog(settings.extend_rules)
         self.rules = (selected_rules(self.catalog, settings.select, settings.extend_select, settings.ignore)
                       if rule_codes is None else [self.catalog[code] for code in rule_codes])
-        #: the rules that check a launch, in one call per launch (not per rule)
-        self.checked = [rule for rule in self.rules if rule.code not in META_RULES]
+        #: the rules that check a launch, in one call per launch (not per rule); a tuple, which the
+        #: rules' plan knows by what it is (:func:`mtplint.checks.run_rules`)
+        self.checked = tuple(rule for rule in self.rules if rule.code not in META_RULES)
         #: MTP003 (what could not be checked) is selected
         self.chosen = frozenset(rule.code for rule in self.rules)
         #: the selected rules' codes, in order: what a worker and a fix's re-lint compare a group by

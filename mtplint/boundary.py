@@ -50,7 +50,7 @@ def guarded_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
     """:func:`mtplint.checks.run_rules` with one boundary per rule: a rule that raises gives a finding
     under its own code at the launch (the other rules' findings are kept). The rules run together
     first (one call per launch, the fast path); only when that raises are they run one by one."""
-    chosen = list(rules)
+    chosen = rules if isinstance(rules, (list, tuple)) else list(rules)  # a tuple is planned by what it is
     try:
         return run_rules(chosen, report)
     except Exception:

@@ -325,35 +325,72 @@ Bounds = tuple[tuple[str | None, str | None], ...]
 #: the conditions of a rule's ``only_when`` (:data:`LAUNCH_CONDITIONS`)
 Conditions = tuple[Callable[["LaunchReport"], bool], ...]
 
+
+class _Planned:
+    """One rule of a plan (:func:`_plan`): the versions of the engine it affects, the conditions of
+    its ``only_when``, and, once its predicate's module is imported, what the module says a launch
+    must have for the rule to find anything (kept with the module it was read from). A predicate
+    module may say so with ``ONLY_WITH_SETTING``, the name of an effective setting that must be known
+    and not None (``spec_method``: half of a tree's launches do not draft, and most rules are about
+    drafting), and ``ONLY_WITH_OPTION``, options of which the launch must give one
+    (``speculative_config``): weighed here, once per launch, instead of in each predicate called
+    to find nothing."""
+
+    __slots__ = ("rule", "bounds", "conditions", "module", "setting", "options")
+
+    def __init__(self, rule: Rule, bounds: Bounds, conditions: Conditions) -> None:
+        self.rule = rule
+        self.bounds = bounds
+        self.conditions = conditions
+        self.module: Any = None
+        self.setting: str | None = None
+        self.options: frozenset[str] = frozenset()
+
+    def learn(self, module: Any) -> None:
+        """Keep the rule's predicate module and what it says a launch needs."""
+        self.setting = getattr(module, "ONLY_WITH_SETTING", None)
+        self.options = frozenset(getattr(module, "ONLY_WITH_OPTION", ()))
+        self.module = module
+
+
 #: (the identities of a list of rules, an engine) -> the list, its rules that check the engine's
-#: launches (MTP004 aside) with the versions they affect and the conditions a launch must meet, and
-#: MTP004 when listed: worked out once per run, not per launch. The rules are kept with them, so no
-#: other rule takes one's identity while the entry lives
-_PLANS: dict[tuple[tuple[int, ...], str],
-             tuple[tuple[Rule, ...], list[tuple[Rule, Bounds, Conditions]], Rule | None]] = {}
+#: launches (MTP004 aside) planned (:class:`_Planned`), and MTP004 when listed: worked out once per
+#: run, not per launch. The rules are kept with them, so no other rule takes one's identity while
+#: the entry lives
+_PLANS: dict[tuple[tuple[int, ...], str], tuple[tuple[Rule, ...], list[_Planned], Rule | None]] = {}
 
 #: entries :data:`_PLANS` holds at most (a run has one list of rules per configuration; a fix asks
 #: for one rule at a time): a long-lived process (the language server) that reads a configuration's
 #: house rules anew for each lint must not gather plans of rules it no longer uses
 _MAX_PLANS = 32
 
+#: engine -> the tuple of rules last planned for its launches, and its plan: a run asks again and
+#: again with the same tuple (a configuration's rules), which is then known by what it is, not by
+#: the identities of its rules (a tuple does not change; holding it keeps its identity its own)
+_LAST_PLANS: dict[str, tuple[tuple[Rule, ...], tuple[list[_Planned], Rule | None]]] = {}
 
-def _plan(rules: Sequence[Rule], engine: str) -> tuple[list[tuple[Rule, Bounds, Conditions]], Rule | None]:
+
+def _plan(rules: Sequence[Rule], engine: str) -> tuple[list[_Planned], Rule | None]:
     """The rules that check a launch of ``engine`` (:meth:`Rule.applies_to`) other than MTP004 and
-    those without a predicate, in their order, each with the versions of ``engine`` it affects
-    (:meth:`RuleContext.affected`) and the conditions of its ``only_when``, and MTP004 when among
-    ``rules`` (it runs whatever the engine)."""
+    those without a predicate, in their order, each planned (:class:`_Planned`), and MTP004 when
+    among ``rules`` (it runs whatever the engine)."""
+    last = _LAST_PLANS.get(engine)
+    if last is not None and last[0] is rules:
+        return last[1]
     key = (tuple(map(id, rules)), engine)
     plan = _PLANS.get(key)
     if plan is None:
         if len(_PLANS) >= _MAX_PLANS:
             _PLANS.clear()
-        applying = [(rule, tuple((r.start, r.below) for r in rule.affected.get(engine, ())),
-                     tuple(LAUNCH_CONDITIONS[condition] for condition in rule.only_when)) for rule in rules
+            _LAST_PLANS.clear()
+        applying = [_Planned(rule, tuple((r.start, r.below) for r in rule.affected.get(engine, ())),
+                             tuple(LAUNCH_CONDITIONS[condition] for condition in rule.only_when)) for rule in rules
                     if rule.code != UNDECIDED and (engine in rule.engines or "any" in rule.engines)
                     and _has_predicate(rule)]
         undecided = [rule for rule in rules if rule.code == UNDECIDED]
         plan = _PLANS[key] = (tuple(rules), applying, undecided[-1] if undecided else None)
+    if isinstance(rules, tuple):
+        _LAST_PLANS[engine] = (rules, (plan[1], plan[2]))
     return plan[1], plan[2]
 
 
@@ -366,20 +403,33 @@ def run_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
     report.undecided = []  # what these rules leave undecided (a launch re-linted by a fix is asked again)
     version = report.version
     modules = _PREDICATE_MODULES
-    for rule, bounds, conditions in applying:
+    for planned in applying:
+        conditions = planned.conditions
         if conditions and not all(meets(report) for meets in conditions):
             continue
+        bounds = planned.bounds
         # most rules affect every version: no range to weigh the version against
         if bounds and _affected(version.version, version.known, version.low, version.high, bounds) is False:
             continue
+        rule = planned.rule
         # every planned rule has a predicate (:func:`_plan`): its module, once imported, is looked up
         # here rather than through predicate_for, which a tree's run would call ~130,000 times
         module = modules.get(rule.code)
-        predicate: Predicate | None = module.check if module is not None else predicate_for(rule)
-        if predicate is None:
+        if module is None:
+            if predicate_for(rule) is None:
+                continue
+            module = modules[rule.code]
+        if module is not planned.module:
+            planned.learn(module)
+        needed = planned.setting
+        if needed is not None:
+            setting = report.effective.get(needed)
+            if setting is None or setting.unresolved or setting.value is None:
+                continue
+        if planned.options and planned.options.isdisjoint(report.parsed.options):
             continue
         context = RuleContext(rule, report)
-        produced = predicate(context)
+        produced = module.check(context)
         findings = context.findings
         if produced is not None:
             # most predicates yield each finding as RuleContext.report_finding appends it (the last one

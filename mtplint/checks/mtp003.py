@@ -245,9 +245,29 @@ def rules_without_gpu(mtp003: Rule, report: LaunchReport, selected: Sequence[Rul
     gpu = report.effective.get("gpu")
     if gpu is None or gpu.value is not None:
         return []
-    return [rule.code for rule in selected
-            if rule.code != mtp003.code and ("gpu-named" in rule.only_when or "gpu" in (rule.when or {}))
-            and _could_run(rule, report)]
+    return [rule.code for rule in _needing_gpu(selected) if rule.code != mtp003.code and _could_run(rule, report)]
+
+
+#: the identities of a selection of rules -> the selection, and its rules that need the launch's GPU
+#: named: worked out once per selection, not per launch (the selection is kept with them, so no other
+#: rule takes one's identity while the entry lives)
+_NEEDING_GPU: dict[tuple[int, ...], tuple[tuple[Rule, ...], tuple[Rule, ...]]] = {}
+
+#: entries :data:`_NEEDING_GPU` holds at most (a long-lived process may read new house rules)
+_MAX_NEEDING_GPU = 32
+
+
+def _needing_gpu(selected: Sequence[Rule]) -> tuple[Rule, ...]:
+    """The rules of ``selected`` that need the launch's GPU named (``only_when: [gpu-named]``, or a
+    house rule with a ``gpu`` condition), in their order."""
+    key = tuple(map(id, selected))
+    known = _NEEDING_GPU.get(key)
+    if known is None:
+        if len(_NEEDING_GPU) >= _MAX_NEEDING_GPU:
+            _NEEDING_GPU.clear()
+        known = _NEEDING_GPU[key] = (tuple(selected), tuple(
+            rule for rule in selected if "gpu-named" in rule.only_when or "gpu" in (rule.when or {})))
+    return known[1]
 
 
 def gpu_note(launches: int, rules: Sequence[str]) -> str:

@@ -10,6 +10,10 @@ from mtplint.checks import Finding, Fix, RuleContext
 EAGLE_STYLE = frozenset({"mtp", "eagle", "eagle3", "dflash", "dspark"})
 
 
+#: a launch that does not draft finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
+ONLY_WITH_SETTING = "spec_method"
+
+
 def check(ctx: RuleContext) -> Iterator[Finding]:
     method = ctx.value("spec_method")
     if method not in EAGLE_STYLE or ctx.value("prefix_caching") is not True:

@@ -56,6 +56,10 @@ def _topk_is_one(ctx: RuleContext) -> bool:
     return not (auto is not None and isinstance(auto.value, int) and auto.value > 1)
 
 
+#: a launch without ``--speculative-algorithm`` finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
+ONLY_WITH_OPTION = ("speculative_algorithm",)
+
+
 def check(ctx: RuleContext) -> Iterator[Finding]:
     algorithm = eagle_family_algorithm(ctx)
     if algorithm is None or not _topk_is_one(ctx):

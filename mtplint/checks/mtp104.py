@@ -20,6 +20,10 @@ from mtplint.engines.sglang import ENV_TRUE
 SPEC_V2_TOPK_CHECK_ADDED = "0.5.7"
 
 
+#: a launch without ``--speculative-algorithm`` finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
+ONLY_WITH_OPTION = ("speculative_algorithm",)
+
+
 def check(ctx: RuleContext) -> Iterator[Finding]:
     algorithm = eagle_family_algorithm(ctx)
     if algorithm is None:

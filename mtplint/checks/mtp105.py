@@ -41,6 +41,10 @@ CONSEQUENCE: dict[str, str] = {
 }
 
 
+#: a launch that does not draft finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
+ONLY_WITH_SETTING = "spec_method"
+
+
 def check(ctx: RuleContext) -> Iterator[Finding]:
     method = ctx.setting("spec_method")
     if method is None or method.unresolved or method.value != "mtp":

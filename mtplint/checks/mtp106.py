@@ -67,6 +67,10 @@ def _fix(ctx: RuleContext, option: JsonOptionValue) -> Fix | None:
     return Fix("safe", "Merge the dotted `--speculative-config.*` flags into the one speculative config", edits)
 
 
+#: a launch without ``speculative_config`` finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
+ONLY_WITH_OPTION = ("speculative_config",)
+
+
 def check(ctx: RuleContext) -> Iterator[Finding]:
     from mtplint.engines.vllm import JsonOptionValue
 

@@ -30,13 +30,13 @@ _NO_KEY_LOOKUP = "0.28.0"
 
 def _config_source(ctx: RuleContext) -> SourceFile | None:
     """The YAML the launch passes with ``--config FILE`` (the exact token), as the engine read it."""
-    from mtplint.extract import MAX_FILE_BYTES, decode
-    from mtplint.files import read_regular
-
     launch = ctx.report.launch
     shown = ctx.report.parsed.config_files
     if launch.kwargs is not None or not shown:
         return None
+    from mtplint.extract import MAX_FILE_BYTES, decode  # only for a launch with a --config file
+    from mtplint.files import read_regular
+
     args = launch.args
     for index, token in enumerate(args[:-1]):
         if token.resolved and not token.splat and token.value == "--config":

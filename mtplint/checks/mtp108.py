@@ -30,6 +30,10 @@ def _offending_token(tokens: list[Token]) -> Token | None:
     return None
 
 
+#: a launch without a ``--config`` option finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
+ONLY_WITH_OPTION = ("config",)
+
+
 def check(ctx: RuleContext) -> Iterator[Finding]:
     launch = ctx.report.launch
     if launch.kwargs is not None:

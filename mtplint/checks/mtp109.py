@@ -55,6 +55,10 @@ def _fix(ctx: RuleContext) -> Fix | None:
     return Fix("unsafe", "Add `\"num_speculative_tokens\": 1` to the speculative config", edits) if edits else None
 
 
+#: a launch that does not draft finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
+ONLY_WITH_SETTING = "spec_method"
+
+
 def check(ctx: RuleContext) -> Iterator[Finding]:
     method = ctx.setting("spec_method")
     if method is None or method.unresolved or method.value != "mtp":

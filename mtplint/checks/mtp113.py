@@ -14,6 +14,9 @@ from collections.abc import Iterator
 from mtplint.checks import Finding, Fix, RuleContext
 from mtplint.engines.llamacpp import DRAFT_TYPES
 
+#: a launch without a draft model finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
+ONLY_WITH_OPTION = ("spec_draft_model", "spec_draft_hf_repo")
+
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
     draft = ctx.option("spec_draft_model") or ctx.option("spec_draft_hf_repo")

@@ -10,6 +10,10 @@ from mtplint.settings import explicit_origin
 THRESHOLD = 0.88
 
 
+#: a launch that does not draft finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
+ONLY_WITH_SETTING = "spec_method"
+
+
 def check(ctx: RuleContext) -> Iterator[Finding]:
     method = ctx.value("spec_method")
     # NGRAM has no draft model, no draft KV and no draft graphs (its auto memory fraction reserves nothing for it; docs/sglang.md#memory-flags)

@@ -6,6 +6,9 @@ from collections.abc import Iterator
 
 from mtplint.checks import Finding, RuleContext
 
+#: a launch that does not draft finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
+ONLY_WITH_SETTING = "spec_method"
+
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
     model = ctx.value("model")

@@ -18,6 +18,10 @@ from mtplint.checks import Finding, RuleContext
 SEQS_FLAG = {"vllm": "--max-num-seqs", "sglang": "--max-running-requests", "llama.cpp": "-np"}
 
 
+#: a launch that does not draft finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
+ONLY_WITH_SETTING = "spec_method"
+
+
 def check(ctx: RuleContext) -> Iterator[Finding]:
     if ctx.engine not in SEQS_FLAG:
         return

@@ -17,6 +17,10 @@ K_FLAG = {
 }
 
 
+#: a launch that does not draft finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
+ONLY_WITH_SETTING = "spec_method"
+
+
 def check(ctx: RuleContext) -> Iterator[Finding]:
     if ctx.value("spec_method") != "mtp":
         return

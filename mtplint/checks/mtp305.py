@@ -13,6 +13,10 @@ HOW = {
 }
 
 
+#: a launch that does not draft finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
+ONLY_WITH_SETTING = "spec_method"
+
+
 def check(ctx: RuleContext) -> Iterator[Finding]:
     method = ctx.value("spec_method")
     graphs = ctx.setting("cuda_graphs")

@@ -31,6 +31,10 @@ CONSEQUENCE = {
 }
 
 
+#: a launch without ``speculative_config`` finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
+ONLY_WITH_OPTION = ("speculative_config",)
+
+
 def check(ctx: RuleContext) -> Iterator[Finding]:
     found = speculative_config(ctx)
     if found is None:

@@ -40,6 +40,10 @@ def _rename(ctx: RuleContext, option: OptionValue, raw_key: str, new: str, prese
     return Fix("safe", f"Rename `{raw_key}` to `{new}`", edits) if edits else None
 
 
+#: a launch without ``speculative_config`` finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
+ONLY_WITH_OPTION = ("speculative_config",)
+
+
 def check(ctx: RuleContext) -> Iterator[Finding]:
     found = speculative_config(ctx)
     if found is None:

@@ -40,6 +40,10 @@ def _set_draft_tokens(ctx: RuleContext, option: OptionValue | None, old: int, ne
     return Fix("safe", f"Set `--speculative-num-draft-tokens` to {new} (steps + 1)", [edit])
 
 
+#: a launch without ``--speculative-algorithm`` finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
+ONLY_WITH_OPTION = ("speculative_algorithm",)
+
+
 def check(ctx: RuleContext) -> Iterator[Finding]:
     algorithm = ctx.option("speculative_algorithm")
     if algorithm is None or algorithm.unresolved or not isinstance(algorithm.value, str):
