@@ -170,13 +170,11 @@ class RecordingLoader(FileLoader):
     def __init__(self, root: str | os.PathLike[str]) -> None:
         super().__init__(root)
         self.requested: dict[str, SourceFile | None] = {}
-        # ``os.path.abspath`` asks the working directory of the system at every call: asked once
-        self._working_directory = os.path.join(os.getcwd(), "")
 
     def load(self, path: str) -> SourceFile | None:
         source = super().load(path)
         text = os.fspath(path)  # a path object too, as os.path took it
-        self.requested[os.path.normpath(text if text.startswith("/") else self._working_directory + text)] = source
+        self.requested[os.path.normpath(text if text.startswith("/") else self.working_directory + text)] = source
         return source
 
 

@@ -17,7 +17,7 @@ import sys
 
 from mtplint.errors import reason
 from mtplint.files import MAX_SETTINGS_BYTES, read_regular
-from mtplint.pathtext import is_file, join, normalized, parent_dir, path_name, resolved_path
+from mtplint.pathtext import is_file, join, normalized, parent_dir, path_name, real_directory, resolved_path
 from mtplint.records import Record
 
 TYPE_CHECKING = False
@@ -111,7 +111,7 @@ class ConfigFinder:
         #: folder of a path, and the files given (a fix's batch: hundreds) share their folders. Of
         #: :data:`REAL_DIRECTORIES_HELD` at most: the files come a folder at a time, and thousands
         #: of folders held to the end of a large run's verification would add to its peak
-        self._real_directories: dict[str, str] = {}
+        self._real_directories: dict[str, str | None] = {}
 
     def closest(self, start: str | os.PathLike[str]) -> str | None:
         path = os.fspath(start)
@@ -123,30 +123,18 @@ class ConfigFinder:
                 mode = None
             if mode is not None and not stat.S_ISLNK(mode):
                 # not a link itself: its real path is its folder's, and its name
-                real_directory = self._real_directory(directory)
-                return self._in_or_above(os.path.join(real_directory, name) if stat.S_ISDIR(mode)
-                                         else real_directory)
+                real_folder = self._real_directory(directory)
+                return self._in_or_above(os.path.join(real_folder, name) if stat.S_ISDIR(mode) else real_folder)
         # realpath, not resolve(): a symlink loop given on the command line must not raise RuntimeError
         real = os.path.realpath(start)
         return self._in_or_above(real if os.path.isdir(real) else os.path.dirname(real))
 
     def _real_directory(self, directory: str) -> str:
-        """``os.path.realpath(directory)``, through its parent's when it is a folder, not a link."""
-        real = self._real_directories.get(directory)
-        if real is None:
-            parent, name = os.path.split(directory)
-            if parent and parent != directory and name not in ("", ".", ".."):
-                try:
-                    mode: int | None = os.lstat(directory).st_mode
-                except (OSError, ValueError):
-                    mode = None
-                if mode is not None and stat.S_ISDIR(mode):
-                    real = os.path.join(self._real_directory(parent), name)
-            if real is None:
-                real = os.path.realpath(directory)
-            if len(self._real_directories) >= REAL_DIRECTORIES_HELD:
-                self._real_directories.clear()
-            self._real_directories[directory] = real
+        """``os.path.realpath(directory)``, through its parent's when it is a folder, not a link
+        (:func:`mtplint.pathtext.real_directory`)."""
+        real = real_directory(directory, self._real_directories) or os.path.realpath(directory)
+        if len(self._real_directories) > REAL_DIRECTORIES_HELD:
+            self._real_directories.clear()
         return real
 
     def _in_or_above(self, directory: str) -> str | None:

@@ -131,6 +131,35 @@ def resolved_path(path: str | os.PathLike[str]) -> str:
     return normalized(real)
 
 
+def real_directory(directory: str, known: dict[str, str | None]) -> str | None:
+    """The real path of a directory path that exists (a relative one from the working directory),
+    each directory resolved once through its parent's answer (one ``lstat``) and kept in ``known``; None when it does not exist
+    or is not a plain directory path. A link is resolved by ``os.path.realpath``."""
+    if directory in known:
+        return known[directory]
+    parent, name = os.path.split(directory)
+    real: str | None
+    if not name:
+        real = os.path.realpath(directory)  # the root
+    elif name in (".", ".."):
+        real = None
+    else:
+        real_parent = real_directory(parent, known)
+        try:
+            status = os.lstat(directory)
+        except OSError:
+            real = None
+        else:
+            if stat.S_ISLNK(status.st_mode):
+                real = os.path.realpath(directory)
+            elif real_parent is None or not stat.S_ISDIR(status.st_mode):
+                real = None
+            else:
+                real = real_parent + name if real_parent.endswith("/") else f"{real_parent}/{name}"
+    known[directory] = real
+    return real
+
+
 def relative_to(path: str, base: str) -> str:
     """``str(Path(path).relative_to(base))`` of normalised paths; ValueError when ``path`` is not
     below ``base``."""

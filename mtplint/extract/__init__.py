@@ -22,6 +22,7 @@ from mtplint.pathtext import (
     normalized,
     path_name,
     read_bytes,
+    real_directory,
     relative_to,
     resolved_path,
 )
@@ -103,6 +104,9 @@ class FileLoader:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         cwd = os.getcwd()
+        #: the working directory as the system gives it, ending in a slash: what ``os.path.abspath``
+        #: joins a relative path to, without asking the system at every call
+        self.working_directory = os.path.join(cwd, "")
         self.cwd = resolved_path(cwd)
         #: what a relative path is joined to (``os.path.join(self.cwd, path)``), as a prefix: a
         #: run resolves tens of thousands of paths
@@ -223,32 +227,8 @@ class FileLoader:
         return real_directory + name if real_directory.endswith("/") else f"{real_directory}/{name}"
 
     def _real_directory(self, directory: str) -> str | None:
-        """The real path of an absolute directory path that exists, each directory resolved once
-        through its parent's answer (one ``lstat``); None when it does not exist or is not a
-        plain directory path."""
-        if directory in self._directories:
-            return self._directories[directory]
-        parent, name = os.path.split(directory)
-        real: str | None
-        if not name:
-            real = os.path.realpath(directory)  # the root
-        elif name in (".", ".."):
-            real = None
-        else:
-            real_parent = self._real_directory(parent)
-            try:
-                status = os.lstat(directory)
-            except OSError:
-                real = None
-            else:
-                if stat.S_ISLNK(status.st_mode):
-                    real = os.path.realpath(directory)
-                elif real_parent is None or not stat.S_ISDIR(status.st_mode):
-                    real = None
-                else:
-                    real = real_parent + name if real_parent.endswith("/") else f"{real_parent}/{name}"
-        self._directories[directory] = real
-        return real
+        """:func:`mtplint.pathtext.real_directory`, with what this loader knows of directories."""
+        return real_directory(directory, self._directories)
 
     def resolve(self, path: str) -> str:
         """``path.resolve()`` (a symlink loop still raises RuntimeError), by the directories
