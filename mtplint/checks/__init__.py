@@ -322,8 +322,14 @@ def run_rule(rule: Rule, report: LaunchReport) -> list[Finding]:
 #: the version ranges a rule affects, for :func:`_affected` (empty: every version)
 Bounds = tuple[tuple[str | None, str | None], ...]
 
-#: the conditions of a rule's ``only_when`` (:data:`LAUNCH_CONDITIONS`)
-Conditions = tuple[Callable[["LaunchReport"], bool], ...]
+#: the conditions of a rule's ``only_when``, by their names in :data:`LAUNCH_CONDITIONS`
+Conditions = frozenset[str]
+
+
+def _unmet_conditions(report: LaunchReport) -> frozenset[str]:
+    """The names of the :data:`LAUNCH_CONDITIONS` ``report`` does not meet: weighed once per launch,
+    not once per rule that names one (a launch meets or misses a condition whichever rule asks)."""
+    return frozenset(name for name, meets in LAUNCH_CONDITIONS.items() if not meets(report))
 
 
 class _Planned:
@@ -370,6 +376,15 @@ _MAX_PLANS = 32
 _LAST_PLANS: dict[str, tuple[tuple[Rule, ...], tuple[list[_Planned], Rule | None]]] = {}
 
 
+def _conditions(rule: Rule) -> Conditions:
+    """The conditions of ``rule``'s ``only_when``; a name :data:`LAUNCH_CONDITIONS` does not know
+    raises KeyError, as when the rule is planned."""
+    unknown = [condition for condition in rule.only_when if condition not in LAUNCH_CONDITIONS]
+    if unknown:
+        raise KeyError(unknown[0])
+    return frozenset(rule.only_when)
+
+
 def _plan(rules: Sequence[Rule], engine: str) -> tuple[list[_Planned], Rule | None]:
     """The rules that check a launch of ``engine`` (:meth:`Rule.applies_to`) other than MTP004 and
     those without a predicate, in their order, each planned (:class:`_Planned`), and MTP004 when
@@ -384,7 +399,7 @@ def _plan(rules: Sequence[Rule], engine: str) -> tuple[list[_Planned], Rule | No
             _PLANS.clear()
             _LAST_PLANS.clear()
         applying = [_Planned(rule, tuple((r.start, r.below) for r in rule.affected.get(engine, ())),
-                             tuple(LAUNCH_CONDITIONS[condition] for condition in rule.only_when)) for rule in rules
+                             _conditions(rule)) for rule in rules
                     if rule.code != UNDECIDED and (engine in rule.engines or "any" in rule.engines)
                     and _has_predicate(rule)]
         undecided = [rule for rule in rules if rule.code == UNDECIDED]
@@ -403,10 +418,14 @@ def run_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
     report.undecided = []  # what these rules leave undecided (a launch re-linted by a fix is asked again)
     version = report.version
     modules = _PREDICATE_MODULES
+    unmet: frozenset[str] | None = None  # weighed when the first rule with an ``only_when`` asks
     for planned in applying:
         conditions = planned.conditions
-        if conditions and not all(meets(report) for meets in conditions):
-            continue
+        if conditions:
+            if unmet is None:
+                unmet = _unmet_conditions(report)
+            if not unmet.isdisjoint(conditions):
+                continue
         bounds = planned.bounds
         # most rules affect every version: no range to weigh the version against
         if bounds and _affected(version.version, version.known, version.low, version.high, bounds) is False:
