@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 
 from mtplint.pathtext import read_bytes, read_text
 from mtplint.versions import compare, version_key
@@ -252,6 +252,9 @@ class FlagIndex:
         self._written_names: tuple[str, str] = (index["names"], index["ranges"])
         self._names_read: dict[str, str] | None = None  # tests read whether they were split
         self._decoded: dict[str, list[list[Any]]] = {}
+        #: name -> the ranges of releases that have it, decoded when first asked about (at most one
+        #: entry per name the index holds)
+        self._name_ranges: dict[str, list[list[int]]] = {}
         self._names_at: dict[int, frozenset[str]] = {}
         #: reading row number -> what the engine made of it (:meth:`made_row`)
         self._made: dict[int, Any] = {}
@@ -294,8 +297,13 @@ class FlagIndex:
         return self._names_read
 
     def has_name(self, name: str, position: int) -> bool:
-        written = self._names.get(name)
-        return written is not None and any(first <= position < end for first, end in json.loads(written))
+        ranges = self._name_ranges.get(name)
+        if ranges is None:
+            written = self._names.get(name)
+            if written is None:
+                return False
+            ranges = self._name_ranges[name] = json.loads(written)
+        return any(first <= position < end for first, end in ranges)
 
     def option_rows(self, position: int) -> dict[str, int]:
         """Every option string of the release at ``position`` with its row number, in the index's order."""
@@ -313,6 +321,27 @@ class FlagIndex:
         if names is None:
             names = self._names_at[position] = frozenset(name for name in self._names if self.has_name(name, position))
         return names
+
+
+class ReleaseNames(Set[str]):
+    """The names one release of a flag index has (:meth:`FlagIndex.names`). A membership test looks
+    up that name alone: a Python API launch whose release is not pinned is read at every release by
+    its few keywords, where building each release's whole set decoded every name of the index."""
+
+    __slots__ = ("_index", "_position")
+
+    def __init__(self, index: FlagIndex, position: int) -> None:
+        self._index = index
+        self._position = position
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._index.has_name(name, self._position)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index.names(self._position))
+
+    def __len__(self) -> int:
+        return len(self._index.names(self._position))
 
 
 class NumberedOptions(Mapping[str, "Entry"]):

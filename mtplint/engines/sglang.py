@@ -28,7 +28,14 @@ from mtplint.engines.argparse_model import (
     unrecognized_message,
     values_taken,
 )
-from mtplint.engines.compact import FlagIndex, TableFiles, keyed, release_options, rows_by_option
+from mtplint.engines.compact import (
+    FlagIndex,
+    ReleaseNames,
+    TableFiles,
+    keyed,
+    release_options,
+    rows_by_option,
+)
 from mtplint.extract.launch import Launch
 from mtplint.hardware import Hardware
 from mtplint.models import ModelInfo
@@ -312,8 +319,8 @@ class _IndexedRelease:
         self.options = ParserOptions(self.index, known=index.option_strings)
 
     @property
-    def fields(self) -> frozenset[str]:
-        return self._index.names(self._position)
+    def fields(self) -> ReleaseNames:
+        return ReleaseNames(self._index, self._position)
 
 
 def _reading_action(row: dict[str, Any]) -> Action:

@@ -37,7 +37,14 @@ from mtplint.engines.argparse_model import (
     unrecognized_message,
     values_taken,
 )
-from mtplint.engines.compact import FlagIndex, TableFiles, keyed, release_options, rows_by_option
+from mtplint.engines.compact import (
+    FlagIndex,
+    ReleaseNames,
+    TableFiles,
+    keyed,
+    release_options,
+    rows_by_option,
+)
 from mtplint.engines.partial_json import partial_object
 from mtplint.errors import reason
 from mtplint.extract import FileLoader
@@ -208,8 +215,8 @@ class _IndexedRelease:
         self.has_positional = bool(facts["positional"])
 
     @property
-    def keywords(self) -> frozenset[str]:
-        return self._index.names(self._position)
+    def keywords(self) -> ReleaseNames:
+        return ReleaseNames(self._index, self._position)
 
 
 def _reading_flag(row: dict[str, Any]) -> Flag:
