@@ -25,6 +25,10 @@ def _fix(ctx: RuleContext, raw: str, span: Span | None, in_config: bool) -> Fix 
     return Fix("safe", f"Replace `{raw}` with `mtp`", edits) if edits else None
 
 
+#: a launch that does not draft finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
+ONLY_WITH_SETTING = "spec_method"
+
+
 def check(ctx: RuleContext) -> Iterator[Finding]:
     # the raw method: ``spec_method`` keeps it in ``extra["raw"]`` after normalisation
     setting = ctx.setting("spec_method")

@@ -15,6 +15,9 @@ from mtplint.checks.mtp5xx import (
 )
 from mtplint.versions import compare
 
+#: a launch that does not draft finds nothing here (not checked: :func:`mtplint.checks.run_rules`)
+ONLY_WITH_SETTING = "spec_method"
+
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
     setting = ctx.setting("spec_method")
