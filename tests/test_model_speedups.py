@@ -261,7 +261,7 @@ def test_a_vllm_word_is_an_option_as_pythons_argparse_says(text: str) -> None:
         expected = _argparse_of_vllm()._parse_optional(text) is not None
     except _Refused:  # "ambiguous option"
         expected = True
-    assert vllm._is_option(text, True, table) == expected
+    assert (vllm._option_word(text, True, table) is not None) == expected
 
 
 class _Refused(Exception):

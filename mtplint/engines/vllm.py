@@ -30,6 +30,7 @@ from mtplint.engines import CliError, EngineContext, LaunchMemo, OptionValue, Pa
 from mtplint.engines.argparse_model import (
     BOOL_WORDS,
     ArgumentCountError,
+    OptionWord,
     ParserOptions,
     ambiguous_message,
     ignored_explicit_message,
@@ -362,14 +363,16 @@ _TYPE_WORDS = {"int": "int", "float": "float", "human_int": "human_readable_int"
                "human_int_or_auto": "human_readable_int_or_auto", "json": "loads", "json_config": "loads"}
 
 
-def _is_option(text: str, resolved: bool, table: FlagTable) -> bool:
-    """Whether argparse takes the word for an option (else a positional or an option's value)."""
+def _option_word(text: str, resolved: bool, table: FlagTable) -> OptionWord | None:
+    """The option argparse takes the word for, or None when it takes it for an argument (a
+    positional or an option's value)."""
     if not resolved:
         # ``--max-num-seqs=$(SEQS)``: the kubelet, compose or the shell substitutes the value only,
         # so argparse sees this option with some value (the name part is written as it is)
         name, equals, _ = text.partition("=")
-        return bool(equals) and name.startswith("--") and name in table.by_option
-    return table.options.parse_optional(text) is not None
+        if not (equals and name.startswith("--") and name in table.by_option):
+            return None
+    return table.options.parse_optional(text)
 
 
 # --- the parser -----------------------------------------------------------------------------------
@@ -792,8 +795,11 @@ class VllmEngine:
         switch: str | None = None  # the option of the switch just stored, if the previous word was one
 
         def is_option(word: Word) -> bool:
-            return _is_option(word.text, word.resolved, table)
+            return _option_word(word.text, word.resolved, table) is not None
 
+        # each word read once: the loop asks about a word as a value of the option before it, and
+        # again as itself
+        option_words = [_option_word(word.text, word.resolved, table) for word in words]
         while index < len(words):
             word = words[index]
             if word.resolved and word.text == "--":
@@ -801,7 +807,8 @@ class VllmEngine:
                     extras.append([rest])
                 break
             after_switch, switch = switch, None
-            if not is_option(word):
+            found = option_words[index]
+            if found is None:
                 if after_switch is not None and word.resolved and word.text.lower() in BOOL_WORDS \
                         and (positional is None or positional_done):
                     bool_values.append((word, after_switch))
@@ -816,8 +823,6 @@ class VllmEngine:
                     extras.append([word])
                 index += 1
                 continue
-            found = table.options.parse_optional(word.text)
-            assert found is not None  # is_option said so
             if found.ambiguous:
                 run.error(ambiguous_message(found), word.span, word.text.partition("=")[0], kind="ambiguous")
                 index += 1
@@ -850,7 +855,7 @@ class VllmEngine:
             # the arguments up to the next option or ``--``, as many as the option could take
             most = 1 if wanted in (None, "?") else int(wanted) if isinstance(wanted, int) else len(words)
             cursor = index + 1
-            while cursor < len(words) and cursor - index <= most and not is_option(words[cursor]) and not (
+            while cursor < len(words) and cursor - index <= most and option_words[cursor] is None and not (
                     words[cursor].resolved and words[cursor].text == "--"):
                 cursor += 1
             try:
