@@ -351,7 +351,13 @@ class _Model:
         """``speedup(k, batch, verify_tokens)`` for batch 1, 2, ... :data:`MAX_BATCH`, to the same
         bits: :meth:`step` and :meth:`weight_bytes` written out in the loop (the same sums in the same
         order), with what does not depend on the batch worked out once. A curve takes up to a
-        thousand points and a tree's launches need a few hundred curves: calls were most of that."""
+        thousand points and a tree's launches need a few hundred curves: calls were most of that.
+
+        The whole numbers (the batch, k, the expert counts) enter as floats and ``max``/``min`` of
+        two values as conditionals: an int meets a float in Python as its exact double, and
+        ``max(a, b)`` is ``b if b > a else a`` (``min``: ``b if b < a else a``), so every operation
+        is the one :meth:`step` does on the same doubles, without the mixed-type dispatch and the
+        argument parsing of the built-ins at each point (most of a point's cost)."""
         bytes_per_param = self.weights.bytes_per_param
         active, state, bandwidth, flops = self.active, self.state, self.bandwidth, self.flops
         overlapped = self.kernels.overlapped
@@ -359,36 +365,39 @@ class _Model:
         twice_active = 2 * active
         experts = self.experts
         dense_bytes = active * bytes_per_param
-        count = top_k = 0
+        count = top_k = 0.0
         routed_active = shared = unrouted = cap = 0.0
         if experts is not None:
-            count, top_k = experts.count, experts.top_k
+            count, top_k = float(experts.count), float(experts.top_k)
             routed_active = active * experts.routed_share
             shared = active - routed_active
-            unrouted = 1 - top_k / count
+            unrouted = 1 - experts.top_k / experts.count
             cap = self.total - shared
 
         emitted = self.tokens_per_step(k)
-        verified = verify_tokens or k + 1
+        draft_tokens = float(k)
+        verified = float(verify_tokens or k + 1)
         draft_cost = self.draft_cost
         per_sequence = self.kernels.drafts_per_sequence
         single = self.step(1, 1) if per_sequence else 0.0
         batch_draft = k * draft_cost
-        plain_weights = verify_weights = dense_bytes
-        for batch in range(1, MAX_BATCH + 1):
+        # a plain step keeps no draft state; a dense model reads the same weights at every batch
+        plain_memory = dense_bytes / bandwidth
+        verify_weights = dense_bytes
+        for batch in map(float, range(1, MAX_BATCH + 1)):
             tokens = batch * verified
             if experts is not None:
-                distinct = count * (1 - unrouted ** batch)
-                plain_weights = (shared + min(routed_active * distinct / top_k, cap)) * bytes_per_param
-                distinct = count * (1 - unrouted ** tokens)
-                verify_weights = (shared + min(routed_active * distinct / top_k, cap)) * bytes_per_param
-            memory = plain_weights / bandwidth  # a plain step keeps no draft state
+                routed = routed_active * (count * (1.0 - unrouted ** batch)) / top_k
+                plain_memory = (shared + (cap if cap < routed else routed)) * bytes_per_param / bandwidth
+                routed = routed_active * (count * (1.0 - unrouted ** tokens)) / top_k
+                verify_weights = (shared + (cap if cap < routed else routed)) * bytes_per_param
             compute = twice_active * batch / flops
-            plain = (max(memory, compute) if overlapped else memory + compute) + comms
-            memory = (verify_weights + batch * state * k) / bandwidth
+            plain = ((compute if compute > plain_memory else plain_memory) if overlapped
+                     else plain_memory + compute) + comms
+            memory = (verify_weights + batch * state * draft_tokens) / bandwidth
             compute = twice_active * tokens / flops
-            verify = (max(memory, compute) if overlapped else memory + compute) + comms
-            drafting = batch * k * draft_cost * single if per_sequence else batch_draft * plain
+            verify = ((compute if compute > memory else memory) if overlapped else memory + compute) + comms
+            drafting = batch * draft_tokens * draft_cost * single if per_sequence else batch_draft * plain
             yield emitted * plain / (verify + drafting)
 
     def speedup(self, k: int, batch: int, verify_tokens: int | None = None) -> float:
