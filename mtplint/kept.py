@@ -194,9 +194,13 @@ class FindingRuns:
         files in report order."""
         import heapq  # a large run's only: its findings wait in the temporary file
 
+        runs: list[Iterable[tuple[int, Finding]]] = list(map(self._read_run, self._runs))
         if self._collected:
-            self._write_run()
-        merged = heapq.merge(*map(self._read_run, self._runs), key=_report_order)
+            # the last run, fewer findings than :data:`FINDINGS_RUN` still in memory: merged from
+            # there, not written to be read back at once
+            runs.append(sorted(self._collected, key=_report_order))
+            self._collected = []
+        merged = heapq.merge(*runs, key=_report_order)
         for file, numbered in groupby(merged, key=lambda item: item[1].span.file):
             yield file, sorted(numbered, key=itemgetter(0))
 
@@ -348,6 +352,10 @@ class ShownOnDisk(ShownLines):
         return names
 
     def lines(self, file: str, line: int) -> Sequence[str] | None:
+        if not self._runs and self._names is None:
+            # no run written (fewer files than :data:`SHOWN_RUN`): every file's lines are still in
+            # memory, not written to be read back at once
+            return super().lines(file, line)
         names = self._merged()
         place = bisect_left(names, file)
         if place == len(names) or names[place] != file:

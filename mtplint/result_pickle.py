@@ -63,6 +63,16 @@ _DISPATCH: dict[type, Callable[[Any], Any]] = {**copyreg.dispatch_table, Rule: _
                                                **{cls: _reducer(cls) for cls in REBUILT_BY_INIT}}
 
 
+#: the globals a result's pickle names besides its rules, by module and name: the unpickler asks
+#: for them once per pickle, and a large run loads a pickle per kept result and per chunk of its
+#: findings, each more than once (the import machinery's look-up, done for each, was a third of
+#: what reading one back cost)
+_GLOBALS: dict[tuple[str, str], Callable[..., Any]] = {
+    **{(cls.__module__, cls.__qualname__): cls for cls in REBUILT_BY_INIT},
+    (__name__, _python_edit.__name__): _python_edit,
+}
+
+
 class _ResultPickler(pickle.Pickler):
     """A result's rules by code (this process has them), a Python edit by its recipe (worked out
     with libcst only by whoever needs its text), the records of :data:`REBUILT_BY_INIT` by the
@@ -82,6 +92,9 @@ class _ResultUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Callable[..., Any]:
         if module == __name__ and name == "_rule":
             return self.group.catalog.__getitem__
+        known = _GLOBALS.get((module, name))
+        if known is not None:
+            return known
         found: Callable[..., Any] = super().find_class(module, name)
         return found
 

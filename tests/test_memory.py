@@ -754,3 +754,44 @@ def test_merging_a_large_runs_shown_lines_writes_only_the_files_of_several_runs(
     assert [a[0], a[1], a[2], b[0], b[1], c[0], c[1]] == ["a1", "a2", "a3", "b1", "b2", "c1", "c2"]
     # both runs were written as the files came; of the merge, only a.sh's record (in both runs)
     assert [value[0] for value in written if isinstance(value, tuple)] == ["a.sh"]
+
+
+def test_the_last_runs_of_shown_lines_and_findings_are_not_written_to_be_read_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large run's shown lines, and its findings, go to the temporary file a sorted run at a time;
+    what is still in memory when the report (or the merge of the findings) asks is taken from there:
+    the same lines and findings, in the same order, and nothing written for them."""
+    from mtplint import kept
+    from mtplint.analysis import RunGroup
+    from mtplint.checks import Finding
+    from mtplint.checks.catalog import load_catalog
+    from mtplint.config import LintSettings
+    from mtplint.source import Span
+
+    written: list[object] = []
+    real_write = kept.KeptResults.write
+
+    def write(self: kept.KeptResults, data: bytes) -> tuple[int, int]:
+        written.append(data)
+        return real_write(self, data)
+
+    monkeypatch.setattr(kept.KeptResults, "write", write)
+    store = kept.KeptResults([RunGroup(LintSettings())])
+    shown = kept.ShownOnDisk(store)
+    for file, lines in (("b.sh", {"1": "b1", "2": "b2"}), ("a.sh", {"1": "a1", "2": "a2"}), ("a.sh", {"3": "a3"})):
+        shown.add({file: [3, lines]})
+    a, b = shown.lines("a.sh", 2), shown.lines("b.sh", 1)
+    assert a is not None and b is not None and shown.lines("d.sh", 1) is None
+    assert [a[0], a[1], a[2], b[0], b[1]] == ["a1", "a2", "a3", "b1", "b2"]
+    assert written == []
+
+    monkeypatch.setattr(kept, "FINDINGS_RUN", 3)
+    rule = load_catalog()["MTP102"]
+    findings = [Finding(rule, f"m{number}", Span(file, number, number + 1, number + 1, 1, number + 1, 2))
+                for number, file in enumerate(["b.sh", "a.sh", "b.sh", "a.sh", "c.sh"])]
+    runs = kept.FindingRuns(store)
+    runs.extend(findings)
+    assert len(written) == 1  # the first three, one sorted run
+    by_file = [(file, [finding.message for _, finding in numbered]) for file, numbered in runs.by_file()]
+    assert by_file == [("a.sh", ["m1", "m3"]), ("b.sh", ["m0", "m2"]), ("c.sh", ["m4"])]
+    assert len(written) == 1

@@ -339,7 +339,8 @@ class ProjectLinter:
             records[index] = record
         together = self._linked(affected)
         files = frozenset(name for index in together for name in self.touched.get(index, ()))
-        part = problems(self._assemble(together, records, loader))
+        assembled = self._assemble(together, records, loader)
+        part = problems(assembled)
         # copied whole and the reassembled files taken out: a try reassembles a few of thousands
         files_problems = dict(before.by_file)
         for name in files & files_problems.keys():
@@ -349,7 +350,10 @@ class ProjectLinter:
         def whole() -> LintResult:
             return self._assemble(range(len(records)), records, loader)
 
-        return ProjectLint(tuple(records), files_problems, whole, files, part)
+        # a try linked to every record (a batch's first, which fixes every file) has assembled the
+        # whole project: the lint of its pass's fixes, not assembled again
+        result = assembled if len(together) == len(records) else whole
+        return ProjectLint(tuple(records), files_problems, result, files, part)
 
     def _loader(self, texts: dict[str, SourceFile]) -> RecordingLoader:
         loader = RecordingLoader(self.root)

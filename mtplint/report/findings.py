@@ -185,15 +185,21 @@ def summary(findings: Sequence[Finding], suppressed: int, *, fixed: int = 0, uns
     from mtplint.checks import available
 
     counts: dict[str, int] = {}
-    for finding in findings:
-        counts[finding.severity] = counts.get(finding.severity, 0) + 1
+
+    def counted() -> Iterator[Finding]:
+        for finding in findings:
+            counts[finding.severity] = counts.get(finding.severity, 0) + 1
+            yield finding
+
+    # the severities counted as the fixes are: one pass over the findings, which a large run reads
+    # back from its temporary file each time (:class:`mtplint.kept.FindingStore`)
+    fixable, hidden = available(counted(), unsafe_fixes)
     detail = ", ".join(f"{counts[s]} {_SEVERITY_MARK[s]}{'s' if counts[s] != 1 else ''}" for s in ("error", "warning", "info") if s in counts)
     if fixed:
         total = len(findings) + fixed
         text = f"Found {total} finding{'s' if total != 1 else ''} ({fixed} fixed, {len(findings)} remaining)."
     else:
         text = f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''} ({detail})."
-    fixable, hidden = available(findings, unsafe_fixes)
     fix_line = fix_counts(fixable, hidden)
     if fix_line:
         text += "\n" + fix_line
