@@ -27,6 +27,9 @@ from mtplint.startup import DeferredPattern
 _IFS_WHITESPACE = " \t\n"
 #: what :meth:`Lexer.expand` does more with than step over
 _LEXER_SPECIAL = re.compile(r"[\\'\"$`]")
+#: what :meth:`Lexer.expand` changes in a word when it expands nothing (:func:`split_words`): there
+#: ``$`` and backquotes are left as written, so a word without quotes or escapes is its own text
+_QUOTING = re.compile(r"[\\'\"]")
 
 
 def plain_word(text: str, start: int, end: int) -> bool:
@@ -654,8 +657,8 @@ def split_words(text: MappedText) -> list[MappedText]:
     words: list[MappedText] = []
     lexer = Lexer(text, None)
     for start, end in unquoted_word_ranges(text.text, 0, len(text.text)):
-        if plain_word(text.text, start, end):
-            words.append(text.slice(start, end))  # no quotes, escapes or `$`: the word is its text
+        if _QUOTING.search(text.text, start, end) is None:
+            words.append(text.slice(start, end))  # no quotes or escapes: the word is its text
             continue
         pieces = lexer.expand(start, end, quoted=False)
         if not pieces:
