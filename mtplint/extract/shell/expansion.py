@@ -78,6 +78,14 @@ class Piece(Record):
 
 
 _ALL_ELEMENTS = DeferredPattern(r"\$(?:@|\{@\}|\{[A-Za-z_][A-Za-z0-9_]*\[@\]\})")
+#: the parameter of ``$NAME``, ``$1``, ``$@``, ...
+_PARAMETER = DeferredPattern(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!\-]")
+#: the parameter whose length ``${#NAME}`` is
+_LENGTH_OF = DeferredPattern(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*]")
+#: the parameter of ``${NAME...}``
+_BRACED_PARAMETER = DeferredPattern(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!\-]")
+#: what follows the parameter in ``${NAME:-word}``, ``${NAME%%pattern}``, ...
+_BRACED_OPERATOR = DeferredPattern(r":[-=?+]|[-=?+]|##|#|%%|%|//|/#|/%|/|\^\^|\^|,,|,|:|@")
 
 _ANSI_C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
                    "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
@@ -252,7 +260,7 @@ class Expander:
             flush(index)
             pieces.extend(self._braced(lexer, index, close, quoted))
             return close + 1 - index
-        match = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!\-]").match(text, index + 1, end)
+        match: re.Match[str] | None = _PARAMETER.match(text, index + 1, end)
         if match is None:
             return 0
         flush(index)
@@ -394,7 +402,7 @@ class Expander:
         written = text[start:close + 1]
         end = close + 1
         if text.startswith("#", body_start) and close > body_start + 1:
-            name_match = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*]").match(text, body_start + 1, close)
+            name_match = _LENGTH_OF.match(text, body_start + 1, close)
             if name_match and name_match.end() == close:
                 value = self._lookup(name_match.group(0), None)
                 if value is not None and value.resolved:
@@ -402,7 +410,7 @@ class Expander:
                 return [self._unresolved_piece(lexer, start, end, quoted, (written,))]
         if text.startswith("!", body_start):
             return [self._unresolved_piece(lexer, start, end, quoted, (written,))]
-        name_match = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!\-]").match(text, body_start, close)
+        name_match = _BRACED_PARAMETER.match(text, body_start, close)
         if name_match is None:
             return [self._unresolved_piece(lexer, start, end, quoted, (written,))]
         name = name_match.group(0)
@@ -416,7 +424,7 @@ class Expander:
             cursor = bracket + 1
         if cursor == close:
             return self._parameter(lexer, name, index_text, start, end, quoted)
-        operator_match = re.compile(r":[-=?+]|[-=?+]|##|#|%%|%|//|/#|/%|/|\^\^|\^|,,|,|:|@").match(text, cursor, close)
+        operator_match = _BRACED_OPERATOR.match(text, cursor, close)
         if operator_match is None:
             return [self._unresolved_piece(lexer, start, end, quoted, (written,))]
         operator = operator_match.group(0)
