@@ -719,11 +719,11 @@ def _is_main_guard(test: ast.expr) -> bool:
 
 
 #: children a walk for calls does not enter: nested scopes (lambdas, comprehensions, functions), whose
-#: names do not mean what the enclosing scope says, and nodes that hold no call (constants, the
-#: load/store context of every name, operators). By class: :func:`ast.parse` makes nodes of these
+#: names do not mean what the enclosing scope says, and nodes that hold no call (constants, names,
+#: the load/store context of every name, operators). By class: :func:`ast.parse` makes nodes of these
 #: exact classes, and a set lookup costs less than ``isinstance`` against a dozen of them.
 _NOT_WALKED = frozenset((ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ListComp, ast.SetComp,
-                         ast.DictComp, ast.GeneratorExp, ast.Constant, *ast.expr_context.__subclasses__(),
+                         ast.DictComp, ast.GeneratorExp, ast.Constant, ast.Name, *ast.expr_context.__subclasses__(),
                          *ast.operator.__subclasses__(), *ast.unaryop.__subclasses__(),
                          *ast.boolop.__subclasses__(), *ast.cmpop.__subclasses__()))
 
