@@ -732,7 +732,8 @@ def _calls(root: ast.AST) -> Iterator[ast.Call]:
     """The calls of an expression (or simple statement), not entering nested scopes below it.
 
     The children of each node are those :func:`ast.iter_child_nodes` gives, in its order, read in
-    one loop: its two nested generators cost more than the walk itself."""
+    one loop: its two nested generators cost more than the walk itself (and a generator over a
+    list field, most of which hold an item or two, more than the loop over it)."""
     stack = [root]
     while stack:
         node = stack.pop()
@@ -741,7 +742,9 @@ def _calls(root: ast.AST) -> Iterator[ast.Call]:
         for name in node._fields:
             field = getattr(node, name, None)
             if isinstance(field, list):
-                stack.extend(item for item in field if isinstance(item, ast.AST) and type(item) not in _NOT_WALKED)
+                for item in field:
+                    if isinstance(item, ast.AST) and type(item) not in _NOT_WALKED:
+                        stack.append(item)
             elif isinstance(field, ast.AST) and type(field) not in _NOT_WALKED:
                 stack.append(field)
 
