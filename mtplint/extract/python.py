@@ -197,7 +197,14 @@ def merge_values(name: str, values: list[Value | None], span: Span | None) -> Va
 def merge_scopes(scopes: list[dict[str, Value]], span: Span | None) -> dict[str, Value]:
     result: dict[str, Value] = {}
     for name in dict.fromkeys(key for scope in scopes for key in scope):
-        merged = merge_values(name, [scope.get(name) for scope in scopes], span)
+        values = [scope.get(name) for scope in scopes]
+        first = values[0]
+        if first is not None and values.count(first) == len(values):
+            # most names hold the same value on every branch (no branch assigned them): the value
+            # merge_values keeps for equal values, without comparing them as it does
+            result[name] = first
+            continue
+        merged = merge_values(name, values, span)
         if merged is not None:
             result[name] = merged
     return result
