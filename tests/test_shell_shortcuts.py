@@ -1,8 +1,9 @@
 """Shortcuts of the shell reader give what the long way gives.
 
-* A word without quotes, escapes or ``$`` is taken as its own text, without the lexer. Read by the
-  lexer instead (every character then counts as special: no word is plain), every reader gives the
-  same words, values and positions.
+* A word without quotes, escapes or ``$`` is taken as its own text, without the lexer; so is a word
+  without quotes or escapes that is split without expansion (``split_words``). Read by the lexer
+  instead (every character then counts as special: no word is plain), every reader gives the same
+  words, values and positions.
 * A script file is read knowing that each character is at its own offset: its words' spans are
   those of the same text read as any mapped text (searching its offsets for the furthest).
 """
@@ -50,6 +51,7 @@ def _both(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[object, object]:
     mapped = SourceFile.from_text(text).whole()
     with monkeypatch.context() as patched:
         patched.setattr(expansion, "_LEXER_SPECIAL", _EVERY_CHARACTER)
+        patched.setattr(expansion, "_QUOTING", _EVERY_CHARACTER)
         lexed = _read(mapped)
     return _read(mapped), lexed
 

@@ -41,3 +41,14 @@ def test_a_value_is_its_text_without_blanks_around_it_where_it_is_written(
             assert value.offsets[-1] == value.offsets[-2] + 1
         else:  # just past the blanks that follow the `=`: at the line's end, or its continuation
             assert text[value.offsets[0]] in "\r\n\\"
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(_LINES, min_size=1, max_size=6), keys=st.sets(st.sampled_from(["ExecStart", "Environment", "A"])))
+def test_the_settings_of_some_keys_are_those_of_all_settings_with_these_keys(
+        lines: list[tuple[str, str, str, str, bool, str]], keys: set[str]) -> None:
+    text = "[Service]\nExec\\\nStart=x\n"  # a key itself continued on the next line
+    for key, before, value, after, continued, newline in lines:
+        text += f"{key}={before}{value}" + ("\\" if continued else "") + f"{newline}{after}{newline}"
+    source = SourceFile.from_text(text, "unit.service")
+    assert read_settings(source, keys) == [setting for setting in read_settings(source) if setting.key in keys]

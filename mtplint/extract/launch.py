@@ -265,6 +265,7 @@ def _image_name(image: str) -> tuple[str, str]:
 _VLLM_IMAGES = frozenset(f"{owner}vllm-openai{build}" for owner in ("", "vllm/") for build in ("", "-rocm", "-cpu"))
 
 
+@lru_cache(maxsize=256)  # asked for each container (and again for its launch), of the same few images
 def image_entry(image: str) -> ImageEntry | None:
     """The engine entrypoint of a known engine image, or ``None`` (unknown image, or no entrypoint)."""
     name, tag = _image_name(image)

@@ -197,7 +197,14 @@ def merge_values(name: str, values: list[Value | None], span: Span | None) -> Va
 def merge_scopes(scopes: list[dict[str, Value]], span: Span | None) -> dict[str, Value]:
     result: dict[str, Value] = {}
     for name in dict.fromkeys(key for scope in scopes for key in scope):
-        merged = merge_values(name, [scope.get(name) for scope in scopes], span)
+        values = [scope.get(name) for scope in scopes]
+        first = values[0]
+        if first is not None and values.count(first) == len(values):
+            # most names hold the same value on every branch (no branch assigned them): the value
+            # merge_values keeps for equal values, without comparing them as it does
+            result[name] = first
+            continue
+        merged = merge_values(name, values, span)
         if merged is not None:
             result[name] = merged
     return result
@@ -719,11 +726,11 @@ def _is_main_guard(test: ast.expr) -> bool:
 
 
 #: children a walk for calls does not enter: nested scopes (lambdas, comprehensions, functions), whose
-#: names do not mean what the enclosing scope says, and nodes that hold no call (constants, the
-#: load/store context of every name, operators). By class: :func:`ast.parse` makes nodes of these
+#: names do not mean what the enclosing scope says, and nodes that hold no call (constants, names,
+#: the load/store context of every name, operators). By class: :func:`ast.parse` makes nodes of these
 #: exact classes, and a set lookup costs less than ``isinstance`` against a dozen of them.
 _NOT_WALKED = frozenset((ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ListComp, ast.SetComp,
-                         ast.DictComp, ast.GeneratorExp, ast.Constant, *ast.expr_context.__subclasses__(),
+                         ast.DictComp, ast.GeneratorExp, ast.Constant, ast.Name, *ast.expr_context.__subclasses__(),
                          *ast.operator.__subclasses__(), *ast.unaryop.__subclasses__(),
                          *ast.boolop.__subclasses__(), *ast.cmpop.__subclasses__()))
 
@@ -732,7 +739,8 @@ def _calls(root: ast.AST) -> Iterator[ast.Call]:
     """The calls of an expression (or simple statement), not entering nested scopes below it.
 
     The children of each node are those :func:`ast.iter_child_nodes` gives, in its order, read in
-    one loop: its two nested generators cost more than the walk itself."""
+    one loop: its two nested generators cost more than the walk itself (and a generator over a
+    list field, most of which hold an item or two, more than the loop over it)."""
     stack = [root]
     while stack:
         node = stack.pop()
@@ -741,7 +749,9 @@ def _calls(root: ast.AST) -> Iterator[ast.Call]:
         for name in node._fields:
             field = getattr(node, name, None)
             if isinstance(field, list):
-                stack.extend(item for item in field if isinstance(item, ast.AST) and type(item) not in _NOT_WALKED)
+                for item in field:
+                    if isinstance(item, ast.AST) and type(item) not in _NOT_WALKED:
+                        stack.append(item)
             elif isinstance(field, ast.AST) and type(field) not in _NOT_WALKED:
                 stack.append(field)
 

@@ -23,6 +23,7 @@ systemd.exec(5) "Environment"):
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 
 from mtplint.extract import ExtractContext, build_launch, load_host_file
 from mtplint.extract.dotenv import parse_env_file
@@ -36,6 +37,8 @@ from mtplint.source import EnvEntry, MappedText, SourceFile, Token
 _PREFIX = re.compile(r"[-@:+!]*")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _SPECIFIER = re.compile(r"%(.)")
+#: the settings a unit's launches are read from
+_READ = frozenset(("Environment", "EnvironmentFile", "ExecStart"))
 
 
 class Setting(Record):
@@ -67,8 +70,9 @@ class Unit(Record):
         return [setting for setting in self.settings if setting.section == "Service" and setting.key == key]
 
 
-def read_settings(source: SourceFile) -> list[Setting]:
-    """``Key=Value`` settings of a unit file, continuations joined, positions kept."""
+def read_settings(source: SourceFile, keys: Container[str] | None = None) -> list[Setting]:
+    """``Key=Value`` settings of a unit file, continuations joined, positions kept; only those of
+    ``keys`` when given (the others' values are not cut out)."""
     text = source.text
     settings: list[Setting] = []
     section = ""
@@ -91,13 +95,18 @@ def read_settings(source: SourceFile) -> list[Setting]:
             section = stripped[1:-1].strip()
             continue
         line_number = index
+        # a key written on the first line (most are) tells whether the value is wanted; the lines
+        # it continues on are passed over either way
+        first_key, equals, _ = raw.partition("=")
+        wanted = keys is None or not equals or first_key.strip() in keys
         pieces: list[MappedText] = []
         current_start, current_raw = start, raw
         while True:
             trimmed = current_raw.rstrip()
             if trimmed.endswith("\\") and index < len(lines):
-                pieces.append(MappedText.of_range(source, current_start, current_start + len(trimmed) - 1))
-                pieces.append(MappedText.synthetic(" ", source, current_start + len(trimmed) - 1))
+                if wanted:
+                    pieces.append(MappedText.of_range(source, current_start, current_start + len(trimmed) - 1))
+                    pieces.append(MappedText.synthetic(" ", source, current_start + len(trimmed) - 1))
                 while index < len(lines) and text[lines[index][0]:lines[index][1]].lstrip()[:1] in ("#", ";"):
                     index += 1
                 if index >= len(lines):
@@ -106,11 +115,14 @@ def read_settings(source: SourceFile) -> list[Setting]:
                 current_raw = text[current_start:line_end].rstrip("\r")
                 index += 1
                 continue
-            pieces.append(MappedText.of_range(source, current_start, current_start + len(current_raw)))
+            if wanted:
+                pieces.append(MappedText.of_range(source, current_start, current_start + len(current_raw)))
             break
+        if not wanted:
+            continue
         joined = MappedText.join(pieces)
         key, equals, _ = joined.text.partition("=")
-        if not equals:
+        if not equals or (keys is not None and key.strip() not in keys):
             continue
         # the value without the blanks around it, cut out in one slice
         rest = joined.text[len(key) + 1:]
@@ -231,13 +243,13 @@ def _substitute(word: MappedText, env: dict[str, EnvEntry]) -> tuple[Token, Mapp
 
 
 def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
-    unit = Unit(source, read_settings(source))
+    unit = Unit(source, read_settings(source, _READ))
     drop_in_dir = join(parent_dir(source.path), f"{path_name(source.path)}.d")
     if is_dir(drop_in_dir):
         for drop_in in glob_names(drop_in_dir, lambda name: name.endswith(".conf")):
             loaded = ctx.loader.load(drop_in)
             if loaded is not None:
-                unit.settings.extend(read_settings(loaded))
+                unit.settings.extend(read_settings(loaded, _READ))
     notes: list[str] = []
     unread: list[Token] = []
     env = environment(unit, ctx, notes, unread)

@@ -27,6 +27,9 @@ from mtplint.startup import DeferredPattern
 _IFS_WHITESPACE = " \t\n"
 #: what :meth:`Lexer.expand` does more with than step over
 _LEXER_SPECIAL = re.compile(r"[\\'\"$`]")
+#: what :meth:`Lexer.expand` changes in a word when it expands nothing (:func:`split_words`): there
+#: ``$`` and backquotes are left as written, so a word without quotes or escapes is its own text
+_QUOTING = re.compile(r"[\\'\"]")
 
 
 def plain_word(text: str, start: int, end: int) -> bool:
@@ -75,6 +78,14 @@ class Piece(Record):
 
 
 _ALL_ELEMENTS = DeferredPattern(r"\$(?:@|\{@\}|\{[A-Za-z_][A-Za-z0-9_]*\[@\]\})")
+#: the parameter of ``$NAME``, ``$1``, ``$@``, ...
+_PARAMETER = DeferredPattern(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!\-]")
+#: the parameter whose length ``${#NAME}`` is
+_LENGTH_OF = DeferredPattern(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*]")
+#: the parameter of ``${NAME...}``
+_BRACED_PARAMETER = DeferredPattern(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!\-]")
+#: what follows the parameter in ``${NAME:-word}``, ``${NAME%%pattern}``, ...
+_BRACED_OPERATOR = DeferredPattern(r":[-=?+]|[-=?+]|##|#|%%|%|//|/#|/%|/|\^\^|\^|,,|,|:|@")
 
 _ANSI_C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
                    "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
@@ -249,7 +260,7 @@ class Expander:
             flush(index)
             pieces.extend(self._braced(lexer, index, close, quoted))
             return close + 1 - index
-        match = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!\-]").match(text, index + 1, end)
+        match: re.Match[str] | None = _PARAMETER.match(text, index + 1, end)
         if match is None:
             return 0
         flush(index)
@@ -391,7 +402,7 @@ class Expander:
         written = text[start:close + 1]
         end = close + 1
         if text.startswith("#", body_start) and close > body_start + 1:
-            name_match = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*]").match(text, body_start + 1, close)
+            name_match = _LENGTH_OF.match(text, body_start + 1, close)
             if name_match and name_match.end() == close:
                 value = self._lookup(name_match.group(0), None)
                 if value is not None and value.resolved:
@@ -399,7 +410,7 @@ class Expander:
                 return [self._unresolved_piece(lexer, start, end, quoted, (written,))]
         if text.startswith("!", body_start):
             return [self._unresolved_piece(lexer, start, end, quoted, (written,))]
-        name_match = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!\-]").match(text, body_start, close)
+        name_match = _BRACED_PARAMETER.match(text, body_start, close)
         if name_match is None:
             return [self._unresolved_piece(lexer, start, end, quoted, (written,))]
         name = name_match.group(0)
@@ -413,7 +424,7 @@ class Expander:
             cursor = bracket + 1
         if cursor == close:
             return self._parameter(lexer, name, index_text, start, end, quoted)
-        operator_match = re.compile(r":[-=?+]|[-=?+]|##|#|%%|%|//|/#|/%|/|\^\^|\^|,,|,|:|@").match(text, cursor, close)
+        operator_match = _BRACED_OPERATOR.match(text, cursor, close)
         if operator_match is None:
             return [self._unresolved_piece(lexer, start, end, quoted, (written,))]
         operator = operator_match.group(0)
@@ -654,8 +665,8 @@ def split_words(text: MappedText) -> list[MappedText]:
     words: list[MappedText] = []
     lexer = Lexer(text, None)
     for start, end in unquoted_word_ranges(text.text, 0, len(text.text)):
-        if plain_word(text.text, start, end):
-            words.append(text.slice(start, end))  # no quotes, escapes or `$`: the word is its text
+        if _QUOTING.search(text.text, start, end) is None:
+            words.append(text.slice(start, end))  # no quotes or escapes: the word is its text
             continue
         pieces = lexer.expand(start, end, quoted=False)
         if not pieces:

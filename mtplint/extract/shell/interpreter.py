@@ -7,7 +7,6 @@ simple command's words are expanded (:mod:`mtplint.extract.shell.expansion`), as
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 
 from mtplint.extract import Malformed
@@ -30,12 +29,16 @@ from mtplint.extract.shell.statements import StatementWalker
 from mtplint.pathtext import join, normalized, read_text, resolved_path
 from mtplint.records import Record
 from mtplint.source import EnvEntry, MappedText, SourceFile, Span, Token
+from mtplint.startup import DeferredPattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: tree-sitter is imported when a script is parsed
     from tree_sitter import Node
 
 Loader = Callable[[str], "SourceFile | None"]
+
+#: ``name=``, ``name+=``, ``name[index]=`` at the start of an assignment
+_ASSIGNMENT = DeferredPattern(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[([^\]]*)\])?(\+?)=")
 
 _MAX_DEPTH = 6  # nested `sh -c` strings and `source`d files
 _MAX_CALLS = 8  # shell functions calling each other (`main` -> `serve` -> `start_vllm`)
@@ -183,7 +186,7 @@ class _Runner(StatementWalker):
         """(name, index, append, value start, value end, array node) of ``name[i]+=value``."""
         raw_start, raw_end = self.script.chars(node)
         text = self.script.mapped.text
-        match = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[([^\]]*)\])?(\+?)=").match(text, raw_start, raw_end)
+        match = _ASSIGNMENT.match(text, raw_start, raw_end)
         values = node.children_by_field_name("value")
         array = values[0] if values and values[0].type == "array" else None
         if match is None:
@@ -293,7 +296,7 @@ class _Runner(StatementWalker):
         word_nodes: list[Node] = []
         for index, child in enumerate(node.children):
             field_name = node.field_name_for_child(index)
-            if child.type == "variable_assignment" and not word_nodes:
+            if not word_nodes and child.type == "variable_assignment":  # prefixes come before the first word
                 prefix_nodes.append(child)
             elif field_name in ("name", "argument"):
                 word_nodes.append(child)

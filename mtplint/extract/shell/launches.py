@@ -46,9 +46,10 @@ def launches_in_script(
     positional: list[Token] | None = None,
 ) -> list[Launch]:
     """The engine launches of a shell script file, run with ``env`` (e.g. from a systemd unit)."""
-    interpreter = Interpreter(parent_dir(source.path), ctx.loader.load, depth=0)
+    base_dir = parent_dir(source.path)
+    interpreter = Interpreter(base_dir, ctx.loader.load, depth=0)
     commands = interpreter.run_paths(source, State.initial(env or {}, positional))
-    return launches_from_commands(commands, source, parent_dir(source.path))
+    return launches_from_commands(commands, source, base_dir)
 
 
 def launches_from_commands(commands: Iterable[ShellCommand], source: SourceFile, base_dir: str) -> list[Launch]:
