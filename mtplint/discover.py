@@ -343,7 +343,7 @@ def _any_pattern_search(spec: pathspec.GitIgnoreSpec) -> Callable[[str], re.Matc
         for name in expression.groupindex:
             renamed += source.count(f"(?P<{name}>")
             source = source.replace(f"(?P<{name}>", f"(?P<{name}_{index}>")
-        sources.append(f"(?:{source})")
+        sources.append(source)
     flag = flags.pop()
     if flags or flag & re.VERBOSE:  # one set of flags, and no comment that would hide the join's ")"
         return None
@@ -352,12 +352,38 @@ def _any_pattern_search(spec: pathspec.GitIgnoreSpec) -> Callable[[str], re.Matc
     try:
         with warnings.catch_warnings():  # pathspec's compiling warned of what is odd in a pattern already
             warnings.simplefilter("ignore")
-            joined = re.compile("|".join(sources), flag)
+            joined = re.compile(_joined_expression(sources), flag)
     except re.error:
         return None
     if len(joined.groupindex) != renamed or renamed != sum(len(e.groupindex) for e in expressions):
         return None
     return joined.search
+
+
+#: how pathspec starts the expression of a pattern that may match below any folder (``*.log``, ``dist/``)
+_BELOW_ANY_FOLDER = "^(?:.+/)?"
+
+
+def _joined_expression(sources: list[str]) -> str:
+    """One expression that finds a path iff one of ``sources`` (pathspec's expressions, each
+    anchored at the path's start) does. Those that start by skipping any leading folders share
+    that start: joined each with its own, the search would walk back along the path from its end
+    once for each of them (most lines of a ``.gitignore`` are such), where it now does so once and
+    asks their rests at each folder. A rest that starts with a quantifier would bind to the shared
+    start instead of being one: such a source keeps its own. (pathspec writes each pattern's
+    alternatives inside a group: a rest has none at its top level, where the shared start would
+    no longer be before each of them.)"""
+    shared: list[str] = []
+    alternatives: list[str] = []
+    for source in sources:
+        rest = source[len(_BELOW_ANY_FOLDER):]
+        if source.startswith(_BELOW_ANY_FOLDER) and not rest.startswith(("?", "*", "+", "{")):
+            shared.append(f"(?:{rest})")
+        else:
+            alternatives.append(f"(?:{source})")
+    if shared:
+        alternatives.append(f"{_BELOW_ANY_FOLDER}(?:{'|'.join(shared)})")
+    return "|".join(alternatives)
 
 
 def _never(path: str) -> None:
@@ -414,36 +440,37 @@ def _listed(directory: str, every_name: bool = False
             ) -> tuple[list[str], list[str], bool, bool, list[str] | None] | None:
     """The names of a directory's subdirectories (not followed when links) and of its files
     (followed), each sorted, last first; whether it holds a configuration file's name, and a
-    ``.gitignore``; with ``every_name``, all its names (as ``os.listdir``) unless there are more
+    ``.gitignore``; with ``every_name``, all its names (those of ``os.listdir``) unless there are more
     than :data:`WALK_LISTING_NAMES`, else None. None when it cannot be listed. Names, not the
     scan's entries: each entry holds its path too, and a flat folder of many services is held
     while the walk is below it (the benchmark's mixed 100k tree: 21,000 folders, some 5 MB as
     entries)."""
     directories: list[str] = []
     files: list[str] = []
-    names: list[str] | None = [] if every_name else None
-    has_config = has_gitignore = False
+    #: the names that are neither (a socket, a link to nothing, an entry that cannot be asked)
+    others: list[str] = []
     try:
         with os.scandir(directory) as scan:
             for entry in scan:
-                name = entry.name
-                if names is not None:
-                    names.append(name)
-                has_config = has_config or name in CONFIG_NAMES
-                has_gitignore = has_gitignore or name == ".gitignore"
                 try:
                     if entry.is_dir(follow_symlinks=False):
-                        directories.append(name)
+                        directories.append(entry.name)
                     elif entry.is_file(follow_symlinks=True):
-                        files.append(name)
+                        files.append(entry.name)
+                    else:
+                        others.append(entry.name)
                 except OSError:
-                    continue
+                    others.append(entry.name)
     except OSError:
         return None
+    # the names asked about once listed, in C, rather than each as the scan gives it (a listing is
+    # a set of names: their order is the scan's no longer)
+    every = directories + files + others if others else directories + files
+    has_config = not CONFIG_NAMES.isdisjoint(every)
+    has_gitignore = ".gitignore" in every
+    names = every if every_name and len(every) <= WALK_LISTING_NAMES else None
     directories.sort(reverse=True)
     files.sort(reverse=True)
-    if names is not None and len(names) > WALK_LISTING_NAMES:
-        names = None
     return directories, files, has_config, has_gitignore, names
 
 
@@ -460,8 +487,9 @@ WALK_LISTING_NAMES = 256
 def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes: Sequence[str],
           respect_gitignore: bool, configs: Configs | None = None, group: int = 0,
           listings: WalkListings | None = None, real: str = "") -> Iterator[tuple[str, str, int]]:
-    """Files below ``directory`` (a path string, as joined from the given directory), sorted by name,
-    each with its own name and its configuration group; ``relative``: the directory relative to the root, for
+    """Files below ``directory`` (a path string, as joined from the given directory) whose names may
+    give a kind, sorted by name, each with what its name gives (:func:`_kind_by_name`) and its
+    configuration group; ``relative``: the directory relative to the root, for
     ``exclude`` (None: outside the root). With ``configs``, a directory holding its own
     configuration file starts a group of its own, walked with that configuration's ``exclude``
     and ``respect-gitignore`` (as ruff's hierarchical configuration). With ``listings``, each
@@ -491,9 +519,17 @@ def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes
     while directories or files:
         # the two lists merged: every name in order, whichever its kind
         is_dir = bool(directories) and (not files or directories[-1] < files[-1])
-        name = directories.pop() if is_dir else files.pop()
-        if is_dir and name in DEFAULT_EXCLUDES:
-            continue
+        if is_dir:
+            name = directories.pop()
+            if name in DEFAULT_EXCLUDES:
+                continue
+        else:
+            name = files.pop()
+            # a file whose name gives no kind is no candidate, ignored or not: not matched
+            by_name = _kind_by_name(name.lower())
+            if by_name is None:
+                continue
+            kind = by_name
         path = prefix + name
         ignored = False
         for ignore in active:  # not any() over a generator: this runs for every entry of a tree
@@ -512,7 +548,7 @@ def _walk(directory: str, relative: str | None, ignores: list[_Ignore], excludes
                 yield from _walk(path, entry_relative, active, excludes, respect_gitignore, configs, group,
                                  listings, inside)
                 continue
-        yield path, name, group
+        yield path, kind, group
     if listings is not None:
         listings.pop(real, None)  # (a walk left before its end leaves them in the run's dict, gone with it)
 
@@ -528,8 +564,12 @@ def is_engine_config(path: str) -> bool:
 
 def _kind_of(path: str, name: str) -> str | None:
     """:func:`classify` by name, opening the file for its first line only when that may decide."""
-    kind = _kind_by_name(name.lower())
-    return _shebang_kind(head_of_listed(path, 256)) if kind is _BY_FIRST_LINE else kind
+    return _kind_by_first_line(path, _kind_by_name(name.lower()))
+
+
+def _kind_by_first_line(path: str, kind_by_name: str | None) -> str | None:
+    """The kind :func:`_kind_by_name` gave, or the one the file's first line gives when it left that open."""
+    return _shebang_kind(head_of_listed(path, 256)) if kind_by_name is _BY_FIRST_LINE else kind_by_name
 
 
 def _head(path: str, size: int = 256) -> bytes:
@@ -745,8 +785,8 @@ def _walked(directory: str, root: str, group: int, excludes: Sequence[str], resp
     # drops only the "./" before a walk of "." (a name is never empty, ".", or holds a "/")
     cut = 2 if directory == "." else 0
     real = os.path.realpath(directory) if listings is not None else ""
-    for path, file_name, walked_group in _walk(directory, base, [], _not_excluding(base, excludes),
-                                          respect_gitignore, configs, group, listings, real):
-        kind = _kind_of(path, file_name)
+    for path, kind_by_name, walked_group in _walk(directory, base, [], _not_excluding(base, excludes),
+                                                  respect_gitignore, configs, group, listings, real):
+        kind = _kind_by_first_line(path, kind_by_name)
         if kind:
             yield Candidate(path[cut:] if cut else path, kind, group=walked_group)

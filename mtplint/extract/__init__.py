@@ -47,12 +47,17 @@ _BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
          (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 
 
+#: every BOM, asked at once: most files have none
+_ANY_BOM = tuple(bom for bom, _ in _BOMS)
+
+
 def decode_with_encoding(data: bytes) -> tuple[str, str, bytes]:
     """(text, encoding, BOM): UTF-8, or UTF-8/16/32 with a BOM. The BOM is not part of the text,
     so offsets count from the first real character; raises ``UnicodeDecodeError``."""
-    for bom, encoding in _BOMS:
-        if data.startswith(bom):
-            return data[len(bom):].decode(encoding), encoding, bom
+    if data.startswith(_ANY_BOM):
+        for bom, encoding in _BOMS:
+            if data.startswith(bom):
+                return data[len(bom):].decode(encoding), encoding, bom
     return data.decode("utf-8"), "utf-8", b""
 
 
