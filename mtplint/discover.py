@@ -343,7 +343,7 @@ def _any_pattern_search(spec: pathspec.GitIgnoreSpec) -> Callable[[str], re.Matc
         for name in expression.groupindex:
             renamed += source.count(f"(?P<{name}>")
             source = source.replace(f"(?P<{name}>", f"(?P<{name}_{index}>")
-        sources.append(source)
+        sources.append(f"(?:{source})")
     flag = flags.pop()
     if flags or flag & re.VERBOSE:  # one set of flags, and no comment that would hide the join's ")"
         return None
@@ -352,38 +352,12 @@ def _any_pattern_search(spec: pathspec.GitIgnoreSpec) -> Callable[[str], re.Matc
     try:
         with warnings.catch_warnings():  # pathspec's compiling warned of what is odd in a pattern already
             warnings.simplefilter("ignore")
-            joined = re.compile(_joined_expression(sources), flag)
+            joined = re.compile("|".join(sources), flag)
     except re.error:
         return None
     if len(joined.groupindex) != renamed or renamed != sum(len(e.groupindex) for e in expressions):
         return None
     return joined.search
-
-
-#: how pathspec starts the expression of a pattern that may match below any folder (``*.log``, ``dist/``)
-_BELOW_ANY_FOLDER = "^(?:.+/)?"
-
-
-def _joined_expression(sources: list[str]) -> str:
-    """One expression that finds a path iff one of ``sources`` (pathspec's expressions, each
-    anchored at the path's start) does. Those that start by skipping any leading folders share
-    that start: joined each with its own, the search would walk back along the path from its end
-    once for each of them (most lines of a ``.gitignore`` are such), where it now does so once and
-    asks their rests at each folder. A rest that starts with a quantifier would bind to the shared
-    start instead of being one: such a source keeps its own. (pathspec writes each pattern's
-    alternatives inside a group: a rest has none at its top level, where the shared start would
-    no longer be before each of them.)"""
-    shared: list[str] = []
-    alternatives: list[str] = []
-    for source in sources:
-        rest = source[len(_BELOW_ANY_FOLDER):]
-        if source.startswith(_BELOW_ANY_FOLDER) and not rest.startswith(("?", "*", "+", "{")):
-            shared.append(f"(?:{rest})")
-        else:
-            alternatives.append(f"(?:{source})")
-    if shared:
-        alternatives.append(f"{_BELOW_ANY_FOLDER}(?:{'|'.join(shared)})")
-    return "|".join(alternatives)
 
 
 def _never(path: str) -> None:

@@ -128,14 +128,6 @@ def test_a_gitignore_without_negations_is_one_search() -> None:
     assert not _ignore(["# only a comment"]).matches("top/anything", False)
 
 
-def test_the_expressions_that_skip_any_leading_folders_share_that_start() -> None:
-    from mtplint.discover import _joined_expression
-
-    assert _joined_expression(["^(?:.+/)?a(?P<d_0>/)", "^b", "^(?:.+/)?c"]) == "(?:^b)|^(?:.+/)?(?:(?:a(?P<d_0>/))|(?:c))"
-    # a rest that starts with a quantifier is no expression of its own: its source is kept whole
-    assert _joined_expression(["^(?:.+/)??a", "^(?:.+/)?b"]) == "(?:^(?:.+/)??a)|^(?:.+/)?(?:(?:b))"
-
-
 # --- reading a walked file: one opening, asked what it is --------------------------------------------
 
 def _stat_then_read(path: Path) -> tuple[object, ...]:
