@@ -119,26 +119,29 @@ def _yaml_documents(source: SourceFile) -> tuple[YNode, ...]:
 @lru_cache(maxsize=32)
 def _yaml_scalars(source: SourceFile) -> tuple[tuple[YNode, YNode | None], ...]:
     """Every scalar of a YAML file with the sequence that holds it as an item (if any)."""
-    documents = _yaml_documents(source)
     found: list[tuple[YNode, YNode | None]] = []
     seen: set[int] = set()
-
-    def visit(node: YNode, parent: YNode | None) -> None:
-        if id(node) in seen:
-            return
-        seen.add(id(node))
-        if node.is_scalar:
-            found.append((node, parent))
-            return
-        for key, value in node.pairs:
-            visit(key, None)
-            visit(value, None)
-        for item in node.items:
-            visit(item, node)
-
-    for document in documents:
-        visit(document, None)
+    for document in _yaml_documents(source):
+        _add_scalars(document, None, seen, found)
     return tuple(found)
+
+
+def _add_scalars(node: YNode, parent: YNode | None, seen: set[int], found: list[tuple[YNode, YNode | None]]) -> None:
+    """Add to ``found`` the scalars under ``node`` not in ``seen`` (the ids of the nodes already
+    reached: an aliased node is taken with its first parent), in the order of the text. A function
+    of the module, not one nested in :func:`_yaml_scalars`: a nested function that calls itself is
+    a reference cycle, which held the file's tree until the run's next collection."""
+    if id(node) in seen:
+        return
+    seen.add(id(node))
+    if node.is_scalar:
+        found.append((node, parent))
+        return
+    for key, value in node.pairs:
+        _add_scalars(key, None, seen, found)
+        _add_scalars(value, None, seen, found)
+    for item in node.items:
+        _add_scalars(item, node, seen, found)
 
 
 def _scalars_around(source: SourceFile, span: Span) -> list[tuple[YNode, YNode | None]]:
