@@ -575,11 +575,11 @@ class _Printable:
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     # A run builds many small objects that live to its end (node trees, launches, findings) and
     # frees the rest by reference counting (a loader's texts hold its parses only weakly, so a
-    # loader goes with all it read): the cyclic collector only walks them (~30% of a large tree's
-    # time with the default thresholds, ~4% with rare collections) and finds next to nothing to
-    # free (a 10,000-file run peaks at the same memory without it). So it is off for the run
-    # (forked workers inherit that; spawned ones keep it on), and a caller that runs mtplint in its
-    # own process gets it back.
+    # loader goes with all it read): the cyclic collector, at its default thresholds, walks them
+    # over and over and finds next to nothing to free. So it is off for the run (forked workers
+    # inherit that; spawned ones keep it on), which collects the few cycles it leaves itself, once
+    # every few thousand files (mtplint.lint._Run.analyse); a caller that runs mtplint in its own
+    # process gets the collector back.
     was_enabled = gc.isenabled()
     gc.disable()
     report: Any = out if out is not None else _ReportStream(sys.stdout)

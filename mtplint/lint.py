@@ -68,7 +68,7 @@ PARALLEL_RELEVANT_BYTES = 4 << 20
 #: launches share (its ``.env``, the script a unit starts, version pins) are seldom read twice
 FORGET_EVERY = 256
 
-#: times the loaders forget between two full collections of the run's cycles (see :meth:`_Run.analyse`)
+#: times the loaders forget between two collections of the run's cycles (see :meth:`_Run.analyse`)
 FULL_COLLECTION_EVERY = 8
 
 TYPE_CHECKING = False
@@ -349,17 +349,13 @@ class _Run:
             if self.loader is None:  # a caller's loader (seeded texts, a fix's) is theirs to keep
                 self.run_loader.forget_files()
             # the run switches the cyclic collector off (mtplint.cli.main); the few cycles an
-            # analysis leaves (some 0.6 per file) would then stay to the end of the run and grow
-            # with the tree. Only what these files allocated and kept is looked at (the younger
-            # generations): ~1.5% of the run's time on the benchmark's 10k tree
+            # analysis leaves (ast.literal_eval's nested functions, for a Python launcher) would then
+            # stay to the end of the run and grow with the tree. Once every few thousand files, all
+            # of them are looked at: collections of the younger generations in between freed next to
+            # nothing more at the same peak memory, and cost more in all than these (which also leave
+            # the young generations small for the collections between the batches of fixes verified)
             self.forgettings += 1
-            if self.forgettings % FULL_COLLECTION_EVERY:
-                gc.collect(1)
-            else:
-                # a cycle still in use at a young collection moves to the oldest generation, which
-                # the young ones never look at: once a few thousand files, all of them are looked
-                # at (the benchmark's mixed 100k tree: 2 MB less at the peak, the collections
-                # about 2% of its time)
+            if self.forgettings % FULL_COLLECTION_EVERY == 0:
                 gc.collect()
         return analysed
 
