@@ -597,10 +597,10 @@ def _collector_off() -> Iterator[None]:
 
 def test_a_long_run_frees_the_cycles_its_young_collections_saw_in_use(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """A run collects the cycles of the files it analysed every so many files (its collector is
-    off), mostly the young ones; now and then all of them: a cycle still in use at a young
-    collection (a file's parse a later file's launch read) would otherwise stay to the end of the
-    run, and such cycles grew with the tree (the benchmark's mixed 100k tree: 2 MB at the peak)."""
+    """A run collects all its cycles every few thousand files (its collector is off), the old
+    ones too: a cycle a collection saw in use (a file's parse a later file's launch read) would
+    otherwise stay to the end of the run, and such cycles grew with the tree (the benchmark's
+    mixed 100k tree: 2 MB at the peak)."""
     from mtplint import lint as lint_module
 
     monkeypatch.setattr(lint_module, "FORGET_EVERY", 1)
