@@ -373,18 +373,20 @@ def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO,
 
         out.write(github.render(findings, notes=() if quiet else notes))
         return
+    # the summary's counts, taken as the report goes through the findings (JSON has no summary)
+    tally = None if output_format == "json" else formats.FindingTally()
     if output_format == "json":
         pieces = formats.json_pieces(findings)
     elif output_format == "concise":
-        pieces = formats.concise_lines(findings, unsafe_fixes)
+        pieces = formats.concise_lines(findings, unsafe_fixes, tally)
     else:
-        pieces = formats.full_blocks(findings, result.pipeline, unsafe_fixes)
+        pieces = formats.full_blocks(findings, result.pipeline, unsafe_fixes, tally)
     for piece in pieces:  # a finding at a time: a report of many findings is never one string
         out.write(piece)
     if quiet or output_format == "json":
         return
     out.write(formats.summary(findings, len(result.suppressed), fixed=fixed, unsafe_fixes=unsafe_fixes,
-                              errors=len(result.pipeline.internal_errors)))
+                              errors=len(result.pipeline.internal_errors), tally=tally))
     out.write("".join(note + "\n" for note in notes))
 
 

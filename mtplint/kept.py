@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import groupby
 from operator import itemgetter
 
@@ -264,22 +264,22 @@ class FindingStore(Sequence[Finding]):
         for number in range(len(self._chunks)):
             yield from self._chunk(number)
 
-    def replaced(self, replacements: Mapping[int, Finding]) -> FindingStore:
-        """A store of these findings with those at the places of ``replacements`` replaced: it
-        shares the chunks that hold none of them, and writes the others again."""
+    def replaced(self, places: Iterable[int], replacement: Callable[[Finding], Finding]) -> FindingStore:
+        """A store of these findings with each of those at ``places`` replaced by its
+        ``replacement``: it shares the chunks that hold none of them, and writes the others again."""
         from mtplint.result_pickle import dump_findings
 
         self._write_pending()
         store = FindingStore(self.kept, self.group)
         store._chunks = list(self._chunks)
         store._length = self._length
-        by_chunk: dict[int, dict[int, Finding]] = {}
-        for place, finding in replacements.items():
-            by_chunk.setdefault(place // FINDINGS_CHUNK, {})[place % FINDINGS_CHUNK] = finding
+        by_chunk: dict[int, list[int]] = {}
+        for place in places:
+            by_chunk.setdefault(place // FINDINGS_CHUNK, []).append(place % FINDINGS_CHUNK)
         for number in sorted(by_chunk):
             chunk = list(self._chunk(number))
-            for offset, finding in by_chunk[number].items():
-                chunk[offset] = finding
+            for offset in by_chunk[number]:
+                chunk[offset] = replacement(chunk[offset])
             store._chunks[number] = self.kept.write(dump_findings(chunk))
         return store
 
@@ -366,15 +366,16 @@ class ShownOnDisk(ShownLines):
         return kept_lines(self._last[1], self._last[2], line)
 
 
-def replaced_at(findings: Sequence[Finding], replacements: Mapping[int, Finding]) -> Sequence[Finding]:
-    """``findings`` with those at the places of ``replacements`` replaced, kept as ``findings`` are:
-    in a store of the same temporary file, which writes again only the chunks holding them (a
-    large run's report reads every chunk anyway), else in a list."""
+def replaced_at(findings: Sequence[Finding], places: Iterable[int],
+                replacement: Callable[[Finding], Finding]) -> Sequence[Finding]:
+    """``findings`` with each of those at ``places`` replaced by its ``replacement``, kept as
+    ``findings`` are: in a store of the same temporary file, which reads and writes again only the
+    chunks holding them, once each (a large run's report reads every chunk anyway), else in a list."""
     if isinstance(findings, FindingStore):
-        return findings.replaced(replacements)
+        return findings.replaced(places, replacement)
     replaced = list(findings)
-    for place, finding in replacements.items():
-        replaced[place] = finding
+    for place in places:
+        replaced[place] = replacement(replaced[place])
     return replaced
 
 

@@ -75,18 +75,6 @@ def applies(fix: Fix | None, unsafe: bool) -> bool:
     return fix.applicability == "safe" or (unsafe and fix.applicability == "unsafe")
 
 
-def available(findings: Iterable[Finding], unsafe: bool) -> tuple[int, int]:
-    """(fixes ``--fix`` would apply, unsafe fixes hidden without ``--unsafe-fixes``); here, not in
-    :mod:`mtplint.fix.apply`, so a plain ``check`` counts them without loading the fix machinery."""
-    fixable = hidden = 0
-    for finding in findings:
-        if applies(finding.fix, unsafe):
-            fixable += 1
-        elif finding.fix is not None and finding.fix.edits and finding.fix.applicability == "unsafe":
-            hidden += 1
-    return fixable, hidden
-
-
 class Finding(Record):
     """One rule's verdict on one place in a file."""
 

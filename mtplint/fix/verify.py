@@ -16,7 +16,7 @@ import os
 import sys
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from mtplint.checks import Finding, Fix, applies
 from mtplint.digests import DigestSet
@@ -84,14 +84,14 @@ def _shown_not_offered(findings: Sequence[Finding], refused: Sequence[Finding],
                                 and finding.identity() in identities else finding for finding in findings))
 
 
-def _demoted_at(findings: Sequence[Finding], refused: Mapping[int, Finding],
+def _demoted_at(findings: Sequence[Finding], refused: Collection[int],
                 reasons: dict[tuple[str, str, str], str]) -> Sequence[Finding]:
-    """A run's ``findings`` with the ``refused`` ones (by their places among them) demoted, as
-    :func:`_shown_not_offered` does: known by place, a large run's store of findings writes again
-    only the chunks that hold them (:meth:`mtplint.kept.FindingStore.replaced`)."""
+    """A run's ``findings`` with the ``refused`` ones (their places among them) demoted, as
+    :func:`_shown_not_offered` does: known by place, a large run's store of findings reads and
+    writes again only the chunks that hold them (:meth:`mtplint.kept.FindingStore.replaced`)."""
     if not refused:
         return findings
-    return replaced_at(findings, {place: _demoted(finding, reasons) for place, finding in refused.items()})
+    return replaced_at(findings, refused, lambda finding: _demoted(finding, reasons))
 
 
 def _demoted(finding: Finding, reasons: dict[tuple[str, str, str], str]) -> Finding:
@@ -153,14 +153,13 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
     # in the order of the findings offering them, whichever batch refused them
     numbers = sorted(fixing.refused)
     places = [offered.places[number] for number in numbers]
-    refused = [findings[place] for place in places]
     if cache is not None and key is not None:
         from mtplint.cache import files_dependencies
 
-        record = {"refused": [[number, fixing.reasons.get(_key(finding))]
-                              for number, finding in zip(numbers, refused, strict=True)]}
+        record = {"refused": [[number, fixing.reasons.get(_key(findings[place]))]
+                              for number, place in zip(numbers, places, strict=True)]}
         cache.put_record(key, record, files_dependencies(fixing.read, cache.probe, root))
-    return _demoted_at(findings, dict(zip(places, refused, strict=True)), fixing.reasons)
+    return _demoted_at(findings, places, fixing.reasons)
 
 
 class Offered:

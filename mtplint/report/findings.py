@@ -47,15 +47,43 @@ def concise(findings: Sequence[Finding], unsafe_fixes: bool = False) -> str:
     return "".join(concise_lines(findings, unsafe_fixes))
 
 
-def concise_lines(findings: Sequence[Finding], unsafe_fixes: bool = False) -> Iterator[str]:
+class FindingTally:
+    """What the summary counts of the findings (by severity; the fixes ``--fix`` applies, and the
+    unsafe ones ``--unsafe-fixes`` would), counted as a report goes through them: a large run's
+    findings are read back from its temporary file at each pass (:class:`mtplint.kept.FindingStore`),
+    and the summary then needs no pass of its own."""
+
+    __slots__ = ("severities", "fixable", "hidden")
+
+    def __init__(self) -> None:
+        self.severities: dict[str, int] = {}
+        self.fixable = 0
+        self.hidden = 0
+
+    def add(self, finding: Finding, applied: bool) -> None:
+        """Count ``finding``; ``applied``: whether ``--fix`` applies its fix (:func:`mtplint.checks.applies`)."""
+        severity = finding.severity
+        self.severities[severity] = self.severities.get(severity, 0) + 1
+        if applied:
+            self.fixable += 1
+        elif finding.fix is not None and finding.fix.edits and finding.fix.applicability == "unsafe":
+            self.hidden += 1
+
+
+def concise_lines(findings: Sequence[Finding], unsafe_fixes: bool = False,
+                  tally: FindingTally | None = None) -> Iterator[str]:
     """The concise report a finding at a time: a run with 100k findings writes them as they are
-    formatted rather than holding the whole text (and its escaped copy) at once."""
+    formatted rather than holding the whole text (and its escaped copy) at once. ``tally``: counts
+    the findings for :func:`summary`."""
     if not findings:
         return  # a run the byte prefilter answered has not loaded the rules (nor should it, to say so)
     from mtplint.checks import applies
 
     for finding in findings:
-        yield _header(finding, applies(finding.fix, unsafe_fixes)) + "\n"
+        applied = applies(finding.fix, unsafe_fixes)
+        if tally is not None:
+            tally.add(finding, applied)
+        yield _header(finding, applied) + "\n"
 
 
 class _SourceLines:
@@ -106,9 +134,10 @@ def full(findings: Sequence[Finding], result: Result | None = None, unsafe_fixes
     return "".join(full_blocks(findings, result, unsafe_fixes))
 
 
-def full_blocks(findings: Sequence[Finding], result: Result | None = None, unsafe_fixes: bool = False) -> Iterator[str]:
+def full_blocks(findings: Sequence[Finding], result: Result | None = None, unsafe_fixes: bool = False,
+                tally: FindingTally | None = None) -> Iterator[str]:
     """The full report a finding at a time (its header, code frame and help), for the reason
-    :func:`concise_lines` gives."""
+    :func:`concise_lines` gives; ``tally`` as there."""
     if not findings:
         return  # a run the byte prefilter answered has not loaded the rules (nor should it, to say so)
     from mtplint.checks import applies
@@ -119,7 +148,10 @@ def full_blocks(findings: Sequence[Finding], result: Result | None = None, unsaf
         span = finding.span
         fix = finding.fix
         code = finding.code
-        out.append(_header(finding, applies(fix, unsafe_fixes)))
+        applied = applies(fix, unsafe_fixes)
+        if tally is not None:
+            tally.add(finding, applied)
+        out.append(_header(finding, applied))
         line = span.line
         lines = sources.around(span.file, line)
         if 0 < line <= len(lines):
@@ -173,27 +205,24 @@ def json_pieces(findings: Sequence[Finding]) -> Iterator[str]:
 
 
 def summary(findings: Sequence[Finding], suppressed: int, *, fixed: int = 0, unsafe_fixes: bool = False,
-            errors: int = 0) -> str:
+            errors: int = 0, tally: FindingTally | None = None) -> str:
     """The closing lines; ``fixed``: how many findings ``--fix`` fixed (ruff: ``Found 3 errors (2
     fixed, 1 remaining).``); the fix counts follow ruff, with unsafe fixes hidden unless
     ``unsafe_fixes``. ``errors``: paths or launches the run could not check (reported on stderr):
-    then nothing "passed"."""
+    then nothing "passed". ``tally``: the ``findings`` as the report counted them (with the same
+    ``unsafe_fixes``), else they are counted here."""
     if not findings and not fixed:
         if errors:
             return f"No findings, but the run met {errors} error{'s' if errors != 1 else ''}: not everything was checked.\n"
         return "All checks passed!\n"
-    from mtplint.checks import available
+    if tally is None:
+        from mtplint.checks import applies
 
-    counts: dict[str, int] = {}
-
-    def counted() -> Iterator[Finding]:
+        tally = FindingTally()
         for finding in findings:
-            counts[finding.severity] = counts.get(finding.severity, 0) + 1
-            yield finding
-
-    # the severities counted as the fixes are: one pass over the findings, which a large run reads
-    # back from its temporary file each time (:class:`mtplint.kept.FindingStore`)
-    fixable, hidden = available(counted(), unsafe_fixes)
+            tally.add(finding, applies(finding.fix, unsafe_fixes))
+    counts = tally.severities
+    fixable, hidden = tally.fixable, tally.hidden
     detail = ", ".join(f"{counts[s]} {_SEVERITY_MARK[s]}{'s' if counts[s] != 1 else ''}" for s in ("error", "warning", "info") if s in counts)
     if fixed:
         total = len(findings) + fixed
