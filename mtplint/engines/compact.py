@@ -275,12 +275,9 @@ class FlagIndex:
 
     def row_of(self, option: str, position: int) -> int | None:
         """The row number of ``option`` at the release at ``position`` (None: not registered)."""
-        runs = self._decoded.get(option)
+        runs = _decoded(self._decoded, self._runs, option)
         if runs is None:
-            written = self._runs.get(option)
-            if written is None:
-                return None
-            runs = self._decoded[option] = json.loads(written)
+            return None
         number = None
         for first, row in runs:
             if first > position:
@@ -297,13 +294,8 @@ class FlagIndex:
         return self._names_read
 
     def has_name(self, name: str, position: int) -> bool:
-        ranges = self._name_ranges.get(name)
-        if ranges is None:
-            written = self._names.get(name)
-            if written is None:
-                return False
-            ranges = self._name_ranges[name] = json.loads(written)
-        return any(first <= position < end for first, end in ranges)
+        ranges = _decoded(self._name_ranges, self._names, name)
+        return ranges is not None and any(first <= position < end for first, end in ranges)
 
     def option_rows(self, position: int) -> dict[str, int]:
         """Every option string of the release at ``position`` with its row number, in the index's order."""
@@ -321,6 +313,18 @@ class FlagIndex:
         if names is None:
             names = self._names_at[position] = frozenset(name for name in self._names if self.has_name(name, position))
         return names
+
+
+def _decoded(decoded: dict[str, Any], written: Mapping[str, str], key: str) -> Any:
+    """The JSON ``written`` holds for ``key``, decoded when first asked for and kept in ``decoded``
+    (None: ``written`` has no such key)."""
+    value = decoded.get(key)
+    if value is None:
+        text = written.get(key)
+        if text is None:
+            return None
+        value = decoded[key] = json.loads(text)
+    return value
 
 
 class ReleaseNames(Set[str]):
