@@ -123,7 +123,8 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
     if cache is not None:
         import json  # a boundary: only a run with the cache keys what it refused (a `--no-cache` run has no key)
 
-        identities = [finding.identity() for _, finding in offered.among(findings)]
+        # read in their order: a store's chunks are read once each
+        identities = [findings[place].identity() for place in offered.places]
         key = cache.key("verified\0" + json.dumps([unsafe, identities]), b"")
         del identities  # not held through the fixing
         stored = _refused_from(cache.get_record(key), len(offered))
@@ -198,13 +199,6 @@ class Offered:
 
     def __len__(self) -> int:
         return len(self.places)
-
-    def among(self, findings: Sequence[Finding], files: set[str] | None = None) -> list[tuple[int, Finding]]:
-        """The offering findings (of ``files``, else all), each with its number among the offered
-        ones, read from ``findings`` in their order (a store's chunks are read once each)."""
-        return [(number, findings[place])
-                for number, (place, file) in enumerate(zip(self.places, self.files, strict=True))
-                if files is None or file in files]
 
     def keys_among(self, files: set[str]) -> list[tuple[int, int]]:
         """The offering findings of ``files``, each as its number among the offered ones and the
