@@ -72,7 +72,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     sources = list(_yaml_sources(ctx))
     if not sources:
         return  # a launch in a shell script or a Dockerfile: no YAML reader to load
-    from mtplint.extract.yamlpos import YamlError, duplicate_keys
+    from mtplint.extract.yamlpos import YamlError, duplicate_keys  # noqa: PLC0415 - PyYAML's reader: only for a YAML file's launch
 
     for source, reader in sources:
         try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mtplint.checks import Edit, Finding, Fix, RuleContext
+from mtplint.engines.vllm import key_span
 from mtplint.settings import turboquant_kv
 from mtplint.source import Span
 
@@ -42,8 +43,6 @@ def _speculation(ctx: RuleContext) -> str | None:
 
 def _draft_kv_dtype(ctx: RuleContext) -> tuple[Any, Span | None]:
     """The drafter's ``kv_cache_dtype`` override from the speculative config, and its span."""
-    from mtplint.engines.vllm import key_span
-
     spec = ctx.option("speculative_config")
     if spec is None or spec.unresolved or not isinstance(spec.value, dict):
         return None, None
@@ -60,7 +59,7 @@ SAFE_DTYPE = "fp8_e5m2"
 def _target_dtype_fix(ctx: RuleContext, value: str, span: Span | None) -> Fix | None:
     """``--kv-cache-dtype turboquant_*`` → ``fp8_e5m2`` where the value was written (a word of the
     argv, a ``--config`` YAML value, a Python keyword argument)."""
-    from mtplint.edits.argv import replace_flag_value, replace_kwarg_string
+    from mtplint.edits.argv import replace_flag_value, replace_kwarg_string  # noqa: PLC0415 - fixing: only when a fix is built
 
     launch = ctx.report.launch
     source = ctx.source_for(span)
@@ -121,8 +120,8 @@ def _draft_dtype_fix(ctx: RuleContext, value: str, span: Span | None) -> Fix | N
     """The speculative config's ``kv_cache_dtype`` → ``fp8_e5m2``, edited where the JSON (or
     Python dict, or ``--config`` mapping) is written, in its own style; a dotted
     ``--speculative-config.kv_cache_dtype`` word has its value replaced."""
-    from mtplint.edits.argv import replace_flag_value
-    from mtplint.edits.jsonvalue import spec_site
+    from mtplint.edits.argv import replace_flag_value  # noqa: PLC0415 - fixing: only when a fix is built
+    from mtplint.edits.jsonvalue import spec_site  # noqa: PLC0415 - fixing: only when a fix is built
 
     launch = ctx.report.launch
     edits: list[Edit] | None = None

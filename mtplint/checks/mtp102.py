@@ -47,7 +47,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 def prefix_caching_off_fix(ctx: RuleContext, applicability: str) -> Fix | None:
     """Turn prefix caching off: ``--enable-prefix-caching`` → ``--no-enable-prefix-caching``, or the
     flag added (a ``--config`` file value or the default is overridden by the command line)."""
-    from mtplint.edits.argv import switch_off_edits
+    from mtplint.edits.argv import switch_off_edits  # noqa: PLC0415 - fixing: only when a fix is built
 
     setting = ctx.setting("prefix_caching")
     edits = switch_off_edits(ctx.report.launch, setting.span if setting is not None else None,

@@ -106,7 +106,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 
 def _add_fix(ctx: RuleContext) -> Fix | None:
     """``SGLANG_ENABLE_SPEC_V2=1`` where the launch's environment is written (mtplint/edits/env.py)."""
-    from mtplint.edits.env import set_env
+    from mtplint.edits.env import set_env  # noqa: PLC0415 - fixing: only when a fix is built
 
     edits = set_env(ctx.report.launch, "SGLANG_ENABLE_SPEC_V2", "1")
     return Fix("safe", "Set SGLANG_ENABLE_SPEC_V2=1 in the launch's environment", edits) if edits else None
@@ -114,7 +114,7 @@ def _add_fix(ctx: RuleContext) -> Fix | None:
 
 def _value_fix(ctx: RuleContext, entry: EnvEntry) -> Fix | None:
     """The value SGLang ignores becomes ``1``, in place (quotes kept)."""
-    from mtplint.edits.env import replace_env_value
+    from mtplint.edits.env import replace_env_value  # noqa: PLC0415 - fixing: only when a fix is built
 
     source = ctx.source_for(entry.value.span)
     edits = replace_env_value(source, entry, "1") if source is not None else None

@@ -13,13 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mtplint.checks import Finding, Fix, RuleContext
+from mtplint.engines.vllm import JsonOptionValue
 from mtplint.source import Span
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-    from mtplint.engines.vllm import JsonOptionValue
 
 #: the spellings of the option a dotted flag extends (``-sc`` is vLLM's short alias)
 DOTTED_PREFIXES = ("--speculative-config.", "--speculative_config.", "-sc.")
@@ -37,7 +36,7 @@ def _where(span: Span | None, launch_file: str) -> str:
 
 def _fix(ctx: RuleContext, option: JsonOptionValue) -> Fix | None:
     """Merge the dotted keys into the full value (they win, as in vLLM) and drop the dotted flags."""
-    from mtplint.edits.jsonvalue import remove_argv_groups, spec_site
+    from mtplint.edits.jsonvalue import remove_argv_groups, spec_site  # noqa: PLC0415 - fixing: only when a fix is built
 
     replaced = option.replaced
     dotted = option.value
@@ -72,8 +71,6 @@ ONLY_WITH_OPTION = ("speculative_config",)
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
-    from mtplint.engines.vllm import JsonOptionValue
-
     option = ctx.option("speculative_config")
     if not isinstance(option, JsonOptionValue) or option.replaced is None:
         return

@@ -16,6 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mtplint.checks import Edit, Finding, Fix, RuleContext
+from mtplint.engines.vllm import load_table
+from mtplint.extract import MAX_FILE_BYTES, decode
+from mtplint.files import read_regular
 from mtplint.source import SourceFile
 
 TYPE_CHECKING = False
@@ -34,9 +37,6 @@ def _config_source(ctx: RuleContext) -> SourceFile | None:
     shown = ctx.report.parsed.config_files
     if launch.kwargs is not None or not shown:
         return None
-    from mtplint.extract import MAX_FILE_BYTES, decode  # only for a launch with a --config file
-    from mtplint.files import read_regular
-
     args = launch.args
     for index, token in enumerate(args[:-1]):
         if token.resolved and not token.splat and token.value == "--config":
@@ -56,8 +56,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     source = _config_source(ctx)
     if source is None:
         return
-    from mtplint.engines.vllm import load_table
-    from mtplint.extract.yamlpos import YamlError, load_all
+    from mtplint.extract.yamlpos import YamlError, load_all  # noqa: PLC0415 - PyYAML: only for a launch with --config
 
     try:
         documents = load_all(source)

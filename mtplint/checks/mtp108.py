@@ -58,7 +58,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 
 def _split_fix(ctx: RuleContext, token: Token) -> Fix | None:
     """``--config=file.yaml`` → ``--config file.yaml`` (an abbreviation is spelled out as well)."""
-    from mtplint.edits.argv import edit_in_word, split_at_equals
+    from mtplint.edits.argv import edit_in_word, split_at_equals  # noqa: PLC0415 - fixing: only when a fix is built
 
     source = ctx.report.launch.source
     name = token.value.split("=", 1)[0]

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mtplint.checks import Finding, Fix, RuleContext
+from mtplint.engines.vllm import JsonOptionValue
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,8 +23,7 @@ if TYPE_CHECKING:
 
 def _dotted_fix(ctx: RuleContext, option: OptionValue | None) -> Fix | None:
     """``--speculative-config.method mtp`` on a command line: add the dotted token count after it."""
-    from mtplint.edits.argv import insert_after
-    from mtplint.engines.vllm import JsonOptionValue
+    from mtplint.edits.argv import insert_after  # noqa: PLC0415 - fixing: only when a fix is built
 
     if not isinstance(option, JsonOptionValue) or option.replaced is not None:
         return None
@@ -43,7 +43,7 @@ def _dotted_fix(ctx: RuleContext, option: OptionValue | None) -> Fix | None:
 def _fix(ctx: RuleContext) -> Fix | None:
     """Add ``"num_speculative_tokens": 1`` to the object that sets the method. Unsafe: 1 is a guess
     at what the user wants (right for one MTP layer; the tuner knows better)."""
-    from mtplint.edits.jsonvalue import spec_site
+    from mtplint.edits.jsonvalue import spec_site  # noqa: PLC0415 - fixing: only when a fix is built
 
     option = ctx.option("speculative_config")
     site = spec_site(ctx, option)

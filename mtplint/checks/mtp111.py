@@ -82,7 +82,7 @@ def _extra_buffer_fix(ctx: RuleContext, strategy: OptionValue | None, flag: str)
     """Set the strategy to ``extra_buffer``: the written value is replaced, or the flag is added.
     The flag is added only when the version is pinned: ``--mamba-scheduler-strategy`` is unknown
     from 0.5.20 and ``--mamba-radix-cache-strategy`` before 0.5.14, so no name fits every version."""
-    from mtplint.edits.argv import append_flags, replace_flag_value
+    from mtplint.edits.argv import append_flags, replace_flag_value  # noqa: PLC0415 - fixing: only when a fix is built
 
     launch = ctx.report.launch
     if strategy is not None and strategy.origin == "explicit" and strategy.span is not None \

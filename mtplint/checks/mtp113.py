@@ -46,7 +46,7 @@ def _spec_type_fix(ctx: RuleContext) -> Fix | None:
     """Add ``--spec-type draft-simple`` (only when no ``--spec-type`` is written: a list the user
     chose is theirs to extend). A launch configured through ``LLAMA_ARG_*`` variables with no
     arguments written gets ``LLAMA_ARG_SPEC_TYPE=draft-simple`` next to them instead."""
-    from mtplint.edits.argv import append_flags, written_args
+    from mtplint.edits.argv import append_flags, written_args  # noqa: PLC0415 - fixing: only when a fix is built
 
     launch = ctx.report.launch
     if written_args(launch, launch.source):
@@ -54,7 +54,7 @@ def _spec_type_fix(ctx: RuleContext) -> Fix | None:
         return Fix("safe", "Add `--spec-type draft-simple`", edits) if edits else None
     if not any(name.startswith("LLAMA_ARG_") for name in launch.env):
         return None
-    from mtplint.edits.env import set_env
+    from mtplint.edits.env import set_env  # noqa: PLC0415 - fixing: only when a fix is built
 
     edits = set_env(launch, "LLAMA_ARG_SPEC_TYPE", "draft-simple")
     return Fix("safe", "Set `LLAMA_ARG_SPEC_TYPE=draft-simple`", edits) if edits else None

@@ -21,10 +21,8 @@ from collections.abc import Iterator
 
 from mtplint.checks import Finding, RuleContext
 from mtplint.source import Span
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from mtplint.tuner.memory import MemoryEstimate
+from mtplint.tuner.memory import REFERENCE_CONTEXT, MemoryEstimate, estimate_memory
+from mtplint.tuner.sizes import smaller_weights_advice
 
 WEIGHTS_SHARE = 0.8
 
@@ -35,8 +33,6 @@ KV_FLAG = {"vllm": "--kv-cache-dtype fp8", "sglang": "--kv-cache-dtype fp8_e4m3"
 
 def _advice(ctx: RuleContext, estimate: MemoryEstimate) -> tuple[list[str], Span]:
     """What to change, first item first, and the token of the first item's setting."""
-    from mtplint.tuner.sizes import smaller_weights_advice  # loaded with the estimate's model
-
     inputs = estimate.inputs
     engine = ctx.engine
     k, seqs = inputs.draft_tokens, inputs.max_sequences
@@ -72,9 +68,7 @@ def _advice(ctx: RuleContext, estimate: MemoryEstimate) -> tuple[list[str], Span
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
     if ctx.report.hardware.gpu is None:
-        return  # the memory model (mtplint.tuner) is loaded only for a launch that names its GPU
-    from mtplint.tuner.memory import REFERENCE_CONTEXT, estimate_memory
-
+        return  # only_when gpu-named: the run loads this module, and the tuner, only for a launch that names one
     estimate = estimate_memory(ctx.report)
     if estimate is None or not estimate.tight:
         return

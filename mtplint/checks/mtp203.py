@@ -17,9 +17,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         return
     if ctx.value("cuda_graphs") is False or ctx.report.hardware.gpu is None:
         return
-    # the memory model, loaded only for a launch that names its GPU
-    from mtplint.tuner.memory import ACTIVATIONS_GIB, CAPTURE_CAP, DATACENTER_BLACKWELL, estimate_memory
-    from mtplint.tuner.sizes import GIB, MIB
+    from mtplint.tuner.memory import ACTIVATIONS_GIB, CAPTURE_CAP, DATACENTER_BLACKWELL, estimate_memory  # noqa: PLC0415 - the memory model: only for a launch that names its GPU
+    from mtplint.tuner.sizes import GIB, MIB  # noqa: PLC0415 - the memory model: only for a launch that names its GPU
 
     estimate = estimate_memory(ctx.report)
     # an estimate at the smallest concurrency (vLLM's default max_num_seqs is only a cap) has no

@@ -30,7 +30,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         return
     if ctx.report.hardware.gpu is None:
         return  # the throughput model (mtplint.tuner) is loaded only for a launch that names its GPU
-    from mtplint.tuner.batching import crossover_below, describe_losses
+    from mtplint.tuner.batching import crossover_below, describe_losses  # noqa: PLC0415 - the throughput model: only for a launch that names its GPU
 
     concurrency = setting.value
     # reported only when the concurrency itself falls in a losing range (a dip may recover further out)

@@ -11,7 +11,7 @@ from mtplint.source import Span
 
 def _fix(ctx: RuleContext, raw: str, span: Span | None, in_config: bool) -> Fix | None:
     """``"method": "mtp"``: the value's text only, in the quoting it was written in."""
-    from mtplint.edits.jsonvalue import replace_word_text, spec_site
+    from mtplint.edits.jsonvalue import replace_word_text, spec_site  # noqa: PLC0415 - fixing: only when a fix is built
 
     edits: list[Edit] | None = None
     if in_config:

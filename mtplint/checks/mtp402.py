@@ -96,7 +96,7 @@ def _yaml_quote_at(source: SourceFile, offset: int) -> str | None:
     """The quote style of the YAML scalar holding ``offset`` ('' plain or block; None: not YAML)."""
     if not source.display.lower().endswith((".yaml", ".yml")):
         return None
-    from mtplint.extract.yamlpos import YamlError, load_all
+    from mtplint.extract.yamlpos import YamlError, load_all  # noqa: PLC0415 - PyYAML's reader: only for a YAML file's quoting
 
     try:
         stack = list(load_all(source))
@@ -122,7 +122,7 @@ def _inner(source: SourceFile, span: Span) -> Span:
 
 def _json_item(source: SourceFile, span: Span, text: str) -> str:
     """``text`` as the content of the list item at ``span`` (a JSON value in a YAML/JSON list)."""
-    from mtplint.edits.jsonvalue import encode, word_quote
+    from mtplint.edits.jsonvalue import encode, word_quote  # noqa: PLC0415 - fixing: only when a fix is built
 
     quote = word_quote(source, span) or source.text[span.start:span.start + 1]
     if quote == '"':
@@ -133,7 +133,7 @@ def _json_item(source: SourceFile, span: Span, text: str) -> str:
 
 
 def _argv_fix(ctx: RuleContext, removed: Sequence[_Removed]) -> list[Edit] | None:
-    from mtplint.edits.jsonvalue import encode, list_form, quoted_extent, remove_argv_groups, spec_site
+    from mtplint.edits.jsonvalue import encode, list_form, quoted_extent, remove_argv_groups, spec_site  # noqa: PLC0415 - fixing: only when a fix is built
 
     source = ctx.report.launch.source
     if any(w.span is None or w.span.file != source.display for r in removed for w in (r.previous, *r.words)):
@@ -209,7 +209,7 @@ def _kwargs_fix(ctx: RuleContext) -> list[Edit] | None:
         raw = source.text[kw.span.start:kw.span.end] if kw.span else ""
         if isinstance(kw.value, str) and raw[:1] in "'\"":
             quote = raw[0]
-    from mtplint.edits.jsonvalue import Style
+    from mtplint.edits.jsonvalue import Style  # noqa: PLC0415 - fixing: only when a fix is built
 
     literal = Style(quote=quote, python=True).render(config)
     edits: list[Edit] = []

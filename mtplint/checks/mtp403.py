@@ -20,7 +20,7 @@ DELETED = ("-cd", "--ctx-size-draft", "--spec-draft-ctx-size", "--spec-replace",
 
 def _rename_fix(ctx: RuleContext, span: Span | None, name: str, replacement: str | None) -> Fix | None:
     """Rename the removed flag (or environment variable) to its replacement; the value stays."""
-    from mtplint.edits.argv import edit_in_word, rename_flag, token_containing
+    from mtplint.edits.argv import edit_in_word, rename_flag, token_containing  # noqa: PLC0415 - fixing: only when a fix is built
 
     launch = ctx.report.launch
     if replacement is None or span is None:

@@ -47,7 +47,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 
 def _rename_type_fix(ctx: RuleContext, span: Span | None, old: str, new: str, flag: str) -> Fix | None:
     """The old ``--spec-type`` name → the upstream one, in the word (or env value) that holds it."""
-    from mtplint.edits.argv import replace_flag_value
+    from mtplint.edits.argv import replace_flag_value  # noqa: PLC0415 - fixing: only when a fix is built
 
     launch = ctx.report.launch
     tokens = launch.args

@@ -24,7 +24,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 
 def _remove_fix(ctx: RuleContext) -> Fix | None:
     """Remove the entry where it is written (mtplint/edits/env.py); an env file is left alone."""
-    from mtplint.edits.env import remove_env
+    from mtplint.edits.env import remove_env  # noqa: PLC0415 - fixing: only when a fix is built
 
     launch = ctx.report.launch
     entry = launch.env.get("VLLM_USE_V1")

@@ -23,7 +23,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _enable_mtp_fix(ctx: RuleContext, span: Span | None) -> Fix | None:
-    from mtplint.edits.argv import rename_flag, token_containing
+    from mtplint.edits.argv import rename_flag, token_containing  # noqa: PLC0415 - fixing: only when a fix is built
 
     launch = ctx.report.launch
     token = token_containing(launch.args, span)

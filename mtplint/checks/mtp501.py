@@ -22,7 +22,7 @@ from mtplint.versions import compare
 def _rename(ctx: RuleContext, option: OptionValue, raw_key: str, new: str, present: set[str]) -> Fix | None:
     """Rename the key where it was written: inside the JSON / dict / YAML mapping, or in the dotted
     ``--speculative-config.<key>`` flag."""
-    from mtplint.edits.jsonvalue import replace_word_text, spec_site
+    from mtplint.edits.jsonvalue import replace_word_text, spec_site  # noqa: PLC0415 - fixing: only when a fix is built
 
     if new in present:
         return None  # the right key is there too: which value is meant is the user's call

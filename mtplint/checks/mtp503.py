@@ -12,7 +12,7 @@ from mtplint.source import Span
 
 def _as_json(text: str) -> dict[str, object] | None:
     """The Python-literal dict ``text`` is, when it has a JSON spelling with the same meaning."""
-    from mtplint import pysyntax  # only for a config that is not JSON: not on every run's start-up
+    from mtplint import pysyntax  # noqa: PLC0415 - ast: only for a config that is not JSON
 
     try:
         literal = pysyntax.literal(text)
@@ -30,7 +30,7 @@ def _as_json(text: str) -> dict[str, object] | None:
 
 def _fix(ctx: RuleContext, span: Span | None, text: str | None) -> Fix | None:
     """Rewrite a Python-literal dict as strict JSON in the same container and spacing."""
-    from mtplint.edits.jsonvalue import site_for, token_at
+    from mtplint.edits.jsonvalue import site_for, token_at  # noqa: PLC0415 - fixing: only when a fix is built
 
     if span is None or text is None:
         return None
@@ -59,7 +59,7 @@ def _diagnose(text: str) -> str:
         return "it is not valid for this option"
     if text.rstrip().rstrip("}").rstrip().endswith(","):
         return f"a trailing comma is not JSON ({reason}); remove it"
-    from mtplint import pysyntax
+    from mtplint import pysyntax  # noqa: PLC0415 - ast: only for a config that is not JSON
 
     try:
         literal = pysyntax.literal(text)

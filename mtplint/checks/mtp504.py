@@ -15,7 +15,7 @@ _TRUE = ("true", "1", "yes", "on")
 def _negative(ctx: RuleContext, flag: str) -> str | None:
     """The ``--no-`` form of ``flag`` where the engine's parser has one."""
     if ctx.engine == "vllm":
-        from mtplint.engines.vllm import load_table
+        from mtplint.engines.vllm import load_table  # noqa: PLC0415 - engine lookup: a vLLM launch's table only
 
         found = load_table(ctx.report.version.version).by_option.get(flag)
         if found is not None:
@@ -52,7 +52,7 @@ def _fix(ctx: RuleContext, error: CliError, flag: str, value: str, negative: str
     """Drop the value (``--x true`` → ``--x``), or for a false value write the ``--no-`` form where
     the parser has one, else drop the switch with its value (off is the switch's default). Only for a
     value that reads as a boolean: another word after a switch may be a positional argument."""
-    from mtplint.edits.argv import edit_in_word, remove_args, rename_flag, token_containing, token_index
+    from mtplint.edits.argv import edit_in_word, remove_args, rename_flag, token_containing, token_index  # noqa: PLC0415 - fixing: only when a fix is built
 
     if value.lower() not in _FALSE + _TRUE:
         return None

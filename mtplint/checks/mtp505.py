@@ -44,7 +44,7 @@ def _suggestion(value: str, choices: list[str]) -> str:
 
 def _sglang_fp8_fix(ctx: RuleContext, span: Span | None) -> Fix | None:
     """SGLang ``fp8`` → ``fp8_e4m3`` (its fp8 KV format on Hopper/Blackwell; docs/sglang.md#memory-flags)."""
-    from mtplint.edits.argv import replace_flag_value, replace_kwarg_string
+    from mtplint.edits.argv import replace_flag_value, replace_kwarg_string  # noqa: PLC0415 - fixing: only when a fix is built
 
     launch = ctx.report.launch
     source = ctx.source_for(span)
@@ -74,7 +74,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             fix=_sglang_fp8_fix(ctx, error.span) if ctx.engine == "sglang" and value == "fp8" else None,
         )
     if ctx.engine == "vllm" and ctx.report.version.at_least("0.33.0") is not False:
-        from mtplint.engines.vllm import load_table
+        from mtplint.engines.vllm import load_table  # noqa: PLC0415 - engine lookup: a vLLM launch's table only
 
         flag = load_table(ctx.report.version.version).by_dest.get("kv_cache_dtype")
         option = ctx.option("kv_cache_dtype")

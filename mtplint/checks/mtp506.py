@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from mtplint.checks import Finding, Fix, RuleContext
 from mtplint.checks.mtp5xx import ENGINE_LABELS, closest, engine_flags, flag_name, suggestion, version_label
 from mtplint.source import Span
+from mtplint.versions import compare
 
 #: the other engines whose flags people carry over (vLLM flags given to SGLang and back)
 _OTHER = {"sglang": "vllm", "vllm": "sglang"}
@@ -23,7 +24,7 @@ _COUNTERPART = {
              "--speculative-algorithm": "--speculative-config '{\"method\": ...}'"},
 }
 
-#: unknown flags of one launch that get a "did you mean" (difflib takes ~5 ms per flag against a
+#: unknown flags of one launch that get a "did you mean" (difflib is slow, each flag against a
 #: release's ~500): past them, a launch of thousands of unknown flags is still reported whole, in
 #: linear time, each finding saying "remove it"
 SUGGESTED_FLAGS = 50
@@ -35,11 +36,11 @@ def _other_engine_has(ctx: RuleContext, flag: str) -> str | None:
         return None
     try:
         if other == "vllm":
-            from mtplint.engines.vllm import load_table as load_vllm
+            from mtplint.engines.vllm import load_table as load_vllm  # noqa: PLC0415 - engine lookup: vLLM's table only
 
             found = flag in load_vllm("99").by_option
         else:
-            from mtplint.engines.sglang import load_table as load_sglang
+            from mtplint.engines.sglang import load_table as load_sglang  # noqa: PLC0415 - engine lookup: SGLang's table only
 
             found = flag in load_sglang("99").index
     except (KeyError, OSError, ValueError):
@@ -49,16 +50,14 @@ def _other_engine_has(ctx: RuleContext, flag: str) -> str | None:
 
 def _history(ctx: RuleContext, flag: str) -> str:
     """`` (a flag of SGLang 0.5.4…0.5.19; gone in 0.5.20)`` when other releases of the engine know it."""
-    from mtplint.versions import compare
-
     versions: tuple[str, ...]
     if ctx.engine == "vllm":
-        from mtplint.engines import vllm
+        from mtplint.engines import vllm  # noqa: PLC0415 - engine lookup: the launch's engine only
 
         versions = vllm.table_versions()
         has = [v for v in versions if flag in vllm.load_table(v).by_option]
     elif ctx.engine == "sglang":
-        from mtplint.engines import sglang
+        from mtplint.engines import sglang  # noqa: PLC0415 - engine lookup: the launch's engine only
 
         versions = sglang.table_versions()
         has = [v for v in versions if flag in sglang.load_table(v).index]
@@ -105,7 +104,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         suggesting = suggested < SUGGESTED_FLAGS
         suggested += 1
         if python:
-            from mtplint.engines.vllm import load_table as load_vllm
+            from mtplint.engines.vllm import load_table as load_vllm  # noqa: PLC0415 - engine lookup: vLLM's table only
 
             fields = [f.dest for f in load_vllm(ctx.report.version.version).flags] if ctx.engine == "vllm" else \
                 [f.lstrip("-").replace("-", "_") for f in flags]
@@ -132,7 +131,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 
 def _rename_flag_fix(ctx: RuleContext, span: Span | None, flag: str, matches: list[str]) -> Fix | None:
     """Rename the flag to the one close match (none offered for two or more: the user must choose)."""
-    from mtplint.edits.argv import rename_flag, token_containing
+    from mtplint.edits.argv import rename_flag, token_containing  # noqa: PLC0415 - fixing: only when a fix is built
 
     if len(matches) != 1:
         return None
@@ -145,7 +144,7 @@ def _rename_flag_fix(ctx: RuleContext, span: Span | None, flag: str, matches: li
 
 
 def _rename_keyword_fix(ctx: RuleContext, name: str, matches: list[str]) -> Fix | None:
-    from mtplint.edits.argv import rename_keyword
+    from mtplint.edits.argv import rename_keyword  # noqa: PLC0415 - fixing: only when a fix is built
 
     kwargs = ctx.report.launch.kwargs
     if len(matches) != 1 or kwargs is None or name not in kwargs:

@@ -112,7 +112,7 @@ def text_span(ctx: RuleContext, span: Span | None, needle: str) -> Span | None:
 def json_key_span(ctx: RuleContext, option: OptionValue, key: str) -> Span | None:
     """Where a top-level key of a JSON option was written: its own word (dotted keys, YAML) or the
     quoted key inside the JSON text."""
-    from mtplint.engines.vllm import JsonOptionValue
+    from mtplint.engines.vllm import JsonOptionValue  # noqa: PLC0415 - engine lookup: vLLM's type, asked for every engine
 
     if isinstance(option, JsonOptionValue) and option.key_spans.get(key) is not None:
         return option.key_spans[key]
@@ -126,7 +126,7 @@ def json_key_span(ctx: RuleContext, option: OptionValue, key: str) -> Span | Non
 
 def json_value_span(ctx: RuleContext, option: OptionValue, key: str, value: str) -> Span | None:
     """Where a string value of a top-level key was written (falls back to the key's span)."""
-    from mtplint.engines.vllm import JsonOptionValue
+    from mtplint.engines.vllm import JsonOptionValue  # noqa: PLC0415 - engine lookup: vLLM's type, asked for every engine
 
     if isinstance(option, JsonOptionValue) and option.key_spans.get(key) is not None:
         return text_span(ctx, option.key_spans[key], value)
@@ -152,9 +152,9 @@ def closest(name: str, candidates: Iterable[str], cutoff: float = 0.6) -> list[s
     return list(_closest(name, tuple(sorted(set(candidates))), cutoff))
 
 
-@lru_cache(maxsize=256)  # a tree repeats its mistakes (one copied launch): difflib takes ~3 ms per flag table
+@lru_cache(maxsize=256)  # a tree repeats its mistakes (one copied launch), and difflib is slow over a flag table
 def _closest(name: str, pool: tuple[str, ...], cutoff: float) -> tuple[str, ...]:
-    import difflib  # only for a name that is not known: not worth loading on every run
+    import difflib  # noqa: PLC0415 - a did-you-mean only: most runs name no unknown flag
 
     exact = tuple(c for c in pool if c != name and c.replace("_", "-") == name.replace("_", "-"))
     if exact:
@@ -203,19 +203,19 @@ def engine_flags(ctx: RuleContext) -> list[str]:
     version = ctx.report.version.version
     try:
         if ctx.engine == "vllm":
-            from mtplint.engines.vllm import load_table as load_vllm
+            from mtplint.engines.vllm import load_table as load_vllm  # noqa: PLC0415 - engine lookup: the launch's engine only
 
             return list(load_vllm(version).by_option)
         if ctx.engine == "sglang":
-            from mtplint.engines import sglang
+            from mtplint.engines import sglang  # noqa: PLC0415 - engine lookup: the launch's engine only
 
             return list(sglang.load_table(version).index)
         if ctx.engine == "llama.cpp":
-            from mtplint.llama_options import build_number, option_lookup
+            from mtplint.llama_options import build_number, option_lookup  # noqa: PLC0415 - engine lookup: the launch's engine only
 
             return list(option_lookup(build_number(version)).by_name)
         if ctx.engine in ("vllm-mlx", "mlx-lm"):
-            from mtplint.engines import mlx
+            from mtplint.engines import mlx  # noqa: PLC0415 - engine lookup: the launch's engine only
 
             return [flag for argument in mlx._table(ctx.engine)["arguments"] for flag in argument["flags"]]
     except (AttributeError, KeyError, ValueError, OSError):
