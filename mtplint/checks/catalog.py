@@ -175,7 +175,7 @@ def _describe(error: Any) -> tuple[str, str]:
     if kind == "additionalProperties" and isinstance(error.instance, dict):
         known = set(error.schema.get("properties", {}))
         extra = sorted(str(key) for key in error.instance if key not in known)
-        import difflib
+        import difflib  # noqa: PLC0415 - a did-you-mean for an unknown key only
 
         name = extra[0] if extra else "?"
         close = difflib.get_close_matches(name, sorted(known), n=1)
@@ -206,7 +206,7 @@ def _describe(error: Any) -> tuple[str, str]:
 def _schema_registry() -> Any:
     """Every schema in ``schemas/`` by its ``$id``, so one can ``$ref`` another (config.schema.json
     reuses the catalog entry schemas) without any network lookup."""
-    from referencing import Registry, Resource
+    from referencing import Registry, Resource  # noqa: PLC0415 - jsonschema's: only user files are validated
 
     documents = [schema(os.path.basename(path))
                  for path in glob_names(schemas_dir(), lambda name: name.endswith(".schema.json"))]
@@ -218,7 +218,7 @@ def _schema_registry() -> Any:
 def _validator(schema_name: str) -> Any:
     """One validator per schema for the process: an ``extend`` chain of many configuration files, or a
     folder of house rules, is validated file by file against the same few schemas."""
-    import jsonschema
+    import jsonschema  # noqa: PLC0415 - only user-supplied files are validated at run time
 
     return jsonschema.Draft202012Validator(schema(schema_name), registry=_schema_registry())
 
@@ -247,7 +247,7 @@ class remembering_valid_documents:
 
 @cache
 def _schemas_digest() -> str:
-    from mtplint.digest import sha256_hex  # only a configuration validated with the cache on hashes them
+    from mtplint.digest import sha256_hex  # noqa: PLC0415 - SHA-256: only a validation with the cache on
 
     return sha256_hex(b"".join(os.path.basename(path).encode() + b"\0" + read_file(path) + b"\0"
                                for path in glob_names(schemas_dir(), lambda name: name.endswith(".json"))))
@@ -258,14 +258,14 @@ def validate(document: Any, schema_name: str, where: str) -> None:
     memo = memo_key = None
     if _VALID_DOCUMENTS_DIR[0] is not None:
         # a document to validate is a configuration's or house rules' (a run without either never
-        # gets here); the cache module sits above the rules, which it stores the findings of
-        from mtplint.cache_directory import ValidDocuments
+        # gets here)
+        from mtplint.cache_directory import ValidDocuments  # noqa: PLC0415 - the cache's, only with the cache on
 
         memo = ValidDocuments(_VALID_DOCUMENTS_DIR[0], _schemas_digest())
         memo_key = memo.key(schema_name, document)
         if memo_key is not None and memo.known(memo_key):
             return
-    import jsonschema  # imported here: only user-supplied files are validated at run time
+    import jsonschema  # noqa: PLC0415 - only user-supplied files are validated at run time
 
     validator = _validator(schema_name)
     errors = sorted(validator.iter_errors(document), key=lambda e: (len(list(e.absolute_path)), list(map(str, e.absolute_path))))
@@ -300,7 +300,7 @@ def _rule_from(data: dict[str, Any], origin: str) -> Rule:
 
 
 def load_rule_file(path: str, origin: str, check_schema: bool) -> Rule:
-    from mtplint.startup import yaml  # imported here: the built-in rules come compiled (see COMPILED_CATALOG)
+    from mtplint.startup import yaml  # noqa: PLC0415 - PyYAML: the built-in rules come compiled (COMPILED_CATALOG)
 
     try:
         # a FIFO or device (`/dev/zero`) named as a rule file is refused unopened (mtplint.files)
@@ -330,7 +330,7 @@ def _check_when(when: dict[str, dict[str, Any]], path: str) -> None:
     """A house rule may only name effective settings that exist (``mtplint inspect`` lists them)."""
     for name in when:
         if name not in KEYS:
-            import difflib
+            import difflib  # noqa: PLC0415 - a did-you-mean for an unknown setting only
 
             close = difflib.get_close_matches(name, sorted(KEYS), n=1)
             hint = f"; did you mean `{close[0]}`?" if close else f" (one of {', '.join(sorted(KEYS))})"
@@ -342,7 +342,7 @@ def _check_message(message: str | None, when: dict[str, dict[str, Any]], path: s
     (the values the finding is formatted with); anything else would be printed as it stands."""
     if message is None:
         return
-    import string  # a house rule's message: the built-in rules come compiled and checked
+    import string  # noqa: PLC0415 - a house rule's message only: the built-in rules come compiled and checked
 
     try:
         fields = [(text, spec or "") for _, text, spec, _ in string.Formatter().parse(message) if text is not None]
@@ -383,13 +383,13 @@ def _check_format_spec(spec: str, placeholder: str, path: str) -> None:
 
 #: the built-in rule files, already parsed: ``tools/regenerate.py`` writes it from ``rules/*.yaml``
 #: (which stay the source of truth). Parsing 40 YAML files with PyYAML's pure-Python loader costs
-#: ~0.3 s -- more than linting a compose file -- so start-up reads this JSON instead; in a checkout,
+#: more than linting a compose file, so start-up reads this JSON instead; in a checkout,
 #: after checking that it was compiled from exactly the rule files present (a checksum of their
 #: names and bytes), see :func:`_rules_shipped_with_the_compiled_files`.
 COMPILED_CATALOG = os.path.join(os.path.dirname(__file__), "builtin_rules.json")
 #: the built-in rules' documentation, compiled alongside but kept apart: four fifths of the compiled
 #: bytes, which only the commands that show it read (``rule``, SARIF's rule descriptions, the
-#: tuner's references) -- decoding it cost every run ~0.6 ms
+#: tuner's references) -- every other run would decode it for nothing
 COMPILED_DOCS = os.path.join(os.path.dirname(__file__), "builtin_docs.json")
 
 
@@ -422,8 +422,8 @@ def rules_digest(paths: Sequence[str | os.PathLike[str]]) -> str:
 
     It tells a compiled catalog made from other rule files (an edit not yet compiled) from the
     right one; nobody forges a rule file against it. CPython's own SHA-256, the cryptographic
-    digest used elsewhere, takes about ten times as long as CRC-32 (zlib's, through binascii) over
-    the rule files' 170 KB that every run checksums (1.2 ms against 0.1 ms measured). The files
+    digest used elsewhere, takes many times as long as CRC-32 (zlib's, through binascii) over
+    the rule files that every run in a checkout checksums. The files
     are read without a buffered file object each (:func:`mtplint.extract.read_file`): those cost
     more than the checksum."""
     return _digest((os.path.basename(path), path) for path in paths)
@@ -431,7 +431,7 @@ def rules_digest(paths: Sequence[str | os.PathLike[str]]) -> str:
 
 def _digest(files: Iterable[tuple[str, str | os.PathLike[str]]]) -> str:
     """:func:`rules_digest` of the files named, each given as its name and path."""
-    import binascii  # only a checkout's rule files are checksummed at run time
+    import binascii  # noqa: PLC0415 - only a checkout's rule files are checksummed at run time
 
     checksum = 0
     for name, path in files:
@@ -508,7 +508,7 @@ def _builtin_docs(code: str) -> dict[str, Any]:
 
 
 def _yaml_load(text: str) -> Any:
-    from mtplint.startup import yaml
+    from mtplint.startup import yaml  # noqa: PLC0415 - PyYAML: only for rule files not compiled
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML was built with it
     return yaml.load(text, Loader=loader)  # a safe loader

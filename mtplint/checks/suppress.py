@@ -35,6 +35,10 @@ from functools import cache, lru_cache
 
 from mtplint.checks import Edit, Finding, Fix
 from mtplint.checks.catalog import Rule
+from mtplint.checks.selection import matches
+from mtplint.discover import classify
+from mtplint.extract import MAX_FILE_BYTES, decode
+from mtplint.files import read_regular
 from mtplint.pathtext import normalized, path_name
 from mtplint.pipeline import LaunchReport, Result
 from mtplint.source import SourceFile, Span
@@ -45,7 +49,7 @@ from mtplint.source import SourceFile, Span
 _CODE = r"[A-Za-z]+\d+"
 
 
-@cache  # compiled on first use: most runs meet no file with "noqa" in it (~0.5 ms of start-up)
+@cache  # compiled on first use: most runs meet no file with "noqa" in it
 def _noqa() -> re.Pattern[str]:
     return re.compile(
         rf"[#;]\s*(?P<tool>mtplint:\s*)?noqa(?:(?P<colon>\s*:\s*)(?P<codes>{_CODE}(?:[\s,]+{_CODE})*))?(?![\w-])",
@@ -75,8 +79,6 @@ class Suppression:
 
 def file_syntax(source: SourceFile) -> str:
     """The comment syntax of a file: yaml, python, shell, systemd, ini, json or unknown."""
-    from mtplint.discover import classify
-
     name = path_name(normalized(source.display)).lower()
     if name == ".env" or name.endswith(".env") or name.startswith(".env."):
         return "shell"
@@ -85,7 +87,7 @@ def file_syntax(source: SourceFile) -> str:
     head = source.text[:200].encode("utf-8", "replace")
     kind = classify(normalized(source.display), head)
     if kind is None and source.display == "-":  # standard input without a name: its kind is in its text
-        from mtplint.stdin import kind_of_text
+        from mtplint.stdin import kind_of_text  # noqa: PLC0415 - standard input only
 
         kind = kind_of_text(source.text)
     if kind in ("compose", "yaml"):
@@ -138,7 +140,7 @@ def _shell_comments(text: str, reset_each_line: bool = False) -> Iterator[int]:
 
 def yaml_block_headers(text: str) -> list[tuple[int, int]]:
     """(header offset, end offset) of every YAML block scalar (``command: >`` and its body)."""
-    from mtplint.startup import yaml
+    from mtplint.startup import yaml  # noqa: PLC0415 - PyYAML: a YAML file's comments only
 
     blocks: list[tuple[int, int]] = []
     try:
@@ -151,10 +153,10 @@ def yaml_block_headers(text: str) -> list[tuple[int, int]]:
 
 
 def _yaml_comments(text: str) -> Iterator[int]:
-    from mtplint.startup import yaml
+    from mtplint.startup import yaml  # noqa: PLC0415 - PyYAML: a YAML file's comments only
 
     # libyaml's scanner when present: the pure-Python one is quadratic in flow nesting depth
-    # (10,000 ``[`` took seconds) and ~50x slower on long lines
+    # and many times slower on long lines
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     covered: list[tuple[int, int]] = []
     scanned_to = 0
@@ -189,7 +191,7 @@ def _yaml_comments(text: str) -> Iterator[int]:
 
 
 def _python_comments(source: SourceFile) -> Iterator[int]:
-    import tokenize
+    import tokenize  # noqa: PLC0415 - a Python source's comments only
 
     emitted_to = 0
     try:
@@ -273,8 +275,6 @@ def _covers(suppression: Suppression, code: str) -> bool:
 
 
 def _per_file_ignored(file: str, code: str, per_file_ignores: dict[str, list[str]], catalog: dict[str, Rule]) -> bool:
-    from mtplint.checks.selection import matches
-
     name = file.rsplit("/", 1)[-1]
     rule = catalog.get(code)
     absolute = None
@@ -305,9 +305,6 @@ def _sources(result: Result, findings: Iterable[Finding], launch_sources: dict[s
         if known is not None:
             sources[file] = known
             continue
-        from mtplint.extract import MAX_FILE_BYTES, decode
-        from mtplint.files import read_regular
-
         try:
             # bytes as stored (CRLF kept, BOM dropped), so offsets match the file a fix edits; a
             # file over the size limit (skipped by the run) or no longer a regular one is not read
