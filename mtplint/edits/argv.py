@@ -106,9 +106,8 @@ def _yaml_documents(source: SourceFile) -> tuple[YNode, ...]:
     """The file's YAML trees, the same nodes for every word located in it (two words are items of
     one list when they have the same parent node)."""
     # PyYAML is loaded for a word of a YAML file only: a fix to a script, a Dockerfile, a unit or
-    # Python source needs none of it (importing it was about a tenth of a one-file check of a
-    # script whose finding has a fix)
-    from mtplint.extract.yamlpos import YamlError, load_all
+    # Python source needs none of it
+    from mtplint.extract.yamlpos import YamlError, load_all  # noqa: PLC0415 - PyYAML: a YAML file's word only
 
     try:
         return tuple(load_all(source))
@@ -328,7 +327,7 @@ def plain_yaml_ok(value: str, flow: bool = False) -> bool:
 
 
 def _loads_as_string(plain: str) -> bool:
-    from mtplint.startup import yaml  # a YAML container's word: see _yaml_documents
+    from mtplint.startup import yaml  # noqa: PLC0415 - PyYAML: a YAML file's word only (_yaml_documents)
 
     # types-PyYAML leaves Resolver.resolve unannotated
     tag: str = _plain_resolver().resolve(yaml.ScalarNode, plain, (True, False))  # type: ignore[no-untyped-call]
@@ -339,7 +338,7 @@ def _loads_as_string(plain: str) -> bool:
 def _plain_resolver() -> Resolver:
     """PyYAML's reading of a plain scalar (YAML 1.1, as the safe and C loaders resolve it): a word
     is written plain only when it loads back as a string."""
-    from mtplint.startup import yaml
+    from mtplint.startup import yaml  # noqa: PLC0415 - PyYAML: a YAML file's word only (_yaml_documents)
 
     return yaml.resolver.Resolver()
 
@@ -366,7 +365,7 @@ def yaml_item_text(value: str, quote: str, flow: bool = False) -> str:
     if quote == "" and plain_yaml_ok(value, flow):
         return value
     # a YAML container's quoting: a fix to a script or a Dockerfile has no use for it
-    from mtplint.edits.yamledit import quoted
+    from mtplint.edits.yamledit import quoted  # noqa: PLC0415 - fixing: a YAML file's word only
 
     return quoted(value, quote or '"')
 
@@ -509,7 +508,7 @@ def written_args(launch: Launch, source: SourceFile) -> list[Token]:
 
 
 def _shell_text(words: Sequence[str]) -> str:
-    import shlex  # only where words are inserted into shell text: most fixes rename or replace a word
+    import shlex  # noqa: PLC0415 - only where words are inserted into shell text: most fixes rename or replace a word
 
     return " ".join(shlex.quote(word) for word in words)
 

@@ -512,7 +512,7 @@ class TextSite(JsonSite):
         try:
             parsed = json.loads(text)
         except json.JSONDecodeError:
-            from mtplint import pysyntax
+            from mtplint import pysyntax  # noqa: PLC0415 - ast: a Python dict's text only
 
             try:
                 parsed = pysyntax.literal(text)
@@ -661,9 +661,9 @@ def _python_dict_entries(snippet: str) -> _DictEntries | None:
     several literals side by side."""
     # only a Python file's dict gets here: a JSON fix in a compose file or a shell script (a check
     # of one such file builds it) does not load ast
-    import ast
+    import ast  # noqa: PLC0415 - a Python file's dict only
 
-    from mtplint import pysyntax
+    from mtplint import pysyntax  # noqa: PLC0415 - ast: a Python file's dict only
 
     try:
         tree = pysyntax.parse_expression(snippet)
@@ -687,7 +687,7 @@ def _python_dict_entries(snippet: str) -> _DictEntries | None:
 
 def _single_literal_quote(literal: str) -> str | None:
     """The quote character of ``literal`` when it is one plain (or ``u``) string literal."""
-    import tokenize  # a Python file's dict only, as ast above
+    import tokenize  # noqa: PLC0415 - a Python file's dict only, as ast above
 
     body = literal[1:] if literal[:1] in "uU" else literal
     if body[:1] not in ("'", '"'):
@@ -860,7 +860,7 @@ def remove_argv_words(source: SourceFile, launch: Launch, first: int, count: int
     goes too (else the newline that ended the previous line would become the file's last byte)."""
     # the argv edits (and the shell word readers they import) only for a fix that removes words:
     # most fixes built here rewrite a value inside a word
-    from mtplint.edits.argv import remove_args
+    from mtplint.edits.argv import remove_args  # noqa: PLC0415 - fixing: only a fix that removes words
 
     edit = remove_args(source, launch, first, count)
     text = source.text

@@ -121,7 +121,7 @@ class PythonEdit(Edit):
 def _work_out(operation: str, arguments: tuple[Any, ...], source: SourceFile | None) -> list[Edit] | None:
     if source is None:
         return None
-    from mtplint.edits import pycst  # imports libcst: only now, when a fix is worked out
+    from mtplint.edits import pycst  # noqa: PLC0415 - fixing: libcst, only when a fix is worked out
 
     build: Callable[..., list[Edit] | None] = getattr(pycst, operation)
     return build(source, *arguments)

@@ -1,7 +1,7 @@
 """An engine's generated option tables (one ``<release>.json`` per release) in one derived file.
 
 Consecutive releases share most of their rows: SGLang's twenty tables hold ~8,000 action rows, ~850
-of them distinct. Reading every table costs ~30 ms a process, most of it JSON, and a tree's version
+of them distinct. Reading every table is costly, most of it JSON, and a tree's version
 narrowing reads them all; the compact file writes each distinct row once and each table as the
 numbers of its rows. The tables stay the source of truth: a release's table is taken from the
 compact file only while the release's own file holds the bytes it was made from (length and
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 def _source_key(data: bytes) -> list[int]:
     """What identifies a table file's bytes: their length and CRC-32 (asked only when a second table
     is read, or the compact file written: a one-file check reads one table)."""
-    import binascii  # zlib's CRC-32, no hashing module for ~1.5 MB of tables
+    import binascii  # noqa: PLC0415 - zlib's CRC-32: only when a second table is read
 
     return [len(data), binascii.crc32(data)]
 

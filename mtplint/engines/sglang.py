@@ -649,7 +649,7 @@ def _written(flag: Word) -> str:
 def _config_words(table: FlagTable, launch: Launch, path_word: Word, ctx: EngineContext,
                   parsed: Parsed) -> list[Word] | None:
     """The words a ``--config FILE`` expands to, with spans in that file; ``None`` if not readable."""
-    from mtplint.extract.yamlpos import YamlError, load  # PyYAML: only for a launch with --config
+    from mtplint.extract.yamlpos import YamlError, load  # noqa: PLC0415 - PyYAML: only for a launch with --config
 
     path_text = path_word.text
     suffix = ("." + path_text.rsplit(".", 1)[-1].lower()) if "." in path_text.rsplit("/", 1)[-1] else ""

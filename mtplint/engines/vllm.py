@@ -88,7 +88,7 @@ if TYPE_CHECKING:
 
 
 # Flag, FlagTable, Word and _Run are internal records (never compared, copied or printed): plain
-# classes, as dataclass() would cost ~0.5 ms of start-up each, generating methods by exec.
+# classes, as dataclass() would cost start-up time for each, generating methods by exec.
 class Flag:
     """One argparse action of the ``vllm serve`` parser, as generated from a wheel."""
 
@@ -616,7 +616,7 @@ class VllmEngine:
         return [*config_words, *before, *after]
 
     def _load_config(self, run: _Run, path_word: Word, table: FlagTable) -> list[Word] | None:
-        from mtplint.extract.yamlpos import YamlError, load_all  # PyYAML: only for a launch with --config
+        from mtplint.extract.yamlpos import YamlError, load_all  # noqa: PLC0415 - PyYAML: only for a launch with --config
 
         ctx = run.ctx
         run.parsed.config_files.append(path_word.text)
@@ -949,7 +949,7 @@ class VllmEngine:
         spec = options.get("speculative_config")
         if spec is not None and not spec.unresolved and isinstance(spec.value, str):
             # 0.8.2 stored the text and read it with ast.literal_eval when building the engine (its engine/arg_utils.py)
-            from mtplint import pysyntax  # only for these old releases: ast alone is ~20 ms of start-up
+            from mtplint import pysyntax  # noqa: PLC0415 - ast: only for these old releases
 
             try:
                 literal = pysyntax.literal(spec.value)

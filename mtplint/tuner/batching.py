@@ -436,7 +436,7 @@ def resolve_model(model: str, catalogs: Catalogs = SHIPPED) -> ModelInfo:
     """The entry of ``catalogs`` for a repo id or path; ValueError names close catalog entries."""
     info = catalogs.find_model(model)
     if info is None:
-        import difflib  # an error's hint only: the rules load this module on every run
+        import difflib  # noqa: PLC0415 - an error's hint only: the rules load this module on every run
 
         ids = catalogs.model_ids()
         base = model.rsplit("/", 1)[-1].lower()
