@@ -58,7 +58,7 @@ def analysed_with_dependencies(candidate: Candidate, loader: FileLoader, group: 
         return result, None, None
     deps = None
     if with_deps:
-        from mtplint.cache import dependencies  # only a run with the cache needs its module
+        from mtplint.cache import dependencies  # noqa: PLC0415 - the on-disk cache: only a run with the cache
 
         deps = dependencies(candidate.path, loader, group)
     return result, deps, tuple(loader.requested) if alone and offers_fix(result) else None

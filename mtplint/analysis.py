@@ -223,7 +223,7 @@ def _launch_results(candidate: Candidate, launches: list[Launch], loader: FileLo
             report.objective = settings.objective
             item.findings = guarded_rules(group.checked, report)
             if group.unresolved_rule:
-                from mtplint.checks.mtp003 import rules_without_gpu, unresolved_findings
+                from mtplint.checks.mtp003 import rules_without_gpu, unresolved_findings  # noqa: PLC0415 - rule lookup: MTP003's module, when it runs
 
                 unresolved_rule = group.catalog["MTP003"]
                 item.findings += guarded_rule(unresolved_rule, report, unresolved_findings, unresolved_rule, report,
@@ -234,7 +234,7 @@ def _launch_results(candidate: Candidate, launches: list[Launch], loader: FileLo
         item.shown = shown_lines([diagnostic.span for diagnostic in launch_issues.items]
                                  + [finding.span for finding in item.findings], loader, launch.source)
     if any(launch.paths is not None for _, launch in checked):
-        from mtplint.checks.paths import name_path_conditions
+        from mtplint.checks.paths import name_path_conditions  # noqa: PLC0415 - only for launches along a script's paths
 
         name_path_conditions([(launch, item.findings) for item, launch in checked])
     return results

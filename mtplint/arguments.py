@@ -59,8 +59,8 @@ def plain_check(arguments: list[str]) -> Namespace | None:
     None for anything else (an option with a value, an abbreviation, ``-h``, ``--``, ``-`` for
     standard input, no path, or paths on both sides of a switch, which argparse refuses), which
     the parser then reads. Importing argparse, building ``check``'s parser (a help formatter and a
-    translated help text per option: ``gettext`` and ``locale``) and parsing took 8% of a one-file
-    check's instructions (``docs/startup.md``)."""
+    translated help text per option: ``gettext`` and ``locale``) and parsing are a large part of a
+    one-file check (``docs/startup.md``)."""
     if not arguments or arguments[0] != "check":
         return None
     paths: list[str] = []
@@ -87,8 +87,8 @@ def plain_check(arguments: list[str]) -> Namespace | None:
 def overrides_from(args: Namespace) -> Overrides:
     """What the command line sets on top of every configuration file (each command has some of
     these options: ``rules`` and ``rule`` only those that find house rules)."""
-    from mtplint.config import Overrides
-    from mtplint.versions import parse_engine_versions
+    from mtplint.config import Overrides  # noqa: PLC0415 - dispatch: only a command that reads settings
+    from mtplint.versions import parse_engine_versions  # noqa: PLC0415 - dispatch: only a command that reads settings
 
     given = vars(args)
     try:

@@ -38,8 +38,8 @@ def report_traceback(where: str) -> None:
     """With ``--verbose``, the traceback of the exception being handled, under ``where``."""
     if not verbose():
         return
-    import traceback  # only for a crash under --verbose: not worth start-up on every run
-    from contextlib import suppress
+    import traceback  # noqa: PLC0415 - only for a crash under --verbose
+    from contextlib import suppress  # noqa: PLC0415 - only for a crash under --verbose
 
     # standard error may be gone: the finding still says what happened
     with suppress(OSError, ValueError, AttributeError):
@@ -71,7 +71,7 @@ def guarded_rules(rules: Iterable[Rule], report: LaunchReport) -> list[Finding]:
 
 
 def _undecided_finding(rule: Rule, report: LaunchReport) -> list[Finding]:
-    from mtplint.checks.mtp004 import undecided_finding  # a rule's module: loaded when the rule runs
+    from mtplint.checks.mtp004 import undecided_finding  # noqa: PLC0415 - rule lookup: MTP004's module, when it runs
 
     return [undecided_finding(RuleContext(rule, report))]
 

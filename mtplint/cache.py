@@ -220,7 +220,7 @@ class Cache:
 
     def put_record(self, key: str, record: dict[str, Any], deps: Dependencies) -> None:
         """Write the entry of a JSON ``record`` (:meth:`put`)."""
-        import tempfile  # only a miss writes (~2 ms of start-up for a run of hits)
+        import tempfile  # noqa: PLC0415 - only a miss writes: a run of hits needs no tempfile
 
         try:
             self.prepare()
@@ -313,7 +313,7 @@ def _edit_json(edit: Edit) -> list[Any]:
 
 def _edit_from(data: list[Any]) -> Edit:
     if data[0] == "python":
-        from mtplint.edits.pyedit import PythonEdit
+        from mtplint.edits.pyedit import PythonEdit  # noqa: PLC0415 - fixing: only a cached fix that edits Python
 
         return PythonEdit.from_recipe(data[1])
     return Edit(Span(*data[0]), data[1])
@@ -479,7 +479,7 @@ def clean(root: str | os.PathLike[str]) -> list[str]:
     others = foreign_contents(directory)
     if others:
         raise RefusedClean(refuse + f"it holds files that are not mtplint's cache ({', '.join(others)})")
-    import shutil
+    import shutil  # noqa: PLC0415 - dispatch: `mtplint clean` only
 
     shutil.rmtree(directory)
     return [directory]

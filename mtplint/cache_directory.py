@@ -95,7 +95,7 @@ def _plain_json(value: Any, depth: int = 0) -> bool:
 class ValidDocuments:
     """Documents that passed their JSON schema (a configuration's table, a house-rule file), kept
     in the cache directory so a later run given the same document skips the validator: importing
-    jsonschema costs ~40 ms, most of a one-file pre-commit run in a project with a configuration.
+    jsonschema costs more than the rest of a one-file pre-commit run in a project with a configuration.
 
     A document is found by mtplint's version, the bytes of every schema and the document itself.
     Only successes are kept: a failing document is validated on every run, so its message is the

@@ -42,7 +42,7 @@ class Catalogs:
         self.gpu_entries: tuple[dict[str, Any], ...] = ()
         self.model_entries_added: tuple[dict[str, Any], ...] = ()
         if gpus or models:
-            import copy  # only where there is something to copy: most configurations add nothing
+            import copy  # noqa: PLC0415 - only a configuration that adds GPUs or models
 
             self.gpu_entries = tuple(copy.deepcopy(dict(entry)) for entry in gpus)
             self.model_entries_added = tuple(copy.deepcopy(dict(entry)) for entry in models)
@@ -86,7 +86,7 @@ class Catalogs:
 
     def close_gpu_ids(self, name: str) -> list[str]:
         """The ids closest to a GPU name the catalog does not know (at most three), for its error."""
-        import difflib  # an error's hint only: not on every run's start-up
+        import difflib  # noqa: PLC0415 - an error's "did you mean" only
 
         return difflib.get_close_matches(name.lower(), [gpu.id for gpu in self.gpus()], n=3, cutoff=0.4)
 

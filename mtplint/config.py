@@ -104,8 +104,7 @@ class LintSettings(Record):
                  per_file_ignores: dict[str, list[str]] | None = None, extend_rules: tuple[str, ...] = (),
                  objective: str = "latency", configs: ConfigTree | None = None) -> None:
         if pipeline is None:
-            # imported where lint settings are built: `rules` and `rule` read the catalog only
-            from mtplint.pipeline import Options
+            from mtplint.pipeline import Options  # noqa: PLC0415 - dispatch: `rules` and `rule` need no pipeline
 
             pipeline = Options()
         self.pipeline = pipeline
@@ -301,7 +300,7 @@ def settings_from(values: dict[str, Any], where: str, overrides: Overrides) -> L
     ``objective``) are replaced. The file's GPUs and models make the settings' catalogs (the GPU
     is checked against them).
     """
-    from mtplint.pipeline import Options
+    from mtplint.pipeline import Options  # noqa: PLC0415 - dispatch: `rules` and `rule` need no pipeline
 
     shared = shared_settings(values, where, overrides)
     options = Options(

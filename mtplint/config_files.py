@@ -46,9 +46,9 @@ class ConfigFile(Record):
 def _toml() -> Any:
     """tomllib, imported only when there is a configuration file to read (it costs start-up time)."""
     if sys.version_info >= (3, 11):
-        import tomllib
+        import tomllib  # noqa: PLC0415 - only when a configuration file exists
     else:  # pragma: no cover
-        import tomli as tomllib
+        import tomli as tomllib  # noqa: PLC0415 - only when a configuration file exists
     return tomllib
 
 
@@ -186,7 +186,7 @@ def _own_values(path: str) -> tuple[dict[str, Any], str | None]:
     if table is None:
         raise ConfigError(f"{path}: no [tool.mtplint] table")
     # the schema check loads jsonschema and the rule catalog's module: only for a file that exists
-    from mtplint.checks.catalog import CatalogError, validate
+    from mtplint.checks.catalog import CatalogError, validate  # noqa: PLC0415 - only when a configuration file exists
 
     where = f"{path} [tool.mtplint]" if path_name(path) == "pyproject.toml" else path
     try:
@@ -269,8 +269,7 @@ def _check_catalog_entries(table: dict[str, Any], where: str) -> None:
             seen.add(entry["id"])
             _check_catalog_numbers(entry, f"{where}: key `{key}.{index}")
     for index, entry in enumerate(table.get("models", [])):
-        # RE2, for the patterns a configuration adds: most configurations add none
-        from mtplint.user_patterns import PatternError, compile_user_pattern
+        from mtplint.user_patterns import PatternError, compile_user_pattern  # noqa: PLC0415 - RE2: only for configured model patterns
 
         for number, pattern in enumerate(entry["patterns"]):
             try:

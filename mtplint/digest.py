@@ -1,6 +1,6 @@
 """SHA-256 for the cache keys, the rule-catalog check and a fix's "file changed on disk" test.
 
-``hashlib`` loads OpenSSL's ``_hashlib`` on import (~3-4 ms of every run that hashes anything);
+``hashlib`` loads OpenSSL's ``_hashlib`` on import, start-up time for every run that hashes anything;
 CPython's own SHA-2 module (``_sha2`` from 3.12, ``_sha256`` before) gives the same digests without
 it. hashlib is the fallback for an interpreter built without that module.
 """
@@ -43,7 +43,7 @@ def _find_constructor() -> Callable[[bytes], _Hash]:
             return constructor
         except (ImportError, AttributeError):
             continue
-    import hashlib
+    import hashlib  # noqa: PLC0415 - only where CPython has no SHA-256 module
 
     return hashlib.sha256
 

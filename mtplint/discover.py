@@ -32,7 +32,7 @@ from mtplint.records import FrozenRecord
 from mtplint.startup import DeferredPattern
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pathspec costs tens of milliseconds to import: only a tree with a .gitignore pays it
+if TYPE_CHECKING:  # pathspec is imported only for a tree with a .gitignore
     from typing import Any, Final, Protocol
 
     import pathspec
@@ -56,11 +56,11 @@ DEFAULT_EXCLUDES = (
 #: letter: every mail configuration has an ``smtp_host``), NEXTN, LLAMA_ARG, draft-m, --draft,
 #: .gguf, hf-repo. Each word is looked for from one of its rarer characters (v, p, f, x), one search
 #: per character, the letters before it checked by a look-behind; a word that is one plain string
-#: (sglang, NEXTN, LLAMA_ARG) is looked for as bytes (``in``: a third faster than an expression
-#: of the same literal). A search whose every alternative starts with the same character jumps
-#: between that character's occurrences (~3 GB/s); one expression over all the words tests a set
-#: of first characters at every byte and tries a match at each common letter (~150 MB/s). Scanning
-#: every candidate file is a tenth of a large tree's extraction. (tests/test_discover_equivalence.py
+#: (sglang, NEXTN, LLAMA_ARG) is looked for as bytes (``in``: faster than an expression of the
+#: same literal). A search whose every alternative starts with the same character jumps between
+#: that character's occurrences; one expression over all the words tests a set of first
+#: characters at every byte and tries a match at each common letter, many times slower. Scanning
+#: every candidate file is a large part of a large tree's extraction. (tests/test_discover_equivalence.py
 #: holds the words as one expression and checks these searches answer the same.)
 _PREFILTER_PATTERNS = (
     rb"v(?:llm|e(?<=speculative)|er(?<=llama-server))",
@@ -79,7 +79,7 @@ def mentions_engine(data: bytes) -> bool:
     """Whether ``data`` holds one of the words every relevant file contains (the prefilter)."""
     if _FIRST_PREFILTER_SEARCH(data) is not None:
         return True
-    for word in _PREFILTER_STRINGS:  # not any() over a generator: that costs ~1 us a file
+    for word in _PREFILTER_STRINGS:  # not any() over a generator: making one costs more than the searches
         if word in data:
             return True
     for pattern in _OTHER_PREFILTERS:  # noqa: SIM110 - as above
@@ -175,8 +175,7 @@ _NOT_SNIFFED = frozenset({".json", ".jsonl", ".md", ".rst", ".txt", ".toml", ".l
 
 
 # compiled when first used: a run asks for few of them (what a file named without a known name
-# holds, whether a compose file builds an image), and compiling them all at import cost ~2% of a
-# one-file check
+# holds, whether a compose file builds an image), and a one-file check need not compile them all
 _YAML_KEY = DeferredPattern(rb"^(apiVersion|kind|services|spec|metadata|x-[\w-]+)\s*:", re.MULTILINE)
 _DOCKERFILE_LINE = DeferredPattern(rb"^\s*FROM\s+\S", re.MULTILINE | re.IGNORECASE)
 _UNIT_SECTION = DeferredPattern(rb"^\s*\[(Unit|Service|Install)\]\s*$", re.MULTILINE)
@@ -258,7 +257,7 @@ _SERVICES_KEY = DeferredPattern(rb"^services[ \t]*:", re.MULTILINE)
 def _builds_image(data: bytes, kind: str) -> bool:
     """A compose file that builds a service from a Dockerfile: its engine may be named only there."""
     # each key's word looked for as bytes first: most YAML files have neither (a search for the key
-    # at a line's start is ten times slower than for its word)
+    # at a line's start is much slower than for its word)
     if kind == "compose":
         return b"build" in data and _BUILD_KEY.search(data) is not None
     return (kind == "yaml" and b"services" in data and _SERVICES_KEY.search(data) is not None
@@ -295,7 +294,7 @@ class _Ignore:
     large tree has tens of thousands of entries)."""
 
     def __init__(self, prefix: str, spec: pathspec.GitIgnoreSpec) -> None:
-        from pathspec.util import NORMALIZE_PATH_SEPS
+        from pathspec.util import NORMALIZE_PATH_SEPS  # noqa: PLC0415 - pathspec: only a tree with a .gitignore
 
         self.prefix = prefix
         self.spec = spec
@@ -347,7 +346,7 @@ def _any_pattern_search(spec: pathspec.GitIgnoreSpec) -> Callable[[str], re.Matc
     flag = flags.pop()
     if flags or flag & re.VERBOSE:  # one set of flags, and no comment that would hide the join's ")"
         return None
-    import warnings
+    import warnings  # noqa: PLC0415 - only a tree with a .gitignore
 
     try:
         with warnings.catch_warnings():  # pathspec's compiling warned of what is odd in a pattern already
@@ -366,7 +365,7 @@ def _never(path: str) -> None:
 
 
 def _load_gitignore(directory: str) -> _Ignore | None:
-    from mtplint.extract import MAX_FILE_BYTES
+    from mtplint.extract import MAX_FILE_BYTES  # noqa: PLC0415 - only a tree with a .gitignore
 
     try:
         # a FIFO is not waited on; a .gitignore larger than a file mtplint lints is not read
@@ -374,7 +373,7 @@ def _load_gitignore(directory: str) -> _Ignore | None:
             .splitlines()
     except OSError:
         return None
-    import pathspec
+    import pathspec  # noqa: PLC0415 - only a tree with a .gitignore
 
     try:
         spec = pathspec.GitIgnoreSpec.from_lines(lines)

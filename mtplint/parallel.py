@@ -50,8 +50,8 @@ CHUNK_FILES = 48
 #: chunks each worker holds at once: the one it analyses and the next, so it never waits for this process
 HELD = 2
 #: files this process analyses between two looks at the workers' chunks. A chunk costs a worker from
-#: a few milliseconds (files the prefilter skips) to some 70 (48 compose files; the benchmark's mixed
-#: 10k tree): this process analysing a whole chunk of its own left a worker idle ~10% of the run
+#: little (files the prefilter skips) to much more (48 compose files; the benchmark's mixed 10k tree):
+#: this process analysing a whole chunk of its own left workers idle for a noticeable part of the run
 OWN_FILES = 8
 
 

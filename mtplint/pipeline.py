@@ -422,7 +422,7 @@ def extract_file(candidate: Candidate, loader: FileLoader, issues: Issues, resul
             status, data = loader.read_regular(path)
         if status is None and seeded is not None:
             # standard input standing for a file not saved yet (``--stdin-filename new/compose.yaml``, ``-``)
-            from mtplint.stdin import buffer_kind
+            from mtplint.stdin import buffer_kind  # noqa: PLC0415 - only for standard input
 
             status = _UNSAVED_BUFFER
             candidate = Candidate(path, buffer_kind(path, seeded.text), explicit=True, group=candidate.group)

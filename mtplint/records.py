@@ -2,7 +2,7 @@
 
 The stages pass dozens of small data records (spans, tokens, launches, findings). Written as
 ``dataclasses``, importing ``dataclasses`` (which imports ``inspect``) and generating their methods
-cost about 30 ms of a 100 ms pre-commit run on one file. So each record is a plain class with
+cost a large part of a pre-commit run on one file (``docs/startup.md``). So each record is a plain class with
 ``__slots__`` and an explicit ``__init__``, and inherits its value semantics from here: two records
 are equal when they are of the same class and their slots are equal, the way a dataclass compares.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from operator import attrgetter
 
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (~6 ms) at start-up
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at start-up
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -57,8 +57,8 @@ def _shown(self: object) -> str:
 
 
 # Record and FrozenRecord take the same methods rather than a common base class: a record class
-# whose bases are the record kind and ``object`` alone is made in half the time (each class of the
-# pipeline is made at start-up, over a hundred on a one-file check)
+# whose bases are the record kind and ``object`` alone is made faster (each class of the pipeline
+# is made at start-up, over a hundred on a one-file check; docs/startup.md)
 
 
 class Record:

@@ -1,7 +1,7 @@
 """Files shipped inside the package (engine flag tables, catalogs, rules, schemas).
 
 Read straight from the directory next to the modules: ``importlib.resources`` pulls in zipfile and
-tempfile, ~8 ms of every run's start-up, for zip imports that a wheel installed by pip never uses.
+tempfile, start-up time of every run, for zip imports that a wheel installed by pip never uses.
 """
 
 from __future__ import annotations

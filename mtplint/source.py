@@ -100,7 +100,7 @@ class SourceFile:
         if self._digest is None and self._read_as is not None:
             self._digest = self._read_as.digest
         if self._digest is None:
-            from mtplint.digest import sha256_hex
+            from mtplint.digest import sha256_hex  # noqa: PLC0415 - SHA-256: only a fix written or the cache
 
             # strict UTF-8/16/32 decoding round-trips: BOM + the re-encoded text are the bytes read
             self._digest = sha256_hex(self.bom + self.text.encode(self.encoding))

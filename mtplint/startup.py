@@ -164,7 +164,7 @@ def bash_parser() -> Parser:
         core = _binding("tree_sitter")
         grammar = _binding("tree_sitter_bash")
     except ImportError:  # laid out otherwise than the published wheels: the packages as usual
-        import tree_sitter as core
-        import tree_sitter_bash as grammar
+        import tree_sitter as core  # noqa: PLC0415 - the packages only where the extension modules are not
+        import tree_sitter_bash as grammar  # noqa: PLC0415 - the packages only where the extension modules are not
     parser: Parser = core.Parser(core.Language(grammar.language()))
     return parser

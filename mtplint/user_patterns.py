@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from functools import cache
 
+import re2  # type: ignore[import-untyped]
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol
@@ -27,8 +29,6 @@ class PatternError(ValueError):
 @cache
 def compile_user_pattern(pattern: str) -> Searcher:
     """``pattern`` compiled with RE2, ignoring case (as the built-in patterns are matched)."""
-    import re2  # type: ignore[import-untyped]
-
     options = re2.Options()
     options.case_sensitive = False
     options.log_errors = False  # RE2 would print its complaint on standard error as well

@@ -99,7 +99,7 @@ class VersionKey:
     def version(self) -> Version:
         """The ``packaging`` version (``0`` for an invalid one)."""
         if self._version is None:
-            from packaging.version import InvalidVersion, Version
+            from packaging.version import InvalidVersion, Version  # noqa: PLC0415 - only a version that is no plain release
 
             try:
                 self._version = Version(self.text)
@@ -467,7 +467,7 @@ def _matching(names: Iterable[str], pattern: str) -> list[str]:
             return [name for name in names if name == pattern]
         least = len(head) + len(tail)
         return [name for name in names if len(name) >= least and name.startswith(head) and name.endswith(tail)]
-    import fnmatch  # only for a directory with a name that may be a pin file's
+    import fnmatch  # noqa: PLC0415 - only where names are not matched as written
 
     return fnmatch.filter(names, pattern)
 

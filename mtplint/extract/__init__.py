@@ -558,7 +558,7 @@ def read_docker_env_files(launch: Launch, ctx: ExtractContext) -> None:
     a path only known at run time, not in the checkout, or refused by Docker -- leaves the
     container's environment open (``launch.env_open``): its variables are unknown, never assumed unset.
     """
-    from mtplint.extract.dotenv import DockerEnvFileError, parse_docker_env_file
+    from mtplint.extract.dotenv import DockerEnvFileError, parse_docker_env_file  # noqa: PLC0415 - only a launch with --env-file
 
     from_files: dict[str, EnvEntry] = {}
     for path_token in launch.env_files:

@@ -229,7 +229,7 @@ class _Project:
         if ctx.loader.is_file(source.path):
             dotenv = ctx.loader.load(join(files[0].directory, ".env"))
             if dotenv is not None:
-                from mtplint.extract.dotenv import parse_env_file
+                from mtplint.extract.dotenv import parse_env_file  # noqa: PLC0415 - only a project with a .env
 
                 variables = dict(parse_env_file(dotenv))
         return cls(ctx, source, files, variables)
@@ -532,7 +532,7 @@ class _ServiceLaunches:
             return None
         if not context or not dockerfile or "://" in context or context.startswith(("git@", "github.com/")):
             return None
-        from mtplint.extract.compose_build import built_image  # reads Dockerfiles: only for a build section
+        from mtplint.extract.compose_build import built_image  # noqa: PLC0415 - reads Dockerfiles: only a build section
 
         return built_image(join(at.file.directory, context), dockerfile, args, target, self.project.ctx, at.file.directory)
 
@@ -569,7 +569,7 @@ class _ServiceLaunches:
         """The image, entrypoint and command of a built service: the service's own ``entrypoint``
         / ``command`` replace the stage's (an ``entrypoint`` also drops the stage's CMD, as
         compose does); a stage without ENTRYPOINT keeps its base image's."""
-        from mtplint.extract.compose_build import stage_words
+        from mtplint.extract.compose_build import stage_words  # noqa: PLC0415 - only a service with a build section
 
         assert self.built is not None
         stage = self.built.stage
@@ -632,7 +632,7 @@ class _ServiceLaunches:
         """Launches started by ``sh -c SCRIPT``: the script sees the container's environment."""
         if script.unresolved and not script.text.text:
             return []
-        from mtplint.extract.shell.launches import script_commands
+        from mtplint.extract.shell.launches import script_commands  # noqa: PLC0415 - the shell interpreter: only `sh -c`
 
         arguments = [word.token() for word in positional]
         try:
@@ -728,7 +728,7 @@ class _ServiceLaunches:
                                   "refuses to start without it): its variables are unknown")
             self.env_open.append(written)
             return {}
-        from mtplint.extract.dotenv import parse_env_file
+        from mtplint.extract.dotenv import parse_env_file  # noqa: PLC0415 - only a service's env_file
 
         display = self.project.ctx.related.setdefault(self.service.key.file.source.display, [])
         if source.display not in display:

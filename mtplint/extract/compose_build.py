@@ -23,6 +23,7 @@ from mtplint.extract.launch import VersionHint
 from mtplint.pathtext import join
 from mtplint.records import Record
 from mtplint.source import MappedText, SourceFile, Token
+from mtplint.versions import pins_in_directory, pins_in_text
 
 
 class BuiltImage(Record):
@@ -63,8 +64,6 @@ def built_image(context_dir: str, dockerfile: str, build_args: Mapping[str, Toke
     chosen = all_stages[-1]
     if target:
         chosen = next((stage for stage in all_stages if stage.name and stage.name.lower() == target.lower()), chosen)
-    from mtplint.versions import pins_in_directory, pins_in_text
-
     # a variable with no known value stays `${NAME}` in a RUN line, which no pin's version matches
     pins = [VersionHint(hint.engine, hint.spec, "pin", run.span)  # the expanded text has no positions of its own
             for stage in all_stages for run in stage.runs for hint in pins_in_text(run.value)]

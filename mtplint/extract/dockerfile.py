@@ -475,8 +475,7 @@ def _shell_script(words: list[tuple[Token, MappedText]]) -> tuple[MappedText, in
 
 def _shell_launches(script: MappedText, stage: Stage, source: SourceFile, base_dir: str,
                     env: dict[str, EnvEntry], positional: list[Token]) -> list[Launch]:
-    # the shell interpreter is loaded for a shell-form command only: an exec-form launch needs none
-    from mtplint.extract.shell.launches import script_commands
+    from mtplint.extract.shell.launches import script_commands  # noqa: PLC0415 - the shell interpreter: not for an exec form
 
     commands = script_commands(script, env, base_dir, positional=positional or None)
     launches: list[Launch] = []
@@ -513,7 +512,7 @@ def _script_launches(argv: list[Token], stage: Stage, source: SourceFile, base_d
     if script is None or not (index > 0 or _is_shell_script(script)):
         return []
     ctx.related.setdefault(source.display, []).append(script.display)
-    from mtplint.extract.shell.launches import launches_in_script  # as for a shell-form command
+    from mtplint.extract.shell.launches import launches_in_script  # noqa: PLC0415 - the shell interpreter: only a script
 
     found = launches_in_script(script, ctx, env=env, positional=argv[index + 1:])
     for launch in found:

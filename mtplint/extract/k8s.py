@@ -393,8 +393,7 @@ def _tokens(words: list[MappedText], env: ContainerEnv) -> list[Token]:
 def _script_launches(script: MappedText, env: ContainerEnv, image: Token | None, *, source: SourceFile,
                      ctx: ExtractContext, base_dir: str, context: str, gpu: GpuHint | None,
                      notes: list[str]) -> list[Launch]:
-    # the shell interpreter is loaded only when needed
-    from mtplint.extract.shell.launches import script_commands
+    from mtplint.extract.shell.launches import script_commands  # noqa: PLC0415 - the shell interpreter: only a script
 
     # kubelet expands $(VAR) before the shell sees the script; an undefined $(...) is left for the
     # shell, which runs it as a command substitution

@@ -23,7 +23,7 @@ def claims(documents: list[YNode]) -> bool:
 
 def extract_documents(source: SourceFile, documents: list[YNode], ctx: ExtractContext) -> list[Launch]:
     if any(k8s.is_kustomization(document) for document in documents):
-        from mtplint.extract import kustomize  # a kustomization's build: only for one
+        from mtplint.extract import kustomize  # noqa: PLC0415 - kustomize: only for a kustomization
 
         return kustomize.extract_kustomization(source, documents, ctx)
     if _is_overlay_patch(source, ctx):
@@ -62,7 +62,7 @@ def _is_overlay_patch(source: SourceFile, ctx: ExtractContext) -> bool:
         if found is None:
             found = holds[directory] = k8s.find_kustomization(directory, loader) is not None
         if found:
-            from mtplint.extract import kustomize
+            from mtplint.extract import kustomize  # noqa: PLC0415 - only near a kustomization
 
             if me in kustomize.patched_files(directory, loader):
                 return True

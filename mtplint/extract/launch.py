@@ -8,6 +8,7 @@ anything else (a benchmark client, the user's own script) is not a launch.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -166,8 +167,6 @@ class Launch(Record):
     def host_path(self, path: str) -> str:
         """Where the file the engine opens as ``path`` is in the checkout: through the container's
         bind mounts when one covers it, else relative to ``base_dir``."""
-        import posixpath
-
         inside = path if path.startswith("/") else posixpath.join(self.workdir, path) if self.workdir else None
         if inside is not None and self.mounts:
             inside = posixpath.normpath(inside)

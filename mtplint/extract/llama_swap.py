@@ -21,6 +21,7 @@ import re
 from mtplint.extract import ExtractContext, build_launch
 from mtplint.extract.budget import ExpansionBudget
 from mtplint.extract.launch import Launch, recognise
+from mtplint.extract.yamlfiles import parse
 from mtplint.extract.yamlpos import YNode
 from mtplint.pathtext import parent_dir
 from mtplint.source import EnvEntry, MappedText, SourceFile, Token
@@ -45,8 +46,6 @@ def claims(documents: list[YNode]) -> bool:
 
 
 def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
-    from mtplint.extract.yamlfiles import parse
-
     documents = parse(source)
     return extract_documents(source, documents, ctx) if claims(documents) else []
 
@@ -134,7 +133,7 @@ def _expand(text: MappedText, macros: dict[str, MappedText], budget: ExpansionBu
 
 
 def _tokens(text: MappedText) -> list[Token]:
-    from mtplint.extract.shell.expansion import split_words
+    from mtplint.extract.shell.expansion import split_words  # noqa: PLC0415 - only a cmd: any unclaimed YAML loads this module
 
     tokens = []
     for word in split_words(text):

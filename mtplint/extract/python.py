@@ -503,10 +503,8 @@ class Evaluator:
         return self.unknown(node)
 
     def _shlex(self, value: Value, node: ast.Call, span: Span) -> Value:
-        try:
-            from mtplint.extract.shell.expansion import split_words
-        except ImportError:  # pragma: no cover - the shell module ships with mtplint
-            return self.unknown(node)
+        from mtplint.extract.shell.expansion import split_words  # noqa: PLC0415 - only for shlex.split
+
         text = value.text or MappedText.synthetic(str(value.data), self.source, span.start)
         words = [Value(word.text, word.span() or span, text=word) for word in split_words(text)]
         return Value(words, span, kind="list")
@@ -927,7 +925,7 @@ class PythonExtractor:
         return {**inherited, **explicit} if value.environ else explicit
 
     def _shell_launches(self, command: Value, environment: dict[str, EnvEntry], context: str) -> list[Launch]:
-        from mtplint.extract.shell.launches import script_commands  # loaded only for shell=True
+        from mtplint.extract.shell.launches import script_commands  # noqa: PLC0415 - the shell interpreter: only shell=True
 
         text = command.text or MappedText.synthetic(str(command.data), self.source, command.span.start if command.span else 0)
         launches: list[Launch] = []

@@ -8,8 +8,6 @@ of its own; config files are read when a launch references them.
 
 from __future__ import annotations
 
-import sys
-
 from mtplint.extract import ExtractContext, Malformed
 from mtplint.extract.launch import Launch
 from mtplint.extract.yamlpos import YamlError, YNode, load_all
@@ -68,8 +66,9 @@ def extract(source: SourceFile, ctx: ExtractContext) -> list[Launch]:
     for module_name, claims in KINDS:
         if claims is not None and not claims(documents):
             continue
-        # imported when first needed; then sys.modules has it, without import machinery per file
-        kind: YamlKind = sys.modules.get(module_name) or __import__(module_name, fromlist=("claims",))
+        # imported when a file is first asked about; __import__, not importlib.import_module: the
+        # importlib package is start-up a YAML check has no other use for (as pipeline.extractor_for)
+        kind: YamlKind = __import__(module_name, fromlist=("claims",))
         if claims is not None or kind.claims(documents):
             return kind.extract_documents(source, documents, ctx)
     return []

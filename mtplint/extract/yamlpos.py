@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 _ScalarNode, _SequenceNode = yaml.ScalarNode, yaml.SequenceNode
 
-try:  # the C composer is ~10x faster; fall back where libyaml is missing
+try:  # the C composer is much faster; fall back where libyaml is missing
     from yaml import CSafeLoader as _SafeLoader
     from yaml._yaml import CParser as _Composer
 except ImportError:  # pragma: no cover - depends on the PyYAML build

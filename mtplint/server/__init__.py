@@ -32,6 +32,6 @@ def run(err: TextIO) -> int:
         err.write(f"mtplint: error: `mtplint server` needs the `server` extra ({', '.join(missing)} "
                   f"not installed): {INSTALL_HINT}\n")
         return 2
-    from mtplint.server.protocol import serve  # pygls loads only here
+    from mtplint.server.protocol import serve  # noqa: PLC0415 - pygls: only once it is known installed
 
     return serve()

@@ -328,7 +328,7 @@ def fix_all_changes(path: str, buffers: Mapping[str, str], extra: Sequence[str] 
     """What ``mtplint check --fix`` would write for the document ``path``, as changes to the texts
     the editor holds: the fix engine (:func:`mtplint.fix.apply.fix_project`) on the open buffers,
     each changed file replaced whole. Nothing is written."""
-    from mtplint.fix.apply import fix_project  # the fix engine loads when a fix is asked for
+    from mtplint.fix.apply import fix_project  # noqa: PLC0415 - fixing: only when a fix is asked for
 
     file = Path(path)
     settings = check_arguments(extra, file, root)

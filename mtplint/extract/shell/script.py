@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from mtplint.extract import Malformed
 from mtplint.extract.shell.scanning import balanced_quotes
 from mtplint.source import MappedText, Span
-from mtplint.startup import DeferredPattern
+from mtplint.startup import DeferredPattern, bash_parser
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only: tree-sitter is imported when a script is parsed
@@ -27,8 +27,6 @@ _PARSER: Any = None
 def _parse(source_bytes: bytes) -> Any:
     global _PARSER
     if _PARSER is None:
-        from mtplint.startup import bash_parser
-
         _PARSER = bash_parser()
     return _PARSER.parse(source_bytes)
 
