@@ -2,7 +2,7 @@
 
 The command runs with the cyclic garbage collector off from its first import, as :func:`mtplint.cli.main`
 runs the lint (see there why): loading the command's modules allocates enough to trigger young
-collections that walk the objects just loaded and free nothing, ~4% of a one-file check. Only the
+collections that walk the objects just loaded and free nothing (``docs/startup.md``). Only the
 command does this; a program that imports :mod:`mtplint.cli` keeps its collector.
 """
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def run() -> NoReturn:
     gc.disable()
-    from mtplint.cli import run as run_command
+    from mtplint.cli import run as run_command  # noqa: PLC0415 - the collector is off before the command loads
 
     run_command()
 

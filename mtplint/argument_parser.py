@@ -46,7 +46,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def _terminal_columns() -> int:
     """``shutil.get_terminal_size().columns``, without importing shutil (and with it zlib, bz2 and
-    lzma: ~5 ms of every run's start-up, for argparse's help width): same rules, same fallback."""
+    lzma, on every run that builds a parser, for argparse's help width): same rules, same fallback."""
     try:
         columns = int(os.environ["COLUMNS"])
     except (KeyError, ValueError):

@@ -6,6 +6,7 @@ pipeline's light modules are imported here; parsers load when a file needs them.
 
 from __future__ import annotations
 
+import codecs
 import gc
 import os
 import sys
@@ -25,7 +26,7 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 def cmd_clean(out: TextIO, err: TextIO) -> int:
     """``mtplint clean``: remove the cache directory, as ``ruff clean``."""
-    from mtplint.cache import clean
+    from mtplint.cache import clean  # noqa: PLC0415 - subcommand dispatch: clean
 
     try:
         removed = clean(os.getcwd())
@@ -42,7 +43,7 @@ def cmd_clean(out: TextIO, err: TextIO) -> int:
 def _report_internal(errors: list[str], err: TextIO) -> None:
     if not errors:
         return
-    from mtplint.report.escape import printable
+    from mtplint.report.escape import printable  # noqa: PLC0415 - subcommand dispatch: a report's escaping
 
     for error in errors:
         first, _, detail = error.partition("\n")
@@ -52,11 +53,9 @@ def _report_internal(errors: list[str], err: TextIO) -> None:
 
 
 def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from mtplint.checks.catalog import CatalogError
-    from mtplint.config import CatalogTree
-    from mtplint.config_files import ConfigError
-    from mtplint.discover import discover
-    from mtplint.pipeline import Options, run
+    from mtplint.config import CatalogTree  # noqa: PLC0415 - subcommand dispatch: inspect
+    from mtplint.discover import discover  # noqa: PLC0415 - subcommand dispatch: inspect
+    from mtplint.pipeline import Options, run  # noqa: PLC0415 - subcommand dispatch: inspect
 
     paths = args.paths or ["."]
     overrides = overrides_from(args)
@@ -70,16 +69,12 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         shared = tree.settings(group)
         options.gpu, options.engine_versions, options.catalogs = shared.gpu, shared.engine_versions, shared.catalogs
 
-    try:
-        first = tree.group_of(paths[0])
-        candidates = discover(paths, options.root, options.excludes, options.respect_gitignore, tree)
-        use_group(first)
-    except (CatalogError, ConfigError) as error:
-        err.write(f"mtplint: error: {error}\n")
-        return EXIT_ERROR
+    first = tree.group_of(paths[0])
+    candidates = discover(paths, options.root, options.excludes, options.respect_gitignore, tree)
+    use_group(first)
     result = run(paths, options, candidates=candidates, activate=use_group if tree.nested else None)
     if args.format == "json":
-        import json  # the subcommands' JSON output only: a check's report writes its own
+        import json  # noqa: PLC0415 - output format: inspect's JSON
 
         payload = {
             "launches": [report.to_json() for report in result.launches],
@@ -87,8 +82,8 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         }
         out.write(json.dumps(payload, indent=2, ensure_ascii=False, default=str) + "\n")
     else:
-        from mtplint.report.escape import printable
-        from mtplint.report.inspect_text import render
+        from mtplint.report.escape import printable  # noqa: PLC0415 - output format: inspect's text
+        from mtplint.report.inspect_text import render  # noqa: PLC0415 - output format: inspect's text
 
         out.write(printable(render(result)))
     _report_internal(result.internal_errors, err)
@@ -98,7 +93,7 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _nothing_to_lint(args: argparse.Namespace) -> bool:
     """Whether this ``check`` is over named files none of which can hold a launch (the pre-commit
     case of a commit that touches only a README or CI workflows), so the run would report nothing,
-    decided without loading the pipeline (~50 ms of start-up).
+    decided without loading the pipeline, most of a one-file check's start-up.
 
     Only a plain run qualifies: no configuration file, no option that needs validating against the
     rule catalog or the GPU catalog, no fix, SARIF or stdin. Each file must be a readable regular
@@ -110,9 +105,7 @@ def _nothing_to_lint(args: argparse.Namespace) -> bool:
             or args.engine_version or args.gpu or args.config_file is not None
             or (args.output_format or "full") not in ("full", "concise", "json", "github")):
         return False
-    import codecs
-
-    from mtplint.discover import brought_in, classify, relevant_file
+    from mtplint.discover import brought_in, classify, relevant_file  # noqa: PLC0415 - subcommand dispatch: check's prefilter
 
     for path in args.paths:
         try:
@@ -129,7 +122,7 @@ def _nothing_to_lint(args: argparse.Namespace) -> bool:
             return False  # a launch in it, or in a file it brings in (compose beside a .env, a --config's launch)
     if not args.isolated:
         # any file's configuration may say something about an empty run (its output format, an error in it)
-        from mtplint.config_files import ConfigError, ConfigFinder
+        from mtplint.config_files import ConfigError, ConfigFinder  # noqa: PLC0415 - subcommand dispatch: check's prefilter
 
         finder = ConfigFinder()
         try:
@@ -142,13 +135,13 @@ def _nothing_to_lint(args: argparse.Namespace) -> bool:
 
 def _report_nothing(args: argparse.Namespace, out: TextIO) -> int:
     """What :func:`cmd_check` writes for a run without findings, in the chosen format."""
-    from mtplint.report import findings as formats
+    from mtplint.report import findings as formats  # noqa: PLC0415 - subcommand dispatch: check's report
 
     output_format = args.output_format or "full"
     if output_format == "json":
         out.write(formats.as_json([]))
     elif output_format == "github":
-        from mtplint.report import github
+        from mtplint.report import github  # noqa: PLC0415 - output format: github
 
         out.write(github.render([]))
     else:
@@ -167,14 +160,14 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _standard_input_path(args)
     if args.output_file is None and _nothing_to_lint(args):
         return _report_nothing(args, out)
-    from mtplint.checks.catalog import remembering_valid_documents
+    from mtplint.checks.catalog import remembering_valid_documents  # noqa: PLC0415 - subcommand dispatch: check, past the prefilter
 
     if args.output_file is not None:
         return _check_to_file(args, err)
     # as the findings cache: not for --no-cache, and not for runs that write nothing there (--fix,
     # --diff and an editor's buffer on standard input lint in memory)
     if not (args.no_cache or args.fix or args.fix_only or args.diff or args.stdin_filename is not None):
-        from mtplint.cache_directory import cache_dir, unusable_reason
+        from mtplint.cache_directory import cache_dir, unusable_reason  # noqa: PLC0415 - the cache's modules, for a run that uses it
 
         directory = cache_dir(os.getcwd())
         refused = unusable_reason(directory)
@@ -203,34 +196,28 @@ def _standard_input_path(args: argparse.Namespace) -> None:
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``check`` itself: the settings, the lint, the report (:func:`cmd_check` chose the output and
     whether documents that passed their schema are remembered)."""
-    from mtplint.checks import applies
-    from mtplint.checks.catalog import CatalogError
-    from mtplint.config import settings_for
-    from mtplint.config_files import ConfigError
-    from mtplint.lint import lint
+    from mtplint.checks import applies  # noqa: PLC0415 - subcommand dispatch: check, past the prefilter
+    from mtplint.config import settings_for  # noqa: PLC0415 - subcommand dispatch: check, past the prefilter
+    from mtplint.lint import lint  # noqa: PLC0415 - subcommand dispatch: check, past the prefilter
 
+    # standard input is configured as the file it stands for (which need not exist yet)
+    first = args.stdin_filename or (args.paths[0] if args.paths else os.getcwd())
+    settings, output_format = settings_for(overrides_from(args), first)
+    if args.fix or args.fix_only or args.diff:
+        if args.stdin_filename is not None:
+            raise UsageError("--stdin-filename cannot be combined with --fix, --fix-only or --diff")
+        return _check_and_fix(args, settings, output_format, out, err)
+    stdin = _stdin_buffer(args, settings) if args.stdin_filename is not None else None
+    progress = _progress(args, err) if stdin is None else None
     try:
-        # standard input is configured as the file it stands for (which need not exist yet)
-        first = args.stdin_filename or (args.paths[0] if args.paths else os.getcwd())
-        settings, output_format = settings_for(overrides_from(args), first)
-        if args.fix or args.fix_only or args.diff:
-            if args.stdin_filename is not None:
-                raise UsageError("--stdin-filename cannot be combined with --fix, --fix-only or --diff")
-            return _check_and_fix(args, settings, output_format, out, err)
-        stdin = _stdin_buffer(args, settings) if args.stdin_filename is not None else None
-        progress = _progress(args, err) if stdin is None else None
-        try:
-            result = lint([args.stdin_filename] if stdin else args.paths or ["."], settings,
-                          stdin[0] if stdin else None, jobs=args.jobs, cache=not args.no_cache, progress=progress)
-        finally:
-            if progress is not None:
-                progress.finish()
-    except (CatalogError, ConfigError) as error:
-        err.write(f"mtplint: error: {error}\n")
-        return EXIT_ERROR
+        result = lint([args.stdin_filename] if stdin else args.paths or ["."], settings,
+                      stdin[0] if stdin else None, jobs=args.jobs, cache=not args.no_cache, progress=progress)
+    finally:
+        if progress is not None:
+            progress.finish()
     findings = result.findings
     if stdin is None and any(applies(finding.fix, args.unsafe_fixes) for finding in findings):
-        from mtplint.fix.verify import verified
+        from mtplint.fix.verify import verified  # noqa: PLC0415 - fixing: only a run with a fix to verify
 
         findings = verified(findings, settings, args.unsafe_fixes, result.cache, result.analysed, result.processes)
     if stdin is not None and stdin[2]:
@@ -238,7 +225,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _write_findings(findings, result, output_format, out, unsafe_fixes=args.unsafe_fixes, settings=settings,
                     texts=stdin[1] if stdin else None, quiet=args.quiet)
     if args.show_fixes and output_format != "json":
-        from mtplint.report.fixes import available_list
+        from mtplint.report.fixes import available_list  # noqa: PLC0415 - subcommand dispatch: check --show-fixes
 
         out.write(available_list(findings, args.unsafe_fixes))
     _report_internal(result.pipeline.internal_errors, err)
@@ -258,7 +245,7 @@ def _progress(args: argparse.Namespace, err: TextIO) -> Any:
             return None
     except (AttributeError, ValueError, OSError):  # a closed or unusual stream: no terminal to draw on
         return None
-    from mtplint.progress import Progress
+    from mtplint.progress import Progress  # noqa: PLC0415 - a terminal's progress line only
 
     return Progress(err)
 
@@ -280,8 +267,8 @@ def _stdin_buffer(args: argparse.Namespace, settings: Any) -> tuple[Any, dict[st
     """``--stdin-filename PATH`` (or ``-``): a file loader in which standard input stands for PATH,
     whether or not PATH exists, and the buffer's text by the name findings show for it (SARIF
     fingerprints hash that text); and whether standard input was not text (then the buffer is empty)."""
-    from mtplint.extract import FileLoader
-    from mtplint.source import SourceFile
+    from mtplint.extract import FileLoader  # noqa: PLC0415 - subcommand dispatch: check of standard input
+    from mtplint.source import SourceFile  # noqa: PLC0415 - subcommand dispatch: check of standard input
 
     path: str = args.stdin_filename
     if is_dir(path):
@@ -302,7 +289,7 @@ def _stdin_text() -> str | None:
     if buffer is None:  # a text stream that is not a terminal's or a pipe's (a caller's StringIO)
         text: str = sys.stdin.read()
         return text
-    from mtplint.extract import decode
+    from mtplint.extract import decode  # noqa: PLC0415 - subcommand dispatch: check of standard input
 
     try:
         return decode(buffer.read())
@@ -313,7 +300,7 @@ def _stdin_text() -> str | None:
 def _not_text_finding(findings: Sequence[Any], loader: Any, path: str, rules: Any) -> Sequence[Any]:
     """The findings of a run over standard input that is not text: MTP001 for it, as for such a file
     (``rules``: those the run selected)."""
-    from mtplint.checks import Finding
+    from mtplint.checks import Finding  # noqa: PLC0415 - subcommand dispatch: check of standard input
 
     unparsable = next((rule for rule in rules if rule.code == "MTP001"), None)
     if unparsable is None:
@@ -344,7 +331,7 @@ def _run_notes(result: Any) -> list[str]:
     launches, rules = result.without_gpu
     if not launches:
         return []
-    from mtplint.checks.mtp003 import gpu_note
+    from mtplint.checks.mtp003 import gpu_note  # noqa: PLC0415 - rule lookup: MTP003's note, for a launch without a GPU
 
     return [gpu_note(launches, rules)]
 
@@ -352,13 +339,13 @@ def _run_notes(result: Any) -> list[str]:
 def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO, *, fixed: int = 0,
                     unsafe_fixes: bool = False, settings: Any = None, texts: dict[str, str] | None = None,
                     quiet: bool = False) -> None:
-    from mtplint.report import findings as formats
+    from mtplint.report import findings as formats  # noqa: PLC0415 - subcommand dispatch: check's report
 
     notes = _run_notes(result)
     if output_format not in ("sarif", "json"):  # JSON and SARIF escape control characters themselves
         out = _Printable(out)  # type: ignore[assignment]
     if output_format == "sarif":
-        from mtplint.report import sarif
+        from mtplint.report import sarif  # noqa: PLC0415 - output format: sarif
 
         per_file_ignores = settings.per_file_ignores if settings is not None else {}
         kind = sarif.suppression_kind(per_file_ignores)
@@ -369,7 +356,7 @@ def _write_findings(findings: Any, result: Any, output_format: str, out: TextIO,
             out.write(piece)
         return
     if output_format == "github":
-        from mtplint.report import github
+        from mtplint.report import github  # noqa: PLC0415 - output format: github
 
         out.write(github.render(findings, notes=() if quiet else notes))
         return
@@ -395,13 +382,13 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
     is a diff; ``--fix`` exits 1 when findings remain; ``--fix-only`` exits 0; with
     ``--exit-non-zero-on-fix`` also 1 when something was fixed. A file that cannot be written is a
     finding (MTP001 "cannot write fix: ..."), not an error of the run."""
-    from mtplint.checks import Finding, applies
-    from mtplint.checks.catalog import load_catalog
-    from mtplint.edits.pyedit import edit_file
-    from mtplint.fix import apply as fixing
-    from mtplint.fix.write import recover_interrupted, write_all
-    from mtplint.lint import lint
-    from mtplint.report import fixes as fix_report
+    from mtplint.checks import Finding, applies  # noqa: PLC0415 - fixing: --fix, --fix-only, --diff
+    from mtplint.checks.catalog import load_catalog  # noqa: PLC0415 - fixing: --fix, --fix-only, --diff
+    from mtplint.edits.pyedit import edit_file  # noqa: PLC0415 - fixing: --fix, --fix-only, --diff
+    from mtplint.fix import apply as fixing  # noqa: PLC0415 - fixing: --fix, --fix-only, --diff
+    from mtplint.fix.write import recover_interrupted, write_all  # noqa: PLC0415 - fixing: --fix, --fix-only, --diff
+    from mtplint.lint import lint  # noqa: PLC0415 - fixing: --fix, --fix-only, --diff
+    from mtplint.report import fixes as fix_report  # noqa: PLC0415 - fixing: --fix, --fix-only, --diff
 
     paths = args.paths or ["."]
     if not args.diff:
@@ -433,7 +420,7 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
     write_rule = load_catalog(settings.extend_rules)["MTP001"]
     remaining = result.findings
     if run.converged:
-        from mtplint.fix.verify import demote
+        from mtplint.fix.verify import demote  # noqa: PLC0415 - fixing: --fix, --fix-only, --diff
 
         # what is left with an applicable fix was refused (or its file could not be written, which
         # its own finding says): shown, not counted as fixable
@@ -443,7 +430,7 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
                                      for failure in failures)], key=Finding.sort_key)
     internal = result.pipeline.internal_errors
     if args.fix_only:
-        from mtplint.report.escape import printable
+        from mtplint.report.escape import printable  # noqa: PLC0415 - fixing: --fix-only's text
 
         if output_format != "json":
             out.write(f"Fixed {len(fixed)} finding{'s' if len(fixed) != 1 else ''}.\n" if fixed
@@ -467,25 +454,17 @@ def _check_and_fix(args: argparse.Namespace, settings: Any, output_format: str, 
     return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
 
 
-def _run_catalog(args: argparse.Namespace, err: TextIO) -> Any:
-    """The catalog ``check`` would run with here, or None after reporting why there is none."""
-    from mtplint.checks.catalog import CatalogError
-    from mtplint.config import run_catalog
-    from mtplint.config_files import ConfigError
+def _run_catalog(args: argparse.Namespace) -> Any:
+    """The catalog ``check`` would run with here."""
+    from mtplint.config import run_catalog  # noqa: PLC0415 - subcommand dispatch: rules, rule
 
-    try:
-        return run_catalog(overrides_from(args))
-    except (CatalogError, ConfigError) as error:
-        err.write(f"mtplint: error: {error}\n")
-        return None
+    return run_catalog(overrides_from(args))
 
 
 def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    catalog = _run_catalog(args, err)
-    if catalog is None:
-        return EXIT_ERROR
+    catalog = _run_catalog(args)
     if args.output_format == "json":
-        import json
+        import json  # noqa: PLC0415 - output format: rules' JSON
 
         out.write(json.dumps([rule.to_json() for rule in catalog.values()], indent=2, ensure_ascii=False) + "\n")
         return EXIT_CLEAN
@@ -497,18 +476,16 @@ def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_rule(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from mtplint.report.docs import render_rule
+    from mtplint.report.docs import render_rule  # noqa: PLC0415 - subcommand dispatch: rule
 
-    catalog = _run_catalog(args, err)
-    if catalog is None:
-        return EXIT_ERROR
+    catalog = _run_catalog(args)
     wanted = args.code.strip()
     rule = catalog.get(wanted.upper()) or next((r for r in catalog.values() if r.name == wanted), None)
     if rule is None:
         err.write(f"mtplint: error: unknown rule {wanted!r} (see `mtplint rules`)\n")
         return EXIT_ERROR
     if args.output_format == "json":
-        import json
+        import json  # noqa: PLC0415 - output format: rule's JSON
 
         out.write(json.dumps({**rule.to_json(), "docs": rule.docs}, indent=2, ensure_ascii=False) + "\n")
     else:
@@ -538,7 +515,7 @@ class _ReportStream:
         if self._stream is None:
             raise OutputError(f"cannot write the report to {self._where}: it is closed")
         if not text.isascii():
-            from mtplint.report.escape import encodable
+            from mtplint.report.escape import encodable  # noqa: PLC0415 - a report's text that is not ASCII only
 
             text = encodable(text)
         try:
@@ -564,7 +541,7 @@ class _Printable:
     escaped (:func:`mtplint.report.escape.printable`)."""
 
     def __init__(self, stream: TextIO) -> None:
-        from mtplint.report.escape import printable
+        from mtplint.report.escape import printable  # noqa: PLC0415 - output format: the text reports
 
         self._stream = stream
         # a report is written a finding at a time: the function is looked up once, not per write
@@ -617,7 +594,7 @@ def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
     command = "version" if arguments[0] == "--version" else arguments[0] if arguments[0] in COMMANDS else None
     args = plain_check(arguments) if command == "check" else None
     if args is None:
-        from mtplint.argument_parser import build_parser
+        from mtplint.argument_parser import build_parser  # noqa: PLC0415 - subcommand dispatch: argparse for what plain_check cannot read
 
         try:
             args = build_parser(command).parse_args(arguments)
@@ -625,7 +602,7 @@ def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
             return EXIT_CLEAN if exit_.code == 0 else EXIT_ERROR
     verbose = bool(getattr(args, "verbose", False))
     if verbose:
-        from mtplint.boundary import set_verbose
+        from mtplint.boundary import set_verbose  # noqa: PLC0415 - --verbose only
 
         set_verbose(True)
     try:
@@ -644,13 +621,13 @@ def _run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.command == "rule":
             return cmd_rule(args, out, err)
         if args.command in ("recommend", "crossover"):
-            from mtplint.cli_tuner import run as run_tuner
+            from mtplint.cli_tuner import run as run_tuner  # noqa: PLC0415 - subcommand dispatch: recommend, crossover
 
             return run_tuner(args, out, err)
         if args.command == "clean":
             return cmd_clean(out, err)
         if args.command == "server":
-            from mtplint.server import run as run_server
+            from mtplint.server import run as run_server  # noqa: PLC0415 - subcommand dispatch: server
 
             return run_server(err)
         if args.command == "version":
@@ -663,18 +640,19 @@ def _run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except (BrokenPipeError, OutputError):
         raise
     except Exception as error:
-        # a configuration first read late in the run (a finding's file governed by a configuration
-        # nothing else needed) is still a configuration error, not an internal one
-        from mtplint.checks.catalog import CatalogError
-        from mtplint.config_files import ConfigError
+        # an error of a configuration or of the rule catalog, wherever the command met it (a
+        # configuration may be first read late in a run, for a finding's file), is the user's to
+        # fix: said as it is, not as an internal error
+        from mtplint.checks.catalog import CatalogError  # noqa: PLC0415 - subcommand dispatch: the error types of the command that failed
+        from mtplint.config_files import ConfigError  # noqa: PLC0415 - subcommand dispatch: the error types of the command that failed
 
         if isinstance(error, (ConfigError, CatalogError)):
             err.write(f"mtplint: error: {error}\n")
             return EXIT_ERROR
         # the run itself could not complete (each file's and rule's own errors are findings):
         # one line, the traceback only with --verbose, and exit 2 -- never 1, which means findings
-        from mtplint.boundary import report_traceback
-        from mtplint.errors import reason
+        from mtplint.boundary import report_traceback  # noqa: PLC0415 - subcommand dispatch: an internal error only
+        from mtplint.errors import reason  # noqa: PLC0415 - subcommand dispatch: an internal error only
 
         report_traceback("this run")
         err.write(f"mtplint: error: internal error, the run did not complete ({reason(error)}); "
@@ -685,8 +663,8 @@ def _run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def run() -> NoReturn:
     """The ``mtplint`` command: :func:`main`, then a hard exit once the report is flushed.
 
-    Tearing the interpreter down (freeing every module, table and parsed file) takes ~8 ms, more
-    than a tenth of a one-file pre-commit run, and nothing is left to do by then: files are written
+    Tearing the interpreter down (freeing every module, table and parsed file) is a sizeable share
+    of a one-file pre-commit run, and nothing is left to do by then: files are written
     and closed inside ``main`` and worker processes are joined before it returns. mypy ends its
     runs the same way. Callers of :func:`main` in their own process keep a normal exit, and so does a
     run under a profiler or a tracer (cProfile, coverage, a debugger): they write their results after

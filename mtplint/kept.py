@@ -79,7 +79,7 @@ class KeptResults:
     def write(self, data: bytes) -> tuple[int, int]:
         """``data`` appended to the temporary file (opened the first time): its offset and size."""
         if self._file is None:
-            import tempfile  # a large run's only
+            import tempfile  # noqa: PLC0415 - a large run's spill only
 
             # no name on POSIX, removed on close elsewhere: nothing is left behind, even on error. Not
             # a context manager's: the file lives as long as the run's result (its verification
@@ -103,18 +103,18 @@ class KeptResults:
 
     def write_value(self, value: object) -> tuple[int, int]:
         """``value`` pickled and appended (:meth:`write`): its offset and size."""
-        import pickle
+        import pickle  # noqa: PLC0415 - a large run's spill only
 
         return self.write(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
 
     def read_value(self, spots: array[int], at: int) -> Any:
         """What :meth:`write_value` wrote at the offset ``spots[at]``, of the size ``spots[at + 1]``."""
-        import pickle
+        import pickle  # noqa: PLC0415 - a large run's spill only
 
         return pickle.loads(self.read(spots[at], spots[at + 1]))
 
     def _write_held(self) -> None:
-        from mtplint.result_pickle import dump_result
+        from mtplint.result_pickle import dump_result  # noqa: PLC0415 - a large run's spill only
 
         for index, result, group in self._held:
             self._places.extend((index, group, *self.write(dump_result(result))))
@@ -127,7 +127,7 @@ class KeptResults:
             for _, result, group in self._held:
                 yield result, group
             return
-        from mtplint.result_pickle import load_result
+        from mtplint.result_pickle import load_result  # noqa: PLC0415 - a large run's spill only
 
         self._write_held()
         places = self._places
@@ -175,7 +175,7 @@ class FindingRuns:
             self._write_run()
 
     def _write_run(self) -> None:
-        from mtplint.result_pickle import dump_findings
+        from mtplint.result_pickle import dump_findings  # noqa: PLC0415 - a large run's spill only
 
         collected = sorted(self._collected, key=_report_order)
         self._collected = []
@@ -183,7 +183,7 @@ class FindingRuns:
                            for start in range(0, len(collected), FINDINGS_CHUNK)])
 
     def _read_run(self, chunks: list[tuple[int, int]]) -> Iterator[tuple[int, Finding]]:
-        from mtplint.result_pickle import load_findings
+        from mtplint.result_pickle import load_findings  # noqa: PLC0415 - a large run's spill only
 
         group = self._kept.groups[self._group]
         for offset, size in chunks:
@@ -192,7 +192,7 @@ class FindingRuns:
     def by_file(self) -> Iterator[tuple[str, list[tuple[int, Finding]]]]:
         """Each file's findings, numbered in the order they were collected and in that order; the
         files in report order."""
-        import heapq  # a large run's only: its findings wait in the temporary file
+        import heapq  # noqa: PLC0415 - a large run's spill only: its findings wait in the temporary file
 
         runs: list[Iterable[tuple[int, Finding]]] = list(map(self._read_run, self._runs))
         if self._collected:
@@ -231,7 +231,7 @@ class FindingStore(Sequence[Finding]):
                 self._write_pending()
 
     def _write_pending(self) -> None:
-        from mtplint.result_pickle import dump_findings
+        from mtplint.result_pickle import dump_findings  # noqa: PLC0415 - a large run's spill only
 
         if self._pending:
             self._chunks.append(self.kept.write(dump_findings(self._pending)))
@@ -240,7 +240,7 @@ class FindingStore(Sequence[Finding]):
     def _chunk(self, number: int) -> list[Finding]:
         if self._last is not None and self._last[0] == number:
             return self._last[1]
-        from mtplint.result_pickle import load_findings
+        from mtplint.result_pickle import load_findings  # noqa: PLC0415 - a large run's spill only
 
         self._write_pending()
         findings: list[Finding] = load_findings(self.kept.read(*self._chunks[number]), self.kept.groups[self.group])
@@ -267,7 +267,7 @@ class FindingStore(Sequence[Finding]):
     def replaced(self, places: Iterable[int], replacement: Callable[[Finding], Finding]) -> FindingStore:
         """A store of these findings with each of those at ``places`` replaced by its
         ``replacement``: it shares the chunks that hold none of them, and writes the others again."""
-        from mtplint.result_pickle import dump_findings
+        from mtplint.result_pickle import dump_findings  # noqa: PLC0415 - a large run's spill only
 
         self._write_pending()
         store = FindingStore(self.kept, self.group)
@@ -331,7 +331,7 @@ class ShownOnDisk(ShownLines):
         """The runs merged into one record per file (a file in several takes the lines of each)."""
         if self._names is not None:
             return self._names
-        import heapq  # a large run's only: its lines wait in the temporary file
+        import heapq  # noqa: PLC0415 - a large run's spill only: its lines wait in the temporary file
 
         if self._files:
             self._write_run()
@@ -416,7 +416,7 @@ class KeptAnalyses(Mapping[str, AnalysedFile]):
         self._held.pop(display, None)
         result: bytes | tuple[int, int]
         if written is None:
-            from mtplint.result_pickle import dump_result
+            from mtplint.result_pickle import dump_result  # noqa: PLC0415 - a large run's spill only
 
             result = dump_result(analysed.result)
         else:
@@ -429,7 +429,7 @@ class KeptAnalyses(Mapping[str, AnalysedFile]):
         held = self._held.get(display)
         if held is not None:
             return held
-        from mtplint.result_pickle import load_result
+        from mtplint.result_pickle import load_result  # noqa: PLC0415 - a large run's spill only
 
         kind, group, rules, requested, result = self._kept.read_value(self._spots, self._places[display])
         data = result if isinstance(result, bytes) else self._kept.read(*result)

@@ -57,10 +57,10 @@ from mtplint.source import SourceFile
 
 #: the work (files the prefilter passes, and their bytes) from which a second process wins on an
 #: idle machine. A worker costs CPU to start and warm up (a fork, the imports of the extractors,
-#: engines and rules: about 0.1 s on 2 CPUs, `--jobs 2` against `--jobs 1` on the benchmark's mixed
-#: 1k tree), and on that tree (217 relevant files) the busier of two processes still takes ~0.94 of
-#: one process's time: below some 500 files the saving is within the worker's start-up and the noise
-#: of a shared machine. ``bench/run.py`` measures the default against one process on every tree size
+#: engines and rules), and on the benchmark's mixed 1k tree (217 relevant files) the busier of two
+#: processes still takes nearly one process's time: below some 500 files the saving is within the
+#: worker's start-up and the noise of a shared machine. ``bench/run.py`` measures the default
+#: against one process on every tree size
 PARALLEL_RELEVANT_FILES = 500
 PARALLEL_RELEVANT_BYTES = 4 << 20
 #: files analysed between two times the run's loader forgets the texts and paths it holds: few
@@ -219,7 +219,7 @@ def lint(paths: Sequence[str | os.PathLike[str]], settings: LintSettings, loader
         workers = wanted
     pending = chain(taken, work)
     if workers > 1:
-        from mtplint.parallel import analyse_in_workers
+        from mtplint.parallel import analyse_in_workers  # noqa: PLC0415 - --jobs: only a run with workers
 
         for index, candidate, result, deps, requested in analyse_in_workers(pending, run.groups, workers, run.use_cache,
                                                                             run.analyse, needed_by_the_assembly):
@@ -453,8 +453,8 @@ class SharedTexts:
 
 def _open_cache(settings: LintSettings, rules: Sequence[Rule], catalog: dict[str, Rule]) -> Cache:
     # the cache's modules are loaded by a run that uses it, not by a --no-cache one (a pre-commit hook's)
-    from mtplint.cache import Cache, settings_key
-    from mtplint.cache_directory import cache_dir
+    from mtplint.cache import Cache, settings_key  # noqa: PLC0415 - the cache's runs only
+    from mtplint.cache_directory import cache_dir  # noqa: PLC0415 - the cache's runs only
 
     options = settings.pipeline
     house = {code: [rule.to_json(), rule.when, rule.message, rule.docs]
@@ -602,7 +602,7 @@ def _suppressed_by_file(findings: FindingRuns, sources: dict[str, SourceFile], r
     report order: its findings' one per mistake, and its suppressions (with the files holding a
     ``noqa`` comment and no finding, for MTP002). The findings kept go to a store in the temporary
     file; the suppressed ones (few) stay, in the order the assembly collected them."""
-    import heapq  # a large run's only (a one-file check never spills)
+    import heapq  # noqa: PLC0415 - a large run's spill only (a one-file check never spills)
 
     store = FindingStore(spill)
     suppressed: list[tuple[int, Finding]] = []

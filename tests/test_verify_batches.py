@@ -164,7 +164,7 @@ def test_batching_holds_a_bounded_number_of_resolved_paths(tmp_path: Path, monke
         result = lint([tmp_path], settings, jobs=1)
         offered = verify.Offered(result.findings, unsafe=True)
         expected = verify._batches(offered.linked, tmp_path, result.analysed)
-        monkeypatch.setattr(extract, "FileLoader", Loader)
+        monkeypatch.setattr(verify, "FileLoader", Loader)
         monkeypatch.setattr(verify, "RESOLVED_AT_ONCE", 4)
         assert verify._batches(offered.linked, tmp_path, result.analysed) == expected
     # each file's path, and the paths its analysis read (its own), of four files at most
@@ -199,17 +199,17 @@ def test_a_batch_leaves_no_yaml_tree_to_the_next(tmp_path: Path, monkeypatch: py
     """The YAML trees a batch's fixes located their words in are forgotten with the batch: its
     texts are never asked about again, and kept, the trees' cycles would outlive the collection
     that follows the batch and stay to the end of a large run."""
-    from mtplint.edits import argv
+    from mtplint.edits import argv, substitution
 
     held: list[int] = []
-    real = argv.forget_sources
+    real = substitution.forget_sources
 
     def forget_sources() -> None:
         held.append(argv._yaml_documents.cache_info().currsize)
         real()
         assert argv._yaml_documents.cache_info().currsize == 0
 
-    monkeypatch.setattr(argv, "forget_sources", forget_sources)
+    monkeypatch.setattr(substitution, "forget_sources", forget_sources)
     write_files(tmp_path, TREE)
     whole, _ = _verified_in(tmp_path, monkeypatch, 10_000, True)
     batched, fixings = _verified_in(tmp_path, monkeypatch, 1, True)

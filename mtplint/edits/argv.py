@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from mtplint.checks import Edit
 from mtplint.edits.pyedit import deferred
-from mtplint.edits.substitution import source_kind, substitutions
+from mtplint.edits.substitution import forgets_sources, source_kind, substitutions
 from mtplint.records import FrozenRecord
 from mtplint.source import SourceFile, Span, Token
 from mtplint.startup import DeferredPattern
@@ -92,6 +92,7 @@ class Word(FrozenRecord):
         self.parent = parent
 
 
+@forgets_sources
 def forget_sources() -> None:
     """Forget the files the caches below were asked about. A check's verification of its fixes
     fixes a batch of files at a time, each batch with texts of its own (never asked about again):

@@ -28,6 +28,8 @@ from mtplint.textpos import line_start
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from mtplint.source import SourceFile
 
 #: compiled when first used: most runs apply no fix that needs them
@@ -40,6 +42,25 @@ def source_kind(source: SourceFile) -> str | None:
     """The kind of file ``source`` is (:func:`mtplint.discover.classify`), which says which
     substitutions its text undergoes."""
     return classify(source.path, source.text[:256].encode("utf-8", "replace"))
+
+
+#: what each edit builder imported so far forgets of the texts it was asked about
+_forgetting: list[Callable[[], None]] = []
+
+
+def forgets_sources(forget: Callable[[], None]) -> Callable[[], None]:
+    """Have :func:`forget_sources` call ``forget``, an edit builder's clearing of its caches of texts."""
+    _forgetting.append(forget)
+    return forget
+
+
+def forget_sources() -> None:
+    """Forget the texts :func:`source_kind` and the edit builders loaded so far were asked about,
+    after a batch of fixes is verified (:func:`mtplint.edits.argv.forget_sources` says why); a
+    builder that is not loaded holds none."""
+    source_kind.cache_clear()
+    for forget in _forgetting:
+        forget()
 
 
 def substitutions(text: str, systemd: bool = False) -> list[tuple[int, int]]:

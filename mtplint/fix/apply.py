@@ -46,6 +46,7 @@ from mtplint.analysed import AnalysedFile
 from mtplint.checks import Edit, Finding, Fix, applies
 from mtplint.config import LintSettings
 from mtplint.edits.pyedit import resolved
+from mtplint.edits.substitution import edits_substituted, source_kind
 from mtplint.extract import FileLoader
 from mtplint.fix import apply_edits
 from mtplint.fix.relint import Problem, ProjectLint, ProjectLinter, linked_sets
@@ -199,8 +200,6 @@ def _substituted_reference(edits: Sequence[Edit], sources: Sequence[SourceFile |
     """The substituted reference (``$(TP)``, ``${PORT}``, ``$VAR``, systemd ``%i``) one of the
     ``edits`` would change, if any: the argument the engine reads is what the kubelet, compose,
     the shell or systemd make of it, so an edit there does not say what the fix means."""
-    from mtplint.edits.substitution import edits_substituted, source_kind
-
     for edit, source in zip(edits, sources, strict=True):
         if source is None:
             continue

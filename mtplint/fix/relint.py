@@ -449,11 +449,10 @@ class ProjectLinter:
         ``meanwhile`` gives (the share of this process, analysed while they work). A share whose
         process failed is analysed here, as :mod:`mtplint.parallel` does."""
         global _fixing
-        # a boundary: only a run with several processes and a large try pays for these imports
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+        import multiprocessing  # noqa: PLC0415 - --jobs with a large try only
+        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415 - --jobs with a large try only
 
-        from mtplint.result_pickle import load_result
+        from mtplint.result_pickle import load_result  # noqa: PLC0415 - --jobs with a large try only
 
         _fixing = (self, texts)  # what the forked processes inherit
         try:
@@ -579,7 +578,7 @@ _fixing: tuple[ProjectLinter, dict[str, SourceFile]] | None = None
 def _analyse_share(indices: list[int]) -> list[tuple[bytes, tuple[str, ...]]]:
     """In a forked process: each record at ``indices`` (ascending) analysed with the fixing's texts,
     as its result pickled and the files it asked for."""
-    from mtplint.result_pickle import dump_result
+    from mtplint.result_pickle import dump_result  # noqa: PLC0415 - --jobs with a large try only
 
     if _fixing is None:
         raise RuntimeError("not a forked process of a fixing")  # the share is analysed in the parent

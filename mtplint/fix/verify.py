@@ -12,14 +12,16 @@ remains after its run.
 from __future__ import annotations
 
 import gc
+import json
 import os
-import sys
 from array import array
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from mtplint.checks import Finding, Fix, applies
 from mtplint.digests import DigestSet
+from mtplint.edits.pyedit import edit_file
+from mtplint.extract import FileLoader
 from mtplint.kept import replaced_at, requested_by, same_kind
 from mtplint.pathtext import is_file, join, path_parts
 
@@ -31,7 +33,6 @@ if TYPE_CHECKING:
     from mtplint.analysed import AnalysedFile
     from mtplint.cache import Cache
     from mtplint.config import LintSettings
-    from mtplint.extract import FileLoader
     from mtplint.fix.apply import FixRun, RejectedFix
 
 
@@ -121,8 +122,6 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
         return findings
     key = None
     if cache is not None:
-        import json  # a boundary: only a run with the cache keys what it refused (a `--no-cache` run has no key)
-
         # read in their order: a store's chunks are read once each
         identities = [findings[place].identity() for place in offered.places]
         key = cache.key("verified\0" + json.dumps([unsafe, identities]), b"")
@@ -130,8 +129,6 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
         stored = _refused_from(cache.get_record(key), len(offered))
         if stored is not None:
             return _demoted_at(findings, *_stored_refusals(stored, offered, findings))
-    from mtplint.extract import FileLoader
-
     root = settings.pipeline.root
     # every batch's fixing lists the same long folders on the way up to the root for the version
     # pins: the run's record of those that hold no pin file's name is kept through the batches
@@ -155,7 +152,7 @@ def verified(findings: Sequence[Finding], settings: LintSettings, unsafe: bool,
     numbers = sorted(fixing.refused)
     places = [offered.places[number] for number in numbers]
     if cache is not None and key is not None:
-        from mtplint.cache import files_dependencies
+        from mtplint.cache import files_dependencies  # noqa: PLC0415 - the cache's runs only
 
         record = {"refused": [[number, fixing.reasons.get(_key(findings[place]))]
                               for number, place in zip(numbers, places, strict=True)]}
@@ -175,8 +172,6 @@ class Offered:
     __slots__ = ("places", "files", "linked", "keys")
 
     def __init__(self, findings: Iterable[Finding], unsafe: bool) -> None:
-        from mtplint.edits.pyedit import edit_file
-
         #: each offering finding's place among the findings, in their order
         self.places = array("q")
         #: each one's file (one string for a file's findings, which the report order keeps together)
@@ -231,8 +226,7 @@ def _batches(linked: Mapping[str, set[str]], root: str, analysed: Mapping[str, A
     :attr:`Offered.linked`), with the files the run's analysis of it read
     (:attr:`AnalysedFile.requested`). Of ``batch_files`` files each (:data:`VERIFY_BATCH_FILES`
     without it), more where linked files need them."""
-    from mtplint.extract import FileLoader
-    from mtplint.fix.relint import linked_sets
+    from mtplint.fix.relint import linked_sets  # noqa: PLC0415 - fixing: not for a run whose cache knows the outcome
 
     # ``os.path.realpath`` asks the file system once per folder of every path; the fixes' files and
     # what they read share their folders, which a loader resolves once each
@@ -304,22 +298,17 @@ class _Fixing:
             # would cost more than that batch's fixing, to free what the process's exit frees anyway
             gc.collect(1)
         self.batches_fixed += 1
-        from mtplint.edits.substitution import source_kind
-        from mtplint.fix.apply import fix_project
+        from mtplint.edits.substitution import forget_sources  # noqa: PLC0415 - fixing: not for a run whose cache knows the outcome
+        from mtplint.fix.apply import fix_project  # noqa: PLC0415 - fixing: not for a run whose cache knows the outcome
 
         root = self.settings.pipeline.root
         # in the order of path objects: by their components
         paths = sorted((join(root, name) for name in files), key=path_parts)
         run = fix_project([path for path in paths if is_file(path)], self.settings, unsafe=self.unsafe,
                           analysed=self.analysed, processes=processes, pin_listings=self.pin_listings)
-        # the edits' caches of the batch's texts: the argv edits' (with the kind of each file) if
-        # a fix used them; most fixes (a value inside a word) never load that module, and importing
-        # it only to clear its empty caches is not free
-        argv_edits = sys.modules.get("mtplint.edits.argv")
-        if argv_edits is not None:
-            argv_edits.forget_sources()
-        else:
-            source_kind.cache_clear()
+        # the edits' caches of the batch's texts: those of the builders a fix loaded (most fixes, a
+        # value inside a word, never load the argv edits)
+        forget_sources()
         return unapplied(offered, run), _reasons(run.rejected), run.read
 
     def take(self, outcome: BatchOutcome) -> None:
@@ -351,11 +340,10 @@ def _fix_shared(fixing: _Fixing, batches: list[set[str]], offered: Offered) -> N
     read none of each other's files (:func:`_batches`), so each is fixed alone, in one process. The
     outcomes are taken in the batches' order, as one process takes them."""
     global _shared
-    # a boundary: only a run with several processes and several batches pays for these imports
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    import multiprocessing  # noqa: PLC0415 - --jobs with several batches only
+    from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415 - --jobs with several batches only
 
-    from mtplint.parallel import shared_out
+    from mtplint.parallel import shared_out  # noqa: PLC0415 - --jobs with several batches only
 
     def submit(numbers: list[int]) -> Future[BatchOutcome]:
         return pool.submit(_fix_shared_batch, *numbers)

@@ -91,7 +91,7 @@ def _overwrite(descriptor: int, data: bytes, mode: int) -> None:
 
 def _journal(path: Path, data: bytes) -> str:
     """Store ``data`` in a new journal next to ``path``; its path."""
-    import tempfile  # (and shutil with it) only for a run that writes
+    import tempfile  # noqa: PLC0415 - (and shutil with it) only for a run that writes
 
     digest = sha256_hex(data)[:_JOURNAL_DIGEST_LENGTH]
     handle, journal = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=f".{digest}{FIX_JOURNAL_SUFFIX}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from mtplint.files import read_regular
 from mtplint.report.fixes import fix_counts
 from mtplint.source import frame_lines
 
@@ -32,7 +33,7 @@ _JSON_BATCH = 256
 def header(finding: Finding, unsafe_fixes: bool = False) -> str:
     """``path:line:col: CODE [*] message``; ``[*]`` when ``--fix`` would fix it (as ruff: an unsafe
     fix counts when ``--unsafe-fixes`` is given)."""
-    from mtplint.checks import applies
+    from mtplint.checks import applies  # noqa: PLC0415 - rules only with findings: a run the prefilter answered loads none
 
     return _header(finding, applies(finding.fix, unsafe_fixes))
 
@@ -77,7 +78,7 @@ def concise_lines(findings: Sequence[Finding], unsafe_fixes: bool = False,
     the findings for :func:`summary`."""
     if not findings:
         return  # a run the byte prefilter answered has not loaded the rules (nor should it, to say so)
-    from mtplint.checks import applies
+    from mtplint.checks import applies  # noqa: PLC0415 - rules only with findings: a run the prefilter answered loads none
 
     for finding in findings:
         applied = applies(finding.fix, unsafe_fixes)
@@ -120,8 +121,7 @@ class _SourceLines:
 
 
 def _read_lines(file: str) -> list[str]:
-    from mtplint.extract import MAX_FILE_BYTES
-    from mtplint.files import read_regular
+    from mtplint.extract import MAX_FILE_BYTES  # noqa: PLC0415 - extractors only with findings: a run the prefilter answered loads none
 
     try:
         # a file over the size limit (reported "too large", never read) has no frame to show
@@ -140,7 +140,7 @@ def full_blocks(findings: Sequence[Finding], result: Result | None = None, unsaf
     :func:`concise_lines` gives; ``tally`` as there."""
     if not findings:
         return  # a run the byte prefilter answered has not loaded the rules (nor should it, to say so)
-    from mtplint.checks import applies
+    from mtplint.checks import applies  # noqa: PLC0415 - rules only with findings: a run the prefilter answered loads none
 
     sources = _SourceLines(result)
     for finding in findings:
@@ -194,7 +194,7 @@ def json_pieces(findings: Sequence[Finding]) -> Iterator[str]:
     if not findings:
         yield "[]\n"
         return
-    import json  # the JSON format only (a pre-commit run over files without a launch writes none)
+    import json  # noqa: PLC0415 - output format: json (a pre-commit run over files without a launch writes none)
 
     for start in range(0, len(findings), _JSON_BATCH):
         batch = json.dumps([finding_json(finding) for finding in findings[start:start + _JSON_BATCH]], indent=2,
@@ -216,7 +216,7 @@ def summary(findings: Sequence[Finding], suppressed: int, *, fixed: int = 0, uns
             return f"No findings, but the run met {errors} error{'s' if errors != 1 else ''}: not everything was checked.\n"
         return "All checks passed!\n"
     if tally is None:
-        from mtplint.checks import applies
+        from mtplint.checks import applies  # noqa: PLC0415 - rules only with findings: a run the prefilter answered loads none
 
         tally = FindingTally()
         for finding in findings:

@@ -19,7 +19,7 @@ def _plural(count: int, word: str) -> str:
 def unified_diff(changed: Sequence[tuple[SourceFile, str]]) -> str:
     """One unified diff per changed file (``--- name`` / ``+++ name``, as ruff prints it). Line
     endings are shown as they are in the file (a CRLF file's lines end in CRLF)."""
-    import difflib  # only --diff needs it
+    import difflib  # noqa: PLC0415 - only --diff needs it
 
     out: list[str] = []
     for source, text in changed:

@@ -39,7 +39,7 @@ def escape_property(text: str) -> str:
 
 def workspace_path(file: str, workspace: str | os.PathLike[str] | None = None) -> str:
     """The file relative to the workspace, or as shown when it lies outside."""
-    from mtplint.report.sarif import repository_root
+    from mtplint.report.sarif import repository_root  # noqa: PLC0415 - output format: sarif's module (tempfile, urllib) only for a finding
 
     if workspace is None:
         given = os.environ.get("GITHUB_WORKSPACE")

@@ -33,6 +33,9 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from mtplint import __version__
+from mtplint.checks.suppress import _per_file_ignored
+from mtplint.extract import MAX_FILE_BYTES
+from mtplint.files import read_regular
 from mtplint.pathtext import exists, join, parent_dir, relative_to, resolved_path
 
 TYPE_CHECKING = False
@@ -163,7 +166,7 @@ def _help_text(markdown: str) -> str:
 
 
 def rule_descriptor(rule: Rule) -> dict[str, Any]:
-    from mtplint.report.docs import render_rule
+    from mtplint.report.docs import render_rule  # noqa: PLC0415 - output format: sarif's rule pages (github loads this module for its root)
 
     markdown = render_rule(rule)
     what = rule.docs.get("what") or rule.summary
@@ -255,8 +258,6 @@ def suppression_kind(per_file_ignores: Mapping[str, Sequence[str]]) -> Callable[
     """How a suppressed finding was suppressed: ``external`` when configuration's
     ``per-file-ignores`` covers it (the same test the suppression pass made), else ``inSource``
     (a ``noqa`` comment in the file)."""
-    from mtplint.checks.suppress import _per_file_ignored
-
     ignores = {pattern: list(codes) for pattern, codes in per_file_ignores.items()}
 
     def kind(finding: Finding) -> str:
@@ -280,9 +281,6 @@ class _Hashes:
             self.cache.clear()
             text = self.texts.get(file)
             if text is None:
-                from mtplint.extract import MAX_FILE_BYTES
-                from mtplint.files import read_regular
-
                 try:
                     # CR/CRLF kept as written (the hash normalises them itself); a file over the
                     # size limit (reported "too large", never read) gets no line hashes
