@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from mtplint.checks import Edit
+from mtplint.edits.lines import remove_lines
 from mtplint.edits.pyedit import deferred
 from mtplint.edits.substitution import forgets_sources, source_kind, substitutions
 from mtplint.records import FrozenRecord
@@ -657,7 +658,7 @@ def remove_args(source: SourceFile, launch: Launch, first: int, count: int = 1) 
         if text[tail.end:line_end(text, tail.end)].strip() not in ("",) and \
                 not text[tail.end:line_end(text, tail.end)].strip().startswith("#"):
             return None
-        return Edit(source.span(line_start(text, dash), next_line_start(text, tail.end)), "")
+        return remove_lines(source, dash, tail.end)
     following = locate(source, tokens[first + count]) if first + count < len(tokens) else None
     if following is not None and not _same_container(following, head):
         following = None
@@ -683,7 +684,7 @@ def remove_args(source: SourceFile, launch: Launch, first: int, count: int = 1) 
         return Edit(source.span(head.start, following.start), "")
     line_tail = text[tail.end:line_end(text, tail.end)]
     if _first_on_line(text, head.start) and re.fullmatch(r"[ \t]*\\", line_tail):
-        return Edit(source.span(line_start(text, head.start), next_line_start(text, tail.end)), "")
+        return remove_lines(source, head.start, tail.end)
     if previous is not None and previous.end <= head.start:
         return Edit(source.span(previous.end, tail.end), "")
     return None
