@@ -177,3 +177,18 @@ def test_every_import_inside_a_function_names_its_boundary() -> None:
               for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
               if "noqa: PLC0415" in line and not line.split("noqa: PLC0415", 1)[1].startswith(" - ")]
     assert not silent, f"a function-level import whose noqa says no boundary: {silent}"
+
+
+def test_only_the_language_server_imports_typing_or_dataclasses_when_it_runs() -> None:
+    # a one-file check loads neither (docs/startup.md, "slotted records"; tests/test_startup.py checks
+    # the runs it makes): a rule or an extractor those runs do not reach must not bring them in either.
+    # Type-only names go under `TYPE_CHECKING = False` / `if TYPE_CHECKING:` (CONTRIBUTING.md)
+    found = []
+    for module, path in package_modules().items():
+        if module.startswith("mtplint.server"):
+            continue  # pygls's own types: `mtplint server` is a subcommand of its own
+        for node in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            found += [f"{module}:{node.lineno} {name}" for name in names
+                      if name.split(".")[0] in ("typing", "dataclasses") and not node.level]
+    assert not found, f"imported when the module runs: {found}"
