@@ -133,8 +133,9 @@ def resolved_path(path: str | os.PathLike[str]) -> str:
 
 def real_directory(directory: str, known: dict[str, str | None]) -> str | None:
     """The real path of a directory path that exists (a relative one from the working directory),
-    each directory resolved once through its parent's answer (one ``lstat``) and kept in ``known``; None when it does not exist
-    or is not a plain directory path. A link is resolved by ``os.path.realpath``."""
+    each directory resolved once through its parent's answer (one ``lstat``) and kept in ``known``;
+    None when it does not exist or is not a plain directory path. A link is resolved by
+    ``os.path.realpath``."""
     if directory in known:
         return known[directory]
     parent, name = os.path.split(directory)
